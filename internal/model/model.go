@@ -1,0 +1,151 @@
+// Package model talks to language models. It turns a model-neutral Request
+// into a streaming call on one of two wire APIs (the OpenAI Responses API, or
+// Chat Completions for local OpenAI-compatible servers) and turns the wire
+// stream back into model-neutral events. Retries, idle timeouts and the
+// de-duplication of text replayed by a retried stream live here, so callers
+// see one clean stream per request.
+package model
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ItemType names a conversation item. The values are the Responses API's.
+type ItemType string
+
+const (
+	ItemMessage              ItemType = "message"
+	ItemReasoning            ItemType = "reasoning"
+	ItemFunctionCall         ItemType = "function_call"
+	ItemFunctionCallOutput   ItemType = "function_call_output"
+	ItemCustomToolCall       ItemType = "custom_tool_call"
+	ItemCustomToolCallOutput ItemType = "custom_tool_call_output"
+)
+
+// Roles of message items.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleDeveloper = "developer"
+)
+
+// Item is one entry of the conversation history, in either direction.
+type Item struct {
+	Type ItemType `json:"type"`
+	// ID is the provider's item id, when it gave one.
+	ID string `json:"id,omitempty"`
+
+	// Message.
+	Role string `json:"role,omitempty"`
+	Text string `json:"text,omitempty"`
+	// Images are data: or https: URLs attached to a user message or a
+	// tool output.
+	Images []string `json:"images,omitempty"`
+
+	// Calls and their outputs.
+	CallID    string `json:"callId,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"` // function_call
+	Input     string `json:"input,omitempty"`     // custom_tool_call
+	Output    string `json:"output,omitempty"`    // *_output
+
+	// Reasoning.
+	Summary          []string `json:"summary,omitempty"`
+	EncryptedContent string   `json:"encryptedContent,omitempty"`
+}
+
+// ToolType says how a tool is offered to the model.
+type ToolType string
+
+const (
+	// ToolFunction takes JSON arguments described by a JSON schema.
+	ToolFunction ToolType = "function"
+	// ToolCustom is a freeform tool: the model writes raw text, optionally
+	// constrained by a grammar (Responses API only).
+	ToolCustom ToolType = "custom"
+)
+
+// Tool is a tool offered to the model.
+type Tool struct {
+	Type        ToolType
+	Name        string
+	Description string
+	// Parameters is the JSON schema of a function tool's arguments.
+	Parameters json.RawMessage
+	// Grammar constrains a custom tool's input; nil means free text.
+	Grammar *Grammar
+}
+
+// Grammar is a custom tool's input grammar.
+type Grammar struct {
+	Syntax     string // "lark" or "regex"
+	Definition string
+}
+
+// Request is one model request.
+type Request struct {
+	Model        string
+	Instructions string
+	Input        []Item
+	Tools        []Tool
+	// ReasoningEffort and ReasoningSummary are sent only for reasoning
+	// models; empty means not sent.
+	ReasoningEffort  string
+	ReasoningSummary string
+	// PromptCacheKey groups requests of one conversation for caching.
+	PromptCacheKey string
+}
+
+// Usage is the token accounting of one response.
+type Usage struct {
+	InputTokens       int64
+	CachedInputTokens int64
+	OutputTokens      int64
+	ReasoningTokens   int64
+}
+
+// Response is the complete result of one request.
+type Response struct {
+	ID     string
+	Output []Item
+	Usage  Usage
+}
+
+// EventKind is the kind of a streaming event.
+type EventKind int
+
+const (
+	// TextDelta carries a piece of assistant text for ItemID.
+	TextDelta EventKind = iota + 1
+	// ReasoningDelta carries a piece of reasoning summary for ItemID.
+	ReasoningDelta
+	// ItemDone carries a finished output item.
+	ItemDone
+	// Retrying announces that the request failed and will be retried
+	// after Delay.
+	Retrying
+)
+
+// Event is one streaming event of a request.
+type Event struct {
+	Kind   EventKind
+	ItemID string
+	Delta  string
+	Item   *Item
+	Retry  *RetryInfo
+}
+
+// RetryInfo describes one retry.
+type RetryInfo struct {
+	Attempt int
+	DelayMs int64
+	Message string
+}
+
+// Client streams one request. Events are delivered to emit in order, as
+// they arrive, on the calling goroutine; Stream returns once the response is
+// complete, the request failed for good, or ctx is done.
+type Client interface {
+	Stream(ctx context.Context, req *Request, emit func(Event)) (*Response, error)
+}

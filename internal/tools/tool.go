@@ -1,0 +1,81 @@
+// Package tools holds what the agent can do: the Handler interface every
+// tool implements, the registry that dispatches calls by name, and the
+// runner that executes one model response's calls (read-only ones in
+// parallel, mutating ones one at a time through a gate). Each tool lives in
+// its own file with its description in an embedded .md beside it.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+)
+
+// SpecType says how a tool is offered to the model.
+type SpecType int
+
+const (
+	// Function tools take JSON arguments described by Parameters.
+	Function SpecType = iota
+	// Custom (freeform) tools take raw text, optionally constrained by a
+	// grammar.
+	Custom
+)
+
+// Spec describes a tool to the model.
+type Spec struct {
+	Type        SpecType
+	Name        string
+	Description string
+	// Parameters is the JSON schema of a function tool's arguments.
+	Parameters json.RawMessage
+	// GrammarSyntax ("lark" or "regex") and Grammar constrain a custom
+	// tool's input; empty means free text.
+	GrammarSyntax string
+	Grammar       string
+}
+
+// Call is one tool call as the model made it.
+type Call struct {
+	CallID string
+	Name   string
+	// Type is the payload kind the model used: Function calls carry JSON
+	// Arguments, Custom calls carry raw Input.
+	Type      SpecType
+	Arguments json.RawMessage
+	Input     string
+}
+
+// Output is what a tool gives back to the model.
+type Output struct {
+	Text string
+	// Failed marks an output that reports an error to the model.
+	Failed bool
+	// Images are data URLs shown to the model with the output.
+	Images []string
+}
+
+// Env is what a tool call may use of its session and turn.
+type Env struct {
+	// Cwd is the session's working directory (absolute).
+	Cwd string
+	// Emit sends a turn event (plan, execOutput, ...) to the frontend.
+	Emit func(event.Payload)
+}
+
+// Handler is one tool.
+type Handler interface {
+	Spec() Spec
+	// Kind is the event kind of the tool (event.KindRead, ...).
+	Kind() string
+	// Mutating reports whether this call may change the user's
+	// environment; mutating calls run one at a time.
+	Mutating(call *Call) bool
+	// Title is a one-line, human-readable summary of the call.
+	Title(call *Call) string
+	// Handle runs the call. An error means the tool could not do what
+	// was asked; it goes back to the model as a failed output. Handle
+	// must return promptly once ctx is done.
+	Handle(ctx context.Context, env *Env, call *Call) (Output, error)
+}
