@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"errors"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+)
+
+// Errors of the session and turn API. Frontends map them to their own
+// error codes (the language server: ErrUnknownSession → InvalidParams,
+// ErrTurnRunning → RequestFailed).
+var (
+	ErrUnknownSession = errors.New("unknown session")
+	ErrTurnRunning    = errors.New("a turn is already running in this session")
+	ErrNoTurn         = errors.New("no turn is running in this session")
+)
+
+// Frontend is whoever drives the agent: the language server for editors,
+// the terminal for exec and demo, a fake in tests.
+type Frontend interface {
+	// Event delivers one turn event. Events of one session arrive in seq
+	// order. Event must not block for long: it is called from the turn.
+	Event(ev event.Event)
+}
+
+// SessionOptions are the per-session settings a frontend may choose; empty
+// fields take the manager's defaults.
+type SessionOptions struct {
+	Cwd            string
+	Model          string
+	ApprovalPolicy string
+	SandboxMode    string
+}
+
+// SessionInfo describes a session (the result of agent/newSession).
+type SessionInfo struct {
+	SessionID      string `json:"sessionId"`
+	Cwd            string `json:"cwd"`
+	Model          string `json:"model"`
+	ApprovalPolicy string `json:"approvalPolicy"`
+	SandboxMode    string `json:"sandboxMode"`
+}
+
+// TurnInput is what the user gives a turn.
+type TurnInput struct {
+	Prompt string
+	// Context is editor context sent with the prompt, such as a selection.
+	Context []ContextItem
+	// Images are data URLs of images attached to the prompt.
+	Images []string
+}
+
+// ContextItem is a piece of a file the user pointed at.
+type ContextItem struct {
+	// Path is the file's absolute path.
+	Path string
+	// StartLine and EndLine are 1-based and inclusive; zero means the
+	// whole file.
+	StartLine, EndLine int
+	// Text is the content of that range, as the editor has it.
+	Text string
+	// Diagnostics are the editor's messages for the range, if any.
+	Diagnostics []string
+}
+
+// Approval policies (protocol section 8).
+const (
+	ApprovalUntrusted = "untrusted"
+	ApprovalOnFailure = "on-failure"
+	ApprovalOnRequest = "on-request"
+	ApprovalNever     = "never"
+)
+
+// Sandbox modes (protocol section 8).
+const (
+	SandboxReadOnly         = "read-only"
+	SandboxWorkspaceWrite   = "workspace-write"
+	SandboxDangerFullAccess = "danger-full-access"
+)
