@@ -1,0 +1,242 @@
+// Package agent runs conversations: sessions with their history and
+// settings, and turns, each one user prompt and everything the agent does
+// until it answers. It talks to models through internal/model, acts
+// through internal/tools, and reports to whoever drives it through the
+// Frontend interface.
+package agent
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// DefaultMaxRequests bounds the model requests of one turn.
+const DefaultMaxRequests = 100
+
+// FileReader reads files the way the user sees them (editor buffers over
+// disk).
+type FileReader interface {
+	ReadFile(path string) ([]byte, error)
+}
+
+// Options configure a Manager. Model, Frontend and Tools are required.
+type Options struct {
+	Model    model.Client
+	Frontend Frontend
+	Tools    *tools.Registry
+	// Files is the workspace view; nil reads the disk.
+	Files FileReader
+
+	// Defaults for new sessions.
+	ModelName      string // default "gpt-5-codex"
+	WireAPI        string // "responses" (default) or "chat"
+	ApprovalPolicy string // default on-request
+	SandboxMode    string // default workspace-write
+	NetworkAccess  bool
+	Cwd            string // default: the process's working directory
+
+	// ReasoningEffort and ReasoningSummary apply to reasoning models;
+	// defaults "medium" and "auto".
+	ReasoningEffort  string
+	ReasoningSummary string
+
+	// MaxRequests bounds the model requests of one turn (default 100).
+	MaxRequests int
+	// ProjectDocMaxBytes is the AGENTS.md budget (default 32 KiB; negative
+	// disables AGENTS.md).
+	ProjectDocMaxBytes int
+	// SandboxSummary is a one-line description of what the sandbox can
+	// enforce on this machine, put into the environment context.
+	SandboxSummary string
+
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Manager owns the sessions of one frontend.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	closed   bool
+}
+
+// NewManager returns a manager with opts, defaults filled in.
+func NewManager(opts Options) (*Manager, error) {
+	if opts.Model == nil || opts.Frontend == nil || opts.Tools == nil {
+		return nil, errors.New("agent: Model, Frontend and Tools are required")
+	}
+	if opts.Files == nil {
+		opts.Files = diskReader{}
+	}
+	if opts.ModelName == "" {
+		opts.ModelName = "gpt-5-codex"
+	}
+	if opts.WireAPI == "" {
+		opts.WireAPI = "responses"
+	}
+	if opts.ApprovalPolicy == "" {
+		opts.ApprovalPolicy = ApprovalOnRequest
+	}
+	if opts.SandboxMode == "" {
+		opts.SandboxMode = SandboxWorkspaceWrite
+	}
+	if opts.ReasoningEffort == "" {
+		opts.ReasoningEffort = "medium"
+	}
+	if opts.ReasoningSummary == "" {
+		opts.ReasoningSummary = "auto"
+	}
+	if opts.MaxRequests <= 0 {
+		opts.MaxRequests = DefaultMaxRequests
+	}
+	if opts.ProjectDocMaxBytes == 0 {
+		opts.ProjectDocMaxBytes = 32 << 10
+	}
+	if opts.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("agent: working directory: %w", err)
+		}
+		opts.Cwd = wd
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := checkPolicies(opts.ApprovalPolicy, opts.SandboxMode); err != nil {
+		return nil, err
+	}
+	return &Manager{opts: opts, log: opts.Logger, sessions: make(map[string]*session)}, nil
+}
+
+// NewSession starts a conversation. Empty fields of o take the manager's
+// defaults; a relative cwd is resolved against the default cwd.
+func (m *Manager) NewSession(o SessionOptions) (SessionInfo, error) {
+	info := SessionInfo{
+		SessionID:      "s-" + randomID(),
+		Cwd:            o.Cwd,
+		Model:          o.Model,
+		ApprovalPolicy: o.ApprovalPolicy,
+		SandboxMode:    o.SandboxMode,
+	}
+	if info.Cwd == "" {
+		info.Cwd = m.opts.Cwd
+	} else if !filepath.IsAbs(info.Cwd) {
+		info.Cwd = filepath.Join(m.opts.Cwd, info.Cwd)
+	}
+	info.Cwd = filepath.Clean(info.Cwd)
+	if st, err := os.Stat(info.Cwd); err != nil {
+		return SessionInfo{}, fmt.Errorf("session cwd: %w", err)
+	} else if !st.IsDir() {
+		return SessionInfo{}, fmt.Errorf("session cwd %s is not a directory", info.Cwd)
+	}
+	if info.Model == "" {
+		info.Model = m.opts.ModelName
+	}
+	if info.ApprovalPolicy == "" {
+		info.ApprovalPolicy = m.opts.ApprovalPolicy
+	}
+	if info.SandboxMode == "" {
+		info.SandboxMode = m.opts.SandboxMode
+	}
+	if err := checkPolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
+		return SessionInfo{}, err
+	}
+	s := &session{mgr: m, info: info}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return SessionInfo{}, errors.New("agent: shutting down")
+	}
+	m.sessions[info.SessionID] = s
+	m.log.Info("session started", "session", info.SessionID, "cwd", info.Cwd, "model", info.Model)
+	return info, nil
+}
+
+// StartTurn starts a turn in the session and returns its id at once; the
+// turn runs in the background and reports through the frontend.
+func (m *Manager) StartTurn(sessionID string, in TurnInput) (string, error) {
+	s, err := m.session(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return s.startTurn(in)
+}
+
+// Interrupt ends the session's running turn (turnID "" means whichever
+// runs) and returns once it has ended.
+func (m *Manager) Interrupt(sessionID, turnID string) error {
+	s, err := m.session(sessionID)
+	if err != nil {
+		return err
+	}
+	return s.interrupt(turnID)
+}
+
+// Close interrupts every running turn and waits for them to end.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	sessions := make([]*session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		sessions = append(sessions, s)
+	}
+	m.mu.Unlock()
+	for _, s := range sessions {
+		if err := s.interrupt(""); err != nil && !errors.Is(err, ErrNoTurn) {
+			m.log.Warn("interrupt on close", "session", s.info.SessionID, "err", err)
+		}
+	}
+}
+
+func (m *Manager) session(id string) (*session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownSession, id)
+	}
+	return s, nil
+}
+
+func checkPolicies(approval, sandbox string) error {
+	switch approval {
+	case ApprovalUntrusted, ApprovalOnFailure, ApprovalOnRequest, ApprovalNever:
+	default:
+		return fmt.Errorf("unknown approval policy %q (use untrusted, on-failure, on-request or never)", approval)
+	}
+	switch sandbox {
+	case SandboxReadOnly, SandboxWorkspaceWrite, SandboxDangerFullAccess:
+	default:
+		return fmt.Errorf("unknown sandbox mode %q (use read-only, workspace-write or danger-full-access)", sandbox)
+	}
+	return nil
+}
+
+func randomID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b[:])
+}
+
+type diskReader struct{}
+
+func (diskReader) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
+

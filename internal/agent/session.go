@@ -1,0 +1,81 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/model"
+)
+
+// session is one conversation. Its history is touched only by the turn
+// goroutine; the mutex guards the running turn and the event sequence.
+type session struct {
+	mgr  *Manager
+	info SessionInfo
+
+	mu      sync.Mutex
+	running *turn
+	turns   int
+
+	emitMu sync.Mutex
+	seq    int64
+
+	// history is owned by the running turn (one at a time).
+	history []model.Item
+	primed  bool // history starts with AGENTS.md and the environment
+}
+
+func (s *session) startTurn(in TurnInput) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running != nil {
+		return "", fmt.Errorf("%w (turn %s); interrupt it or wait for it to finish", ErrTurnRunning, s.running.id)
+	}
+	s.turns++
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &turn{
+		s:      s,
+		id:     fmt.Sprintf("%s-t%d", s.info.SessionID, s.turns),
+		input:  in,
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+	s.running = t
+	go func() {
+		defer close(t.done)
+		t.run(ctx)
+		s.mu.Lock()
+		s.running = nil
+		s.mu.Unlock()
+		cancel()
+	}()
+	return t.id, nil
+}
+
+func (s *session) interrupt(turnID string) error {
+	s.mu.Lock()
+	t := s.running
+	s.mu.Unlock()
+	if t == nil || (turnID != "" && turnID != t.id) {
+		if turnID != "" {
+			return fmt.Errorf("%w: turn %s is not running", ErrNoTurn, turnID)
+		}
+		return ErrNoTurn
+	}
+	t.interrupted.Store(true)
+	t.cancel()
+	<-t.done
+	return nil
+}
+
+// emit delivers one event of turn turnID with the next sequence number.
+// Holding emitMu across the frontend call keeps delivery in seq order when
+// parallel tools emit at once.
+func (s *session) emit(turnID string, p event.Payload) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.seq++
+	s.mgr.opts.Frontend.Event(event.Event{SessionID: s.info.SessionID, TurnID: turnID, Seq: s.seq, Payload: p})
+}

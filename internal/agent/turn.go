@@ -1,0 +1,236 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// turn is one user prompt and everything the agent does until it stops.
+type turn struct {
+	s           *session
+	id          string
+	input       TurnInput
+	cancel      context.CancelFunc
+	done        chan struct{}
+	interrupted atomic.Bool
+
+	lastMessage string
+}
+
+// run is the turn loop: ask the model, run the tools it calls, feed the
+// results back, until it answers without calling tools, the user
+// interrupts, or the request limit is hit.
+func (t *turn) run(ctx context.Context) {
+	s, opts := t.s, t.s.mgr.opts
+	t.emit(event.TurnStarted{Prompt: t.input.Prompt})
+	log := s.mgr.log.With("session", s.info.SessionID, "turn", t.id)
+	log.Info("turn started")
+
+	if !s.primed {
+		s.history = append(s.history, t.s.contextItems()...)
+		s.primed = true
+	}
+	s.history = append(s.history, userMessage(t.input, s.info.Cwd))
+
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit}
+	fam := familyOf(s.info.Model)
+	specs := opts.Tools.Specs()
+
+	status, errText := event.StatusCompleted, ""
+	for n := 0; ; n++ {
+		if n == opts.MaxRequests {
+			status, errText = event.StatusFailed, fmt.Sprintf("the turn reached its limit of %d model requests", opts.MaxRequests)
+			break
+		}
+		resp, err := t.request(ctx, fam, specs)
+		if err != nil {
+			if ctx.Err() != nil {
+				status = event.StatusInterrupted
+			} else {
+				status, errText = event.StatusFailed, err.Error()
+			}
+			break
+		}
+		calls := t.collectCalls(resp.Output)
+		if len(calls) == 0 {
+			break
+		}
+		results := opts.Tools.Run(ctx, env, calls, t.finished)
+		for i, c := range calls {
+			s.history = append(s.history, outputItem(c, results[i].Output))
+		}
+		if ctx.Err() != nil {
+			status = event.StatusInterrupted
+			break
+		}
+	}
+	if t.interrupted.Load() && status == event.StatusFailed {
+		status, errText = event.StatusInterrupted, ""
+	}
+	log.Info("turn ended", "status", status, "error", errText)
+	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage})
+}
+
+func (t *turn) emit(p event.Payload) { t.s.emit(t.id, p) }
+
+// request streams one model request, forwarding deltas as they arrive, and
+// appends what the model produced to the history. On failure the items
+// the model had finished are kept, with calls answered as aborted so the
+// history stays valid for the next request.
+func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*model.Response, error) {
+	s, opts := t.s, t.s.mgr.opts
+	req := &model.Request{
+		Model:          s.info.Model,
+		Instructions:   baseInstructions,
+		Input:          s.history,
+		Tools:          modelTools(specs, fam.freeformTools && opts.WireAPI != "chat"),
+		PromptCacheKey: s.info.SessionID,
+	}
+	if fam.reasoning {
+		req.ReasoningEffort, req.ReasoningSummary = opts.ReasoningEffort, opts.ReasoningSummary
+	}
+	var finished []model.Item // items finished by the current attempt
+	emit := func(ev model.Event) {
+		switch ev.Kind {
+		case model.TextDelta:
+			t.emit(event.MessageDelta{ItemID: ev.ItemID, Delta: ev.Delta})
+		case model.ReasoningDelta:
+			t.emit(event.ReasoningDelta{ItemID: ev.ItemID, Delta: ev.Delta})
+		case model.Retrying:
+			finished = finished[:0]
+			t.emit(event.Retry{Attempt: ev.Retry.Attempt, DelayMs: ev.Retry.DelayMs, Message: ev.Retry.Message})
+		case model.ItemDone:
+			it := *ev.Item
+			if it.ID == "" {
+				it.ID = ev.ItemID
+			}
+			finished = append(finished, it)
+			t.itemDone(ev.ItemID, &it)
+		}
+	}
+	resp, err := opts.Model.Stream(ctx, req, emit)
+	if err != nil {
+		for _, it := range finished {
+			s.history = append(s.history, it)
+			if it.Type == model.ItemFunctionCall || it.Type == model.ItemCustomToolCall {
+				s.history = append(s.history, outputItem(callOf(it), tools.Output{Text: tools.AbortedOutput, Failed: true}))
+			}
+		}
+		return nil, err
+	}
+	s.history = append(s.history, resp.Output...)
+	t.emit(event.Usage{
+		InputTokens:       resp.Usage.InputTokens,
+		CachedInputTokens: resp.Usage.CachedInputTokens,
+		OutputTokens:      resp.Usage.OutputTokens,
+		ReasoningTokens:   resp.Usage.ReasoningTokens,
+		ContextWindow:     fam.contextWindow,
+	})
+	return resp, nil
+}
+
+// itemDone reports a finished message or reasoning item.
+func (t *turn) itemDone(id string, it *model.Item) {
+	switch it.Type {
+	case model.ItemMessage:
+		if it.Role == model.RoleAssistant || it.Role == "" {
+			t.lastMessage = it.Text
+			t.emit(event.Message{ItemID: id, Text: it.Text})
+		}
+	case model.ItemReasoning:
+		if text := strings.Join(it.Summary, "\n\n"); text != "" {
+			t.emit(event.Reasoning{ItemID: id, Text: text})
+		}
+	}
+}
+
+// collectCalls turns the response's call items into tool calls and
+// announces each one.
+func (t *turn) collectCalls(output []model.Item) []*tools.Call {
+	var calls []*tools.Call
+	for _, it := range output {
+		if it.Type != model.ItemFunctionCall && it.Type != model.ItemCustomToolCall {
+			continue
+		}
+		c := callOf(it)
+		calls = append(calls, c)
+		kind, title := event.KindOther, c.Name
+		if h, ok := t.s.mgr.opts.Tools.Lookup(c.Name); ok {
+			kind, title = h.Kind(), h.Title(c)
+		}
+		t.emit(event.ToolCall{CallID: c.CallID, Tool: c.Name, Kind: kind, Title: title, Arguments: callArguments(c)})
+	}
+	return calls
+}
+
+// finished reports one tool result; the runner calls it from the tool's
+// goroutine.
+func (t *turn) finished(c *tools.Call, _ tools.Handler, r tools.Result) {
+	status := event.ToolCompleted
+	if r.Output.Failed {
+		status = event.ToolFailed
+	}
+	t.emit(event.ToolResult{CallID: c.CallID, Tool: c.Name, Status: status, Output: r.Output.Text, DurationMs: r.Duration.Milliseconds()})
+}
+
+func callOf(it model.Item) *tools.Call {
+	if it.Type == model.ItemCustomToolCall {
+		return &tools.Call{CallID: it.CallID, Name: it.Name, Type: tools.Custom, Input: it.Input}
+	}
+	return &tools.Call{CallID: it.CallID, Name: it.Name, Type: tools.Function, Arguments: json.RawMessage(it.Arguments)}
+}
+
+// callArguments is the call's arguments as JSON for the toolCall event:
+// the object the model sent, or the raw input of a freeform call as a
+// string (so a malformed call still produces a valid event).
+func callArguments(c *tools.Call) json.RawMessage {
+	if c.Type == tools.Function && json.Valid(c.Arguments) {
+		return c.Arguments
+	}
+	raw := c.Input
+	if c.Type == tools.Function {
+		raw = string(c.Arguments)
+	}
+	b, _ := json.Marshal(raw)
+	return b
+}
+
+// outputItem is the history item answering call c.
+func outputItem(c *tools.Call, out tools.Output) model.Item {
+	typ := model.ItemFunctionCallOutput
+	if c.Type == tools.Custom {
+		typ = model.ItemCustomToolCallOutput
+	}
+	return model.Item{Type: typ, CallID: c.CallID, Output: out.Text, Images: out.Images}
+}
+
+// modelTools converts tool specs for the model. Freeform tools are offered
+// as such only to models trained on them over the Responses API; for every
+// other model and for Chat Completions they become function tools taking
+// one `input` string.
+func modelTools(specs []tools.Spec, freeform bool) []model.Tool {
+	out := make([]model.Tool, 0, len(specs))
+	for _, sp := range specs {
+		mt := model.Tool{Type: model.ToolFunction, Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters}
+		if sp.Type == tools.Custom {
+			if !freeform {
+				mt.Parameters = json.RawMessage(`{"type":"object","properties":{"input":{"type":"string"}},"required":["input"],"additionalProperties":false}`)
+			} else {
+				mt.Type = model.ToolCustom
+				if sp.Grammar != "" {
+					mt.Grammar = &model.Grammar{Syntax: sp.GrammarSyntax, Definition: sp.Grammar}
+				}
+			}
+		}
+		out = append(out, mt)
+	}
+	return out
+}
+
