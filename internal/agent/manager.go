@@ -239,4 +239,3 @@ func randomID() string {
 type diskReader struct{}
 
 func (diskReader) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
-

@@ -233,4 +233,3 @@ func modelTools(specs []tools.Spec, freeform bool) []model.Tool {
 	}
 	return out
 }
-
