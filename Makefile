@@ -1,0 +1,39 @@
+# agent-ls: `make demo` to see it work offline, `make test` to run every test.
+
+GO        ?= go
+BIN       := bin/agent-ls
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+# The sandbox helper links libseccomp through cgo.
+export CGO_ENABLED := 1
+
+.PHONY: all build demo test test-go bench deps bench-deps release clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+bench-deps:
+	@scripts/deps.sh ripgrep bubblewrap hyperfine
+
+build: deps
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-ls
+
+demo: build
+	$(BIN) demo
+
+test: deps
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+bench: bench-deps build
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	bench/run.sh $(BIN)
+
+# A static binary for release (libseccomp linked in).
+release: deps
+	$(GO) build -tags netgo,osusergo -ldflags '$(LDFLAGS) -s -w -linkmode external -extldflags "-static"' -o $(BIN) ./cmd/agent-ls
+
+clean:
+	rm -rf bin
