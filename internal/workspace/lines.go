@@ -1,0 +1,111 @@
+package workspace
+
+import (
+	"slices"
+	"strings"
+)
+
+// indexedText is a text with the offset of every line start, kept up to date
+// across edits so that an edit costs a lookup instead of a scan from the top
+// of the document: a burst of keystrokes in a long file stays cheap.
+type indexedText struct {
+	text  string
+	lines []int // lines[i] is the byte offset where line i starts; lines[0] == 0
+}
+
+func newIndexedText(text string) indexedText {
+	lines := []int{0}
+	ls := newLineScanner(text)
+	for from := 0; ; {
+		brk, next := ls.next(from)
+		if brk < 0 {
+			break
+		}
+		lines = append(lines, next)
+		from = next
+	}
+	return indexedText{text: text, lines: lines}
+}
+
+// offset is Offset using the line index.
+func (t *indexedText) offset(p Position, enc Encoding) int {
+	if p.Line >= len(t.lines) {
+		return len(t.text)
+	}
+	start := t.lines[max(p.Line, 0)]
+	end := len(t.text)
+	if p.Line+1 < len(t.lines) {
+		end = t.lines[p.Line+1] - 1 // before "\n" or a lone "\r"
+		if t.text[end] == '\n' && end > start && t.text[end-1] == '\r' {
+			end--
+		}
+	}
+	return start + charOffset(t.text[start:end], p.Character, enc)
+}
+
+// apply applies one change.
+func (t *indexedText) apply(c Change, enc Encoding) {
+	if c.Range == nil {
+		*t = newIndexedText(c.Text)
+		return
+	}
+	r := *c.Range
+	if r.End.Line < r.Start.Line || (r.End.Line == r.Start.Line && r.End.Character < r.Start.Character) {
+		r.Start, r.End = r.End, r.Start
+	}
+	start := t.offset(r.Start, enc)
+	end := max(start, t.offset(r.End, enc))
+	t.replace(start, end, c.Text)
+}
+
+// replace replaces text[start:end] with s and updates the line index.
+func (t *indexedText) replace(start, end int, s string) {
+	var b strings.Builder
+	b.Grow(len(t.text) - (end - start) + len(s))
+	b.WriteString(t.text[:start])
+	b.WriteString(s)
+	b.WriteString(t.text[end:])
+	t.text = b.String()
+	newEnd := start + len(s)
+
+	// A line start before start keeps its place: the break before it is
+	// untouched. A line start after end moves by the size difference: the
+	// break before it lies at or after end, and whatever now precedes it
+	// cannot change where it ends (a "\r" joining a "\n" into "\r\n" ends
+	// where the "\n" did). The line starts in between, and one exactly at
+	// start (a "\r" before start may now be joined by an inserted "\n"), are
+	// found again by scanning the edited region. A break ending at start or
+	// later begins at start-1 or later; a "\n" at start-1 ends at start
+	// whether or not a "\r" precedes it.
+	k, _ := slices.BinarySearch(t.lines, start)
+	k = max(k, 1) // line 0 always starts at 0
+	j, found := slices.BinarySearch(t.lines, end)
+	if found {
+		j++
+	}
+	var mid []int
+	for i := max(start-1, 0); i < newEnd; i++ {
+		var lineStart int
+		switch t.text[i] {
+		case '\n':
+			lineStart = i + 1
+		case '\r':
+			lineStart = i + 1
+			if lineStart < len(t.text) && t.text[lineStart] == '\n' {
+				lineStart++
+				i++
+			}
+		default:
+			continue
+		}
+		if lineStart >= start && lineStart <= newEnd {
+			mid = append(mid, lineStart)
+		}
+	}
+	t.lines = slices.Replace(t.lines, k, j, mid...)
+	if delta := len(s) - (end - start); delta != 0 {
+		for i := k + len(mid); i < len(t.lines); i++ {
+			t.lines[i] += delta
+		}
+	}
+}

@@ -1,0 +1,185 @@
+// Package workspace is the agent's view of the files: the documents the
+// editor has open, with their unsaved edits, over the files on disk.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// ErrNotOpen is returned for an operation on a document the editor has not
+// opened.
+var ErrNotOpen = errors.New("document is not open")
+
+// Doc is one document as the editor has it.
+type Doc struct {
+	// Path is the document's key: the absolute file path for file URIs,
+	// otherwise the URI itself.
+	Path string
+	// URI is the URI exactly as the editor sent it; edits for this document
+	// must name it the same way.
+	URI        string
+	LanguageID string
+	// Version is the editor's version of the text, rising with every change.
+	Version int32
+	Text    string
+	// Dirty reports edits the editor has not saved to disk yet.
+	Dirty bool
+}
+
+// Change is one edit of a document: Text replaces Range, or the whole
+// document when Range is nil.
+type Change struct {
+	Range *Range
+	Text  string
+}
+
+// Apply returns text with changes applied one after the other, positions
+// read in enc.
+func Apply(text string, enc Encoding, changes ...Change) string {
+	t := newIndexedText(text)
+	for _, c := range changes {
+		t.apply(c, enc)
+	}
+	return t.text
+}
+
+// Store holds the documents the editor has open. It is safe for concurrent
+// use: the language server applies edits while tools read.
+type Store struct {
+	mu   sync.RWMutex
+	enc  Encoding
+	docs map[string]*entry
+}
+
+// entry is an open document and the line index of its text.
+type entry struct {
+	doc  Doc
+	text indexedText
+}
+
+// NewStore returns an empty store using UTF-16 positions.
+func NewStore() *Store {
+	return &Store{docs: make(map[string]*entry)}
+}
+
+// SetEncoding sets the position encoding of the ranges the store is given.
+func (s *Store) SetEncoding(enc Encoding) {
+	s.mu.Lock()
+	s.enc = enc
+	s.mu.Unlock()
+}
+
+// Encoding returns the position encoding in use.
+func (s *Store) Encoding() Encoding {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.enc
+}
+
+// Open records a document the editor opened; it replaces any earlier state
+// of the same path.
+func (s *Store) Open(d Doc) {
+	d.Path = clean(d.Path)
+	d.Dirty = false
+	e := &entry{doc: d, text: newIndexedText(d.Text)}
+	s.mu.Lock()
+	s.docs[d.Path] = e
+	s.mu.Unlock()
+}
+
+// Change applies the editor's changes to an open document, in order, and
+// records its new version.
+func (s *Store) Change(path string, version int32, changes []Change) error {
+	path = clean(path)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.docs[path]
+	if !ok {
+		return fmt.Errorf("change %s: %w", path, ErrNotOpen)
+	}
+	for _, c := range changes {
+		e.text.apply(c, s.enc)
+	}
+	e.doc.Text = e.text.text
+	e.doc.Version = version
+	e.doc.Dirty = true
+	return nil
+}
+
+// Save records that the editor wrote the document to disk.
+func (s *Store) Save(path string) {
+	path = clean(path)
+	s.mu.Lock()
+	if e, ok := s.docs[path]; ok {
+		e.doc.Dirty = false
+	}
+	s.mu.Unlock()
+}
+
+// Close forgets a document; from now on its file on disk is what counts.
+func (s *Store) Close(path string) {
+	path = clean(path)
+	s.mu.Lock()
+	delete(s.docs, path)
+	s.mu.Unlock()
+}
+
+// Document returns the open document at path.
+func (s *Store) Document(path string) (Doc, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e, ok := s.docs[clean(path)]
+	if !ok {
+		return Doc{}, false
+	}
+	return e.doc, true
+}
+
+// OpenPaths returns the paths of the open documents, sorted.
+func (s *Store) OpenPaths() []string {
+	s.mu.RLock()
+	paths := make([]string, 0, len(s.docs))
+	for p := range s.docs {
+		paths = append(paths, p)
+	}
+	s.mu.RUnlock()
+	slices.Sort(paths)
+	return paths
+}
+
+// ReadFile returns the content of path as the user sees it: the editor's
+// text, unsaved edits included, when the document is open, else the file on
+// disk.
+func (s *Store) ReadFile(path string) ([]byte, error) {
+	if d, ok := s.Document(path); ok {
+		return []byte(d.Text), nil
+	}
+	return os.ReadFile(path)
+}
+
+// ReadRange returns the text that r covers in path, read as ReadFile does,
+// with r in the store's position encoding.
+func (s *Store) ReadRange(path string, r Range) (string, error) {
+	if d, ok := s.Document(path); ok {
+		return Slice(d.Text, r, s.Encoding()), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return Slice(string(b), r, s.Encoding()), nil
+}
+
+// clean normalises file paths so that one file has one key; other keys
+// (URIs of unsaved buffers) are left alone.
+func clean(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return path
+}
