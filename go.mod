@@ -22,4 +22,5 @@ require (
 	go.lsp.dev/uri v1.0.1 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )
