@@ -1,0 +1,124 @@
+package patch
+
+import (
+	"bytes"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+)
+
+// Stats returns how many lines the change adds and removes, as a line
+// diff of the old and new contents counts them.
+func (c Change) Stats() (additions, deletions int) {
+	switch c.Kind {
+	case Delete:
+		return 0, countLines(c.OldContent)
+	case Add:
+		if c.OldContent == nil {
+			return countLines(c.NewContent), 0
+		}
+	}
+	old := string(c.OldContent)
+	u, err := udiff.ToUnifiedDiff("", "", old, udiff.Lines(old, string(c.NewContent)), 0)
+	if err != nil {
+		return 0, 0 // cannot happen: the edits come from the same contents
+	}
+	for _, h := range u.Hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Insert:
+				additions++
+			case udiff.Delete:
+				deletions++
+			}
+		}
+	}
+	return additions, deletions
+}
+
+// countLines counts lines, a last line without a newline included.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// NewPath is where the file is after the change: MovePath for a move,
+// Path otherwise.
+func (c Change) NewPath() string {
+	if c.MovePath != "" {
+		return c.MovePath
+	}
+	return c.Path
+}
+
+// UnifiedDiff renders the change as a git-style unified diff with three
+// lines of context, paths prefixed with a/ and b/. File modes are not known
+// here; added and deleted files are shown with mode 100644.
+func (c Change) UnifiedDiff() string {
+	var b strings.Builder
+	from, to := c.Path, c.NewPath()
+	b.WriteString("diff --git a/" + from + " b/" + to + "\n")
+	oldLabel, newLabel := "a/"+from, "b/"+to
+	switch {
+	case c.Kind == Add && c.OldContent == nil:
+		b.WriteString("new file mode 100644\n")
+		oldLabel = devNull
+	case c.Kind == Delete:
+		b.WriteString("deleted file mode 100644\n")
+		newLabel = devNull
+	case c.MovePath != "":
+		b.WriteString("rename from " + from + "\nrename to " + to + "\n")
+	}
+	old, neu := string(c.OldContent), string(c.NewContent)
+	if old == neu {
+		return b.String()
+	}
+	d, err := udiff.ToUnified(oldLabel, newLabel, old, udiff.Lines(old, neu), udiff.DefaultContextLines)
+	if err != nil {
+		return b.String() // cannot happen: the edits come from the same contents
+	}
+	b.WriteString(d)
+	return b.String()
+}
+
+// Stats returns the total lines added and removed by the change set.
+func (cs ChangeSet) Stats() (additions, deletions int) {
+	for _, c := range cs {
+		a, d := c.Stats()
+		additions += a
+		deletions += d
+	}
+	return additions, deletions
+}
+
+// UnifiedDiff renders every change, in order, as one git-style diff.
+func (cs ChangeSet) UnifiedDiff() string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString(c.UnifiedDiff())
+	}
+	return b.String()
+}
+
+// Summary is Codex's report of an applied patch, which models expect:
+// "Success. Updated the following files:" then "A <path>" for each added
+// file, "M <path>" for each updated one (its destination when moved) and
+// "D <path>" for each deleted one, paths as written in the patch.
+func (cs ChangeSet) Summary() string {
+	var b strings.Builder
+	b.WriteString("Success. Updated the following files:\n")
+	for _, k := range []struct {
+		kind   Kind
+		letter string
+	}{{Add, "A "}, {Update, "M "}, {Delete, "D "}} {
+		for _, c := range cs {
+			if c.Kind == k.kind {
+				b.WriteString(k.letter + c.NewPath() + "\n")
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,3 @@
+# local import – avoids top‑level dep
+print("goodbye")
+x = 1

@@ -1,0 +1,3 @@
+# local import – avoids top‑level dep
+print(“hello”)
+x = 1

@@ -1,0 +1,5 @@
+package app
+
+func Name() string {
+	return "old"
+}

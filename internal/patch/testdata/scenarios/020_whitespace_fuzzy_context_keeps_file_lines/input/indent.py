@@ -1,0 +1,4 @@
+def f():
+	x = 1   
+	y = 2
+	return x + y
