@@ -39,6 +39,10 @@ type Item struct {
 	// Message.
 	Role string `json:"role,omitempty"`
 	Text string `json:"text,omitempty"`
+	// Phase labels an assistant message as "commentary" (said while
+	// working) or "final_answer", when the provider says; it is sent back
+	// with the message on later requests.
+	Phase string `json:"phase,omitempty"`
 	// Images are data: or https: URLs attached to a user message or a
 	// tool output.
 	Images []string `json:"images,omitempty"`
@@ -127,7 +131,10 @@ const (
 	Retrying
 )
 
-// Event is one streaming event of a request.
+// Event is one streaming event of a request. ItemID is the id the caller
+// sees for an output item: it is the same for every event of that item,
+// across retries, and equals the ID of the item in ItemDone and in
+// Response.Output.
 type Event struct {
 	Kind   EventKind
 	ItemID string
@@ -138,8 +145,12 @@ type Event struct {
 
 // RetryInfo describes one retry.
 type RetryInfo struct {
+	// Attempt is the number of the attempt that is about to be made: 2 for
+	// the first retry.
 	Attempt int
+	// DelayMs is how long the client waits before that attempt.
 	DelayMs int64
+	// Message says what went wrong with the previous attempt.
 	Message string
 }
 

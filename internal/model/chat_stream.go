@@ -1,0 +1,193 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// Output positions of a chat completion: its reasoning (the
+// reasoning_content of local servers), its text, then its tool calls in
+// index order.
+const (
+	chatReasoningPos = 0
+	chatMessagePos   = 1
+	chatCallsPos     = 2
+)
+
+// chatCall is a tool call being assembled from its deltas.
+type chatCall struct {
+	index     int64
+	id, name  string
+	arguments strings.Builder
+}
+
+// runChat makes one attempt on Chat Completions. Content deltas become
+// TextDelta, reasoning_content (or reasoning) deltas ReasoningDelta; the
+// items are finished, and ItemDone emitted, when a choice reports its
+// finish_reason. A stream without a finish_reason is truncated.
+func (c *client) runChat(ctx context.Context, params openai.ChatCompletionNewParams, req *Request, at *attempt) (*Response, error) {
+	stream := c.chat.NewStreaming(ctx, params, option.WithMiddleware(at.http.middleware))
+	defer stream.Close()
+	rp := at.replay
+	resp := &Response{}
+	var (
+		text, reasoning strings.Builder
+		calls           []*chatCall
+		finished        bool
+	)
+	for {
+		at.idle.arm()
+		ok := stream.Next()
+		at.idle.disarm()
+		if !ok {
+			break
+		}
+		chunk := stream.Current()
+		if resp.ID == "" {
+			resp.ID = chunk.ID
+		}
+		if chunk.JSON.Usage.Valid() {
+			u := chunk.Usage
+			resp.Usage = Usage{
+				InputTokens:       u.PromptTokens,
+				CachedInputTokens: u.PromptTokensDetails.CachedTokens,
+				OutputTokens:      u.CompletionTokens,
+				ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
+			}
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			d := &ch.Delta
+			if r := reasoningDelta(d); r != "" {
+				reasoning.WriteString(r)
+				rp.delta(rp.item(chatReasoningPos, ItemReasoning, ""), ReasoningDelta, r)
+			}
+			if t := d.Content + d.Refusal; t != "" {
+				text.WriteString(t)
+				rp.delta(rp.item(chatMessagePos, ItemMessage, ""), TextDelta, t)
+			}
+			for _, tc := range d.ToolCalls {
+				call := findCall(calls, tc.Index)
+				if call == nil {
+					call = &chatCall{index: tc.Index}
+					calls = append(calls, call)
+				}
+				if call.id == "" {
+					call.id = tc.ID
+				}
+				if call.name == "" {
+					call.name = tc.Function.Name
+				}
+				call.arguments.WriteString(tc.Function.Arguments)
+			}
+			if ch.FinishReason != "" {
+				finished = true
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		var se *ssestream.StreamError
+		if errors.As(err, &se) {
+			return nil, streamError(se)
+		}
+		return nil, err
+	}
+	if !finished {
+		return nil, errTruncated
+	}
+
+	// The items, in output order, under the caller's ids.
+	finish := func(pos int, it Item) {
+		s := rp.item(pos, it.Type, "")
+		it.ID = s.id
+		rp.done(s, it)
+		resp.Output = append(resp.Output, it)
+	}
+	if reasoning.Len() > 0 {
+		finish(chatReasoningPos, Item{Type: ItemReasoning, Summary: []string{reasoning.String()}})
+	}
+	if text.Len() > 0 {
+		finish(chatMessagePos, Item{Type: ItemMessage, Role: RoleAssistant, Text: text.String()})
+	}
+	for i, call := range sortCalls(calls) {
+		pos := chatCallsPos + i
+		callID := call.id
+		if callID == "" {
+			// Some local servers send no call ids; the id must still be
+			// unique and stable across retries.
+			callID = fmt.Sprintf("call_%s_%d", rp.nonce, i)
+		}
+		it := Item{Type: ItemFunctionCall, CallID: callID, Name: call.name, Arguments: call.arguments.String()}
+		if isCustomTool(req, call.name) {
+			it = Item{Type: ItemCustomToolCall, CallID: callID, Name: call.name, Input: customInput(it.Arguments)}
+		}
+		finish(pos, it)
+	}
+	return resp, nil
+}
+
+// reasoningDelta returns the reasoning text of a delta: local servers send
+// it as reasoning_content (llama.cpp, vLLM) or reasoning (Ollama).
+func reasoningDelta(d *openai.ChatCompletionChunkChoiceDelta) string {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		f, ok := d.JSON.ExtraFields[key]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func findCall(calls []*chatCall, index int64) *chatCall {
+	for _, c := range calls {
+		if c.index == index {
+			return c
+		}
+	}
+	return nil
+}
+
+// sortCalls orders calls by their index (servers send them in order; this
+// is for those that interleave).
+func sortCalls(calls []*chatCall) []*chatCall {
+	for i := 1; i < len(calls); i++ {
+		for j := i; j > 0 && calls[j].index < calls[j-1].index; j-- {
+			calls[j], calls[j-1] = calls[j-1], calls[j]
+		}
+	}
+	return calls
+}
+
+func isCustomTool(req *Request, name string) bool {
+	for _, t := range req.Tools {
+		if t.Name == name {
+			return t.Type == ToolCustom
+		}
+	}
+	return false
+}
+
+// customInput unwraps the {"input": ...} arguments of a custom tool called
+// as a function; arguments of another shape are passed on as they are.
+func customInput(args string) string {
+	var v struct {
+		Input *string `json:"input"`
+	}
+	if json.Unmarshal([]byte(args), &v) == nil && v.Input != nil {
+		return *v.Input
+	}
+	return args
+}

@@ -1,0 +1,257 @@
+// Package fakemodel is a scripted OpenAI server on the loopback interface.
+// It speaks the streaming wire formats of the Responses API (POST
+// /v1/responses) and of Chat Completions (POST /v1/chat/completions) as the
+// real service does, so the real model client can be tested against it,
+// and it is the built-in model of the offline demo.
+//
+// A script is a queue of Steps. Each request is served by the first step in
+// the queue whose Match accepts it (a step without Match accepts any), so a
+// plain script is a FIFO and concurrent sessions can be routed by request
+// content. A step may fail some requests first (HTTP errors, streams that
+// reset, end early or stall) and then streams its Reply, which removes it
+// from the queue. A request that no step accepts gets a 500 whose JSON
+// error names the problem (and says not to retry).
+//
+// Every request is recorded (Requests) for assertions; Remaining tells how
+// many steps were never completed.
+package fakemodel
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// Request is a request the server received.
+type Request struct {
+	// Seq numbers the requests from 1 in order of arrival.
+	Seq    int
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte
+	// JSON is the decoded body (nil if it is not a JSON object).
+	JSON map[string]any
+	// Step is the name of the step that served the request ("#n" for an
+	// unnamed step, the n-th added), empty if none did.
+	Step string
+}
+
+// step is a Step in the queue.
+type step struct {
+	Step
+	name   string
+	failed int // failures served so far
+}
+
+// Server is a scripted OpenAI server. It is safe for concurrent requests.
+type Server struct {
+	url  string
+	srv  *http.Server
+	done chan struct{}
+	wg   sync.WaitGroup
+
+	mu       sync.Mutex
+	closed   bool
+	added    int
+	steps    []*step
+	requests []*Request
+}
+
+// New starts a server on 127.0.0.1 with the given script (more steps can
+// be added later).
+func New(steps ...Step) *Server {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(fmt.Sprintf("fakemodel: listen on loopback: %v", err))
+	}
+	s := &Server{url: "http://" + ln.Addr().String() + "/v1", done: make(chan struct{})}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP)}
+	s.Add(steps...)
+	go func() { _ = s.srv.Serve(ln) }()
+	return s
+}
+
+// URL is the API root, including /v1 (what OPENAI_BASE_URL would be).
+func (s *Server) URL() string { return s.url }
+
+// Add appends steps to the script.
+func (s *Server) Add(steps ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range steps {
+		s.added++
+		name := st.Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", s.added)
+		}
+		s.steps = append(s.steps, &step{Step: st, name: name})
+	}
+}
+
+// Remaining is the number of steps that have not served their reply.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.steps)
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []*Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Request(nil), s.requests...)
+}
+
+// Close shuts the server down: stalled and held streams end, connections
+// close, and Close returns when every handler has.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	close(s.done)
+	_ = s.srv.Close()
+	s.wg.Wait()
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, "fakemodel: server closed", "closed")
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+
+	var wire func(*sse, *Request, *Reply)
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
+		wire = streamResponses
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		wire = streamChat
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","created":0,"owned_by":"fakemodel"}]}`)
+		return
+	default:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("fakemodel: no route for %s %s (serves POST /v1/responses and POST /v1/chat/completions)", r.Method, r.URL.Path), "not_found")
+		return
+	}
+
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	req := &Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	if json.Unmarshal(body, &req.JSON) != nil {
+		req.JSON = nil
+	}
+	st, failure, msg := s.take(req)
+	if st == nil {
+		writeError(w, http.StatusInternalServerError, msg, "script_exhausted")
+		return
+	}
+	if req.JSON == nil {
+		writeError(w, http.StatusBadRequest, "fakemodel: the request body is not a JSON object", "invalid_json")
+		return
+	}
+	if stream, _ := req.JSON["stream"].(bool); !stream {
+		writeError(w, http.StatusBadRequest, "fakemodel: only streaming requests (\"stream\": true) are served", "not_streaming")
+		return
+	}
+
+	reply := &st.Reply
+	var out *sse
+	if failure != nil {
+		if failure.Status != 0 {
+			for k, vs := range failure.Header {
+				w.Header()[http.CanonicalHeaderKey(k)] = vs
+			}
+			if failure.Body != "" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(failure.Status)
+				_, _ = io.WriteString(w, failure.Body)
+				return
+			}
+			writeError(w, failure.Status, fmt.Sprintf("fakemodel: injected failure: %d %s", failure.Status, http.StatusText(failure.Status)), "injected")
+			return
+		}
+		if failure.Reply != nil {
+			reply = failure.Reply
+		}
+		out = newSSE(w, r, s.done)
+		out.failAt, out.mode = failure.AfterEvents, failure.Mode
+	} else {
+		out = newSSE(w, r, s.done)
+		out.gate = st.Gate
+	}
+	out.pace = st.Pace
+	out.start()
+	wire(out, req, reply)
+	out.finish()
+	if out.abort {
+		panic(http.ErrAbortHandler) // resets the connection
+	}
+}
+
+// take records req and picks the step that serves it, and the failure to
+// serve if the step has one left. A nil step comes with a message saying
+// why there is none.
+func (s *Server) take(req *Request) (*step, *Failure, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	req.Seq = len(s.requests) + 1
+	s.requests = append(s.requests, req)
+	for i, st := range s.steps {
+		if st.Match != nil && !st.Match(req) {
+			continue
+		}
+		req.Step = st.name
+		if st.failed < len(st.Failures) {
+			f := &st.Failures[st.failed]
+			st.failed++
+			return st, f, ""
+		}
+		s.steps = append(s.steps[:i:i], s.steps[i+1:]...)
+		return st, nil, ""
+	}
+	if len(s.steps) == 0 {
+		return nil, nil, fmt.Sprintf("fakemodel: script exhausted: no step left for request #%d (%s %s); %d steps were scripted, all served",
+			req.Seq, req.Method, req.Path, s.added)
+	}
+	return nil, nil, fmt.Sprintf("fakemodel: no step matches request #%d (%s %s); %d steps left, none accepts it",
+		req.Seq, req.Method, req.Path, len(s.steps))
+}
+
+// writeError answers with an OpenAI-style JSON error. Errors of the
+// server itself carry x-should-retry: false, so clients fail at once.
+func writeError(w http.ResponseWriter, status int, msg, code string) {
+	var b bytes.Buffer
+	_ = json.NewEncoder(&b).Encode(map[string]APIError{"error": {Message: msg, Code: code, Type: errorType(status)}})
+	w.Header().Set("Content-Type", "application/json")
+	if code != "injected" {
+		w.Header().Set("x-should-retry", "false")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+func errorType(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}

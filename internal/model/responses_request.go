@@ -1,0 +1,196 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// emptySchema is the parameters of a function tool that declares none.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// responsesParams builds the Responses API request for req. The request is
+// stateless (store: false): the whole history is sent each time, reasoning
+// items with their encrypted content, and no item ids (the server keeps no
+// items to refer to).
+func responsesParams(req *Request) (responses.ResponseNewParams, error) {
+	p := responses.ResponseNewParams{
+		Model:             shared.ResponsesModel(req.Model),
+		Store:             openai.Bool(false),
+		ParallelToolCalls: openai.Bool(true),
+		ToolChoice: responses.ResponseNewParamsToolChoiceUnion{
+			OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptionsAuto),
+		},
+		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+	}
+	if req.Instructions != "" {
+		p.Instructions = openai.String(req.Instructions)
+	}
+	if req.PromptCacheKey != "" {
+		p.PromptCacheKey = openai.String(req.PromptCacheKey)
+	}
+	if req.ReasoningEffort != "" {
+		p.Reasoning = shared.ReasoningParam{
+			Effort:  shared.ReasoningEffort(req.ReasoningEffort),
+			Summary: shared.ReasoningSummary(req.ReasoningSummary),
+		}
+	}
+	input := make(responses.ResponseInputParam, 0, len(req.Input))
+	for i := range req.Input {
+		it, err := responsesInputItem(&req.Input[i])
+		if err != nil {
+			return p, fmt.Errorf("model: input item %d: %w", i, err)
+		}
+		input = append(input, it)
+	}
+	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+	for _, t := range req.Tools {
+		tool, err := responsesTool(t)
+		if err != nil {
+			return p, err
+		}
+		p.Tools = append(p.Tools, tool)
+	}
+	return p, nil
+}
+
+func responsesInputItem(it *Item) (responses.ResponseInputItemUnionParam, error) {
+	switch it.Type {
+	case ItemMessage:
+		return responsesMessage(it)
+	case ItemFunctionCall:
+		return responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
+			CallID: it.CallID, Name: it.Name, Arguments: it.Arguments,
+		}}, nil
+	case ItemFunctionCallOutput:
+		out := responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(it.Output)}
+		if len(it.Images) > 0 {
+			list := responses.ResponseFunctionCallOutputItemListParam{{
+				OfInputText: &responses.ResponseInputTextContentParam{Text: it.Output},
+			}}
+			for _, u := range it.Images {
+				list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{
+					OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: openai.String(u), Detail: "auto"},
+				})
+			}
+			out = responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfResponseFunctionCallOutputItemArray: list}
+		}
+		return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+			CallID: openai.String(it.CallID), Output: out,
+		}}, nil
+	case ItemCustomToolCall:
+		return responses.ResponseInputItemUnionParam{OfCustomToolCall: &responses.ResponseCustomToolCallParam{
+			CallID: it.CallID, Name: it.Name, Input: it.Input,
+		}}, nil
+	case ItemCustomToolCallOutput:
+		out := responses.ResponseCustomToolCallOutputOutputUnionParam{OfString: openai.String(it.Output)}
+		if len(it.Images) > 0 {
+			list := []responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam{{
+				OfInputText: &responses.ResponseInputTextParam{Text: it.Output},
+			}}
+			for _, u := range it.Images {
+				list = append(list, responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam{
+					OfInputImage: &responses.ResponseInputImageParam{ImageURL: openai.String(u), Detail: responses.ResponseInputImageDetailAuto},
+				})
+			}
+			out = responses.ResponseCustomToolCallOutputOutputUnionParam{OfOutputContentList: list}
+		}
+		return responses.ResponseInputItemUnionParam{OfCustomToolCallOutput: &responses.ResponseCustomToolCallOutputParam{
+			CallID: it.CallID, Output: out,
+		}}, nil
+	case ItemReasoning:
+		r := &responses.ResponseReasoningItemParam{Summary: []responses.ResponseReasoningItemSummaryParam{}}
+		for _, s := range it.Summary {
+			r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: s})
+		}
+		if it.EncryptedContent != "" {
+			r.EncryptedContent = openai.String(it.EncryptedContent)
+		}
+		// The id is required by the type but refers to a stored item,
+		// which there is none of with store: false.
+		r.SetExtraFields(map[string]any{"id": param.Omit})
+		return responses.ResponseInputItemUnionParam{OfReasoning: r}, nil
+	}
+	return responses.ResponseInputItemUnionParam{}, fmt.Errorf("unsupported item type %q", it.Type)
+}
+
+func responsesMessage(it *Item) (responses.ResponseInputItemUnionParam, error) {
+	var role responses.EasyInputMessageRole
+	switch it.Role {
+	case RoleUser:
+		role = responses.EasyInputMessageRoleUser
+	case RoleAssistant:
+		role = responses.EasyInputMessageRoleAssistant
+	case RoleDeveloper:
+		role = responses.EasyInputMessageRoleDeveloper
+	case "system":
+		role = responses.EasyInputMessageRoleSystem
+	default:
+		return responses.ResponseInputItemUnionParam{}, fmt.Errorf("unsupported message role %q", it.Role)
+	}
+	m := &responses.EasyInputMessageParam{Role: role, Type: responses.EasyInputMessageTypeMessage}
+	if role == responses.EasyInputMessageRoleAssistant {
+		m.Phase = responses.EasyInputMessagePhase(it.Phase)
+	}
+	if len(it.Images) == 0 || role == responses.EasyInputMessageRoleAssistant {
+		m.Content = responses.EasyInputMessageContentUnionParam{OfString: openai.String(it.Text)}
+	} else {
+		var parts responses.ResponseInputMessageContentListParam
+		if it.Text != "" {
+			parts = append(parts, responses.ResponseInputContentParamOfInputText(it.Text))
+		}
+		for _, u := range it.Images {
+			parts = append(parts, responses.ResponseInputContentUnionParam{OfInputImage: &responses.ResponseInputImageParam{
+				ImageURL: openai.String(u), Detail: responses.ResponseInputImageDetailAuto,
+			}})
+		}
+		m.Content = responses.EasyInputMessageContentUnionParam{OfInputItemContentList: parts}
+	}
+	return responses.ResponseInputItemUnionParam{OfMessage: m}, nil
+}
+
+func responsesTool(t Tool) (responses.ToolUnionParam, error) {
+	switch t.Type {
+	case ToolFunction, "":
+		schema, err := toolSchema(t)
+		if err != nil {
+			return responses.ToolUnionParam{}, err
+		}
+		f := &responses.FunctionToolParam{Name: t.Name, Strict: openai.Bool(false)}
+		if t.Description != "" {
+			f.Description = openai.String(t.Description)
+		}
+		// Raw, so the schema reaches the model with its keys in the
+		// caller's order.
+		f.SetExtraFields(map[string]any{"parameters": schema})
+		return responses.ToolUnionParam{OfFunction: f}, nil
+	case ToolCustom:
+		c := &responses.CustomToolParam{Name: t.Name}
+		if t.Description != "" {
+			c.Description = openai.String(t.Description)
+		}
+		if g := t.Grammar; g != nil {
+			if g.Syntax != "lark" && g.Syntax != "regex" {
+				return responses.ToolUnionParam{}, fmt.Errorf("model: tool %q: unsupported grammar syntax %q (want lark or regex)", t.Name, g.Syntax)
+			}
+			c.Format = shared.CustomToolInputFormatParamOfGrammar(g.Definition, g.Syntax)
+		}
+		return responses.ToolUnionParam{OfCustom: c}, nil
+	}
+	return responses.ToolUnionParam{}, fmt.Errorf("model: tool %q: unsupported tool type %q", t.Name, t.Type)
+}
+
+// toolSchema returns a function tool's parameters as raw JSON.
+func toolSchema(t Tool) (json.RawMessage, error) {
+	if len(t.Parameters) == 0 {
+		return emptySchema, nil
+	}
+	if !json.Valid(t.Parameters) {
+		return nil, fmt.Errorf("model: tool %q: parameters are not valid JSON", t.Name)
+	}
+	return t.Parameters, nil
+}
