@@ -239,7 +239,7 @@ func assemble(t *text, reps []replacement) []byte {
 		out = append(out, outLine{text: t.lines[cur], orig: cur})
 	}
 	finalNewline := true
-	if len(out) > 0 && !t.finalNewline && out[len(out)-1].orig == n-1 {
+	if n > 0 && len(out) > 0 && !t.finalNewline && out[len(out)-1].orig == n-1 {
 		finalNewline = false
 	}
 	if len(reps) > 0 {
