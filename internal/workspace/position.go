@@ -67,11 +67,25 @@ func Offset(text string, pos Position, enc Encoding) int {
 	return ls.offset(0, 0, pos, enc)
 }
 
-// Slice returns the part of text that r covers. A range whose end comes
-// before its start is read as if it were the other way round.
-func Slice(text string, r Range, enc Encoding) string {
+// Excerpt is the part of a text a range covers, with the lines it spans.
+type Excerpt struct {
+	Text string
+	// StartLine and EndLine are 1-based and inclusive. A range that ends
+	// at the start of a line does not include that line.
+	StartLine, EndLine int
+}
+
+// Cut returns the part of text that r covers, for showing a selection to
+// the model. A range whose end comes before its start is read as if it
+// were the other way round.
+func Cut(text string, r Range, enc Encoding) Excerpt {
 	start, end := offsets(text, r, enc)
-	return text[start:end]
+	sp, ep := PositionAt(text, start, enc), PositionAt(text, end, enc)
+	ex := Excerpt{Text: text[start:end], StartLine: sp.Line + 1, EndLine: ep.Line + 1}
+	if ep.Line > sp.Line && ep.Character == 0 {
+		ex.EndLine--
+	}
+	return ex
 }
 
 // PositionAt returns the position of byte offset off in text, the inverse of

@@ -140,16 +140,26 @@ func TestApply(t *testing.T) {
 	}
 }
 
-func TestSlice(t *testing.T) {
+func TestCut(t *testing.T) {
 	const text = "func f() {\r\n\treturn 😀\r\n}\n"
-	if got := Slice(text, *rng(1, 1, 1, 10), UTF16); got != "return 😀" {
-		t.Errorf("utf16 slice = %q", got)
+	tests := []struct {
+		name string
+		r    *Range
+		enc  Encoding
+		want Excerpt
+	}{
+		{"utf16 within a line", rng(1, 1, 1, 10), UTF16, Excerpt{"return 😀", 2, 2}},
+		{"utf8 within a line", rng(1, 1, 1, 12), UTF8, Excerpt{"return 😀", 2, 2}},
+		{"whole text", rng(0, 0, 3, 0), UTF32, Excerpt{text, 1, 3}},
+		{"whole lines end at the next line's start", rng(0, 0, 2, 0), UTF16, Excerpt{"func f() {\r\n\treturn 😀\r\n", 1, 2}},
+		{"into the next line", rng(0, 5, 1, 1), UTF16, Excerpt{"f() {\r\n\t", 1, 2}},
+		{"empty", rng(2, 0, 2, 0), UTF16, Excerpt{"", 3, 3}},
+		{"reversed", rng(1, 7, 1, 1), UTF16, Excerpt{"return", 2, 2}},
 	}
-	if got := Slice(text, *rng(1, 1, 1, 12), UTF8); got != "return 😀" {
-		t.Errorf("utf8 slice = %q", got)
-	}
-	if got := Slice(text, *rng(0, 0, 3, 0), UTF32); got != text {
-		t.Errorf("whole slice = %q", got)
+	for _, tt := range tests {
+		if got := Cut(text, *tt.r, tt.enc); got != tt.want {
+			t.Errorf("%s: Cut = %+v, want %+v", tt.name, got, tt.want)
+		}
 	}
 }
 

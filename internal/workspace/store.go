@@ -162,19 +162,6 @@ func (s *Store) ReadFile(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// ReadRange returns the text that r covers in path, read as ReadFile does,
-// with r in the store's position encoding.
-func (s *Store) ReadRange(path string, r Range) (string, error) {
-	if d, ok := s.Document(path); ok {
-		return Slice(d.Text, r, s.Encoding()), nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	return Slice(string(b), r, s.Encoding()), nil
-}
-
 // clean normalises file paths so that one file has one key; other keys
 // (URIs of unsaved buffers) are left alone.
 func clean(path string) string {

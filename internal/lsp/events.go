@@ -1,0 +1,98 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/event"
+)
+
+// methodEvent is the notification that carries turn events (protocol
+// section 3).
+const methodEvent = "agent/event"
+
+var _ agent.Frontend = (*server)(nil)
+
+// Event queues one turn event for the editor. It never blocks: a turn must
+// not wait for a slow editor.
+func (s *server) Event(ev event.Event) {
+	s.out.push(outItem{event: &ev})
+}
+
+// outbox delivers what the agent reports to the editor, in the order it
+// was reported, from one goroutine: agent/event notifications to clients
+// that opted in, $/progress to clients that support it.
+type outbox struct {
+	s        *server
+	progress *progress
+
+	mu    sync.Mutex
+	queue []outItem
+	wake  chan struct{}
+}
+
+// outItem is a turn event, or the editor's answer to a progress token
+// request (which arrives on another goroutine and is applied in line with
+// the events).
+type outItem struct {
+	event   *event.Event
+	created *created
+}
+
+func newOutbox(s *server) *outbox {
+	return &outbox{s: s, progress: newProgress(s), wake: make(chan struct{}, 1)}
+}
+
+func (o *outbox) push(it outItem) {
+	o.mu.Lock()
+	o.queue = append(o.queue, it)
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run delivers queued items until ctx ends.
+func (o *outbox) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-o.wake:
+		}
+		o.mu.Lock()
+		batch := o.queue
+		o.queue = nil
+		o.mu.Unlock()
+		for _, it := range batch {
+			if ctx.Err() != nil {
+				return
+			}
+			o.deliver(ctx, it)
+		}
+	}
+}
+
+func (o *outbox) deliver(ctx context.Context, it outItem) {
+	if it.created != nil {
+		o.progress.created(ctx, *it.created)
+		return
+	}
+	caps := o.s.capabilities()
+	if caps.AgentEvents {
+		b, err := json.Marshal(it.event)
+		if err != nil {
+			o.s.log.Error("event not sent", "type", it.event.Type(), "err", err)
+		} else {
+			o.s.notify(ctx, methodEvent, jsonrpc2.RawMessage(b))
+		}
+	}
+	if caps.WorkDoneProgress {
+		o.progress.event(ctx, *it.event)
+	}
+}

@@ -1,0 +1,223 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/workspace"
+)
+
+// ClientCapabilities is what the editor said it can do at initialize, in
+// the terms the server acts on (protocol section 1).
+type ClientCapabilities struct {
+	// ApplyEdit: edits go out as workspace/applyEdit.
+	ApplyEdit bool
+	// DocumentChanges: versioned TextDocumentEdits are understood.
+	DocumentChanges bool
+	// ResourceOperations lists the file operations edits may carry
+	// (create, rename, delete).
+	ResourceOperations []string
+	// ChangeAnnotations: edits may carry needsConfirmation annotations.
+	ChangeAnnotations bool
+	// WorkDoneProgress: turns report $/progress.
+	WorkDoneProgress bool
+	// MessageActionItems: approvals can fall back to
+	// window/showMessageRequest.
+	MessageActionItems bool
+	// AgentEvents, AgentApprovals, AgentReview: experimental.agent opt-ins.
+	AgentEvents    bool
+	AgentApprovals bool
+	AgentReview    bool
+	// PositionEncoding is the negotiated position encoding.
+	PositionEncoding workspace.Encoding
+}
+
+// parseCapabilities reads the capabilities the server acts on.
+func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, error) {
+	var caps ClientCapabilities
+	if w := c.Workspace; w != nil {
+		caps.ApplyEdit = isTrue(w.ApplyEdit)
+		if we := w.WorkspaceEdit; we != nil {
+			caps.DocumentChanges = isTrue(we.DocumentChanges)
+			for _, op := range we.ResourceOperations {
+				caps.ResourceOperations = append(caps.ResourceOperations, string(op))
+			}
+			caps.ChangeAnnotations = we.ChangeAnnotationSupport != nil
+		}
+	}
+	if w := c.Window; w != nil {
+		caps.WorkDoneProgress = isTrue(w.WorkDoneProgress)
+		caps.MessageActionItems = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil
+	}
+	// UTF-16 is what every client supports; take UTF-8 when offered, it
+	// is what the server holds text in.
+	if g := c.General; g != nil && slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8) {
+		caps.PositionEncoding = workspace.UTF8
+	}
+	if len(c.Experimental) > 0 {
+		var exp struct {
+			Agent *struct {
+				Events    bool `json:"events"`
+				Approvals bool `json:"approvals"`
+				Review    bool `json:"review"`
+			} `json:"agent"`
+		}
+		if err := json.Unmarshal(c.Experimental, &exp); err != nil {
+			return caps, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "capabilities.experimental.agent: %v", describe(err))
+		}
+		if a := exp.Agent; a != nil {
+			caps.AgentEvents, caps.AgentApprovals, caps.AgentReview = a.Events, a.Approvals, a.Review
+		}
+	}
+	return caps, nil
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// Initialize negotiates capabilities and builds the agent.
+func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	if !s.initOnce.CompareAndSwap(false, true) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+	}
+	caps, err := parseCapabilities(&params.Capabilities)
+	if err != nil {
+		s.initOnce.Store(false)
+		return nil, err
+	}
+	var init InitOptions
+	if len(params.InitializationOptions) > 0 && string(params.InitializationOptions) != "null" {
+		if err := json.Unmarshal(params.InitializationOptions, &init); err != nil {
+			s.initOnce.Store(false)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initializationOptions: %v", describe(err))
+		}
+	}
+	if err := checkPolicies(init.ApprovalPolicy, init.SandboxMode); err != nil {
+		s.initOnce.Store(false)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initializationOptions: %v", err)
+	}
+	folders := workspaceFolders(params)
+	s.store.SetEncoding(caps.PositionEncoding)
+
+	var a Agent
+	var agentErr string
+	if s.opts.NewAgent != nil {
+		cfg := AgentConfig{Frontend: s, Files: s.store, Init: init, Client: caps}
+		if len(folders) > 0 {
+			cfg.Cwd = folders[0]
+		}
+		if a, err = s.opts.NewAgent(cfg); err != nil {
+			// The editor keeps its text sync and code actions; turns
+			// answer with this error.
+			s.log.Error("the agent could not start", "err", err)
+			agentErr = err.Error()
+			a = nil
+		}
+	}
+
+	s.mu.Lock()
+	s.caps, s.folders, s.agent, s.agentError = caps, folders, a, agentErr
+	s.mu.Unlock()
+	s.state.Store(stateInitialized)
+	s.log.Info("initialized", "client", params.ClientInfo.Name, "encoding", caps.PositionEncoding,
+		"events", caps.AgentEvents, "progress", caps.WorkDoneProgress, "folders", folders)
+	return s.initializeResult(caps.PositionEncoding), nil
+}
+
+// initializeResult is the server's side of protocol section 1.
+func (s *server) initializeResult(enc workspace.Encoding) *protocol.InitializeResult {
+	t := true
+	incremental := protocol.TextDocumentSyncKindIncremental
+	info := protocol.ServerInfo{Name: "agent-ls"}
+	if s.opts.Version != "" {
+		info.Version = protocol.NewOptional(s.opts.Version)
+	}
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			PositionEncoding: protocol.PositionEncodingKind(enc.String()),
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: &t,
+				Change:    &incremental,
+				Save:      protocol.Boolean(true),
+			},
+			CodeActionProvider: &protocol.CodeActionOptions{
+				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite},
+			},
+			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
+				Commands: []string{commandStartTurn, commandInterrupt, commandNewSession},
+			},
+			Experimental: protocol.LSPAny(`{"agent":{"version":1}}`),
+		},
+		ServerInfo: info,
+	}
+}
+
+// workspaceFolders returns the paths of the editor's workspace folders, or
+// of its root when it sends no folders.
+func workspaceFolders(p *protocol.InitializeParams) []string {
+	var paths []string
+	if folders, ok := p.WorkspaceFolders.Get(); ok {
+		for _, f := range folders {
+			if path, ok := filePath(string(f.URI)); ok {
+				paths = append(paths, path)
+			}
+		}
+	}
+	if len(paths) == 0 && p.RootURI != nil {
+		if path, ok := filePath(string(*p.RootURI)); ok {
+			paths = append(paths, path)
+		}
+	}
+	if len(paths) == 0 {
+		if root, ok := p.RootPath.Get(); ok && root != "" {
+			paths = append(paths, root)
+		}
+	}
+	return paths
+}
+
+// filePath returns the file system path of a file:// URI.
+func filePath(u string) (string, bool) {
+	parsed, err := uri.Parse(u)
+	if err != nil || !parsed.IsFile() {
+		return "", false
+	}
+	return parsed.FsPath(), true
+}
+
+// checkPolicies rejects policy names protocol section 8 does not define;
+// empty means the default.
+func checkPolicies(approval, sandbox string) error {
+	switch approval {
+	case "", agent.ApprovalUntrusted, agent.ApprovalOnFailure, agent.ApprovalOnRequest, agent.ApprovalNever:
+	default:
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "approvalPolicy %q is not one of untrusted, on-failure, on-request, never", approval)
+	}
+	switch sandbox {
+	case "", agent.SandboxReadOnly, agent.SandboxWorkspaceWrite, agent.SandboxDangerFullAccess:
+	default:
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "sandboxMode %q is not one of read-only, workspace-write, danger-full-access", sandbox)
+	}
+	return nil
+}
+
+// Initialized needs no work: everything happened at initialize.
+func (s *server) Initialized(context.Context, *protocol.InitializedParams) error { return nil }
+
+// Shutdown ends the running turns; after it only exit is accepted.
+func (s *server) Shutdown(context.Context) error {
+	s.state.Store(stateShutdown)
+	s.closeAgent()
+	return nil
+}
+
+// Exit ends Serve; its status depends on whether shutdown came first.
+func (s *server) Exit(context.Context) error {
+	s.exitOnce.Do(func() { close(s.exited) })
+	return nil
+}

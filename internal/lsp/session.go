@@ -1,0 +1,256 @@
+package lsp
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/workspace"
+)
+
+// The agent methods of protocol section 2.
+const (
+	methodNewSession = "agent/newSession"
+	methodStartTurn  = "agent/startTurn"
+	methodInterrupt  = "agent/interrupt"
+)
+
+// maxImageBytes bounds one image attached to a prompt.
+const maxImageBytes = 20 << 20
+
+type newSessionParams struct {
+	Cwd            string `json:"cwd"`
+	Model          string `json:"model"`
+	ApprovalPolicy string `json:"approvalPolicy"`
+	SandboxMode    string `json:"sandboxMode"`
+}
+
+// sessionResult is agent.SessionInfo on the wire, where paths are URIs.
+type sessionResult struct {
+	SessionID      string `json:"sessionId"`
+	Cwd            string `json:"cwd"`
+	Model          string `json:"model"`
+	ApprovalPolicy string `json:"approvalPolicy"`
+	SandboxMode    string `json:"sandboxMode"`
+}
+
+type startTurnParams struct {
+	SessionID string         `json:"sessionId"`
+	Prompt    *string        `json:"prompt"`
+	Context   []contextParam `json:"context"`
+	Images    []string       `json:"images"`
+}
+
+type contextParam struct {
+	URI   string      `json:"uri"`
+	Range *rangeParam `json:"range"`
+}
+
+type rangeParam struct {
+	Start positionParam `json:"start"`
+	End   positionParam `json:"end"`
+}
+
+type positionParam struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+type startTurnResult struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+type interruptParams struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+}
+
+func (s *server) newSession(params []byte) (any, error) {
+	var p newSessionParams
+	if len(params) > 0 && string(params) != "null" {
+		if err := decodeParams(methodNewSession, params, &p); err != nil {
+			return nil, err
+		}
+	}
+	return s.createSession(p)
+}
+
+func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPolicies(p.ApprovalPolicy, p.SandboxMode); err != nil {
+		return nil, err
+	}
+	cwd := s.defaultCwd()
+	if p.Cwd != "" {
+		cwd = p.Cwd
+		if strings.HasPrefix(p.Cwd, "file:") {
+			path, ok := filePath(p.Cwd)
+			if !ok {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "cwd %q is not a file URI", p.Cwd)
+			}
+			cwd = path
+		}
+	}
+	info, err := a.NewSession(agent.SessionOptions{
+		Cwd:            cwd,
+		Model:          p.Model,
+		ApprovalPolicy: p.ApprovalPolicy,
+		SandboxMode:    p.SandboxMode,
+	})
+	if err != nil {
+		return nil, agentError(err)
+	}
+	return &sessionResult{
+		SessionID:      info.SessionID,
+		Cwd:            string(uri.File(info.Cwd)),
+		Model:          info.Model,
+		ApprovalPolicy: info.ApprovalPolicy,
+		SandboxMode:    info.SandboxMode,
+	}, nil
+}
+
+func (s *server) startTurn(params []byte) (any, error) {
+	var p startTurnParams
+	if err := decodeParams(methodStartTurn, params, &p); err != nil {
+		return nil, err
+	}
+	return s.beginTurn(methodStartTurn, p)
+}
+
+// beginTurn starts a turn, in a new session when none is named, and
+// answers as soon as the agent accepted it.
+func (s *server) beginTurn(method string, p startTurnParams) (*startTurnResult, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return nil, err
+	}
+	if p.Prompt == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: prompt is required", method)
+	}
+	if strings.TrimSpace(*p.Prompt) == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: prompt must not be empty", method)
+	}
+	in := agent.TurnInput{Prompt: *p.Prompt}
+	if in.Context, err = s.resolveContext(method, p.Context); err != nil {
+		return nil, err
+	}
+	for i, img := range p.Images {
+		u, err := imageDataURL(img)
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: images[%d]: %v", method, i, err)
+		}
+		in.Images = append(in.Images, u)
+	}
+
+	sessionID := p.SessionID
+	if sessionID == "" {
+		info, err := s.createSession(newSessionParams{})
+		if err != nil {
+			return nil, err
+		}
+		sessionID = info.SessionID
+	}
+	turnID, err := a.StartTurn(sessionID, in)
+	if err != nil {
+		return nil, agentError(err)
+	}
+	return &startTurnResult{SessionID: sessionID, TurnID: turnID}, nil
+}
+
+// resolveContext reads what each context item points at, as the editor
+// has it, and cuts out its range.
+func (s *server) resolveContext(method string, items []contextParam) ([]agent.ContextItem, error) {
+	var out []agent.ContextItem
+	for i, it := range items {
+		if it.URI == "" {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d].uri is required", method, i)
+		}
+		path := docKey(it.URI)
+		data, err := s.store.ReadFile(path)
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d]: %v", method, i, err)
+		}
+		item := agent.ContextItem{Path: path, Text: string(data)}
+		if r := it.Range; r != nil {
+			if r.Start.Line < 0 || r.Start.Character < 0 || r.End.Line < 0 || r.End.Character < 0 {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d].range has a negative position", method, i)
+			}
+			ex := workspace.Cut(item.Text, workspace.Range{
+				Start: workspace.Position{Line: r.Start.Line, Character: r.Start.Character},
+				End:   workspace.Position{Line: r.End.Line, Character: r.End.Character},
+			}, s.store.Encoding())
+			item.Text, item.StartLine, item.EndLine = ex.Text, ex.StartLine, ex.EndLine
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// imageDataURL turns an image URI into the data URL the model takes:
+// data: URLs pass through, file: URIs are read.
+func imageDataURL(u string) (string, error) {
+	if strings.HasPrefix(u, "data:") {
+		return u, nil
+	}
+	path, ok := filePath(u)
+	if !ok {
+		return "", fmt.Errorf("%q: only file: and data: URIs are supported", u)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.Size() > maxImageBytes {
+		return "", fmt.Errorf("%s is larger than %d MiB", path, maxImageBytes>>20)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	typ := http.DetectContentType(b)
+	if !strings.HasPrefix(typ, "image/") {
+		typ = mime.TypeByExtension(filepath.Ext(path))
+	}
+	if !strings.HasPrefix(typ, "image/") {
+		return "", fmt.Errorf("%s is not an image", path)
+	}
+	typ, _, _ = strings.Cut(typ, ";")
+	return "data:" + typ + ";base64," + base64.StdEncoding.EncodeToString(b), nil
+}
+
+func (s *server) interrupt(params []byte) (any, error) {
+	var p interruptParams
+	if err := decodeParams(methodInterrupt, params, &p); err != nil {
+		return nil, err
+	}
+	return s.interruptTurn(methodInterrupt, p)
+}
+
+func (s *server) interruptTurn(method string, p interruptParams) (any, error) {
+	if p.SessionID == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: sessionId is required", method)
+	}
+	a, err := s.theAgent()
+	if err != nil {
+		return nil, err
+	}
+	// Interrupting a turn that has just ended is not an error: the user
+	// and the turn raced, and the outcome is what they wanted.
+	if err := a.Interrupt(p.SessionID, p.TurnID); err != nil && !errors.Is(err, agent.ErrNoTurn) {
+		return nil, agentError(err)
+	}
+	return struct{}{}, nil
+}

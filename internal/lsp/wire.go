@@ -1,0 +1,267 @@
+package lsp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// codec encodes LSP payloads with the union-aware protocol codec and passes
+// already-encoded JSON through untouched (protocol's own codec is not
+// exported).
+type codec struct{}
+
+func (codec) Marshal(v any) ([]byte, error) {
+	switch m := v.(type) {
+	case jsonrpc2.RawMessage:
+		if m == nil {
+			return []byte("null"), nil
+		}
+		return m, nil
+	case json.RawMessage:
+		if m == nil {
+			return []byte("null"), nil
+		}
+		return m, nil
+	}
+	return protocol.Marshal(v)
+}
+
+func (codec) Unmarshal(data []byte, v any) error {
+	if p, ok := v.(*jsonrpc2.RawMessage); ok {
+		*p = bytes.Clone(data)
+		return nil
+	}
+	return protocol.Unmarshal(data, v)
+}
+
+// maxContentLength bounds one message body, as jsonrpc2's own framing does.
+const maxContentLength = 1 << 30
+
+// errBadHeader marks a header block the stream could not use.
+var errBadHeader = errors.New("invalid message header")
+
+// stream is the LSP Content-Length framing with one difference from
+// jsonrpc2's: a malformed message does not end the connection. jsonrpc2
+// v1.0.1 stops reading (and so closes the connection) when a frame's header
+// is invalid or its body is not a JSON-RPC message. This stream answers such
+// a frame itself, with a ParseError or InvalidRequest response whose id is
+// null (or the request's id when it has a readable one), and reads on.
+//
+// It implements jsonrpc2's raw frame interface (ReadFrame and WriteFrame),
+// so the connection still reads frames without decoding them twice and
+// still accepts batches; writes go through jsonrpc2's header framing.
+type stream struct {
+	in  *bufio.Reader
+	out jsonrpc2.Stream // jsonrpc2's header stream, used for writing only
+	log *slog.Logger
+	buf []byte
+}
+
+type frameWriter interface {
+	WriteFrame(ctx context.Context, data []byte) (int64, error)
+}
+
+func newStream(rwc io.ReadWriteCloser, log *slog.Logger) *stream {
+	return &stream{in: bufio.NewReader(rwc), out: jsonrpc2.NewHeaderStream(rwc), log: log}
+}
+
+func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	body, n, err := s.ReadFrame(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	msg, err := jsonrpc2.DecodeMessage(body)
+	return msg, n, err
+}
+
+func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	return s.out.Write(ctx, msg)
+}
+
+func (s *stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
+	return s.out.(frameWriter).WriteFrame(ctx, data)
+}
+
+func (s *stream) Close() error { return s.out.Close() }
+
+// ReadFrame returns the body of the next well-formed message, answering
+// malformed ones on the way.
+func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		body, n, err := s.readFrame()
+		if errors.Is(err, errBadHeader) {
+			s.log.Warn("dropping a message with a bad header", "err", err)
+			s.reject(ctx, jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.ParseError, err.Error()))
+			if err := s.resync(); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if id, rpcErr, answer := check(body); rpcErr != nil {
+			s.log.Warn("dropping a malformed message", "err", rpcErr.Message, "body", truncate(string(body), 200))
+			if answer {
+				s.reject(ctx, id, rpcErr)
+			}
+			continue
+		}
+		return body, n, nil
+	}
+}
+
+// readFrame reads one header block and the body it announces.
+func (s *stream) readFrame() ([]byte, int64, error) {
+	length, headerLen, err := s.readHeader()
+	if err != nil {
+		return nil, 0, err
+	}
+	if cap(s.buf) < length {
+		s.buf = make([]byte, length)
+	}
+	body := s.buf[:length]
+	if _, err := io.ReadFull(s.in, body); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, 0, err
+	}
+	return body, int64(headerLen + length), nil
+}
+
+// readHeader reads header lines up to the blank line and returns the
+// Content-Length.
+func (s *stream) readHeader() (length, n int, err error) {
+	length = -1
+	for {
+		line, err := s.in.ReadSlice('\n')
+		n += len(line)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			return 0, n, fmt.Errorf("%w: header line too long", errBadHeader)
+		case errors.Is(err, io.EOF) && n == 0:
+			return 0, 0, io.EOF
+		case errors.Is(err, io.EOF):
+			return 0, n, io.ErrUnexpectedEOF
+		case err != nil:
+			return 0, n, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if length < 0 {
+				return 0, n, fmt.Errorf("%w: no Content-Length", errBadHeader)
+			}
+			return length, n, nil
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return 0, n, fmt.Errorf("%w: %q", errBadHeader, truncate(string(line), 80))
+		}
+		if !bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			continue // Content-Type and anything else
+		}
+		v, err := strconv.Atoi(string(bytes.TrimSpace(value)))
+		if err != nil || v < 0 || v > maxContentLength {
+			return 0, n, fmt.Errorf("%w: Content-Length %q", errBadHeader, truncate(string(value), 40))
+		}
+		length = v
+	}
+}
+
+// resync skips input up to the next "Content-Length:" and leaves it unread,
+// so that reading resumes at the next message after one whose extent is
+// unknown.
+func (s *stream) resync() error {
+	const marker = "Content-Length:"
+	for {
+		peek, err := s.in.Peek(len(marker))
+		if err != nil {
+			return err // EOF: the peer is gone
+		}
+		if string(peek) == marker {
+			return nil
+		}
+		// Skip to the next byte that could start the marker.
+		s.in.Discard(1)
+		rest, _ := s.in.Peek(s.in.Buffered())
+		if i := bytes.IndexByte(rest, marker[0]); i >= 0 {
+			s.in.Discard(i)
+		} else {
+			s.in.Discard(len(rest))
+		}
+	}
+}
+
+// check reports whether body is a message the connection can handle. If
+// not, it returns the error to answer with, the id to answer to, and
+// whether to answer at all: a broken response from the peer is dropped
+// rather than answered with a response of our own.
+func check(body []byte) (jsonrpc2.ID, *jsonrpc2.Error, bool) {
+	if i := bytes.IndexFunc(body, func(r rune) bool { return r != ' ' && r != '\t' && r != '\r' && r != '\n' }); i >= 0 && body[i] == '[' {
+		if _, err := jsonrpc2.ParseRequests(body); err != nil {
+			return jsonrpc2.ID{}, codeError(body, err), true
+		}
+		return jsonrpc2.ID{}, nil, false // members are judged one by one by the connection
+	}
+	if _, err := jsonrpc2.DecodeMessage(body); err == nil {
+		return jsonrpc2.ID{}, nil, false
+	}
+	if !json.Valid(body) {
+		return jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.ParseError, "parse error: the message is not valid JSON"), true
+	}
+	var peek struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	_ = json.Unmarshal(body, &peek) // a non-object leaves peek empty
+	if peek.Method == nil && peek.ID != nil {
+		return jsonrpc2.ID{}, jsonrpc2.ErrInvalidRequest, false
+	}
+	var id jsonrpc2.ID
+	var num int64
+	var str string
+	if json.Unmarshal(peek.ID, &num) == nil {
+		id = jsonrpc2.NewNumberID(num)
+	} else if json.Unmarshal(peek.ID, &str) == nil {
+		id = jsonrpc2.NewStringID(str)
+	}
+	return id, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "invalid request: not a JSON-RPC 2.0 request object"), true
+}
+
+func codeError(body []byte, err error) *jsonrpc2.Error {
+	var rpcErr *jsonrpc2.Error
+	if !json.Valid(body) {
+		return jsonrpc2.NewError(jsonrpc2.ParseError, "parse error: the message is not valid JSON")
+	}
+	if errors.As(err, &rpcErr) {
+		return rpcErr
+	}
+	return jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
+}
+
+func (s *stream) reject(ctx context.Context, id jsonrpc2.ID, rpcErr *jsonrpc2.Error) {
+	if _, err := s.out.Write(ctx, jsonrpc2.NewResponse(id, nil, rpcErr)); err != nil {
+		s.log.Warn("answering a malformed message", "err", err)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
