@@ -22,7 +22,47 @@ type client struct {
 }
 
 // New returns a Client for cfg. It does no I/O; a missing API key for
-// OpenAI's own endpoint is reported by the first Stream, at once.
+// OpenAI's own endpoint is reported by the first Stream, at once
+// (ErrMissingAPIKey).
+//
+// # Retries
+//
+// Stream makes up to 1+MaxRetries attempts. It retries connection errors,
+// HTTP 408, 409, 429 and 5xx (honouring Retry-After, retry-after-ms and
+// x-should-retry), failures the server reports inside the stream when they
+// are about the server (server_error, rate_limit_exceeded) rather than the
+// request, a stream that breaks or ends before the response is complete,
+// and a stream silent for IdleTimeout. Before each retry it emits a
+// Retrying event, then waits (exponential backoff with jitter, or the
+// server's delay). Other failures, and the last one, are returned; the
+// last says how many attempts were made.
+//
+// # What the caller sees across retries
+//
+// A retried attempt makes the model start its answer over. So that the
+// user sees each piece of text once (in agent/event terms: messageDelta,
+// message, reasoningDelta, reasoning):
+//
+//  1. Item ids are stable across attempts. An output item of a retried
+//     attempt takes the id of the item the caller saw at the same output
+//     position with the same kind (message, reasoning, function_call, ...);
+//     an item at a new position, or of another kind than before, keeps its
+//     own id. ItemDone and Response.Output use the same ids.
+//  2. After a retry, the deltas of an item are swallowed until the text
+//     they replay has caught up with the text already delivered for that
+//     item; from there on, only what is new is delivered.
+//  3. If the replayed text diverges from what was delivered (the model
+//     wrote something else this time), no more deltas are delivered for
+//     that item; the caller relies on the item's final text in ItemDone,
+//     which the agent sends as the authoritative message (or reasoning)
+//     event, replacing what was streamed.
+//  4. ItemDone is delivered once per item id; a retried attempt delivers it
+//     again only when the finished item differs from the one delivered
+//     before, and the later one wins.
+//
+// A reasoning summary with several parts streams as one text, the parts
+// separated by a blank line, so it equals the item's Summary joined with
+// "\n\n".
 func New(cfg Config) (Client, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -62,7 +102,7 @@ type runFunc func(ctx context.Context, at *attempt) (*Response, error)
 // Stream implements Client. It makes up to 1+MaxRetries attempts; before
 // each retry it emits a Retrying event and then waits (exponential backoff
 // with jitter, or the server's Retry-After). Text already delivered is not
-// delivered again by a retried attempt: see replay for the exact rule.
+// delivered again by a retried attempt: see New for the exact rule.
 func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*Response, error) {
 	if c.cfg.APIKey == "" && isOpenAI(c.cfg.BaseURL) {
 		return nil, ErrMissingAPIKey
@@ -135,6 +175,13 @@ func (c *client) attempt(ctx context.Context, run runFunc, rp *replay) (*Respons
 		// The status and body as the server sent them, not as openai-go
 		// managed to parse them.
 		return nil, at.http.err()
+	}
+	var me *Error
+	if err != nil && ctx.Err() == nil && !errors.As(err, &me) && !errors.Is(err, errTruncated) {
+		if at.http.responded {
+			return nil, fmt.Errorf("model stream broke: %w", err)
+		}
+		return nil, fmt.Errorf("cannot reach the model server: %w", err)
 	}
 	return resp, err
 }

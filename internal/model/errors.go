@@ -84,13 +84,15 @@ func retryableCode(code string) bool {
 // response before openai-go parses it, so that a failure keeps its status
 // and message even when the body is not the JSON openai-go expects.
 type httpCapture struct {
-	status int
-	header http.Header
-	body   []byte
+	responded bool // the server sent response headers
+	status    int
+	header    http.Header
+	body      []byte
 }
 
 func (h *httpCapture) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	res, err := next(req)
+	h.responded = err == nil && res != nil
 	if err != nil || res == nil || res.StatusCode < 400 {
 		return res, err
 	}

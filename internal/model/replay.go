@@ -7,32 +7,10 @@ import (
 
 // replay keeps what the caller has been shown across the attempts of one
 // Stream call, so that a retried attempt, which makes the model start its
-// answer over, does not show anything twice.
-//
-// The rule, in terms of the agent/event protocol (messageDelta, message,
-// reasoningDelta, reasoning):
-//
-//  1. Item ids are stable across attempts. An output item of a retried
-//     attempt takes the id of the item the caller saw at the same output
-//     position with the same kind (message, reasoning, function_call, ...);
-//     an item at a new position, or of another kind than before, keeps its
-//     own id.
-//  2. After a retry, the deltas of an item are swallowed until the text
-//     they replay has caught up with the text already delivered for that
-//     item; from there on, only what is new is delivered. A replay that
-//     stops short of what was delivered delivers nothing.
-//  3. If the replayed text diverges from what was delivered (the model
-//     wrote something else this time), no more deltas are delivered for
-//     that item; the caller relies on the item's final text in ItemDone,
-//     which the agent sends as the authoritative message (or reasoning)
-//     event and which replaces what was streamed.
-//  4. ItemDone is delivered once per item id; a retried attempt delivers it
-//     again only when the finished item differs from the one delivered
-//     before, and the later one wins.
-//
-// Reasoning summaries with several parts are streamed as one text, the
-// parts separated by a blank line, so the streamed text of a reasoning
-// item equals its Summary joined with "\n\n".
+// answer over, shows nothing twice. It implements the rule documented on
+// New: ids mapped by output position and kind, replayed deltas swallowed
+// until they catch up, no more deltas for an item whose replay diverged,
+// ItemDone once per item unless the item changed.
 type replay struct {
 	emit    func(Event)
 	attempt int

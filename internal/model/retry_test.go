@@ -117,8 +117,8 @@ func TestRetryBrokenStreams(t *testing.T) {
 		responses, chat int // events before the failure
 		cause           string
 	}{
-		{"disconnect before any event", fakemodel.Disconnect, 0, 0, ""},
-		{"disconnect mid-text", fakemodel.Disconnect, 6, 3, ""},
+		{"disconnect before any event", fakemodel.Disconnect, 0, 0, "model stream broke"},
+		{"disconnect mid-text", fakemodel.Disconnect, 6, 3, "model stream broke"},
 		{"clean end mid-text", fakemodel.Truncate, 6, 3, "ended before the response was complete"},
 		{"clean end after the text", fakemodel.Truncate, deltasEnd(3) + 3, 4, "ended before the response was complete"},
 	}
@@ -239,6 +239,20 @@ func TestNoRetry(t *testing.T) {
 				t.Errorf("retried: %d events, %d requests", len(rec.events), len(srv.Requests()))
 			}
 		})
+	}
+}
+
+func TestRetryUnreachable(t *testing.T) {
+	srv := fakemodel.New()
+	srv.Close() // nothing listens on its port any more
+	c := newClient(t, srv, WireChat, func(c *Config) { c.MaxRetries = 2 })
+	var rec recorder
+	_, err := c.Stream(context.Background(), &Request{Model: "m"}, rec.emit)
+	if err == nil || !strings.Contains(err.Error(), "after 3 attempts") || !strings.Contains(err.Error(), "cannot reach the model server") {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(rec.of(Retrying)); n != 2 {
+		t.Errorf("%d Retrying events, want 2", n)
 	}
 }
 

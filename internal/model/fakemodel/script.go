@@ -24,6 +24,9 @@ type Step struct {
 	// Reply is streamed once the failures are used up; the step is then
 	// done.
 	Reply Reply
+	// Respond, when set, builds the reply from the request instead (it
+	// runs without the server's lock).
+	Respond func(*Request) Reply
 	// Gate, when set, holds the reply's stream after Gate's number of
 	// events until the test releases it.
 	Gate *Gate

@@ -171,6 +171,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	reply := &st.Reply
+	if st.Respond != nil && (failure == nil || failure.Status == 0 && failure.Reply == nil) {
+		r := st.Respond(req)
+		reply = &r
+	}
 	var out *sse
 	if failure != nil {
 		if failure.Status != 0 {

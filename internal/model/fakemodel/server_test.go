@@ -496,3 +496,43 @@ func TestAppendJSONString(t *testing.T) {
 		t.Errorf("invalid UTF-8: %q, %v", got, err)
 	}
 }
+
+func TestRespond(t *testing.T) {
+	srv := New(Step{Respond: func(r *Request) Reply {
+		return Reply{Items: []Item{Message("model was ", r.JSON["model"].(string))}}
+	}})
+	defer srv.Close()
+	evs := stream(t, srv, "/responses", map[string]any{"stream": true, "model": "echo"})
+	if got := get(evs[len(evs)-1].json, "response", "output", 0, "content", 0, "text"); got != "model was echo" {
+		t.Errorf("text %v", got)
+	}
+}
+
+// BenchmarkServerDeltas measures the server alone: text deltas per second
+// of a 20,000-delta reply read raw over loopback.
+func BenchmarkServerDeltas(b *testing.B) {
+	const n = 20000
+	chunks := make([]string, n)
+	for i := range chunks {
+		chunks[i] = "tok "
+	}
+	for _, path := range []string{"/responses", "/chat/completions"} {
+		b.Run(path[1:], func(b *testing.B) {
+			srv := New()
+			defer srv.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				srv.Add(Answer(Message(chunks...)))
+				res, err := http.Post(srv.URL()+path, "application/json", strings.NewReader(`{"stream":true}`))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, res.Body); err != nil {
+					b.Fatal(err)
+				}
+				res.Body.Close()
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "deltas/s")
+		})
+	}
+}
