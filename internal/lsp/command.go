@@ -17,7 +17,7 @@ const (
 	commandNewSession = "agent.newSession"
 )
 
-func (s *server) ExecuteCommand(_ context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	argument := func(v any) error {
 		if len(p.Arguments) == 0 {
 			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes one argument", p.Command)
@@ -38,7 +38,7 @@ func (s *server) ExecuteCommand(_ context.Context, p *protocol.ExecuteCommandPar
 		if err := argument(&args); err != nil {
 			return nil, err
 		}
-		result, err = s.interruptTurn(p.Command, args)
+		result, err = s.interruptTurn(ctx, p.Command, args)
 	case commandNewSession:
 		var args newSessionParams
 		if len(p.Arguments) > 0 {

@@ -172,10 +172,28 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 		case methodStartTurn:
 			return s.startTurn(req.Params())
 		case methodInterrupt:
-			return s.interrupt(req.Params())
+			return s.interrupt(ctx, req.Params())
 		}
-		return next(ctx, req)
+		if lspMethods[method] {
+			return next(ctx, req)
+		}
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
+		}
+		return nil, nil // LSP: ignore notifications we do not handle
 	}
+}
+
+// lspMethods are the LSP methods the server implements (the document
+// notifications never get here: textSync takes them).
+var lspMethods = map[string]bool{
+	protocol.MethodInitialize:                   true,
+	protocol.MethodInitialized:                  true,
+	protocol.MethodShutdown:                     true,
+	protocol.MethodExit:                         true,
+	protocol.MethodWindowWorkDoneProgressCancel: true,
+	protocol.MethodTextDocumentCodeAction:       true,
+	protocol.MethodWorkspaceExecuteCommand:      true,
 }
 
 // admit applies the LSP lifecycle: nothing but initialize (and exit)
@@ -223,11 +241,6 @@ func (s *server) guard(next jsonrpc2.Handler) jsonrpc2.Handler {
 		}
 		return result, err
 	}
-}
-
-// Request answers methods neither LSP nor route knows.
-func (s *server) Request(_ context.Context, method string, _ any) (any, error) {
-	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
 }
 
 // capabilities returns what the editor can do (zero before initialize).

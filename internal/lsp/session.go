@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -231,15 +233,17 @@ func imageDataURL(u string) (string, error) {
 	return "data:" + typ + ";base64," + base64.StdEncoding.EncodeToString(b), nil
 }
 
-func (s *server) interrupt(params []byte) (any, error) {
+func (s *server) interrupt(ctx context.Context, params []byte) (any, error) {
 	var p interruptParams
 	if err := decodeParams(methodInterrupt, params, &p); err != nil {
 		return nil, err
 	}
-	return s.interruptTurn(methodInterrupt, p)
+	return s.interruptTurn(ctx, methodInterrupt, p)
 }
 
-func (s *server) interruptTurn(method string, p interruptParams) (any, error) {
+// interruptTurn returns once the turn has ended, or when the editor
+// cancels the request; the interrupt goes on regardless.
+func (s *server) interruptTurn(ctx context.Context, method string, p interruptParams) (any, error) {
 	if p.SessionID == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: sessionId is required", method)
 	}
@@ -247,10 +251,17 @@ func (s *server) interruptTurn(method string, p interruptParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Interrupting a turn that has just ended is not an error: the user
-	// and the turn raced, and the outcome is what they wanted.
-	if err := a.Interrupt(p.SessionID, p.TurnID); err != nil && !errors.Is(err, agent.ErrNoTurn) {
-		return nil, agentError(err)
+	done := make(chan error, 1)
+	go func() { done <- a.Interrupt(p.SessionID, p.TurnID) }()
+	select {
+	case err := <-done:
+		// Interrupting a turn that has just ended is not an error: the
+		// user and the turn raced, and the outcome is what they wanted.
+		if err != nil && !errors.Is(err, agent.ErrNoTurn) {
+			return nil, agentError(err)
+		}
+		return struct{}{}, nil
+	case <-ctx.Done():
+		return nil, protocol.ErrRequestCancelled
 	}
-	return struct{}{}, nil
 }

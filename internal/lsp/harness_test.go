@@ -1,0 +1,237 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/editor"
+	"github.com/agent-ls/agent-ls/internal/event"
+)
+
+// fakeAgent stands in for agent.Manager: it records what the server asks
+// of it, and tests make it report events through the frontend.
+type fakeAgent struct {
+	cfg AgentConfig
+
+	mu         sync.Mutex
+	sessions   map[string]agent.SessionOptions
+	running    map[string]string // session → running turn
+	turns      []agent.TurnInput
+	seq        map[string]int64
+	nextID     int
+	interrupts []turnKey
+	closed     bool
+	// blockInterrupt, when set, makes Interrupt wait until it is closed.
+	blockInterrupt chan struct{}
+	interrupted    chan turnKey
+}
+
+func newFakeAgent(cfg AgentConfig) *fakeAgent {
+	return &fakeAgent{
+		cfg:         cfg,
+		sessions:    make(map[string]agent.SessionOptions),
+		running:     make(map[string]string),
+		seq:         make(map[string]int64),
+		interrupted: make(chan turnKey, 16),
+	}
+}
+
+func (a *fakeAgent) NewSession(opts agent.SessionOptions) (agent.SessionInfo, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if opts.Cwd == "/nonexistent" {
+		return agent.SessionInfo{}, errors.New("session cwd: no such directory")
+	}
+	a.nextID++
+	id := fmt.Sprintf("s%d", a.nextID)
+	a.sessions[id] = opts
+	model := opts.Model
+	if model == "" {
+		model = "fake-model"
+	}
+	return agent.SessionInfo{SessionID: id, Cwd: opts.Cwd, Model: model,
+		ApprovalPolicy: agent.ApprovalOnRequest, SandboxMode: agent.SandboxWorkspaceWrite}, nil
+}
+
+func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.sessions[sessionID]; !ok {
+		return "", fmt.Errorf("%w: %q", agent.ErrUnknownSession, sessionID)
+	}
+	if a.running[sessionID] != "" {
+		return "", agent.ErrTurnRunning
+	}
+	a.nextID++
+	turn := fmt.Sprintf("t%d", a.nextID)
+	a.running[sessionID] = turn
+	a.turns = append(a.turns, in)
+	return turn, nil
+}
+
+func (a *fakeAgent) Interrupt(sessionID, turnID string) error {
+	a.mu.Lock()
+	block := a.blockInterrupt
+	running := a.running[sessionID]
+	if running == "" || (turnID != "" && turnID != running) {
+		a.mu.Unlock()
+		return agent.ErrNoTurn
+	}
+	a.interrupts = append(a.interrupts, turnKey{sessionID, running})
+	a.mu.Unlock()
+	if block != nil {
+		<-block
+	}
+	a.complete(sessionID, running, event.StatusInterrupted)
+	a.interrupted <- turnKey{sessionID, running}
+	return nil
+}
+
+func (a *fakeAgent) Close() {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+}
+
+// emit reports one event of a turn.
+func (a *fakeAgent) emit(session, turn string, p event.Payload) {
+	a.mu.Lock()
+	a.seq[session]++
+	seq := a.seq[session]
+	a.mu.Unlock()
+	a.cfg.Frontend.Event(event.Event{SessionID: session, TurnID: turn, Seq: seq, Payload: p})
+}
+
+// complete ends a turn with turnCompleted.
+func (a *fakeAgent) complete(session, turn, status string) {
+	a.mu.Lock()
+	if a.running[session] == turn {
+		delete(a.running, session)
+	}
+	a.mu.Unlock()
+	a.emit(session, turn, event.TurnCompleted{Status: status, LastMessage: "all done"})
+}
+
+func (a *fakeAgent) lastTurn() agent.TurnInput {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.turns) == 0 {
+		return agent.TurnInput{}
+	}
+	return a.turns[len(a.turns)-1]
+}
+
+func (a *fakeAgent) session(id string) agent.SessionOptions {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id]
+}
+
+// harness is a server served in-process over a pipe, driven by the fake
+// editor.
+type harness struct {
+	t      *testing.T
+	ctx    context.Context
+	ed     *editor.Editor
+	agents chan *fakeAgent
+	agent  *fakeAgent
+	served chan served
+}
+
+type served struct {
+	code int
+	err  error
+}
+
+type harnessOption func(*Options, *editor.Config)
+
+// newHarness starts a server and connects an editor to it; the editor is
+// not initialized yet.
+func newHarness(t *testing.T, opts ...harnessOption) *harness {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	t.Cleanup(cancel)
+	h := &harness{t: t, ctx: ctx, agents: make(chan *fakeAgent, 1), served: make(chan served, 1)}
+	serverEnd, editorEnd := net.Pipe()
+	o := Options{
+		Version: "1.2.3",
+		Logger:  slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})),
+		NewAgent: func(cfg AgentConfig) (Agent, error) {
+			a := newFakeAgent(cfg)
+			h.agents <- a
+			return a, nil
+		},
+	}
+	var ecfg editor.Config
+	for _, opt := range opts {
+		opt(&o, &ecfg)
+	}
+	ecfg.Wait = func(ctx context.Context) (int, error) {
+		select {
+		case r := <-h.served:
+			return r.code, r.err
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		}
+	}
+	go func() {
+		code, err := Serve(ctx, serverEnd, o)
+		h.served <- served{code, err}
+	}()
+	h.ed = editor.Connect(editorEnd, ecfg)
+	t.Cleanup(h.ed.Disconnect)
+	return h
+}
+
+// initialize initializes the editor and picks up the agent the server
+// built.
+func (h *harness) initialize(o editor.Options) {
+	h.t.Helper()
+	if len(o.WorkspaceFolders) == 0 {
+		o.WorkspaceFolders = []string{h.t.TempDir()}
+	}
+	if _, err := h.ed.Initialize(h.ctx, o); err != nil {
+		h.t.Fatalf("initialize: %v", err)
+	}
+	select {
+	case h.agent = <-h.agents:
+	case <-h.ctx.Done():
+		h.t.Fatal("no agent was built")
+	}
+}
+
+// startTurn starts a turn with agent/startTurn and returns its ids.
+func (h *harness) startTurn(params map[string]any) startTurnResult {
+	h.t.Helper()
+	var r startTurnResult
+	if err := h.ed.Request(h.ctx, methodStartTurn, params, &r); err != nil {
+		h.t.Fatalf("startTurn: %v", err)
+	}
+	return r
+}
+
+// rpcError asserts err is a JSON-RPC error with code and returns its
+// message.
+func rpcError(t *testing.T, err error, code int64) string {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want code %d", code)
+	}
+	var rpc *jsonrpc2.Error
+	if !errors.As(err, &rpc) {
+		t.Fatalf("error %v (%T) is not a JSON-RPC error", err, err)
+	}
+	if int64(rpc.Code) != code {
+		t.Fatalf("error code %d (%s), want %d", rpc.Code, rpc.Message, code)
+	}
+	return rpc.Message
+}
