@@ -140,13 +140,10 @@ func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*R
 			return nil, fmt.Errorf("model request: %w", ctx.Err())
 		}
 		retry, after := classify(err)
-		if !retry {
-			if n > 1 {
-				return nil, fmt.Errorf("model request failed after %d attempts: %w", n, err)
+		if !retry || n > c.cfg.MaxRetries {
+			if n == 1 {
+				return nil, err
 			}
-			return nil, err
-		}
-		if n > c.cfg.MaxRetries {
 			return nil, fmt.Errorf("model request failed after %d attempts: %w", n, err)
 		}
 		delay := after

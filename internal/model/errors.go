@@ -109,7 +109,9 @@ func (h *httpCapture) err() *Error {
 	if msg == "" {
 		msg = http.StatusText(h.status)
 	}
-	e := &Error{StatusCode: h.status, Code: code, Message: msg, retryable: retryableStatus(h.status)}
+	// OpenAI answers a spent quota with 429 too; waiting won't help.
+	e := &Error{StatusCode: h.status, Code: code, Message: msg,
+		retryable: retryableStatus(h.status) && code != "insufficient_quota"}
 	switch strings.ToLower(h.header.Get("x-should-retry")) {
 	case "true":
 		e.retryable = true

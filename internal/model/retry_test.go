@@ -224,7 +224,9 @@ func TestNoRetry(t *testing.T) {
 			"Incorrect API key provided"},
 		{"not found", fakemodel.HTTPError(404), "404"},
 		{"server says no", fakemodel.Failure{Status: 500, Header: http.Header{"X-Should-Retry": {"false"}}}, "500"},
-		{"quota", fakemodel.Failure{Status: 429, Header: http.Header{"Retry-After": {"86400"}}}, "429"},
+		{"long retry-after", fakemodel.Failure{Status: 429, Header: http.Header{"Retry-After": {"86400"}}}, "429"},
+		{"quota", fakemodel.Failure{Status: 429, Body: `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`},
+			"You exceeded your current quota"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -182,7 +182,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				w.Header()[http.CanonicalHeaderKey(k)] = vs
 			}
 			if failure.Body != "" {
-				w.Header().Set("Content-Type", "application/json")
+				ct := "text/plain; charset=utf-8"
+				if json.Valid([]byte(failure.Body)) {
+					ct = "application/json"
+				}
+				w.Header().Set("Content-Type", ct)
 				w.WriteHeader(failure.Status)
 				_, _ = io.WriteString(w, failure.Body)
 				return
