@@ -146,13 +146,13 @@ func TestRetryStall(t *testing.T) {
 	for _, wire := range []string{WireResponses, WireChat} {
 		t.Run(wire, func(t *testing.T) {
 			srv := newFake(t, fakemodel.Step{Failures: []fakemodel.Failure{fakemodel.StallAfter(5)}, Reply: hello})
-			c := newClient(t, srv, wire, func(c *Config) { c.IdleTimeout = 300 * time.Millisecond })
+			c := newClient(t, srv, wire, func(c *Config) { c.IdleTimeout = 500 * time.Millisecond })
 			var rec recorder
 			resp, err := c.Stream(context.Background(), &Request{Model: "m"}, rec.emit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			expectRetriedOnce(t, &rec, resp, srv, "no data from the model server for 300ms")
+			expectRetriedOnce(t, &rec, resp, srv, "no data from the model server for 500ms")
 		})
 	}
 }
@@ -161,11 +161,11 @@ func TestRetryStall(t *testing.T) {
 // toward the idle timeout.
 func TestIdleTimeoutIgnoresSlowEmit(t *testing.T) {
 	srv := newFake(t, fakemodel.Step{Reply: hello})
-	c := newClient(t, srv, WireResponses, func(c *Config) { c.IdleTimeout = 100 * time.Millisecond })
+	c := newClient(t, srv, WireResponses, func(c *Config) { c.IdleTimeout = 400 * time.Millisecond })
 	var rec recorder
 	_, err := c.Stream(context.Background(), &Request{Model: "m"}, func(e Event) {
 		if e.Kind == TextDelta {
-			time.Sleep(150 * time.Millisecond)
+			time.Sleep(600 * time.Millisecond)
 		}
 		rec.emit(e)
 	})

@@ -156,17 +156,21 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if json.Unmarshal(body, &req.JSON) != nil {
 		req.JSON = nil
 	}
+	// A request the server cannot serve is recorded but takes no step.
+	if stream, _ := req.JSON["stream"].(bool); !stream {
+		s.mu.Lock()
+		s.record(req)
+		s.mu.Unlock()
+		msg := "fakemodel: only streaming requests (\"stream\": true) are served"
+		if req.JSON == nil {
+			msg = "fakemodel: the request body is not a JSON object"
+		}
+		writeError(w, http.StatusBadRequest, msg, "invalid_request")
+		return
+	}
 	st, failure, msg := s.take(req)
 	if st == nil {
 		writeError(w, http.StatusInternalServerError, msg, "script_exhausted")
-		return
-	}
-	if req.JSON == nil {
-		writeError(w, http.StatusBadRequest, "fakemodel: the request body is not a JSON object", "invalid_json")
-		return
-	}
-	if stream, _ := req.JSON["stream"].(bool); !stream {
-		writeError(w, http.StatusBadRequest, "fakemodel: only streaming requests (\"stream\": true) are served", "not_streaming")
 		return
 	}
 
@@ -218,8 +222,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) take(req *Request) (*step, *Failure, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req.Seq = len(s.requests) + 1
-	s.requests = append(s.requests, req)
+	s.record(req)
 	for i, st := range s.steps {
 		if st.Match != nil && !st.Match(req) {
 			continue
@@ -239,6 +242,12 @@ func (s *Server) take(req *Request) (*step, *Failure, string) {
 	}
 	return nil, nil, fmt.Sprintf("fakemodel: no step matches request #%d (%s %s); %d steps left, none accepts it",
 		req.Seq, req.Method, req.Path, len(s.steps))
+}
+
+// record numbers and keeps req; the caller holds s.mu.
+func (s *Server) record(req *Request) {
+	req.Seq = len(s.requests) + 1
+	s.requests = append(s.requests, req)
 }
 
 // writeError answers with an OpenAI-style JSON error. Errors of the

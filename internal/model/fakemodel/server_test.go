@@ -336,6 +336,9 @@ func TestRoutes(t *testing.T) {
 	if b, _ := io.ReadAll(res.Body); res.StatusCode != 400 || !strings.Contains(string(b), "streaming") {
 		t.Errorf("non-streaming: %d %s", res.StatusCode, b)
 	}
+	if srv.Remaining() != 1 || len(srv.Requests()) != 1 {
+		t.Errorf("a bad request took a step: %d remaining, %d recorded", srv.Remaining(), len(srv.Requests()))
+	}
 	res = post(t, srv.URL()+"/embeddings", map[string]any{})
 	if res.StatusCode != 404 {
 		t.Errorf("unknown path: %d", res.StatusCode)
