@@ -80,6 +80,10 @@ func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (string, err
 
 func (a *fakeAgent) Interrupt(sessionID, turnID string) error {
 	a.mu.Lock()
+	if _, ok := a.sessions[sessionID]; !ok {
+		a.mu.Unlock()
+		return fmt.Errorf("%w: %q", agent.ErrUnknownSession, sessionID)
+	}
 	block := a.blockInterrupt
 	running := a.running[sessionID]
 	if running == "" || (turnID != "" && turnID != running) {

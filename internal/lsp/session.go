@@ -180,16 +180,17 @@ func (s *server) resolveContext(method string, items []contextParam) ([]agent.Co
 		if it.URI == "" {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d].uri is required", method, i)
 		}
+		r := it.Range
+		if r != nil && (r.Start.Line < 0 || r.Start.Character < 0 || r.End.Line < 0 || r.End.Character < 0) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d].range has a negative position", method, i)
+		}
 		path := docKey(it.URI)
 		data, err := s.store.ReadFile(path)
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d]: %v", method, i, err)
 		}
 		item := agent.ContextItem{Path: path, Text: string(data)}
-		if r := it.Range; r != nil {
-			if r.Start.Line < 0 || r.Start.Character < 0 || r.End.Line < 0 || r.End.Character < 0 {
-				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d].range has a negative position", method, i)
-			}
+		if r != nil {
 			ex := workspace.Cut(item.Text, workspace.Range{
 				Start: workspace.Position{Line: r.Start.Line, Character: r.Start.Character},
 				End:   workspace.Position{Line: r.End.Line, Character: r.End.Character},
