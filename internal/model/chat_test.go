@@ -3,6 +3,9 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -183,5 +186,47 @@ func TestCustomInput(t *testing.T) {
 		if got := customInput(args); got != want {
 			t.Errorf("customInput(%q) = %q, want %q", args, got, want)
 		}
+	}
+}
+
+// Some local servers send tool calls without ids, and reasoning as
+// "reasoning" (Ollama); the client makes ids that are unique and uses both.
+func TestChatLocalServerQuirks(t *testing.T) {
+	chunks := []string{
+		`{"id":"x","choices":[{"index":0,"delta":{"role":"assistant","reasoning":"hm"}}]}`,
+		`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"ls","arguments":"{}"}}]}}]}`,
+		`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"name":"ls","arguments":"{\"a\":"}}]}}]}`,
+		`{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"1}"}}]}}]}`,
+		`{"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			fmt.Fprintf(w, "data: %s\n\n", c)
+		}
+		// No [DONE]: the finish_reason completes the response.
+	}))
+	defer srv.Close()
+	c, err := New(Config{WireAPI: WireChat, BaseURL: srv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder
+	resp, err := c.Stream(context.Background(), &Request{Model: "m"}, rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Output) != 3 || resp.Output[0].Type != ItemReasoning || resp.Output[0].Summary[0] != "hm" {
+		t.Fatalf("output %+v", resp.Output)
+	}
+	a, b := resp.Output[1], resp.Output[2]
+	if a.CallID == "" || b.CallID == "" || a.CallID == b.CallID {
+		t.Errorf("call ids %q, %q", a.CallID, b.CallID)
+	}
+	if a.Arguments != "{}" || b.Arguments != `{"a":1}` {
+		t.Errorf("arguments %q, %q", a.Arguments, b.Arguments)
+	}
+	if ids := rec.deltaItems(ReasoningDelta); len(ids) != 1 || ids[0] != resp.Output[0].ID {
+		t.Errorf("reasoning deltas %+v", rec.of(ReasoningDelta))
 	}
 }
