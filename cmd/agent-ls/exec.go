@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/event"
+)
+
+const execUsage = `Usage: agent-ls exec [flags] PROMPT
+
+Runs one turn in the current directory. The answer streams to stdout, tool
+activity to stderr. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
+the prompt from stdin. Ctrl-C interrupts the turn.
+
+Exit status: 0 completed, 1 failed, 130 interrupted, 2 usage error.
+
+Flags:
+`
+
+func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var s settings
+	s.register(fs, "warn")
+	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
+	cwd := fs.String("cd", "", "run in this directory instead of the current one")
+	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	prompt, err := execPrompt(fs.Args(), stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 2
+	}
+	log, closeLog, err := s.logger(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+
+	client, err := s.modelClient()
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 1
+	}
+	fe := newTermFrontend(stdout, stderr, *jsonOut)
+	opts, err := s.agentOptions(client, fe, nil, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 1
+	}
+	opts.Cwd = *cwd
+	mgr, err := agent.NewManager(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 2
+	}
+	defer mgr.Close()
+	info, err := mgr.NewSession(agent.SessionOptions{})
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 1
+	}
+
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+
+	turnID, err := mgr.StartTurn(info.SessionID, agent.TurnInput{Prompt: prompt})
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 1
+	}
+	var done event.TurnCompleted
+	select {
+	case done = <-fe.done:
+	case <-sig:
+		fmt.Fprintln(stderr, "\nagent-ls: interrupting the turn…")
+		if err := mgr.Interrupt(info.SessionID, turnID); err != nil && !errors.Is(err, agent.ErrNoTurn) {
+			fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		}
+		done = <-fe.done
+	}
+	switch done.Status {
+	case event.StatusCompleted:
+		return 0
+	case event.StatusInterrupted:
+		return 130
+	default:
+		return 1
+	}
+}
+
+// execPrompt takes the prompt from the arguments, or from stdin for "-" or
+// when there are none and stdin is not a terminal.
+func execPrompt(args []string, stdin io.Reader) (string, error) {
+	if len(args) > 0 && !(len(args) == 1 && args[0] == "-") {
+		return strings.Join(args, " "), nil
+	}
+	if f, ok := stdin.(*os.File); ok && len(args) == 0 {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return "", errors.New("no prompt: give one as an argument (or '-' to read it from stdin)")
+		}
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return "", fmt.Errorf("read prompt from stdin: %w", err)
+	}
+	p := strings.TrimSpace(string(data))
+	if p == "" {
+		return "", errors.New("the prompt is empty")
+	}
+	return p, nil
+}
+
+// termFrontend shows a turn on the terminal: the answer on stdout as it
+// streams, everything else on stderr; or, with --json, every event as one
+// JSON line on stdout.
+type termFrontend struct {
+	out, errw *bufio.Writer
+	jsonOut   bool
+	done      chan event.TurnCompleted
+	// midLine: stdout has text not yet ended by a newline.
+	midLine bool
+	// streamed: the item ids whose text reached stdout through deltas.
+	streamed map[string]bool
+}
+
+func newTermFrontend(stdout, stderr io.Writer, jsonOut bool) *termFrontend {
+	return &termFrontend{
+		out:      bufio.NewWriter(stdout),
+		errw:     bufio.NewWriter(stderr),
+		jsonOut:  jsonOut,
+		done:     make(chan event.TurnCompleted, 1),
+		streamed: make(map[string]bool),
+	}
+}
+
+// Event is called by the agent with events of one session in order.
+func (f *termFrontend) Event(ev event.Event) {
+	defer f.out.Flush()
+	defer f.errw.Flush()
+	if f.jsonOut {
+		b, err := json.Marshal(ev)
+		if err == nil {
+			f.out.Write(b)
+			f.out.WriteByte('\n')
+		}
+	} else {
+		f.show(ev.Payload)
+	}
+	if tc, ok := ev.Payload.(event.TurnCompleted); ok {
+		f.out.Flush()
+		f.errw.Flush()
+		f.done <- tc
+	}
+}
+
+func (f *termFrontend) show(p event.Payload) {
+	switch e := p.(type) {
+	case event.MessageDelta:
+		f.streamed[e.ItemID] = true
+		f.out.WriteString(e.Delta)
+		f.midLine = !strings.HasSuffix(e.Delta, "\n")
+	case event.Message:
+		if !f.streamed[e.ItemID] { // a server that sent no deltas
+			f.out.WriteString(e.Text)
+			f.midLine = !strings.HasSuffix(e.Text, "\n")
+		}
+		f.endLine()
+	case event.Reasoning:
+		fmt.Fprintf(f.errw, "thinking: %s\n", oneLine(e.Text, 200))
+	case event.ToolCall:
+		f.endLine()
+		fmt.Fprintf(f.errw, "▸ %s\n", e.Title)
+	case event.ToolResult:
+		if e.Status == event.ToolCompleted {
+			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", e.Tool, e.DurationMs)
+		} else {
+			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", e.Tool, e.Status, oneLine(e.Output, 200))
+		}
+	case event.ExecOutput:
+		f.errw.WriteString(e.Chunk)
+	case event.Plan:
+		if e.Explanation != "" {
+			fmt.Fprintf(f.errw, "plan: %s\n", e.Explanation)
+		} else {
+			fmt.Fprintln(f.errw, "plan:")
+		}
+		for _, st := range e.Steps {
+			mark := "[ ]"
+			switch st.Status {
+			case event.StepInProgress:
+				mark = "[>]"
+			case event.StepCompleted:
+				mark = "[x]"
+			}
+			fmt.Fprintf(f.errw, "  %s %s\n", mark, st.Step)
+		}
+	case event.Retry:
+		fmt.Fprintf(f.errw, "retrying in %d ms (attempt %d): %s\n", e.DelayMs, e.Attempt, e.Message)
+	case event.TurnCompleted:
+		f.endLine()
+		switch e.Status {
+		case event.StatusFailed:
+			fmt.Fprintf(f.errw, "agent-ls: turn failed: %s\n", e.Error)
+		case event.StatusInterrupted:
+			fmt.Fprintln(f.errw, "agent-ls: turn interrupted; what was done so far is kept")
+		}
+	}
+}
+
+func (f *termFrontend) endLine() {
+	if f.midLine {
+		f.out.WriteByte('\n')
+		f.midLine = false
+	}
+}
+
+// oneLine shortens s to its first line and at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > n {
+		for n > 0 && s[n]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+			n--
+		}
+		s = s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,81 @@
+// Command agent-ls is a coding agent that runs as a language server.
+//
+// Editors start it over stdio (`agent-ls`, or `agent-ls serve --stdio`);
+// `agent-ls exec PROMPT` runs one turn from the terminal; `agent-ls demo`
+// shows an offline, scripted session end to end.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `agent-ls: a coding agent that runs as a language server
+
+Usage:
+  agent-ls [serve] [--stdio] [flags]   run the language server on stdin/stdout (editors start this)
+  agent-ls exec [flags] PROMPT         run one turn in the current directory
+  agent-ls demo                        run an offline, scripted demo end to end
+  agent-ls sandbox [flags] -- CMD...   run a command in the kernel sandbox
+  agent-ls version                     print the version
+  agent-ls help [COMMAND]              show help
+
+Run 'agent-ls help COMMAND' for a command's flags.
+
+Model settings come from flags and the environment:
+  OPENAI_API_KEY      API key (not needed for local servers)
+  OPENAI_BASE_URL     e.g. http://127.0.0.1:11434/v1 for Ollama
+  AGENT_LS_MODEL      model name (flag --model)
+  AGENT_LS_WIRE_API   responses (default) or chat (flag --wire-api)
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 {
+		switch a := args[0]; {
+		case a == "--version", a == "-h", a == "--help", a == "-help":
+			cmd, args = a, args[1:]
+		case a != "" && a[0] != '-':
+			cmd, args = a, args[1:]
+		}
+	}
+	switch cmd {
+	case "serve":
+		return runServe(args, stdin, stdout, stderr)
+	case "exec":
+		return runExec(args, stdin, stdout, stderr)
+	case "demo":
+		return runDemo(args, stdout, stderr)
+	case "sandbox":
+		return runSandbox(args)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "agent-ls %s\n", version)
+		return 0
+	case "help", "-h", "--help", "-help":
+		return runHelp(args, stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "agent-ls: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+}
+
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	switch args[0] {
+	case "serve", "exec", "demo", "sandbox":
+		return run([]string{args[0], "--help"}, nil, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "agent-ls: no help for %q\n\n%s", args[0], usage)
+	return 2
+}

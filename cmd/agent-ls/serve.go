@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/lsp"
+)
+
+const serveUsage = `Usage: agent-ls [serve] [--stdio] [flags]
+
+Runs the language server on stdin/stdout. Editors start this. Logs go to
+stderr or --log-file, never to stdout. initializationOptions from the editor
+(model, approvalPolicy, sandboxMode) override the flags.
+
+Flags:
+`
+
+func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var s settings
+	s.register(fs, "info")
+	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
+	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	log, closeLog, err := s.logger(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+
+	var (
+		mu       sync.Mutex
+		managers []*agent.Manager
+	)
+	newAgent := func(cfg lsp.AgentConfig) (lsp.Agent, error) {
+		client, err := s.modelClient()
+		if err != nil {
+			return nil, err
+		}
+		opts, err := s.agentOptions(client, cfg.Frontend, cfg.Files, log)
+		if err != nil {
+			return nil, err
+		}
+		opts.Cwd = cfg.Cwd
+		if cfg.Init.Model != "" {
+			opts.ModelName = cfg.Init.Model
+		}
+		if cfg.Init.ApprovalPolicy != "" {
+			opts.ApprovalPolicy = cfg.Init.ApprovalPolicy
+		}
+		if cfg.Init.SandboxMode != "" {
+			opts.SandboxMode = cfg.Init.SandboxMode
+		}
+		mgr, err := agent.NewManager(opts)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		managers = append(managers, mgr)
+		mu.Unlock()
+		return mgr, nil
+	}
+	code, err := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Version: version, Logger: log, NewAgent: newAgent})
+	mu.Lock()
+	for _, m := range managers {
+		m.Close() // interrupt whatever still runs
+	}
+	mu.Unlock()
+	if err != nil {
+		log.Error("server stopped", "err", err)
+	}
+	return code
+}
+
+// stdio joins stdin and stdout into the server's connection.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (s stdio) Close() error {
+	var errs []error
+	if c, ok := s.Reader.(io.Closer); ok {
+		errs = append(errs, c.Close())
+	}
+	if c, ok := s.Writer.(io.Closer); ok {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// settings are the flags shared by serve and exec.
+type settings struct {
+	model           string
+	wireAPI         string
+	baseURL         string
+	approvalPolicy  string
+	sandboxMode     string
+	reasoningEffort string
+	maxRequests     int
+	logFile         string
+	logLevel        string
+}
+
+func (s *settings) register(fs *flag.FlagSet, defaultLogLevel string) {
+	fs.StringVar(&s.model, "model", os.Getenv("AGENT_LS_MODEL"), "model name (env AGENT_LS_MODEL; default gpt-5-codex)")
+	fs.StringVar(&s.wireAPI, "wire-api", os.Getenv("AGENT_LS_WIRE_API"), "model API: responses or chat (env AGENT_LS_WIRE_API; default responses)")
+	fs.StringVar(&s.baseURL, "base-url", "", "model server base URL, e.g. http://127.0.0.1:11434/v1 (default $OPENAI_BASE_URL or OpenAI)")
+	fs.StringVar(&s.approvalPolicy, "approval-policy", "", "untrusted, on-failure, on-request (default) or never")
+	fs.StringVar(&s.sandboxMode, "sandbox", "", "read-only, workspace-write (default) or danger-full-access")
+	fs.StringVar(&s.reasoningEffort, "reasoning-effort", "", "reasoning effort for reasoning models: minimal, low, medium (default), high")
+	fs.IntVar(&s.maxRequests, "max-requests", agent.DefaultMaxRequests, "most model requests in one turn")
+	fs.StringVar(&s.logFile, "log-file", "", "write logs to this file (default stderr)")
+	fs.StringVar(&s.logLevel, "log-level", defaultLogLevel, "debug, info, warn or error")
+}
+
+// logger opens the log destination. Logs never go to stdout: in serve
+// mode stdout carries the protocol.
+func (s *settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(s.logLevel)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", s.logLevel)
+	}
+	w, closeFn := stderr, func() {}
+	if s.logFile != "" {
+		f, err := os.OpenFile(s.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %w", err)
+		}
+		w, closeFn = f, func() { f.Close() }
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
+}
+
+// modelClient builds the model client from the flags and the environment.
+func (s *settings) modelClient() (model.Client, error) {
+	cfg := model.ConfigFromEnv()
+	if s.baseURL != "" {
+		cfg.BaseURL = s.baseURL
+	}
+	if s.wireAPI != "" {
+		cfg.WireAPI = strings.ToLower(s.wireAPI)
+	}
+	return model.New(cfg)
+}
+
+// agentOptions are the manager options the flags determine.
+func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files agent.FileReader, log *slog.Logger) (agent.Options, error) {
+	reg, err := tools.NewRegistry(tools.Builtin()...)
+	if err != nil {
+		return agent.Options{}, err
+	}
+	wire := s.wireAPI
+	if wire == "" {
+		wire = model.ConfigFromEnv().WireAPI
+	}
+	return agent.Options{
+		Model:           client,
+		Frontend:        fe,
+		Tools:           reg,
+		Files:           files,
+		ModelName:       s.model,
+		WireAPI:         wire,
+		ApprovalPolicy:  s.approvalPolicy,
+		SandboxMode:     s.sandboxMode,
+		ReasoningEffort: s.reasoningEffort,
+		MaxRequests:     s.maxRequests,
+		Logger:          log,
+	}, nil
+}
