@@ -1,0 +1,168 @@
+// Command eventbench measures how fast model output reaches the editor:
+// the latency from a model delta leaving the model server to its
+// `agent/event` arriving at the editor (p50/p99), and the end-to-end
+// throughput in deltas per second.
+//
+//	go run ./bench/eventbench -bin bin/agent-ls [-deltas 20000] [-latency-deltas 2000]
+//
+// The program is both the model server (a minimal Responses API stream on
+// loopback) and the editor, so both ends read one clock: each delta's text
+// is the time it was written.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/editor"
+)
+
+var epoch = time.Now()
+
+func main() {
+	bin := flag.String("bin", "bin/agent-ls", "the agent-ls binary")
+	deltas := flag.Int("deltas", 20000, "deltas in the throughput run")
+	latDeltas := flag.Int("latency-deltas", 2000, "deltas in the latency run")
+	pace := flag.Duration("pace", 250*time.Microsecond, "gap between deltas in the latency run")
+	flag.Parse()
+	if abs, err := filepath.Abs(*bin); err == nil {
+		*bin = abs
+	}
+
+	lat, _, err := run(*bin, *latDeltas, *pace)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eventbench:", err)
+		os.Exit(1)
+	}
+	slices.Sort(lat)
+	fmt.Printf("model delta → agent/event latency (%d deltas, one every %v): p50 %.3f ms  p99 %.3f ms  max %.3f ms  (goal p99 < 1 ms)\n",
+		len(lat), *pace, msf(pct(lat, 50)), msf(pct(lat, 99)), msf(lat[len(lat)-1]))
+
+	_, elapsed, err := run(*bin, *deltas, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eventbench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("end-to-end throughput: %d deltas in %.1f ms = %.0f deltas/s  (goal ≥ 20000/s)\n",
+		*deltas, msf(elapsed), float64(*deltas)/elapsed.Seconds())
+}
+
+// run streams n deltas through the server and returns each delta's
+// latency and the time from the first delta sent to the last received.
+func run(bin string, n int, pace time.Duration) ([]time.Duration, time.Duration, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, 0, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { stream(w, n, pace) })}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "eventbench-")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command(bin, "serve", "--log-level", "error")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=http://"+ln.Addr().String()+"/v1", "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=bench-model", "AGENT_LS_WIRE_API=responses")
+	cmd.Stderr = os.Stderr
+	ed, err := editor.Start(cmd, editor.Config{})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer ed.Disconnect()
+	if _, err := ed.Initialize(ctx, editor.Options{Events: true, WorkspaceFolders: []string{dir}}); err != nil {
+		return nil, 0, err
+	}
+	events := ed.EventStream()
+	var started struct {
+		TurnID string `json:"turnId"`
+	}
+	if err := ed.Request(ctx, "agent/startTurn", map[string]any{"prompt": "stream"}, &started); err != nil {
+		return nil, 0, err
+	}
+	lat := make([]time.Duration, 0, n)
+	var first time.Duration = -1
+	var last time.Duration
+	for {
+		ev, err := events.Next(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		now := time.Since(epoch)
+		switch ev.Type {
+		case "messageDelta":
+			sent, err := strconv.ParseInt(strings.TrimSpace(ev.Delta), 10, 64)
+			if err != nil {
+				return nil, 0, fmt.Errorf("delta %q: %w", ev.Delta, err)
+			}
+			if first < 0 {
+				first = time.Duration(sent)
+			}
+			lat = append(lat, now-time.Duration(sent))
+			last = now
+		case "turnCompleted":
+			if ev.Status != "completed" {
+				return nil, 0, fmt.Errorf("turn %s: %s", ev.Status, ev.Error)
+			}
+			if len(lat) != n {
+				return nil, 0, fmt.Errorf("received %d of %d deltas", len(lat), n)
+			}
+			ed.Shutdown(ctx)
+			ed.Exit(ctx)
+			return lat, last - first, nil
+		}
+	}
+}
+
+// stream writes a Responses API stream of n deltas, each carrying the
+// time it was written.
+func stream(w http.ResponseWriter, n int, pace time.Duration) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	seq := 0
+	ev := func(body string) {
+		seq++
+		fmt.Fprintf(w, "data: {\"sequence_number\":%d,%s}\n\n", seq, body)
+	}
+	ev(`"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}`)
+	ev(`"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","status":"in_progress","content":[]}`)
+	ev(`"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":""}`)
+	fl.Flush()
+	for i := 0; i < n; i++ {
+		if pace > 0 {
+			time.Sleep(pace)
+		}
+		ev(fmt.Sprintf(`"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"%d "`, time.Since(epoch).Nanoseconds()))
+		if pace > 0 || i%64 == 63 {
+			fl.Flush()
+		}
+	}
+	msg := `{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"done","annotations":[]}]}`
+	ev(`"type":"response.output_item.done","output_index":0,"item":` + msg)
+	ev(`"type":"response.completed","response":{"id":"resp_1","object":"response","status":"completed","output":[` + msg + `],"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2,"input_tokens_details":{"cached_tokens":0},"output_tokens_details":{"reasoning_tokens":0}}}`)
+	fl.Flush()
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	i := (len(sorted)*p+99)/100 - 1
+	if i < 0 {
+		i = 0
+	}
+	return sorted[i]
+}
+
+func msf(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

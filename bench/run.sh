@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Prints agent-ls's benchmarks next to its peers where they are installed.
+# Usage: bench/run.sh [path/to/agent-ls]   (make bench builds it first)
+# Numbers are printed, never asserted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(realpath "${1:-bin/agent-ls}")
+
+echo "== spawn → initialize result, RSS after initialize"
+servers=("$bin")
+command -v gopls >/dev/null && servers+=(-- gopls)
+command -v copilot-language-server >/dev/null && servers+=(-- copilot-language-server --stdio)
+go run ./bench/inittime -runs 30 "${servers[@]}"
+echo "   (RSS counts the binary's clean file pages the kernel maps; private memory is RssAnon, see /proc/PID/status)"
+
+echo
+echo "== model delta → agent/event, end to end through the server"
+go run ./bench/eventbench -bin "$bin"
+
+for script in bench/*.sh; do
+  [ "$script" = bench/run.sh ] && continue
+  echo
+  echo "== $script"
+  "$script" "$bin"
+done
