@@ -1,0 +1,103 @@
+// Command sandboxbench measures what the sandbox costs per command: the wall
+// time of `true` run plainly, through the sandbox helper (as the runner
+// starts it, with and without namespaces), and through bubblewrap, printing
+// medians and ratios. It is its own helper binary: `sandboxbench sandbox
+// ARGS...` is `agent-ls sandbox ARGS...`.
+//
+//	go build -o /tmp/sb ./bench/sandboxbench && /tmp/sb -n 300
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/sandbox"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox" {
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
+	runs := flag.Int("n", 200, "runs per variant")
+	warmup := flag.Int("warmup", 20, "untimed runs per variant")
+	flag.Parse()
+
+	self, err := os.Executable()
+	if err != nil {
+		fatal(err)
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		fatal(err)
+	}
+	cwd, err := os.MkdirTemp("", "sandboxbench")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(cwd)
+	fmt.Println(sandbox.Probe().Summary())
+
+	type variant struct {
+		name string
+		cmd  func() *exec.Cmd
+	}
+	policy := func(noNS, network bool) func() *exec.Cmd {
+		return func() *exec.Cmd {
+			p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Cwd: cwd, NoNamespace: noNS, Network: network}
+			cmd, err := sandbox.Command(context.Background(), p, []string{"true"}, os.Environ(), self)
+			if err != nil {
+				fatal(err)
+			}
+			return cmd
+		}
+	}
+	variants := []variant{
+		{"true (plain)", func() *exec.Cmd { return exec.Command(truePath) }},
+		{"agent-ls sandbox, workspace-write, namespaces", policy(false, false)},
+		{"agent-ls sandbox, workspace-write, namespaces, network on", policy(false, true)},
+		{"agent-ls sandbox, workspace-write, landlock+seccomp only", policy(true, false)},
+	}
+	if bwrap, err := exec.LookPath("bwrap"); err == nil {
+		variants = append(variants, variant{"bwrap --ro-bind / / --dev /dev --unshare-net true", func() *exec.Cmd {
+			return exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", truePath)
+		}})
+	} else {
+		fmt.Println("bwrap not found: skipping the bubblewrap comparison")
+	}
+
+	medians := make([]time.Duration, len(variants))
+	for i, v := range variants {
+		times := make([]time.Duration, 0, *runs)
+		for r := 0; r < *warmup+*runs; r++ {
+			cmd := v.cmd()
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				fatal(fmt.Errorf("%s: %v: %s", v.name, err, out))
+			}
+			if r >= *warmup {
+				times = append(times, time.Since(start))
+			}
+		}
+		slices.Sort(times)
+		medians[i] = times[len(times)/2]
+		fmt.Printf("%-58s median %7.2f ms  (min %.2f, p90 %.2f)\n", v.name,
+			ms(medians[i]), ms(times[0]), ms(times[len(times)*9/10]))
+	}
+	fmt.Println()
+	for i := 1; i < len(variants); i++ {
+		fmt.Printf("%-58s %5.1fx plain, +%.2f ms\n", variants[i].name,
+			float64(medians[i])/float64(medians[0]), ms(medians[i]-medians[0]))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "sandboxbench:", err)
+	os.Exit(1)
+}

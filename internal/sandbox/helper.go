@@ -1,0 +1,230 @@
+package sandbox
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Exit codes of the helper itself; anything else is the command's.
+const (
+	ExitSetupFailed   = 125 // bad flags, or the sandbox could not be set up
+	ExitNotExecutable = 126
+	ExitNotFound      = 127
+)
+
+const helperPrefix = "agent-ls sandbox: "
+
+const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] [--cwd DIR]
+                        [--writable DIR]... [--network] -- CMD ARGS...
+       agent-ls sandbox --explain [--mode ...] [--cwd DIR] [--writable DIR]... [--network]
+
+Runs CMD confined by Landlock (the filesystem is readable, only the writable
+roots are writable), seccomp (no network sockets unless --network; no
+ptrace, process_vm_* or io_uring) and no_new_privs, with no capabilities.
+In workspace-write mode the writable roots are the cwd, each --writable DIR,
+/tmp, /dev/shm and $TMPDIR; .git, .agents and .agent-ls at the top of the cwd
+and of each --writable DIR stay read-only where user namespaces are
+available. --explain prints what this machine enforces.
+
+flags:
+`
+
+type helperArgs struct {
+	policy      Policy
+	argv        []string
+	explain     bool
+	inNamespace  bool // started by the runner inside fresh namespaces
+	noNamespace  bool // started by the runner without them
+	placeholders map[string]bool
+}
+
+func parseHelperArgs(args []string, stderr io.Writer) (helperArgs, error) {
+	h := helperArgs{placeholders: map[string]bool{}}
+	fs := flag.NewFlagSet("agent-ls sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), helperUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&h.policy.Mode, "mode", WorkspaceWrite, "read-only or workspace-write")
+	fs.StringVar(&h.policy.Cwd, "cwd", "", "directory to run in (default: the current one)")
+	fs.Func("writable", "extra writable root (repeatable; workspace-write only)", func(s string) error {
+		h.policy.WritableRoots = append(h.policy.WritableRoots, s)
+		return nil
+	})
+	fs.BoolVar(&h.policy.Network, "network", false, "allow network sockets")
+	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
+	fs.BoolVar(&h.inNamespace, "in-namespace", false, "set by the runner: already in a fresh user and mount namespace")
+	fs.Func("placeholder", "set by the runner: a placeholder it made for a missing protected path", func(s string) error {
+		h.placeholders[filepath.Clean(s)] = true
+		return nil
+	})
+	fs.BoolVar(&h.noNamespace, "no-namespace", false, "Landlock and seccomp only: do not protect .git, .agents, .agent-ls")
+	if err := fs.Parse(args); err != nil {
+		return h, err
+	}
+	h.argv = fs.Args()
+	p := &h.policy
+	if p.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return h, fmt.Errorf("current directory: %w", err)
+		}
+		p.Cwd = wd
+	}
+	if abs, err := filepath.Abs(p.Cwd); err == nil {
+		p.Cwd = abs
+	}
+	switch p.mode() {
+	case ReadOnly, WorkspaceWrite:
+	case DangerFullAccess:
+		return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
+	default:
+		return h, fmt.Errorf("unknown --mode %q (want read-only or workspace-write)", p.Mode)
+	}
+	if p.mode() == ReadOnly && len(p.WritableRoots) > 0 {
+		return h, errors.New("--writable needs --mode workspace-write")
+	}
+	if h.inNamespace && h.noNamespace {
+		return h, errors.New("--in-namespace and --no-namespace exclude each other")
+	}
+	p.NoNamespace = h.noNamespace
+	if !h.explain && len(h.argv) == 0 {
+		return h, errors.New("no command given (usage: agent-ls sandbox [flags] -- CMD ARGS...)")
+	}
+	return h, nil
+}
+
+// Main is `agent-ls sandbox`; args are the words after "sandbox". On
+// success it does not return: the command replaces the process. It returns
+// the exit code otherwise (see ExitSetupFailed and friends).
+func Main(args []string) int {
+	// Capabilities and the thread-directed prctls below belong to one OS
+	// thread; exec must happen from that same thread.
+	runtime.LockOSThread()
+	h, err := parseHelperArgs(args, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	if h.explain {
+		fmt.Print(Explain(h.policy, Probe()))
+		return 0
+	}
+	if !h.inNamespace && !h.noNamespace {
+		return runFromCLI(h)
+	}
+	return confineAndExec(h)
+}
+
+func confineAndExec(h helperArgs) int {
+	p := h.policy
+	abi := LandlockABI()
+	if abi < 1 {
+		return fail(ExitSetupFailed, errors.New("the kernel has no Landlock support (needs Linux 5.13+ with landlock enabled); refusing to run the command unconfined"))
+	}
+	if ok, note := seccompAvailable(); !ok {
+		return fail(ExitSetupFailed, fmt.Errorf("seccomp is unavailable (%s); refusing to run the command unconfined", note))
+	}
+	writable := p.writableRoots(os.Getenv("TMPDIR"))
+	if h.inNamespace {
+		if err := protectMounts(protectedPaths(p.projectRoots(), writable), h.placeholders); err != nil {
+			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
+		}
+	}
+	if err := os.Chdir(p.Cwd); err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	path, code, err := lookPath(h.argv[0], os.Getenv("PATH"), p.Cwd)
+	if err != nil {
+		return fail(code, err)
+	}
+	// Descriptors the helper inherited beyond stdio must not reach the
+	// command: an open socket would be a way around the filter.
+	_ = unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
+	if err := dropCapabilities(); err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	if err := restrictFilesystem(abi, writable, p.Network); err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	if err := installSeccomp(p.Network); err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	err = syscall.Exec(path, h.argv, os.Environ())
+	if errors.Is(err, syscall.ENOENT) {
+		return fail(ExitNotFound, fmt.Errorf("%s: %w (a missing interpreter?)", h.argv[0], err))
+	}
+	return fail(ExitNotExecutable, fmt.Errorf("%s: %w", h.argv[0], err))
+}
+
+func fail(code int, err error) int {
+	fmt.Fprintf(os.Stderr, "%s%v\n", helperPrefix, err)
+	return code
+}
+
+// lookPath finds file like a shell does with the given PATH, relative
+// entries taken against dir. The code is the exit status to report when it
+// fails: 127 when nothing is found, 126 when what is found cannot run.
+func lookPath(file, pathEnv, dir string) (string, int, error) {
+	if strings.Contains(file, "/") {
+		p := file
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if err := executable(p); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return "", ExitNotFound, fmt.Errorf("%s: no such file or directory", file)
+			}
+			return "", ExitNotExecutable, fmt.Errorf("%s: %w", file, err)
+		}
+		return p, 0, nil
+	}
+	var firstErr error
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		p := filepath.Join(d, file)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		err := executable(p)
+		if err == nil {
+			return p, 0, nil
+		}
+		if firstErr == nil && !errors.Is(err, os.ErrNotExist) {
+			firstErr = fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	if firstErr != nil {
+		return "", ExitNotExecutable, firstErr
+	}
+	return "", ExitNotFound, fmt.Errorf("%s: command not found", file)
+}
+
+func executable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a directory")
+	}
+	if err := unix.Access(path, unix.X_OK); err != nil {
+		return errors.New("permission denied (not executable)")
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLegitimateWork: what an agent does all day still works inside.
+func TestLegitimateWork(t *testing.T) {
+	requireLandlock(t)
+	for _, m := range nsModes {
+		t.Run(m.name, func(t *testing.T) {
+			m.setup(t)
+			cwd, _ := workspace(t)
+			p := Policy{Mode: WorkspaceWrite, Cwd: cwd}
+			tmp := t.TempDir()
+			script := `set -e
+echo hello > f.txt && cat f.txt
+mkdir -p sub/dir && mv f.txt sub/dir/g.txt && ln sub/dir/g.txt h.txt && rm h.txt
+echo t > ` + tmp + `/t && cat ` + tmp + `/t
+head -c 16 /dev/urandom > /dev/null && echo x > /dev/null
+grep -q '^root:' /etc/passwd && echo passwd-ok
+pwd`
+			r := runIn(t, p, nil, "sh", "-c", script)
+			mustWork(t, r, "shell work in the cwd and /tmp")
+			if !strings.Contains(r.stdout, "passwd-ok") || !strings.Contains(r.stdout, cwd) {
+				t.Errorf("unexpected output:\n%v", r)
+			}
+			mustWork(t, attack(t, p, "socketpair"), "AF_UNIX socketpair with send/recv")
+			unixServer(t, p, cwd)
+
+			git(t, cwd, "init", "-q")
+			r = runIn(t, p, nil, "git", "status", "--short")
+			mustWork(t, r, "git status")
+			if !strings.Contains(r.stdout, "?? sub/") {
+				t.Errorf("git status did not see the work tree:\n%v", r)
+			}
+		})
+	}
+}
+
+// unixServer starts a Unix socket server in the cwd inside the sandbox and
+// talks to it from outside.
+func unixServer(t *testing.T, p Policy, cwd string) {
+	t.Helper()
+	sock := filepath.Join(cwd, "srv.sock")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd, err := Command(ctx, p, []string{selfPath(t), "attack", "unix-serve", sock}, testEnv(), selfPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if strings.TrimSpace(line) != "listening" {
+		KillGroup(cmd)
+		t.Errorf("Unix server in the sandbox did not start: %q %s", line, stderr.String())
+		return
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		KillGroup(cmd)
+		t.Fatalf("dialing the sandboxed server: %v", err)
+	}
+	defer c.Close()
+	got, _ := bufio.NewReader(c).ReadString('\n')
+	if got != "served from the sandbox\n" {
+		t.Errorf("sandboxed Unix server answered %q", got)
+	}
+}
+
+// TestGoBuild builds a small module inside the sandbox, the build cache (a
+// writable root) shared with the host's so nothing recompiles the runtime.
+func TestGoBuild(t *testing.T) {
+	requireLandlock(t)
+	if testing.Short() {
+		t.Skip("go build is slow on a busy machine")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	cache, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocache := strings.TrimSpace(string(cache))
+	cwd, _ := workspace(t)
+	files := map[string]string{
+		"go.mod":  "module example.com/hello\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from a sandboxed build\") }\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(cwd, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd, WritableRoots: []string{gocache}}
+	env := testEnv("GOCACHE="+gocache, "GOPATH="+filepath.Join(cwd, "gopath"), "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off")
+	r := runIn(t, p, env, "sh", "-c", "go build -o hello . && ./hello")
+	mustWork(t, r, "go build")
+	if !strings.Contains(r.stdout, "hello from a sandboxed build") {
+		t.Errorf("built program did not run:\n%v", r)
+	}
+}

@@ -1,0 +1,228 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+// Cmd is the exec.Cmd of a command to run under a policy. Use it like an
+// exec.Cmd (set Stdin/Stdout/Stderr, Start, Wait); its Start and Wait also
+// put up and take down the placeholders that keep missing protected paths
+// uncreatable while the command runs, so always Wait for a started Cmd.
+type Cmd struct {
+	*exec.Cmd
+	policy  Policy
+	useNS   bool
+	argsEnd int // index of "--" in Args, where placeholder flags go
+	release func()
+}
+
+// Command builds the Cmd that runs argv under policy p: through the helper
+// binary at helperPath (the agent-ls executable, which must route
+// `helperPath sandbox ARGS...` to Main), or, for danger-full-access,
+// directly. env is the command's complete environment (nil inherits this
+// process's, as with exec.Cmd). The command starts in its own process
+// group; cancelling ctx kills the whole group. Where Probe finds user
+// namespaces (and p.NoNamespace is unset) the helper starts in a fresh user
+// and mount namespace, which keeps the protected paths read-only.
+//
+// Command does not start anything; streaming, timeouts and output limits
+// are the caller's.
+func Command(ctx context.Context, p Policy, argv []string, env []string, helperPath string) (*Cmd, error) {
+	c, err := command(ctx, p, argv, env, helperPath)
+	if err != nil {
+		return nil, err
+	}
+	c.SysProcAttr.Setpgid = true
+	c.Cancel = func() error { return KillGroup(c) }
+	return c, nil
+}
+
+func command(ctx context.Context, p Policy, argv []string, env []string, helperPath string) (*Cmd, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: empty command")
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	if p.mode() == DangerFullAccess {
+		pathEnv, ok := lookupEnv(env, "PATH")
+		if !ok {
+			pathEnv = os.Getenv("PATH")
+		}
+		path, _, err := lookPath(argv[0], pathEnv, p.Cwd)
+		if err != nil {
+			return nil, &exec.Error{Name: argv[0], Err: err}
+		}
+		cmd := exec.CommandContext(ctx, path, argv[1:]...)
+		cmd.Args[0] = argv[0]
+		cmd.Dir, cmd.Env = p.Cwd, env
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		return &Cmd{Cmd: cmd, policy: p}, nil
+	}
+	if helperPath == "" {
+		return nil, errors.New("sandbox: no helper binary given")
+	}
+	useNS := !p.NoNamespace && Probe().Namespaces
+	args := []string{"sandbox", "--mode", p.mode(), "--cwd", p.Cwd}
+	if p.mode() == WorkspaceWrite {
+		for _, r := range p.extraRoots() {
+			args = append(args, "--writable", r)
+		}
+	}
+	if p.Network {
+		args = append(args, "--network")
+	}
+	if useNS {
+		args = append(args, "--in-namespace")
+	} else {
+		args = append(args, "--no-namespace")
+	}
+	end := len(args) + 1 // Args[0] is the helper path
+	args = append(append(args, "--"), argv...)
+	cmd := exec.CommandContext(ctx, helperPath, args...)
+	cmd.Dir, cmd.Env = p.Cwd, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if useNS {
+		cmd.SysProcAttr = namespaceAttr()
+	}
+	return &Cmd{Cmd: cmd, policy: p, useNS: useNS, argsEnd: end}, nil
+}
+
+// Start puts up the placeholders the command needs, then starts it.
+func (c *Cmd) Start() error {
+	if c.useNS && c.release == nil {
+		tmpdir, _ := lookupEnv(c.Env, "TMPDIR")
+		if c.Env == nil {
+			tmpdir = os.Getenv("TMPDIR")
+		}
+		paths := protectedPaths(c.policy.projectRoots(), c.policy.writableRoots(tmpdir))
+		held, release := placeholders.acquire(paths)
+		c.release = release
+		if len(held) > 0 {
+			var flags []string
+			for _, h := range held {
+				flags = append(flags, "--placeholder", h)
+			}
+			c.Args = append(c.Args[:c.argsEnd:c.argsEnd], append(flags, c.Args[c.argsEnd:]...)...)
+		}
+	}
+	if err := c.Cmd.Start(); err != nil {
+		c.done()
+		return err
+	}
+	return nil
+}
+
+// Wait waits for the command, then takes down its placeholders.
+func (c *Cmd) Wait() error {
+	defer c.done()
+	return c.Cmd.Wait()
+}
+
+// Run starts the command and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Output runs the command and returns its standard output.
+func (c *Cmd) Output() ([]byte, error) {
+	var out bytes.Buffer
+	c.Stdout = &out
+	err := c.Run()
+	return out.Bytes(), err
+}
+
+// CombinedOutput runs the command and returns its standard output and
+// standard error together.
+func (c *Cmd) CombinedOutput() ([]byte, error) {
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	err := c.Run()
+	return out.Bytes(), err
+}
+
+func (c *Cmd) done() {
+	if c.release != nil {
+		c.release()
+	}
+}
+
+func lookupEnv(env []string, key string) (string, bool) {
+	if env == nil {
+		return "", false
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", true
+}
+
+// KillGroup sends SIGKILL to the process group of a command started by
+// Command (the command, its children, and anything they left behind in the
+// group). A command that has not started or already went away is not an
+// error.
+func KillGroup(c *Cmd) error {
+	if c == nil || c.Cmd == nil || c.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+var deniedKeywords = [][]byte{
+	[]byte("operation not permitted"),
+	[]byte("permission denied"),
+	[]byte("read-only file system"),
+	[]byte("seccomp"),
+	[]byte("sandbox"),
+	[]byte("landlock"),
+	[]byte("failed to write file"),
+}
+
+// LikelyDenied guesses whether a failed sandboxed command failed because the
+// sandbox refused something, so the agent can offer a rerun without it. It
+// follows Codex: no for success or an unsandboxed run; yes when the output
+// names a denial; no for exit 2, 126 and 127 otherwise; yes for death by
+// SIGSYS. Unlike Codex it does not mistake the helper's own "command not
+// found"/"not executable" for a denial, and counts a helper that could not
+// set the sandbox up as one.
+func LikelyDenied(exitCode int, stdout, stderr []byte, sandboxed bool) bool {
+	if !sandboxed || exitCode == 0 {
+		return false
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(stderr), []byte(helperPrefix)) {
+		switch exitCode {
+		case ExitNotFound, ExitNotExecutable:
+			return false
+		case ExitSetupFailed:
+			return true
+		}
+	}
+	for _, out := range [][]byte{stderr, stdout} {
+		lower := bytes.ToLower(out)
+		for _, k := range deniedKeywords {
+			if bytes.Contains(lower, k) {
+				return true
+			}
+		}
+	}
+	switch exitCode {
+	case 2, ExitNotExecutable, ExitNotFound:
+		return false
+	}
+	return exitCode == 128+int(syscall.SIGSYS)
+}

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"fmt"
+
+	seccomp "github.com/seccomp/libseccomp-golang"
+	"golang.org/x/sys/unix"
+)
+
+// alwaysDenied are refused whatever the network setting: they read or steer
+// other processes (ptrace, process_vm_*) or submit work the filter cannot
+// see (io_uring can open and connect sockets on its own).
+var alwaysDenied = []string{
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+}
+
+// offlineDenied are refused when the network is off. socket and socketpair
+// are refused for every domain but AF_UNIX (see installSeccomp), so the only
+// sockets a sandboxed process can own are Unix ones. What remains dangerous
+// on those is reaching a listener outside the sandbox (a Docker or systemd
+// socket is a way out): connect, and sending to an explicit address.
+// bind, listen, accept, get/setsockopt, getsockname, getpeername and
+// shutdown stay allowed: on the process's own Unix sockets they cannot
+// reach anything, and refusing them breaks Unix servers (Go's net.Listen
+// needs getsockname).
+var offlineDenied = []string{"connect", "sendmmsg", "recvmmsg"}
+
+// installSeccomp loads the filter for all threads of the process; it is
+// inherited across exec. Calls from a foreign architecture (i386 int 0x80,
+// x32) kill the process.
+func installSeccomp(network bool) error {
+	f, err := seccomp.NewFilter(seccomp.ActAllow)
+	if err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	defer f.Release()
+	if err := f.SetNoNewPrivsBit(true); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	// The default kills only the calling thread, which leaves a
+	// multithreaded program (any Go binary) hanging.
+	if err := f.SetBadArchAction(seccomp.ActKillProcess); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	eperm := seccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
+	deny := func(name string, conds ...seccomp.ScmpCondition) error {
+		sc, err := seccomp.GetSyscallFromName(name)
+		if err != nil {
+			return fmt.Errorf("seccomp: syscall %s: %w", name, err)
+		}
+		if len(conds) == 0 {
+			err = f.AddRule(sc, eperm)
+		} else {
+			err = f.AddRuleConditional(sc, eperm, conds)
+		}
+		if err != nil {
+			return fmt.Errorf("seccomp: rule for %s: %w", name, err)
+		}
+		return nil
+	}
+	names := alwaysDenied
+	if !network {
+		names = append(names[:len(names):len(names)], offlineDenied...)
+	}
+	for _, n := range names {
+		if err := deny(n); err != nil {
+			return err
+		}
+	}
+	if !network {
+		notUnix, err := seccomp.MakeCondition(0, seccomp.CompareNotEqual, unix.AF_UNIX)
+		if err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+		for _, n := range []string{"socket", "socketpair"} {
+			if err := deny(n, notUnix); err != nil {
+				return err
+			}
+		}
+		// send(2) is sendto with no address: allowed on a connected
+		// socket; an explicit destination is refused like connect.
+		withAddr, err := seccomp.MakeCondition(4, seccomp.CompareNotEqual, 0)
+		if err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+		if err := deny("sendto", withAddr); err != nil {
+			return err
+		}
+	}
+	if err := f.Load(); err != nil {
+		return fmt.Errorf("seccomp: load: %w", err)
+	}
+	return nil
+}
+
+// seccompAvailable reports whether the kernel takes seccomp filters.
+func seccompAvailable() (bool, string) {
+	api, err := seccomp.GetAPI()
+	if err != nil {
+		return false, err.Error()
+	}
+	if api < 1 {
+		return false, "the kernel does not support seccomp filters"
+	}
+	return true, ""
+}
