@@ -40,9 +40,9 @@ flags:
 `
 
 type helperArgs struct {
-	policy      Policy
-	argv        []string
-	explain     bool
+	policy       Policy
+	argv         []string
+	explain      bool
 	inNamespace  bool // started by the runner inside fresh namespaces
 	noNamespace  bool // started by the runner without them
 	placeholders map[string]bool
