@@ -53,11 +53,12 @@ func Apply(p *Patch, r Reader) (ChangeSet, error) {
 			if !utf8.Valid(old) {
 				return nil, errNotUTF8(op.Path)
 			}
-			content, err := updateContent(op.Path, old, op.Chunks)
+			content, edits, err := updateContent(op.Path, old, op.Chunks)
 			if err != nil {
 				return nil, err
 			}
-			c := Change{Kind: Update, Path: op.Path, OldContent: old, NewContent: content}
+			c := Change{Kind: Update, Path: op.Path, OldContent: old, NewContent: content,
+				edits: edits, editsKnown: true}
 			if op.MovePath != "" && path.Clean(op.MovePath) != path.Clean(op.Path) {
 				c.MovePath = op.MovePath
 				files.set(op.Path, nil)
@@ -109,8 +110,9 @@ type replacement struct {
 }
 
 // updateContent applies chunks to content, locating each one after the
-// previous (see the package documentation for how).
-func updateContent(name string, content []byte, chunks []Chunk) ([]byte, error) {
+// previous (see the package documentation for how). It returns the new
+// content and the edits that make it.
+func updateContent(name string, content []byte, chunks []Chunk) ([]byte, []Edit, error) {
 	t := splitText(content)
 	m := newMatcher(t.lines)
 	n := len(t.lines)
@@ -123,7 +125,7 @@ func updateContent(name string, content []byte, chunks []Chunk) ([]byte, error) 
 		for _, scope := range c.Scopes {
 			at, _ := m.find([]string{scope}, seek{from: from})
 			if at < 0 {
-				return nil, errContext(name, scope)
+				return nil, nil, errContext(name, scope)
 			}
 			from = at + 1
 		}
@@ -154,10 +156,10 @@ func updateContent(name string, content []byte, chunks []Chunk) ([]byte, error) 
 			at, ambiguous = m.find(old, sk)
 		}
 		if ambiguous != nil {
-			return nil, errAmbiguous(name, c.Old, hint+1, ambiguous)
+			return nil, nil, errAmbiguous(name, c.Old, hint+1, ambiguous)
 		}
 		if at < 0 {
-			return nil, errLines(name, c.Old)
+			return nil, nil, errLines(name, c.Old)
 		}
 		lines := make([]outLine, len(neu))
 		for i, l := range neu {
@@ -174,7 +176,8 @@ func updateContent(name string, content []byte, chunks []Chunk) ([]byte, error) 
 			drift = at - (c.Line - 1)
 		}
 	}
-	return assemble(t, reps), nil
+	neu, edits := assemble(t, content, reps)
+	return neu, edits, nil
 }
 
 // contextMap returns c.ctx, or a map saying every New line is literal when
@@ -215,10 +218,11 @@ func literal(lines []string) []outLine {
 	return out
 }
 
-// assemble writes the file with reps applied. The file ends with a newline
-// (as Codex always writes it), except when it had none and its last line is
-// left as it was, or when a unified diff says it has none.
-func assemble(t *text, reps []replacement) []byte {
+// assemble writes the file with reps applied, and returns the edits from
+// old to the result. The file ends with a newline (as Codex always writes
+// it), except when it had none and its last line is left as it was, or when
+// a unified diff says it has none.
+func assemble(t *text, old []byte, reps []replacement) ([]byte, []Edit) {
 	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
 	n := len(t.lines)
 	size := n
@@ -226,14 +230,21 @@ func assemble(t *text, reps []replacement) []byte {
 		size += len(r.lines) - r.oldLen
 	}
 	out := make([]outLine, 0, max(size, 0))
+	spans := make([]span, 0, len(reps))
 	cur := 0
 	for _, r := range reps {
 		start := max(r.start, cur)
 		for ; cur < start; cur++ {
 			out = append(out, outLine{text: t.lines[cur], orig: cur})
 		}
+		outFrom := len(out)
 		out = append(out, r.lines...)
 		cur = max(cur, start+r.oldLen)
+		if k := len(spans) - 1; k >= 0 && spans[k].oldTo == start && spans[k].outTo == outFrom {
+			spans[k].oldTo, spans[k].outTo = cur, len(out) // adjacent: merge
+		} else {
+			spans = append(spans, span{oldFrom: start, oldTo: cur, outFrom: outFrom, outTo: len(out)})
+		}
 	}
 	for ; cur < n; cur++ {
 		out = append(out, outLine{text: t.lines[cur], orig: cur})
@@ -247,5 +258,6 @@ func assemble(t *text, reps []replacement) []byte {
 			finalNewline = last.eofNewline > 0
 		}
 	}
-	return t.join(out, finalNewline)
+	neu, offsets := t.join(out, finalNewline)
+	return neu, spanEdits(t, old, neu, out, offsets, spans)
 }

@@ -150,6 +150,9 @@ func TestApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, c := range cs {
+				checkEdits(t, c)
+			}
 			if got := after(tt.files, cs); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got  %q\nwant %q", got, tt.want)
 			}
@@ -279,8 +282,11 @@ func TestApplyReportsOldContent(t *testing.T) {
 		{Kind: Delete, Path: "gone", OldContent: []byte("bye\n")},
 		{Kind: Update, Path: "up", MovePath: "moved", OldContent: []byte("1\n"), NewContent: []byte("2\n")},
 	}
+	for i := range cs {
+		cs[i].edits, cs[i].editsKnown = nil, false
+	}
 	if !reflect.DeepEqual(cs, want) {
-		t.Fatalf("got  %q\nwant %q", cs, want)
+		t.Fatalf("got  %+v\nwant %+v", cs, want)
 	}
 }
 
@@ -290,6 +296,6 @@ func TestApplyPathSpellingsShareState(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cs) != 2 || cs[1].Path != "./d/f" || string(cs[1].OldContent) != "2\n" || string(cs[1].NewContent) != "3\n" {
-		t.Fatalf("got %q", cs)
+		t.Fatalf("got %+v", cs)
 	}
 }

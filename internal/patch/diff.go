@@ -7,8 +7,8 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// Stats returns how many lines the change adds and removes, as a line
-// diff of the old and new contents counts them.
+// Stats returns how many lines the change adds and removes, counted on its
+// Edits.
 func (c Change) Stats() (additions, deletions int) {
 	switch c.Kind {
 	case Delete:
@@ -18,20 +18,9 @@ func (c Change) Stats() (additions, deletions int) {
 			return countLines(c.NewContent), 0
 		}
 	}
-	old := string(c.OldContent)
-	u, err := udiff.ToUnifiedDiff("", "", old, udiff.Lines(old, string(c.NewContent)), 0)
-	if err != nil {
-		return 0, 0 // cannot happen: the edits come from the same contents
-	}
-	for _, h := range u.Hunks {
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Insert:
-				additions++
-			case udiff.Delete:
-				deletions++
-			}
-		}
+	for _, e := range c.Edits() {
+		additions += countLines([]byte(e.New))
+		deletions += countLines(c.OldContent[e.Start:e.End])
 	}
 	return additions, deletions
 }
@@ -76,7 +65,12 @@ func (c Change) UnifiedDiff() string {
 	if old == neu {
 		return b.String()
 	}
-	d, err := udiff.ToUnified(oldLabel, newLabel, old, udiff.Lines(old, neu), udiff.DefaultContextLines)
+	edits := c.Edits()
+	uedits := make([]udiff.Edit, len(edits))
+	for i, e := range edits {
+		uedits[i] = udiff.Edit{Start: e.Start, End: e.End, New: e.New}
+	}
+	d, err := udiff.ToUnified(oldLabel, newLabel, old, uedits, udiff.DefaultContextLines)
 	if err != nil {
 		return b.String() // cannot happen: the edits come from the same contents
 	}

@@ -29,12 +29,23 @@ var unifiedRange = regexp.MustCompile(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@`)
 // is neither format gets the apply_patch format's error, which is what
 // models know how to react to.
 func Parse(text string) (*Patch, error) {
-	lines := splitPatchLines(strings.TrimSpace(text))
+	lines := splitPatchLines(text)
+	// Drop the blank lines around the patch. Only empty ones at the end:
+	// in a unified diff, a last line of spaces is still a hunk line.
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
 	if inner, ok := unwrapHeredoc(lines); ok {
 		lines = inner
 	}
 	if (len(lines) == 0 || strings.TrimSpace(lines[0]) != beginMarker) && looksUnified(lines) {
 		return parseUnified(lines)
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
 	}
 	return parseApplyPatch(lines)
 }

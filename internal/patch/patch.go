@@ -120,6 +120,11 @@ type Change struct {
 	OldContent []byte
 	// NewContent is the content after the change: nil for a Delete.
 	NewContent []byte
+
+	// edits, when editsKnown, are the Edits that Apply derived from the
+	// hunks.
+	edits      []Edit
+	editsKnown bool
 }
 
 // ChangeSet is the result of applying a patch: one Change per file

@@ -75,6 +75,9 @@ func fileDiffOp(fd *diff.FileDiff) (op FileOp, ok bool, err error) {
 	if renameFrom != "" && renameTo != "" {
 		orig, neu = renameFrom, renameTo
 	}
+	if (orig == "" && !isNew) || (neu == "" && !isDeleted) {
+		return op, false, &ParseError{Message: "a file in the unified diff has no name"}
+	}
 	chunks := make([]Chunk, 0, len(fd.Hunks))
 	for _, h := range fd.Hunks {
 		c, err := hunkChunk(h)

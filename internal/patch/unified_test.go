@@ -89,6 +89,13 @@ func TestParseUnified(t *testing.T) {
 			err:   "invalid patch: line 3: '@@' is not a valid unified diff hunk header; expected '@@ -<line>,<count> +<line>,<count> @@'",
 		},
 		{
+			name:  "a last line of spaces is a hunk line",
+			input: "\n--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n x\n+  \n\n",
+			want: ud(FileOp{Kind: Update, Path: "f", Chunks: []Chunk{
+				{Old: []string{"x"}, New: []string{"x", "  "}, Line: 1},
+			}}),
+		},
+		{
 			name:  "heredoc-wrapped diff",
 			input: "<<'EOF'\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\nEOF\n",
 			want: ud(FileOp{Kind: Update, Path: "f", Chunks: []Chunk{
