@@ -28,14 +28,14 @@ func Apply(p *Patch, r Reader) (ChangeSet, error) {
 	if len(p.Ops) == 0 {
 		return nil, errNoChanges()
 	}
-	files := overlay{r: r, files: make(map[string][]byte)}
+	files := overlay{r: r, files: make(map[string]*[]byte)}
 	cs := make(ChangeSet, 0, len(p.Ops))
 	for _, op := range p.Ops {
 		switch op.Kind {
 		case Add:
 			// An Add overwrites: remember what it replaces, if anything.
 			old, _ := files.read(op.Path)
-			content := []byte(op.Content)
+			content := append([]byte{}, op.Content...)
 			cs = append(cs, Change{Kind: Add, Path: op.Path, OldContent: old, NewContent: content})
 			files.set(op.Path, content)
 		case Delete:
@@ -44,9 +44,14 @@ func Apply(p *Patch, r Reader) (ChangeSet, error) {
 				return nil, errDelete(op.Path, err)
 			}
 			cs = append(cs, Change{Kind: Delete, Path: op.Path, OldContent: old})
-			files.set(op.Path, nil)
+			files.remove(op.Path)
 		case Update:
 			old, err := files.read(op.Path)
+			if err != nil && op.alt != "" {
+				if content, altErr := files.read(op.alt); altErr == nil {
+					old, err, op.Path = content, nil, op.alt
+				}
+			}
 			if err != nil {
 				return nil, errRead(op.Path, err)
 			}
@@ -61,7 +66,7 @@ func Apply(p *Patch, r Reader) (ChangeSet, error) {
 				edits: edits, editsKnown: true}
 			if op.MovePath != "" && path.Clean(op.MovePath) != path.Clean(op.Path) {
 				c.MovePath = op.MovePath
-				files.set(op.Path, nil)
+				files.remove(op.Path)
 				files.set(op.MovePath, content)
 			} else {
 				files.set(op.Path, content)
@@ -78,8 +83,8 @@ func Apply(p *Patch, r Reader) (ChangeSet, error) {
 // over what the Reader gives.
 type overlay struct {
 	r Reader
-	// files maps a cleaned path to its content; nil means deleted.
-	files map[string][]byte
+	// files maps a cleaned path to its content, or to nil once deleted.
+	files map[string]*[]byte
 }
 
 func (o *overlay) read(p string) ([]byte, error) {
@@ -87,19 +92,14 @@ func (o *overlay) read(p string) ([]byte, error) {
 		if content == nil {
 			return nil, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
 		}
-		return content, nil
+		return *content, nil
 	}
 	return o.r.ReadFile(p)
 }
 
-func (o *overlay) set(p string, content []byte) {
-	if content == nil {
-		o.files[path.Clean(p)] = nil
-		return
-	}
-	// Keep deleted (nil) and empty contents apart.
-	o.files[path.Clean(p)] = append(make([]byte, 0, len(content)), content...)
-}
+func (o *overlay) set(p string, content []byte) { o.files[path.Clean(p)] = &content }
+
+func (o *overlay) remove(p string) { o.files[path.Clean(p)] = nil }
 
 // replacement replaces oldLen lines at start with lines.
 type replacement struct {
@@ -156,7 +156,7 @@ func updateContent(name string, content []byte, chunks []Chunk) ([]byte, []Edit,
 			at, ambiguous = m.find(old, sk)
 		}
 		if ambiguous != nil {
-			return nil, nil, errAmbiguous(name, c.Old, hint+1, ambiguous)
+			return nil, nil, errAmbiguous(name, c.Old, c.Line, ambiguous)
 		}
 		if at < 0 {
 			return nil, nil, errLines(name, c.Old)

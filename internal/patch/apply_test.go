@@ -138,6 +138,24 @@ func TestApply(t *testing.T) {
 			want:  files{"f": "a\nc"},
 		},
 		{
+			name:  "plain diff: the new name exists",
+			files: files{"x": "1\n"},
+			patch: "--- x.orig\n+++ x\n@@ -1 +1 @@\n-1\n+2\n",
+			want:  files{"x": "2\n"},
+		},
+		{
+			name:  "plain diff: only the old name exists",
+			files: files{"x": "1\n"},
+			patch: "--- x\n+++ x.new\n@@ -1 +1 @@\n-1\n+2\n",
+			want:  files{"x": "2\n"},
+		},
+		{
+			name:  "plain diff: the longer name when it alone exists",
+			files: files{"x.new": "1\n"},
+			patch: "--- x\n+++ x.new\n@@ -1 +1 @@\n-1\n+2\n",
+			want:  files{"x.new": "2\n"},
+		},
+		{
 			name:  "unified: pure rename keeps the bytes",
 			files: files{"a": "x\r\ny"},
 			patch: "diff --git a/a b/b\nsimilarity index 100%\nrename from a\nrename to b\n",
@@ -296,6 +314,18 @@ func TestApplyPathSpellingsShareState(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cs) != 2 || cs[1].Path != "./d/f" || string(cs[1].OldContent) != "2\n" || string(cs[1].NewContent) != "3\n" {
+		t.Fatalf("got %+v", cs)
+	}
+}
+
+// An emptied file is empty, not deleted: it has content and can be patched
+// again.
+func TestApplyEmptiedFileStillExists(t *testing.T) {
+	cs, err := ApplyText("*** Begin Patch\n*** Update File: f\n@@\n-a\n*** Update File: f\n@@\n+b\n*** End Patch", files{"f": "a\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs[0].NewContent == nil || len(cs[0].NewContent) != 0 || string(cs[1].NewContent) != "b\n" {
 		t.Fatalf("got %+v", cs)
 	}
 }

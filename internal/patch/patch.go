@@ -75,6 +75,10 @@ type FileOp struct {
 	Content string
 	// Chunks are the changes of an Update, in file order.
 	Chunks []Chunk
+
+	// alt is the other name a plain unified diff gives the file, patched
+	// instead of Path when Path does not exist.
+	alt string
 }
 
 // Chunk is one contiguous change inside an updated file: the lines Old are
@@ -118,7 +122,8 @@ type Change struct {
 	// OldContent is the content before the change: nil for an Add of a
 	// file that did not exist.
 	OldContent []byte
-	// NewContent is the content after the change: nil for a Delete.
+	// NewContent is the content after the change: nil for a Delete, and
+	// never nil otherwise.
 	NewContent []byte
 
 	// edits, when editsKnown, are the Edits that Apply derived from the

@@ -82,8 +82,7 @@ func (t *text) join(out []outLine, finalNewline bool) ([]byte, []int) {
 	for _, l := range out {
 		size += len(l.text) + 2
 	}
-	var b bytes.Buffer
-	b.Grow(size)
+	b := bytes.NewBuffer(make([]byte, 0, size)) // never nil, even when empty
 	if t.bom {
 		b.WriteString(utf8BOM)
 	}

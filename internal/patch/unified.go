@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/sourcegraph/go-diff/diff"
@@ -53,7 +54,7 @@ func parseUnified(lines []string) (*Patch, error) {
 // fileDiffOp turns one file of a unified diff into a file operation; ok is
 // false for a diff that changes nothing we can apply (a mode change).
 func fileDiffOp(fd *diff.FileDiff) (op FileOp, ok bool, err error) {
-	orig, neu := diffPaths(fd)
+	orig, neu, git := diffPaths(fd)
 	var renameFrom, renameTo string
 	isNew, isDeleted := orig == devNull, neu == devNull
 	for _, x := range fd.Extended {
@@ -95,17 +96,26 @@ func fileDiffOp(fd *diff.FileDiff) (op FileOp, ok bool, err error) {
 		return op, false, nil
 	}
 	op = FileOp{Kind: Update, Path: orig, Chunks: chunks}
-	if neu != orig {
+	switch {
+	case neu == orig:
+	case git || renameTo != "":
 		op.MovePath = neu
+	default:
+		// A plain diff cannot rename: its two names are the file before
+		// and after (say x.orig and x). Patch the one that exists,
+		// trying first the shorter name, as GNU patch prefers it.
+		op.Path, op.alt = neu, orig
+		if len(path.Base(orig)) < len(path.Base(neu)) {
+			op.Path, op.alt = orig, neu
+		}
 	}
 	return op, true, nil
 }
 
 // diffPaths returns the old and new paths of a file diff, without git's
-// a/ and b/ prefixes.
-func diffPaths(fd *diff.FileDiff) (orig, neu string) {
+// a/ and b/ prefixes, and whether it is a git diff.
+func diffPaths(fd *diff.FileDiff) (orig, neu string, git bool) {
 	orig, neu = fd.OrigName, fd.NewName
-	git := false
 	for _, x := range fd.Extended {
 		if strings.HasPrefix(x, "diff --git ") {
 			git = true
@@ -121,7 +131,7 @@ func diffPaths(fd *diff.FileDiff) (orig, neu string) {
 			neu = strings.TrimPrefix(neu, "b/")
 		}
 	}
-	return orig, neu
+	return orig, neu, git
 }
 
 // hunkChunk converts a unified hunk into a chunk. Its header's line number

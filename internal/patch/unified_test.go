@@ -21,6 +21,13 @@ func TestParseUnified(t *testing.T) {
 			}}),
 		},
 		{
+			name:  "plain diff with two names patches one of them",
+			input: "--- main.c.orig\n+++ main.c\n@@ -1 +1 @@\n-x\n+y\n",
+			want: ud(FileOp{Kind: Update, Path: "main.c", alt: "main.c.orig", Chunks: []Chunk{
+				{Old: []string{"x"}, New: []string{"y"}, Line: 1},
+			}}),
+		},
+		{
 			name:  "a/ b/ prefixes without a git header",
 			input: "--- a/dir/f.txt\n+++ b/dir/f.txt\n@@ -1 +1 @@\n-x\n+y\n",
 			want: ud(FileOp{Kind: Update, Path: "dir/f.txt", Chunks: []Chunk{
