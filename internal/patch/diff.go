@@ -44,9 +44,13 @@ func (c Change) NewPath() string {
 }
 
 // UnifiedDiff renders the change as a git-style unified diff with three
-// lines of context, paths prefixed with a/ and b/. File modes are not known
-// here; added and deleted files are shown with mode 100644.
+// lines of context, paths prefixed with a/ and b/ and written as they are
+// (not quoted). File modes are not known here; added and deleted files are
+// shown with mode 100644. An update that changes nothing renders as "".
 func (c Change) UnifiedDiff() string {
+	if c.Kind == Update && c.MovePath == "" && bytes.Equal(c.OldContent, c.NewContent) {
+		return ""
+	}
 	var b strings.Builder
 	from, to := c.Path, c.NewPath()
 	b.WriteString("diff --git a/" + from + " b/" + to + "\n")

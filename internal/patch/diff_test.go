@@ -73,3 +73,13 @@ func TestChangeSetSummary(t *testing.T) {
 		t.Fatalf("Stats = +%d -%d", add, del)
 	}
 }
+
+func TestNoOpUpdateHasNoDiff(t *testing.T) {
+	c := Change{Kind: Update, Path: "f", OldContent: []byte("a\n"), NewContent: []byte("a\n")}
+	if d := c.UnifiedDiff(); d != "" {
+		t.Fatalf("got %q", d)
+	}
+	if a, d := c.Stats(); a != 0 || d != 0 {
+		t.Fatalf("Stats = +%d -%d", a, d)
+	}
+}

@@ -12,6 +12,9 @@
 //   - unified diffs as written by `diff -u` and `git diff` (new, deleted
 //     and renamed files included), parsed with sourcegraph/go-diff.
 //
+// A plain (non-git) diff whose two names differ, such as x.orig and x,
+// patches whichever of them exists; only git diffs rename files.
+//
 // Both go through the same hunk matcher. Hunks are located in file order,
 // each search starting where the previous hunk ended, trying four ways of
 // comparing lines in turn: exactly, ignoring trailing whitespace, ignoring
@@ -20,7 +23,13 @@
 // the end of the file first. An apply_patch chunk takes the first match;
 // a unified-diff hunk uses its line number only to choose between several
 // equally good matches, so a hunk whose numbers are off still lands when its
-// context is unique, and an ambiguous one is refused.
+// context is unique, and an ambiguous one is refused. A chunk with no old
+// lines (a pure insertion) is appended at the end of the file, as in Codex,
+// except in a unified diff, where its line number places it.
+//
+// Besides the new contents, a Change gives its exact line edits (Edits),
+// its line counts (Stats) and a git-style diff (UnifiedDiff); ChangeSet.
+// Summary is the success text Codex prints.
 //
 // Error messages are those of Codex, word for word, because models are
 // trained to react to them. Where agent-ls deliberately differs from Codex:
@@ -34,4 +43,6 @@
 //     ignoring the '\r'), and a file without a final newline keeps that
 //     unless the patch changes its last line.
 //   - Files that are not valid UTF-8 are refused rather than mangled.
+//   - A unified-style header ("@@ -12,7 +12,8 @@") in an apply_patch chunk
+//     is read as a bare "@@" instead of as a context line to find.
 package patch
