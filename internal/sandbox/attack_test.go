@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strconv"
 	"syscall"
 	"testing"
@@ -166,6 +168,9 @@ var attacks = map[string]func(args []string) error{
 }
 
 func runAttack(args []string) int {
+	if len(args) > 1 && args[0] == "as-runner" {
+		return asRunner(args[1], args[2:])
+	}
 	if len(args) == 0 || attacks[args[0]] == nil {
 		fmt.Fprintf(os.Stderr, "unknown attack %q\n", args)
 		return 2
@@ -179,4 +184,31 @@ func runAttack(args []string) int {
 	errors.As(err, &errno)
 	fmt.Printf("blocked: %v (errno %d)\n", err, errno)
 	return exitBlocked
+}
+
+// asRunner plays the agent: it runs argv under a workspace-write policy for
+// cwd through the real runner, with this binary as helper, and relays the
+// outcome. Used to test the runner as an unprivileged user.
+func asRunner(cwd string, argv []string) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	cmd, err := Command(context.Background(), Policy{Mode: WorkspaceWrite, Cwd: cwd}, argv, os.Environ(), self)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	fmt.Printf("namespaces %v\n", Probe().Namespaces)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	return 0
 }

@@ -48,12 +48,13 @@ type helperArgs struct {
 	placeholders map[string]bool
 }
 
-func parseHelperArgs(args []string, stderr io.Writer) (helperArgs, error) {
+func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	h := helperArgs{placeholders: map[string]bool{}}
 	fs := flag.NewFlagSet("agent-ls sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are reported once, prefixed, by Main
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), helperUsage)
+		fs.SetOutput(stdout)
+		fmt.Fprint(stdout, helperUsage)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&h.policy.Mode, "mode", WorkspaceWrite, "read-only or workspace-write")
@@ -71,6 +72,9 @@ func parseHelperArgs(args []string, stderr io.Writer) (helperArgs, error) {
 	})
 	fs.BoolVar(&h.noNamespace, "no-namespace", false, "Landlock and seccomp only: do not protect .git, .agents, .agent-ls")
 	if err := fs.Parse(args); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			err = fmt.Errorf("%w (see agent-ls sandbox --help)", err)
+		}
 		return h, err
 	}
 	h.argv = fs.Args()
@@ -112,7 +116,7 @@ func Main(args []string) int {
 	// Capabilities and the thread-directed prctls below belong to one OS
 	// thread; exec must happen from that same thread.
 	runtime.LockOSThread()
-	h, err := parseHelperArgs(args, os.Stderr)
+	h, err := parseHelperArgs(args, os.Stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
