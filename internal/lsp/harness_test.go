@@ -148,12 +148,33 @@ type harness struct {
 	ed     *editor.Editor
 	agents chan *fakeAgent
 	agent  *fakeAgent
-	served chan served
+	// served is closed when Serve has returned with result.
+	served chan struct{}
+	result *served
 }
 
 type served struct {
 	code int
 	err  error
+}
+
+// serveInBackground runs Serve and waits for it when the test ends, so that
+// nothing logs to a finished test.
+func serveInBackground(t *testing.T, ctx context.Context, rwc net.Conn, o Options) (done chan struct{}, result *served) {
+	done, result = make(chan struct{}), new(served)
+	go func() {
+		result.code, result.err = Serve(ctx, rwc, o)
+		close(done)
+	}()
+	t.Cleanup(func() {
+		rwc.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not return after the test")
+		}
+	})
+	return done, result
 }
 
 type harnessOption func(*Options, *editor.Config)
@@ -164,7 +185,7 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
-	h := &harness{t: t, ctx: ctx, agents: make(chan *fakeAgent, 1), served: make(chan served, 1)}
+	h := &harness{t: t, ctx: ctx, agents: make(chan *fakeAgent, 1)}
 	serverEnd, editorEnd := net.Pipe()
 	o := Options{
 		Version: "1.2.3",
@@ -179,18 +200,16 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	for _, opt := range opts {
 		opt(&o, &ecfg)
 	}
+	done, result := serveInBackground(t, ctx, serverEnd, o)
+	h.served, h.result = done, result
 	ecfg.Wait = func(ctx context.Context) (int, error) {
 		select {
-		case r := <-h.served:
-			return r.code, r.err
+		case <-done:
+			return result.code, result.err
 		case <-ctx.Done():
 			return -1, ctx.Err()
 		}
 	}
-	go func() {
-		code, err := Serve(ctx, serverEnd, o)
-		h.served <- served{code, err}
-	}()
 	h.ed = editor.Connect(editorEnd, ecfg)
 	t.Cleanup(h.ed.Disconnect)
 	return h

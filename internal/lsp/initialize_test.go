@@ -168,9 +168,9 @@ func TestConnectionLost(t *testing.T) {
 	h.initialize(editor.Options{})
 	h.ed.Disconnect()
 	select {
-	case r := <-h.served:
-		if r.code != 1 {
-			t.Errorf("code %d after the editor vanished, want 1", r.code)
+	case <-h.served:
+		if h.result.code != 1 {
+			t.Errorf("code %d after the editor vanished, want 1", h.result.code)
 		}
 	case <-h.ctx.Done():
 		t.Fatal("Serve did not return after the connection closed")

@@ -29,7 +29,8 @@ type turnKey struct{ session, turn string }
 
 // turnProgress is one turn's progress. Until the editor has accepted the
 // token, reports wait in pending; if it refuses, or does not answer within
-// the timeout or the turn's life, the turn goes without progress.
+// Options.ProgressTimeout, the turn goes without progress. Either way the
+// turn's events are not held up.
 type turnProgress struct {
 	token   string
 	active  bool  // the editor accepted the token
@@ -92,11 +93,12 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 		p.report(ctx, tp, "Compacted the conversation")
 	case event.TurnCompleted:
 		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(summary(tp, e))})
+		// Before the editor accepted the token, everything waits for its
+		// answer (or the timeout): a quick turn then shows its whole
+		// progress at once rather than none.
 		tp.ended = true
 		if tp.active {
 			p.forget(key)
-		} else {
-			tp.cancel() // the answer no longer matters; created() forgets the turn
 		}
 	}
 }

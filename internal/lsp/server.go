@@ -83,7 +83,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 		jsonrpc2.WithCodec(codec{}),
 		jsonrpc2.WithPreempter(textSync{s}))
 	s.client = protocol.ClientDispatcher(s.conn)
-	go s.out.run(ctx)
+	outboxDone := make(chan struct{})
+	go func() {
+		s.out.run(ctx)
+		close(outboxDone)
+	}()
 	s.conn.Go(ctx, s.guard(protocol.Handlers(s.route(protocol.ServerHandler(s, jsonrpc2.MethodNotFoundHandler)))))
 
 	select {
@@ -98,9 +102,13 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	// process is about to end, and a read blocked on a terminal stdin may
 	// never return.
 	rwc.Close()
-	select {
-	case <-s.conn.Done():
-	case <-time.After(time.Second):
+	grace, stop := context.WithTimeout(context.Background(), time.Second)
+	defer stop()
+	for _, done := range []<-chan struct{}{s.conn.Done(), outboxDone} {
+		select {
+		case <-done:
+		case <-grace.Done():
+		}
 	}
 	if s.state.Load() >= stateShutdown {
 		return 0, s.conn.Err()

@@ -21,25 +21,27 @@ type rawClient struct {
 	conn  net.Conn
 	r     *bufio.Reader
 	agent chan *fakeAgent
-	done  chan served
+	done  chan struct{}
+	res   *served
 }
 
-func newRawClient(t *testing.T) *rawClient {
+func newRawClient(t *testing.T, opts ...func(*Options)) *rawClient {
 	serverEnd, clientEnd := net.Pipe()
-	c := &rawClient{t: t, conn: clientEnd, r: bufio.NewReader(clientEnd), agent: make(chan *fakeAgent, 1), done: make(chan served, 1)}
+	c := &rawClient{t: t, conn: clientEnd, r: bufio.NewReader(clientEnd), agent: make(chan *fakeAgent, 1)}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
-	go func() {
-		code, err := Serve(ctx, serverEnd, Options{
-			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})),
-			NewAgent: func(cfg AgentConfig) (Agent, error) {
-				a := newFakeAgent(cfg)
-				c.agent <- a
-				return a, nil
-			},
-		})
-		c.done <- served{code, err}
-	}()
+	o := Options{
+		Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug})),
+		NewAgent: func(cfg AgentConfig) (Agent, error) {
+			a := newFakeAgent(cfg)
+			c.agent <- a
+			return a, nil
+		},
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c.done, c.res = serveInBackground(t, ctx, serverEnd, o)
 	t.Cleanup(func() { clientEnd.Close() })
 	return c
 }
@@ -229,7 +231,8 @@ func TestMalformedInputKeepsTheServerUp(t *testing.T) {
 	})
 
 	c.send(`{"jsonrpc":"2.0","method":"exit"}`)
-	if r := <-c.done; r.code != 1 {
-		t.Errorf("exit code %d, want 1", r.code)
+	<-c.done
+	if c.res.code != 1 {
+		t.Errorf("exit code %d, want 1", c.res.code)
 	}
 }
