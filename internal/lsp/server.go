@@ -102,7 +102,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	// process is about to end, and a read blocked on a terminal stdin may
 	// never return.
 	rwc.Close()
-	grace, stop := context.WithTimeout(context.Background(), time.Second)
+	grace, stop := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer stop()
 	for _, done := range []<-chan struct{}{s.conn.Done(), outboxDone} {
 		select {
