@@ -80,7 +80,7 @@ func Connect(rwc io.ReadWriteCloser, cfg Config) *Editor {
 	e := &Editor{cfg: cfg, log: cfg.Logger, rwc: rwc, cancel: cancel, docs: make(map[string]*document)}
 	e.events.init()
 	e.progress.init()
-	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithCodec(codec{}), jsonrpc2.WithPreempter(notifications{e}))
+	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithPreempter(notifications{e}))
 	e.conn.Go(ctx, protocol.Handlers(e.handle))
 	go func() {
 		<-e.conn.Done()
@@ -233,7 +233,16 @@ func capabilities(o Options) protocol.ClientCapabilities {
 // Request sends a request and decodes its result into result (nil
 // discards it). A cancelled ctx sends $/cancelRequest.
 func (e *Editor) Request(ctx context.Context, method string, params, result any) error {
-	return protocol.Call(ctx, e.conn, method, params, result)
+	// Results decode with protocol's union-aware decoder, which the
+	// connection's default codec is not.
+	var raw jsonrpc2.RawMessage
+	if err := protocol.Call(ctx, e.conn, method, params, &raw); err != nil {
+		return err
+	}
+	if result == nil || len(raw) == 0 {
+		return nil
+	}
+	return protocol.Unmarshal(raw, result)
 }
 
 // Notify sends a notification.
@@ -391,28 +400,6 @@ func (n notifications) Preempt(_ context.Context, req *jsonrpc2.Request) (any, e
 		return nil, jsonrpc2.ErrNotHandled
 	}
 	return struct{}{}, nil
-}
-
-// codec encodes payloads with the union-aware protocol codec and passes
-// raw JSON through.
-type codec struct{}
-
-func (codec) Marshal(v any) ([]byte, error) {
-	switch m := v.(type) {
-	case jsonrpc2.RawMessage:
-		return m, nil
-	case json.RawMessage:
-		return m, nil
-	}
-	return protocol.Marshal(v)
-}
-
-func (codec) Unmarshal(data []byte, v any) error {
-	if p, ok := v.(*jsonrpc2.RawMessage); ok {
-		*p = bytes.Clone(data)
-		return nil
-	}
-	return protocol.Unmarshal(data, v)
 }
 
 func tokenString(t protocol.ProgressToken) string {

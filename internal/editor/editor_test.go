@@ -94,7 +94,7 @@ func newPeer(t *testing.T, cfg editor.Config) (*peer, *editor.Editor, context.Co
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
 	a, b := net.Pipe()
-	p := &peer{conn: jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(a), jsonrpc2.WithCodec(codec{}))}
+	p := &peer{conn: jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(a))}
 	p.conn.Go(ctx, p.handle) // inline: notifications are recorded in wire order
 	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
 	ed := editor.Connect(b, cfg)
@@ -131,16 +131,6 @@ func (p *peer) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
 	}
 	return nil, nil
 }
-
-type codec struct{}
-
-func (codec) Marshal(v any) ([]byte, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		return raw, nil
-	}
-	return protocol.Marshal(v)
-}
-func (codec) Unmarshal(data []byte, v any) error { return protocol.Unmarshal(data, v) }
 
 func (p *peer) applyEdit(ctx context.Context, edit protocol.WorkspaceEdit) (*protocol.ApplyWorkspaceEditResult, error) {
 	var res protocol.ApplyWorkspaceEditResult
