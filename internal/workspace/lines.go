@@ -3,6 +3,7 @@ package workspace
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // indexedText is a text with the offset of every line start, kept up to date
@@ -27,20 +28,50 @@ func newIndexedText(text string) indexedText {
 	return indexedText{text: text, lines: lines}
 }
 
+// lineEnd returns where the content of line i ends, before its break.
+func (t *indexedText) lineEnd(i int) int {
+	if i+1 >= len(t.lines) {
+		return len(t.text)
+	}
+	end := t.lines[i+1] - 1 // before "\n" or a lone "\r"
+	if t.text[end] == '\n' && end > t.lines[i] && t.text[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
 // offset is Offset using the line index.
 func (t *indexedText) offset(p Position, enc Encoding) int {
 	if p.Line >= len(t.lines) {
 		return len(t.text)
 	}
-	start := t.lines[max(p.Line, 0)]
-	end := len(t.text)
-	if p.Line+1 < len(t.lines) {
-		end = t.lines[p.Line+1] - 1 // before "\n" or a lone "\r"
-		if t.text[end] == '\n' && end > start && t.text[end-1] == '\r' {
-			end--
-		}
+	line := max(p.Line, 0)
+	start := t.lines[line]
+	return start + charOffset(t.text[start:t.lineEnd(line)], p.Character, enc)
+}
+
+// rangeOffsets returns the byte offsets of r's start and end, in order.
+func (t *indexedText) rangeOffsets(r Range, enc Encoding) (start, end int) {
+	if r.End.Line < r.Start.Line || (r.End.Line == r.Start.Line && r.End.Character < r.Start.Character) {
+		r.Start, r.End = r.End, r.Start
 	}
-	return start + charOffset(t.text[start:end], p.Character, enc)
+	start = t.offset(r.Start, enc)
+	return start, max(start, t.offset(r.End, enc))
+}
+
+// position is PositionAt using the line index.
+func (t *indexedText) position(off int, enc Encoding) Position {
+	off = min(max(off, 0), len(t.text))
+	line, found := slices.BinarySearch(t.lines, off)
+	if !found {
+		line-- // off is inside the line before the next start
+	}
+	start := t.lines[line]
+	off = min(off, t.lineEnd(line)) // inside "\r\n": the end of the line
+	for off > start && off < len(t.text) && !utf8.RuneStart(t.text[off]) {
+		off--
+	}
+	return Position{Line: line, Character: units(t.text[start:off], enc)}
 }
 
 // apply applies one change.
@@ -49,12 +80,7 @@ func (t *indexedText) apply(c Change, enc Encoding) {
 		*t = newIndexedText(c.Text)
 		return
 	}
-	r := *c.Range
-	if r.End.Line < r.Start.Line || (r.End.Line == r.Start.Line && r.End.Character < r.Start.Character) {
-		r.Start, r.End = r.End, r.Start
-	}
-	start := t.offset(r.Start, enc)
-	end := max(start, t.offset(r.End, enc))
+	start, end := t.rangeOffsets(*c.Range, enc)
 	t.replace(start, end, c.Text)
 }
 

@@ -63,8 +63,16 @@ type Range struct {
 // the end of the text, and an offset inside a multi-unit character rounds
 // down to that character's start.
 func Offset(text string, pos Position, enc Encoding) int {
-	ls := newLineScanner(text)
-	return ls.offset(0, 0, pos, enc)
+	t := newIndexedText(text)
+	return t.offset(pos, enc)
+}
+
+// PositionAt returns the position of byte offset off in text, the inverse of
+// Offset. An offset past the end means the end of the text; an offset inside
+// a line break or a multi-byte character rounds down.
+func PositionAt(text string, off int, enc Encoding) Position {
+	t := newIndexedText(text)
+	return t.position(off, enc)
 }
 
 // Excerpt is the part of a text a range covers, with the lines it spans.
@@ -79,53 +87,14 @@ type Excerpt struct {
 // the model. A range whose end comes before its start is read as if it
 // were the other way round.
 func Cut(text string, r Range, enc Encoding) Excerpt {
-	start, end := offsets(text, r, enc)
-	sp, ep := PositionAt(text, start, enc), PositionAt(text, end, enc)
+	t := newIndexedText(text)
+	start, end := t.rangeOffsets(r, enc)
+	sp, ep := t.position(start, enc), t.position(end, enc)
 	ex := Excerpt{Text: text[start:end], StartLine: sp.Line + 1, EndLine: ep.Line + 1}
 	if ep.Line > sp.Line && ep.Character == 0 {
 		ex.EndLine--
 	}
 	return ex
-}
-
-// PositionAt returns the position of byte offset off in text, the inverse of
-// Offset. An offset past the end means the end of the text; an offset inside
-// a line break or a multi-byte character rounds down.
-func PositionAt(text string, off int, enc Encoding) Position {
-	off = min(max(off, 0), len(text))
-	ls := newLineScanner(text)
-	var pos Position
-	lineStart := 0
-	for {
-		brk, next := ls.next(lineStart)
-		if brk < 0 || next > off {
-			if brk >= 0 && off > brk {
-				off = brk // inside "\r\n": the end of the line
-			}
-			break
-		}
-		pos.Line++
-		lineStart = next
-	}
-	for off > lineStart && off < len(text) && !utf8.RuneStart(text[off]) {
-		off--
-	}
-	pos.Character = units(text[lineStart:off], enc)
-	return pos
-}
-
-// offsets returns the byte offsets of r's start and end, in order.
-func offsets(text string, r Range, enc Encoding) (start, end int) {
-	if r.End.Line < r.Start.Line || (r.End.Line == r.Start.Line && r.End.Character < r.Start.Character) {
-		r.Start, r.End = r.End, r.Start
-	}
-	ls := newLineScanner(text)
-	start = ls.offset(0, 0, r.Start, enc)
-	// The end is at or after the start's line: continue from there instead
-	// of rescanning the text from the top.
-	lineStart := strings.LastIndexAny(text[:start], "\r\n") + 1
-	end = ls.offset(r.Start.Line, lineStart, r.End, enc)
-	return start, max(start, end)
 }
 
 // lineScanner finds line breaks in a text from left to right. It remembers
@@ -164,23 +133,6 @@ func (ls *lineScanner) next(from int) (brk, next int) {
 		return -1, len(ls.text)
 	}
 	return ls.nl, ls.nl + 1
-}
-
-// offset returns the byte offset of pos, starting the walk at line
-// fromLine, which begins at byte lineStart.
-func (ls *lineScanner) offset(fromLine, lineStart int, pos Position, enc Encoding) int {
-	for line := fromLine; line < pos.Line; line++ {
-		brk, next := ls.next(lineStart)
-		if brk < 0 {
-			return len(ls.text) // past the last line
-		}
-		lineStart = next
-	}
-	lineEnd, _ := ls.next(lineStart)
-	if lineEnd < 0 {
-		lineEnd = len(ls.text)
-	}
-	return lineStart + charOffset(ls.text[lineStart:lineEnd], pos.Character, enc)
 }
 
 // charOffset returns the byte offset within line of the character offset
