@@ -144,6 +144,12 @@ func confineAndExec(h helperArgs) int {
 	}
 	writable := p.writableRoots(os.Getenv("TMPDIR"))
 	if h.inNamespace {
+		// Remounting / private in the host's own mount namespace would
+		// change the whole machine: only ever do it in the namespace the
+		// runner made.
+		if !inChildUserNamespace() {
+			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace; it is for the runner only"))
+		}
 		if err := protectMounts(protectedPaths(p.projectRoots(), writable), h.placeholders); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
 		}
@@ -231,4 +237,15 @@ func executable(path string) error {
 		return errors.New("permission denied (not executable)")
 	}
 	return nil
+}
+
+// inChildUserNamespace tells whether this process runs in a user namespace
+// other than the initial one, whose uid_map is the identity over all ids.
+func inChildUserNamespace() bool {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return !(len(f) == 3 && f[0] == "0" && f[1] == "0" && f[2] == "4294967295")
 }

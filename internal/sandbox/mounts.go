@@ -10,8 +10,9 @@ import (
 // protectMounts runs in the helper inside the fresh user and mount
 // namespace the runner created: it makes every mount private (nothing
 // propagates back to the host) and pins each protected path read-only.
-// Placeholders (see placeholder.go) are covered instead: a directory by an
-// empty read-only tmpfs, anything else by a read-only /dev/null. A path
+// Placeholders (see placeholder.go) are covered instead: a directory by a
+// read-only bind of itself (it is empty), anything else by a read-only
+// /dev/null. A path
 // still missing (the helper was started by hand, not by the runner) gets a
 // placeholder here, which then stays behind.
 func protectMounts(paths []protectedPath, placeholders map[string]bool) error {
@@ -48,8 +49,7 @@ func coverPlaceholder(path string) error {
 		return err
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		const flags = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
-		return unix.Mount("tmpfs", path, "tmpfs", flags, "mode=0555,size=4k")
+		return bindReadOnly(path, path)
 	}
 	return bindReadOnly("/dev/null", path)
 }

@@ -162,7 +162,7 @@ func Explain(p Policy, c Capabilities) string {
 		line("protected (read-only inside the writable roots, through a private mount namespace):")
 		for _, pp := range protectedPaths(roots, writable) {
 			if pp.missing {
-				line("  %s (missing: an empty read-only directory is mounted so it cannot be created)", pp.path)
+				line("  %s (missing: a placeholder is mounted over while a command runs, so it cannot be created)", pp.path)
 			} else {
 				line("  %s", pp.path)
 			}

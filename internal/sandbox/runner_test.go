@@ -85,6 +85,7 @@ func TestHelperErrors(t *testing.T) {
 		{"not executable", []string{"--cwd", cwd, "--", "./script"}, ExitNotExecutable, "not executable"},
 		{"a directory", []string{"--cwd", cwd, "--", "/etc"}, ExitNotExecutable, "is a directory"},
 		{"missing interpreter", []string{"--cwd", cwd, "--", "./bad-interp"}, ExitNotFound, "missing interpreter"},
+		{"runner flag by hand", []string{"--in-namespace", "--cwd", cwd, "--", "true"}, ExitSetupFailed, "initial user namespace"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -268,6 +269,17 @@ func TestPlaceholders(t *testing.T) {
 		t.Errorf("host git with the placeholder present: %v %s", err, out)
 	}
 	first.Wait()
+	// Directories linger a moment for the next command, then go.
+	if exists(filepath.Join(cwd, ".git")) {
+		t.Error("the .git placeholder outlived the command")
+	}
+	if !exists(filepath.Join(cwd, ".agents")) {
+		t.Error("the .agents placeholder was removed at once; expected it to linger")
+	}
+	deadline := time.Now().Add(placeholderLinger + 5*time.Second)
+	for exists(filepath.Join(cwd, ".agents")) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	for _, n := range ProtectedNames {
 		if exists(filepath.Join(cwd, n)) {
 			t.Errorf("%s left behind", n)

@@ -1,0 +1,74 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkSandboxTrue: the wall time of `true` run plainly, through the
+// runner and helper (workspace-write, with namespaces, with the protected
+// paths present or missing, and Landlock+seccomp only), and through
+// bubblewrap. Besides ns/op (a mean) each reports its median in ms.
+// bench/sandbox.sh prints the same comparison as ratios.
+func BenchmarkSandboxTrue(b *testing.B) {
+	requireLandlock(b)
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("no true")
+	}
+	bare := b.TempDir()
+	present := b.TempDir()
+	for _, n := range ProtectedNames {
+		if err := os.Mkdir(filepath.Join(present, n), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sandboxed := func(cwd string, noNS bool) func() error {
+		return func() error {
+			c, err := Command(context.Background(), Policy{Cwd: cwd, NoNamespace: noNS}, []string{"true"}, testEnv(), selfPath(b))
+			if err != nil {
+				return err
+			}
+			return c.Run()
+		}
+	}
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"plain", func() error { return exec.Command(truePath).Run() }},
+		{"helper-namespace-protected-paths-present", sandboxed(present, false)},
+		{"helper-namespace-protected-paths-missing", sandboxed(bare, false)},
+		{"helper-landlock-seccomp-only", sandboxed(bare, true)},
+	}
+	if bwrap, err := exec.LookPath("bwrap"); err == nil {
+		cases = append(cases, struct {
+			name string
+			run  func() error
+		}{"bwrap", func() error {
+			return exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", truePath).Run()
+		}})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			if c.name != "plain" && c.name != "bwrap" && !Probe().Namespaces && c.name != "helper-landlock-seccomp-only" {
+				b.Skip("no user namespaces")
+			}
+			times := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(start))
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2])/float64(time.Millisecond), "median-ms")
+		})
+	}
+}
