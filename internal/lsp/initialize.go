@@ -103,6 +103,9 @@ func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams
 	}
 	folders := workspaceFolders(params)
 	s.store.SetEncoding(caps.PositionEncoding)
+	s.mu.Lock()
+	s.caps, s.folders = caps, folders
+	s.mu.Unlock()
 
 	var a Agent
 	var agentErr string
@@ -121,7 +124,7 @@ func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams
 	}
 
 	s.mu.Lock()
-	s.caps, s.folders, s.agent, s.agentError = caps, folders, a, agentErr
+	s.agent, s.agentError = a, agentErr
 	s.mu.Unlock()
 	s.state.Store(stateInitialized)
 	s.log.Info("initialized", "client", params.ClientInfo.Name, "encoding", caps.PositionEncoding,
