@@ -7,8 +7,10 @@
 // Two halves live here. The helper ([Main], reached as `agent-ls sandbox`)
 // restricts its own process and then execs the command in place; Landlock
 // and seccomp are only ever applied there, never in the server process. The
-// runner ([Command]) builds the exec.Cmd that starts the helper in its own
-// process group and, when available, in a fresh user and mount namespace.
+// runner ([Command]) builds the [Cmd] that starts the helper in its own
+// process group and, when available, in a fresh user and mount namespace;
+// [Probe] says what this machine can enforce, [LikelyDenied] guesses
+// whether a failure was the sandbox's doing.
 //
 // # Building
 //

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // NoNamespaceEnv, set to a non-empty value in the agent's environment,
@@ -88,11 +90,9 @@ func namespaceAttr() *syscall.SysProcAttr {
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		AmbientCaps: []uintptr{capSysAdmin},
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
 	}
 }
-
-const capSysAdmin = 21
 
 // Summary says in one line what the sandbox enforces here, for the agent's
 // environment context.
@@ -140,6 +140,7 @@ func Explain(p Policy, c Capabilities) string {
 		line("          plus %s and /dev/pts", strings.Join(devFiles, " "))
 	}
 	if c.Seccomp {
+		line("seccomp: available")
 		if p.Network {
 			line("network: on; seccomp still denies %s", strings.Join(alwaysDenied, " "))
 		} else {
