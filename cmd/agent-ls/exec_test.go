@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+func execCmd(t *testing.T, m *fakemodel.Server, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"exec"}, args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex")
+	return cmd
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+func TestExecStreamsAnswerAndToolActivity(t *testing.T) {
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "update_plan", `{"plan":[{"step":"think","status":"completed"}]}`)),
+		fakemodel.Answer(fakemodel.Message("The answer ", "is 42.")),
+	)
+	defer m.Close()
+	var stdout, stderr bytes.Buffer
+	cmd := execCmd(t, m, "what is the answer?")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	if stdout.String() != "The answer is 42.\n" {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	for _, want := range []string{"▸ Update plan", "[x] think", "✓ update_plan"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestExecJSON(t *testing.T) {
+	m := fakemodel.New(fakemodel.Say("hi there"))
+	defer m.Close()
+	var stdout bytes.Buffer
+	cmd := execCmd(t, m, "--json", "hello")
+	cmd.Stdout = &stdout
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var types []string
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var ev struct {
+			Type string `json:"type"`
+			Seq  int    `json:"seq"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		types = append(types, ev.Type)
+	}
+	got := collapse(strings.Join(types, ","))
+	if got != "turnStarted,messageDelta,message,usage,turnCompleted" {
+		t.Errorf("events %s", got)
+	}
+}
+
+func TestExecFailureExitsOne(t *testing.T) {
+	m := fakemodel.New() // no script: every request fails for good
+	defer m.Close()
+	var stderr bytes.Buffer
+	cmd := execCmd(t, m, "hello")
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "turn failed") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+func TestExecCtrlCInterrupts(t *testing.T) {
+	gate := fakemodel.NewGate(5)
+	step := fakemodel.Say("a long answer that never ends")
+	step.Gate = gate
+	m := fakemodel.New(step)
+	defer m.Close()
+	defer gate.Release()
+	var stdout, stderr bytes.Buffer
+	cmd := execCmd(t, m, "talk")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-gate.Reached()
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitCode(cmd.Wait()); code != 130 {
+		t.Fatalf("exit %d, want 130; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+func TestExecUsage(t *testing.T) {
+	cmd := exec.Command(binary, "exec")
+	cmd.Stdin = strings.NewReader("   ")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 2 || !strings.Contains(stderr.String(), "prompt is empty") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
