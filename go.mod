@@ -3,24 +3,23 @@ module github.com/agent-ls/agent-ls
 go 1.26.0
 
 require (
-	github.com/aymanbagabas/go-udiff v0.4.1 // indirect
-	github.com/charlievieth/fastwalk v1.0.14 // indirect
+	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/landlock-lsm/go-landlock v0.11.0
+	github.com/openai/openai-go/v3 v3.95.0
+	github.com/seccomp/libseccomp-golang v0.11.1
+	github.com/sourcegraph/go-diff v0.9.0
+	go.lsp.dev/jsonrpc2 v1.0.1
+	go.lsp.dev/protocol v1.0.1
+	go.lsp.dev/uri v1.0.1
+	golang.org/x/sys v0.49.0
+)
+
+require (
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
-	github.com/landlock-lsm/go-landlock v0.11.0 // indirect
-	github.com/openai/openai-go/v3 v3.95.0 // indirect
-	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/seccomp/libseccomp-golang v0.11.1 // indirect
-	github.com/sourcegraph/go-diff v0.9.0 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
-	go.lsp.dev/jsonrpc2 v1.0.1 // indirect
-	go.lsp.dev/protocol v1.0.1 // indirect
-	go.lsp.dev/uri v1.0.1 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )
