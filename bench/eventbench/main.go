@@ -55,38 +55,70 @@ func main() {
 	}
 	fmt.Printf("end-to-end throughput: %d deltas in %.1f ms = %.0f deltas/s  (goal ≥ 20000/s)\n",
 		*deltas, msf(elapsed), float64(*deltas)/elapsed.Seconds())
+
+	var stops []time.Duration
+	for range 10 {
+		d, err := interrupt(*bin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eventbench:", err)
+			os.Exit(1)
+		}
+		stops = append(stops, d)
+	}
+	slices.Sort(stops)
+	fmt.Printf("agent/interrupt while streaming → turnCompleted(interrupted): median %.2f ms  max %.2f ms  (goal < 200 ms)\n",
+		msf(stops[len(stops)/2]), msf(stops[len(stops)-1]))
+}
+
+// interrupt starts a turn whose model stream never ends, interrupts it
+// after the first delta and returns how long the turn took to end.
+func interrupt(bin string) (time.Duration, error) {
+	ed, stop, err := startServer(bin, 1, -1)
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	events := ed.EventStream()
+	var started struct {
+		SessionID string `json:"sessionId"`
+		TurnID    string `json:"turnId"`
+	}
+	if err := ed.Request(ctx, "agent/startTurn", map[string]any{"prompt": "stream"}, &started); err != nil {
+		return 0, err
+	}
+	var t0 time.Time
+	for {
+		ev, err := events.Next(ctx)
+		if err != nil {
+			return 0, err
+		}
+		switch ev.Type {
+		case "messageDelta":
+			if t0.IsZero() {
+				t0 = time.Now()
+				go ed.Request(ctx, "agent/interrupt", map[string]any{"sessionId": started.SessionID}, nil)
+			}
+		case "turnCompleted":
+			if ev.Status != "interrupted" {
+				return 0, fmt.Errorf("turn ended %s", ev.Status)
+			}
+			return time.Since(t0), nil
+		}
+	}
 }
 
 // run streams n deltas through the server and returns each delta's
 // latency and the time from the first delta sent to the last received.
 func run(bin string, n int, pace time.Duration) ([]time.Duration, time.Duration, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ed, stop, err := startServer(bin, n, pace)
 	if err != nil {
 		return nil, 0, err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { stream(w, n, pace) })}
-	go srv.Serve(ln)
-	defer srv.Close()
-
+	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "eventbench-")
-	if err != nil {
-		return nil, 0, err
-	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command(bin, "serve", "--log-level", "error")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=http://"+ln.Addr().String()+"/v1", "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=bench-model", "AGENT_LS_WIRE_API=responses")
-	cmd.Stderr = os.Stderr
-	ed, err := editor.Start(cmd, editor.Config{})
-	if err != nil {
-		return nil, 0, err
-	}
-	defer ed.Disconnect()
-	if _, err := ed.Initialize(ctx, editor.Options{Events: true, WorkspaceFolders: []string{dir}}); err != nil {
-		return nil, 0, err
-	}
 	events := ed.EventStream()
 	var started struct {
 		TurnID string `json:"turnId"`
@@ -121,11 +153,66 @@ func run(bin string, n int, pace time.Duration) ([]time.Duration, time.Duration,
 			if len(lat) != n {
 				return nil, 0, fmt.Errorf("received %d of %d deltas", len(lat), n)
 			}
-			ed.Shutdown(ctx)
-			ed.Exit(ctx)
 			return lat, last - first, nil
 		}
 	}
+}
+
+// startServer starts a model server streaming n deltas (pace < 0: one
+// delta, then silence until the client goes away) and agent-ls against it,
+// with an editor that has initialized it.
+func startServer(bin string, n int, pace time.Duration) (*editor.Editor, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if pace < 0 {
+			stall(w, r)
+			return
+		}
+		stream(w, n, pace)
+	})}
+	go srv.Serve(ln)
+	dir, err := os.MkdirTemp("", "eventbench-")
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	cmd := exec.Command(bin, "serve", "--log-level", "error")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL=http://"+ln.Addr().String()+"/v1", "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=bench-model", "AGENT_LS_WIRE_API=responses")
+	cmd.Stderr = os.Stderr
+	ed, err := editor.Start(cmd, editor.Config{})
+	if err != nil {
+		srv.Close()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		ed.Shutdown(ctx)
+		ed.Exit(ctx)
+		srv.Close()
+		os.RemoveAll(dir)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := ed.Initialize(ctx, editor.Options{Events: true, WorkspaceFolders: []string{dir}}); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return ed, stop, nil
+}
+
+// stall sends the start of a message and one delta, then nothing.
+func stall(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, "data: {\"type\":\"response.created\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"output\":[]}}\n\n")
+	fmt.Fprint(w, "data: {\"type\":\"response.output_text.delta\",\"sequence_number\":2,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"1 \"}\n\n")
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
 }
 
 // stream writes a Responses API stream of n deltas, each carrying the
