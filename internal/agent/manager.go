@@ -24,10 +24,8 @@ import (
 const DefaultMaxRequests = 100
 
 // FileReader reads files the way the user sees them (editor buffers over
-// disk).
-type FileReader interface {
-	ReadFile(path string) ([]byte, error)
-}
+// disk); the tools read through it too.
+type FileReader = tools.FileView
 
 // Options configure a Manager. Model, Frontend and Tools are required.
 type Options struct {
@@ -236,6 +234,4 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-type diskReader struct{}
-
-func (diskReader) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
+type diskReader = tools.DiskView

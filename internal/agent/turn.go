@@ -39,7 +39,7 @@ func (t *turn) run(ctx context.Context) {
 	}
 	s.history = append(s.history, userMessage(t.input, s.info.Cwd))
 
-	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit}
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode}
 	fam := familyOf(s.info.Model)
 	specs := opts.Tools.Specs()
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // Registry maps tool names to handlers. It is built once and then only
@@ -10,6 +11,7 @@ import (
 type Registry struct {
 	handlers map[string]Handler
 	names    []string // registration order, which is the order offered to the model
+	schemas  sync.Map // tool name → *compiledSchema, filled lazily
 }
 
 // NewRegistry returns a registry holding hs, in that order.

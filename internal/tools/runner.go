@@ -114,6 +114,18 @@ func (r *Registry) runOne(ctx context.Context, env *Env, h Handler, call *Call) 
 		if err := checkArguments(call.Arguments); err != nil {
 			return Result{Output: Output{Text: fmt.Sprintf("failed to parse function arguments: %v", err), Failed: true}}
 		}
+		sch, err := r.schemaFor(call.Name, h)
+		if err != nil {
+			// The tool's own schema is broken: a programming or MCP
+			// server error, not the model's.
+			slog.Error("tool schema does not compile", "tool", call.Name, "err", err)
+			return Result{Output: Output{Text: fmt.Sprintf("tool %s cannot be called: %v", call.Name, err), Failed: true}}
+		}
+		if sch != nil {
+			if err := validateArguments(sch, call.Arguments); err != nil {
+				return Result{Output: Output{Text: fmt.Sprintf("%s: %v", call.Name, err), Failed: true}}
+			}
+		}
 	}
 	out, err := h.Handle(ctx, env, call)
 	if err != nil {

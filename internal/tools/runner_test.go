@@ -128,7 +128,7 @@ func TestRunBadCallsBecomeModelErrors(t *testing.T) {
 		{CallID: "5", Name: "update_plan", Type: Function, Arguments: json.RawMessage(`{"plan":[{"step":"x","status":"done"}]}`)},
 	}
 	res := r.Run(context.Background(), &Env{Emit: func(event.Payload) {}}, calls, func(*Call, Handler, Result) {})
-	wants := []string{"unsupported call: no_such_tool", "failed to parse function arguments", "must be a JSON object", "internal error: boom", `status "done"`}
+	wants := []string{"unsupported call: no_such_tool", "failed to parse function arguments", "must be a JSON object", "internal error: boom", `/plan/0/status (argument ` + "`plan.0.status`" + `): value must be one of 'pending', 'in_progress', 'completed'; got "done"`}
 	for i, want := range wants {
 		if !res[i].Output.Failed || !strings.Contains(res[i].Output.Text, want) {
 			t.Errorf("call %d: got %+v, want a failed output containing %q", i+1, res[i].Output, want)

@@ -62,6 +62,16 @@ type Env struct {
 	Cwd string
 	// Emit sends a turn event (plan, execOutput, ...) to the frontend.
 	Emit func(event.Payload)
+	// Files is the workspace as the user sees it (editor buffers over
+	// disk); nil reads the disk.
+	Files FileView
+	// SandboxMode is the session's sandbox mode (read-only,
+	// workspace-write, danger-full-access); it decides what may be read
+	// outside Cwd.
+	SandboxMode string
+	// Limits caps what one call may return to the model; zero fields
+	// take the defaults.
+	Limits OutputLimits
 }
 
 // Handler is one tool.
