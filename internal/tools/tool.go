@@ -72,6 +72,9 @@ type Env struct {
 	// Limits caps what one call may return to the model; zero fields
 	// take the defaults.
 	Limits OutputLimits
+	// Approver decides actions (commands, file changes) by the session's
+	// policies, asking the user when needed.
+	Approver Approver
 }
 
 // Handler is one tool.

@@ -1,0 +1,54 @@
+package tools
+
+import "context"
+
+// Approver decides, for tools that act on the user's machine, whether an
+// action may go ahead, asking the user where the session's policy says
+// so. The agent implements it; a nil Approver in Env means no tool may
+// act.
+type Approver interface {
+	// Exec decides a command before it runs.
+	Exec(ctx context.Context, req ExecRequest) (ExecDecision, error)
+	// RetryUnsandboxed decides, after the sandbox denied a command,
+	// whether to run it again without the sandbox.
+	RetryUnsandboxed(ctx context.Context, req ExecRequest, output string) (bool, error)
+	// Patch decides a change to files before it is applied.
+	Patch(ctx context.Context, req PatchRequest) (Decision, error)
+}
+
+// ExecRequest is a command a tool wants to run.
+type ExecRequest struct {
+	CallID  string
+	Command []string
+	// Cwd is the absolute directory the command runs in.
+	Cwd string
+	// Escalated: the model asked to run without the sandbox, saying why
+	// in Justification.
+	Escalated     bool
+	Justification string
+}
+
+// ExecDecision says whether and how a command runs.
+type ExecDecision struct {
+	Decision
+	// Sandboxed: run in the sandbox; false runs it without one.
+	Sandboxed bool
+}
+
+// Decision is an approval's outcome.
+type Decision struct {
+	Allowed bool
+	// Reason says why an action was refused, in words for the model.
+	Reason string
+}
+
+// PatchRequest is a change to files a tool wants to make.
+type PatchRequest struct {
+	CallID string
+	// Paths are the absolute paths the change creates, modifies, moves
+	// or deletes (both ends of a move).
+	Paths []string
+	// Diff is the unified diff shown to the user; Summary one line.
+	Diff    string
+	Summary string
+}
