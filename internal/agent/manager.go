@@ -41,7 +41,10 @@ type Options struct {
 	ApprovalPolicy string // default on-request
 	SandboxMode    string // default workspace-write
 	NetworkAccess  bool
-	Cwd            string // default: the process's working directory
+	// WritableRoots are folders besides the session cwd (and /tmp) that
+	// commands and file changes may write in workspace-write mode.
+	WritableRoots []string
+	Cwd           string // default: the process's working directory
 
 	// ReasoningEffort and ReasoningSummary apply to reasoning models;
 	// defaults "medium" and "auto".

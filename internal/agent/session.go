@@ -25,6 +25,8 @@ type session struct {
 	// history is owned by the running turn (one at a time).
 	history []model.Item
 	primed  bool // history starts with AGENTS.md and the environment
+
+	approvals approvalStore
 }
 
 func (s *session) startTurn(in TurnInput) (string, error) {

@@ -20,6 +20,7 @@ type turn struct {
 	cancel      context.CancelFunc
 	done        chan struct{}
 	interrupted atomic.Bool
+	approvals   atomic.Int64 // numbers the turn's approvals
 
 	lastMessage string
 }
@@ -39,7 +40,7 @@ func (t *turn) run(ctx context.Context) {
 	}
 	s.history = append(s.history, userMessage(t.input, s.info.Cwd))
 
-	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode}
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode, Approver: turnApprover{t}}
 	fam := familyOf(s.info.Model)
 	specs := opts.Tools.Specs()
 

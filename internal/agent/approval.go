@@ -1,0 +1,364 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// Approval decisions (protocol section 6). The user picks one of the
+// first five; the last two record what the policy decided on its own.
+const (
+	AllowOnce    = "allowOnce"
+	AllowAlways  = "allowAlways"
+	RejectOnce   = "rejectOnce"
+	RejectAlways = "rejectAlways"
+	Abort        = "abort"
+	AutoAllow    = "autoAllow"
+	AutoReject   = "autoReject"
+)
+
+// Approval kinds.
+const (
+	ApprovalExec  = "exec"
+	ApprovalPatch = "patch"
+	ApprovalMCP   = "mcp"
+)
+
+// ApprovalRequest asks the user to decide an action.
+type ApprovalRequest struct {
+	SessionID  string
+	TurnID     string
+	ApprovalID string
+	Kind       string
+	// Command and Cwd describe an exec; Files and Diff a patch.
+	Command []string
+	Cwd     string
+	Files   []string
+	Diff    string
+	// Reason says why the agent asks, in words for the user.
+	Reason    string
+	Tool      string
+	Arguments json.RawMessage
+	// Options are the decisions the user may pick.
+	Options []string
+}
+
+// Approver is the part of a frontend that asks the user. A frontend that
+// cannot ask leaves it out; every request is then rejected.
+type Approver interface {
+	// RequestApproval returns the user's decision. ctx ends when the turn
+	// is interrupted; an error or an empty decision rejects.
+	RequestApproval(ctx context.Context, req *ApprovalRequest) (string, error)
+}
+
+// approvalStore remembers "always" answers for the session: commands by
+// argv prefix and cwd, patches by file.
+type approvalStore struct {
+	mu       sync.Mutex
+	commands []storedCommand
+	files    map[string]bool // path → allowed (true) or rejected (false)
+}
+
+type storedCommand struct {
+	argv       []string
+	cwd        string
+	allow      bool
+	unsandbox  bool // the approval covered running outside the sandbox
+	retryAllow bool // allowed to rerun without the sandbox after a denial
+}
+
+// lookupCommand finds the stored answer covering argv in cwd: a stored
+// command covers every command it is a prefix of.
+func (s *approvalStore) lookupCommand(argv []string, cwd string, match func(storedCommand) bool) (storedCommand, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.commands) - 1; i >= 0; i-- {
+		c := s.commands[i]
+		if c.cwd == cwd && len(c.argv) <= len(argv) && slices.Equal(c.argv, argv[:len(c.argv)]) && match(c) {
+			return c, true
+		}
+	}
+	return storedCommand{}, false
+}
+
+func (s *approvalStore) rememberCommand(c storedCommand) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commands = append(s.commands, c)
+}
+
+// filesDecided reports whether every path has a stored answer, and
+// whether all of them allow.
+func (s *approvalStore) filesDecided(paths []string) (decided, allowed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	allowed = true
+	for _, p := range paths {
+		a, ok := s.files[p]
+		if !ok {
+			return false, false
+		}
+		allowed = allowed && a
+	}
+	return len(paths) > 0, allowed
+}
+
+func (s *approvalStore) rememberFiles(paths []string, allow bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files == nil {
+		s.files = make(map[string]bool)
+	}
+	for _, p := range paths {
+		s.files[p] = allow
+	}
+}
+
+// verdict is what the policy says about an action before anyone is asked.
+type verdict int
+
+const (
+	run    verdict = iota // go ahead without asking
+	ask                   // the user decides
+	forbid                // refused, nobody is asked
+)
+
+// execVerdict applies the approval policy and sandbox mode to a command
+// (protocol section 8). sandboxed says whether it runs in the sandbox if it
+// runs; reason explains an ask or a refusal.
+func execVerdict(policy, mode string, req tools.ExecRequest) (v verdict, sandboxed bool, reason string) {
+	sandboxed = mode != SandboxDangerFullAccess
+	if why, bad := dangerous(req.Command); bad {
+		if policy == ApprovalNever {
+			return forbid, sandboxed, fmt.Sprintf("refused: %s, and the approval policy \"never\" does not allow dangerous commands", why)
+		}
+		return ask, sandboxed, "This command is dangerous: " + why + "."
+	}
+	if req.Escalated && sandboxed {
+		if policy == ApprovalNever {
+			return forbid, sandboxed, "refused: the approval policy \"never\" does not allow running commands outside the sandbox; do the work inside the sandbox or tell the user what to run"
+		}
+		reason := "The agent asks to run this command outside the sandbox"
+		if req.Justification != "" {
+			reason += ": " + req.Justification
+		}
+		return ask, false, reason + "."
+	}
+	if policy == ApprovalUntrusted && !knownSafe(req.Command) {
+		return ask, sandboxed, "The approval policy \"untrusted\" asks before every command that is not known to only read."
+	}
+	return run, sandboxed, ""
+}
+
+// patchVerdict applies the approval policy to a change of the given files:
+// changes inside the writable roots apply, others ask (or are refused
+// under "never"); "untrusted" always asks.
+func patchVerdict(policy string, inside bool) (verdict, string) {
+	switch {
+	case policy == ApprovalUntrusted:
+		return ask, "The approval policy \"untrusted\" asks before every file change."
+	case inside:
+		return run, ""
+	case policy == ApprovalNever:
+		return forbid, "refused: writing outside the project's writable folders, and the approval policy \"never\" does not allow it"
+	}
+	return ask, "The change writes outside the project's writable folders."
+}
+
+// writableRoots are the folders a session may change without asking.
+func (s *session) writableRoots() []string {
+	switch s.info.SandboxMode {
+	case SandboxReadOnly:
+		return nil
+	case SandboxDangerFullAccess:
+		return []string{"/"}
+	}
+	roots := []string{s.info.Cwd, "/tmp"}
+	if tmp := os.Getenv("TMPDIR"); tmp != "" {
+		roots = append(roots, tmp)
+	}
+	for _, r := range s.mgr.opts.WritableRoots {
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(s.info.Cwd, r)
+		}
+		roots = append(roots, r)
+	}
+	return roots
+}
+
+func within(path string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// turnApprover is the tools.Approver of one turn.
+type turnApprover struct{ t *turn }
+
+func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.ExecDecision, error) {
+	s := a.t.s
+	v, sandboxed, reason := execVerdict(s.info.ApprovalPolicy, s.info.SandboxMode, req)
+	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return !c.allow || c.unsandbox || sandboxed }); ok {
+		id := a.t.nextApprovalID()
+		if !stored.allow {
+			a.t.emit(event.Approval{ApprovalID: id, Kind: ApprovalExec, Decision: AutoReject})
+			return tools.ExecDecision{Decision: tools.Decision{Reason: "refused: the user rejected this command for the rest of the session"}}, nil
+		}
+		if v != forbid {
+			a.t.emit(event.Approval{ApprovalID: id, Kind: ApprovalExec, Decision: AutoAllow})
+			return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed && !stored.unsandbox}, nil
+		}
+	}
+	switch v {
+	case run:
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoAllow})
+		return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed}, nil
+	case forbid:
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoReject})
+		return tools.ExecDecision{Decision: tools.Decision{Reason: reason}}, nil
+	}
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd, Reason: reason})
+	if err != nil {
+		return tools.ExecDecision{}, err
+	}
+	switch decision {
+	case AllowOnce, AllowAlways:
+		if decision == AllowAlways {
+			s.approvals.rememberCommand(storedCommand{argv: req.Command, cwd: req.Cwd, allow: true, unsandbox: !sandboxed})
+		}
+		return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed}, nil
+	case RejectAlways:
+		s.approvals.rememberCommand(storedCommand{argv: req.Command, cwd: req.Cwd})
+	}
+	return tools.ExecDecision{Decision: tools.Decision{Reason: rejection(decision)}}, nil
+}
+
+func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecRequest, output string) (bool, error) {
+	s := a.t.s
+	switch s.info.ApprovalPolicy {
+	case ApprovalOnRequest, ApprovalNever:
+		// The denial goes back to the model, which may ask for
+		// escalation (on-request) or must do without (never).
+		return false, nil
+	}
+	if _, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return c.allow && (c.unsandbox || c.retryAllow) }); ok {
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoAllow})
+		return true, nil
+	}
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
+		Reason: "The sandbox blocked this command (" + firstLine(output) + "). Run it again without the sandbox?"})
+	if err != nil {
+		return false, err
+	}
+	if decision == AllowAlways {
+		s.approvals.rememberCommand(storedCommand{argv: req.Command, cwd: req.Cwd, allow: true, retryAllow: true})
+	}
+	return decision == AllowOnce || decision == AllowAlways, nil
+}
+
+func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.Decision, error) {
+	s := a.t.s
+	inside := true
+	roots := s.writableRoots()
+	for _, p := range req.Paths {
+		inside = inside && within(p, roots)
+	}
+	v, reason := patchVerdict(s.info.ApprovalPolicy, inside)
+	if v != forbid {
+		if decided, allowed := s.approvals.filesDecided(req.Paths); decided {
+			if allowed {
+				a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoAllow})
+				return tools.Decision{Allowed: true}, nil
+			}
+			a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoReject})
+			return tools.Decision{Reason: "refused: the user rejected changes to these files for the rest of the session"}, nil
+		}
+	}
+	switch v {
+	case run:
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoAllow})
+		return tools.Decision{Allowed: true}, nil
+	case forbid:
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoReject})
+		return tools.Decision{Reason: reason}, nil
+	}
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalPatch, Files: req.Paths, Diff: req.Diff,
+		Cwd: s.info.Cwd, Reason: strings.TrimSpace(req.Summary + "\n" + reason)})
+	if err != nil {
+		return tools.Decision{}, err
+	}
+	switch decision {
+	case AllowAlways, RejectAlways:
+		s.approvals.rememberFiles(req.Paths, decision == AllowAlways)
+	}
+	if decision == AllowOnce || decision == AllowAlways {
+		return tools.Decision{Allowed: true}, nil
+	}
+	return tools.Decision{Reason: rejection(decision)}, nil
+}
+
+// askUser puts a request to the frontend and reports the outcome as an
+// approval event. No answer, an error or an interrupt rejects; "abort"
+// also ends the turn.
+func (t *turn) askUser(ctx context.Context, req *ApprovalRequest) (string, error) {
+	req.SessionID, req.TurnID, req.ApprovalID = t.s.info.SessionID, t.id, t.nextApprovalID()
+	req.Options = []string{AllowOnce, AllowAlways, RejectOnce, RejectAlways}
+	decision := RejectOnce
+	if ap, ok := t.s.mgr.opts.Frontend.(Approver); ok {
+		d, err := ap.RequestApproval(ctx, req)
+		switch {
+		case ctx.Err() != nil:
+			decision = Abort
+		case err != nil:
+			t.s.mgr.log.Warn("approval request failed; rejecting", "approval", req.ApprovalID, "err", err)
+		case d == AllowOnce, d == AllowAlways, d == RejectOnce, d == RejectAlways, d == Abort:
+			decision = d
+		case d != "":
+			t.s.mgr.log.Warn("unknown approval decision; rejecting", "approval", req.ApprovalID, "decision", d)
+		}
+	}
+	t.emit(event.Approval{ApprovalID: req.ApprovalID, Kind: req.Kind, Decision: decision})
+	if decision == Abort {
+		t.interrupted.Store(true)
+		t.cancel()
+		return Abort, ctx.Err()
+	}
+	return decision, nil
+}
+
+func rejection(decision string) string {
+	switch decision {
+	case RejectAlways:
+		return "rejected: the user declined this and anything like it for the rest of the session; do not ask again, find another way or stop"
+	case Abort:
+		return "aborted: the user stopped the turn"
+	}
+	return "rejected: the user declined this action; find another way, or ask the user how to proceed"
+}
+
+func (t *turn) nextApprovalID() string {
+	return fmt.Sprintf("%s-a%d", t.id, t.approvals.Add(1))
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = truncateUTF8(s, 200) + "…"
+	}
+	return s
+}
