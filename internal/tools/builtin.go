@@ -5,5 +5,7 @@ package tools
 func Builtin() []Handler {
 	return []Handler{
 		UpdatePlan{},
+		ReadFile{},
+		ViewImage{},
 	}
 }

@@ -99,6 +99,19 @@ func (b *budget) capReason() string {
 	return "the output limit of " + itoa(b.lim.MaxBytes) + " bytes"
 }
 
+// cutLineOf renders a line of which head is the start and total the full
+// length (without its newline), cut to max bytes with a marker.
+func cutLineOf(head []byte, total, max int) string {
+	if total <= max {
+		return string(head)
+	}
+	n := min(max, len(head))
+	for n > 0 && !utf8.RuneStart(head[n]) {
+		n--
+	}
+	return string(head[:n]) + " [… line cut: " + itoa(total-n) + " more bytes]"
+}
+
 // cutLine shortens s to at most max bytes on a rune boundary, marking the
 // cut with how much was left out.
 func cutLine(s string, max int) string {

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+)
+
+//go:embed view_image.md
+var viewImageDescription string
+
+// ViewImage attaches a local image to the conversation as a data URL.
+type ViewImage struct{}
+
+// MaxImageBytes caps the raw size of an image view_image sends.
+var MaxImageBytes int64 = 20 << 20
+
+var viewImageSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "The image file, relative to the working directory or absolute."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`)
+
+func (ViewImage) Spec() Spec {
+	return Spec{Type: Function, Name: "view_image", Description: viewImageDescription, Parameters: viewImageSchema}
+}
+
+func (ViewImage) Kind() string        { return event.KindRead }
+func (ViewImage) Mutating(*Call) bool { return false }
+
+type viewImageArgs struct {
+	Path string `json:"path"`
+}
+
+func (ViewImage) Title(call *Call) string {
+	var a viewImageArgs
+	_ = json.Unmarshal(call.Arguments, &a)
+	return "View image " + a.Path
+}
+
+func (ViewImage) Handle(_ context.Context, env *Env, call *Call) (Output, error) {
+	var a viewImageArgs
+	if err := json.Unmarshal(call.Arguments, &a); err != nil {
+		return Output{}, fmt.Errorf("view_image: invalid arguments: %w", err)
+	}
+	t, err := resolvePath(env, a.Path)
+	if err != nil {
+		return Output{}, fmt.Errorf("view_image: %w", err)
+	}
+	var data []byte
+	if doc, ok := env.files().Document(t.Abs); ok {
+		data = []byte(doc.Text)
+	} else {
+		f, err := os.Open(t.Abs)
+		if err != nil {
+			return Output{}, fmt.Errorf("view_image: %s: %w", t.Display, plainErr(err))
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return Output{}, fmt.Errorf("view_image: %s: %w", t.Display, err)
+		}
+		if fi.IsDir() {
+			return Output{}, fmt.Errorf("view_image: %s is a directory", t.Display)
+		}
+		if fi.Size() > MaxImageBytes {
+			return Output{}, fmt.Errorf("view_image: %s is %s, over the limit of %s", t.Display, byteSize(fi.Size()), byteSize(MaxImageBytes))
+		}
+		// Read at most one byte over the cap: the file may grow.
+		data, err = io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+		if err != nil {
+			return Output{}, fmt.Errorf("view_image: %s: %w", t.Display, err)
+		}
+	}
+	if int64(len(data)) > MaxImageBytes {
+		return Output{}, fmt.Errorf("view_image: %s is over the limit of %s", t.Display, byteSize(MaxImageBytes))
+	}
+	mime := imageType(data)
+	if mime == "" {
+		return Output{}, fmt.Errorf("view_image: %s is not a PNG, JPEG, GIF or WebP image (detected: %s)", t.Display, http.DetectContentType(data))
+	}
+	url := "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+	return Output{Text: fmt.Sprintf("Image %s (%s, %s) attached.", t.Display, mime, byteSize(int64(len(data)))), Images: []string{url}}, nil
+}
+
+// imageType returns the MIME type of the image formats the model accepts,
+// judged by their magic numbers, or "".
+func imageType(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(head, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
+		return "image/gif"
+	case len(head) >= 12 && bytes.Equal(head[:4], []byte("RIFF")) && bytes.Equal(head[8:12], []byte("WEBP")):
+		return "image/webp"
+	}
+	return ""
+}
