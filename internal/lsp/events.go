@@ -41,6 +41,9 @@ type outbox struct {
 type outItem struct {
 	event   *event.Event
 	created *created
+	// reached, when set, is closed once everything queued before it has
+	// been delivered.
+	reached chan struct{}
 }
 
 func newOutbox(s *server) *outbox {
@@ -54,6 +57,19 @@ func (o *outbox) push(it outItem) {
 	select {
 	case o.wake <- struct{}{}:
 	default:
+	}
+}
+
+// drained waits until everything queued so far has been delivered, so a
+// request to the editor never overtakes the events that explain it.
+func (o *outbox) drained(ctx context.Context) error {
+	reached := make(chan struct{})
+	o.push(outItem{reached: reached})
+	select {
+	case <-reached:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -79,6 +95,10 @@ func (o *outbox) run(ctx context.Context) {
 }
 
 func (o *outbox) deliver(ctx context.Context, it outItem) {
+	if it.reached != nil {
+		close(it.reached)
+		return
+	}
 	if it.created != nil {
 		o.progress.created(ctx, *it.created)
 		return

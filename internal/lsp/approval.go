@@ -1,0 +1,150 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+)
+
+// methodRequestApproval is the richer approval request for clients that
+// opt in (protocol section 6).
+const methodRequestApproval = "agent/requestApproval"
+
+// Titles of the showMessageRequest actions, mapped to decisions.
+var approvalActions = []struct{ title, decision string }{
+	{"Allow once", agent.AllowOnce},
+	{"Allow always", agent.AllowAlways},
+	{"Reject", agent.RejectOnce},
+	{"Abort turn", agent.Abort},
+}
+
+var _ agent.Approver = (*server)(nil)
+
+type requestApprovalParams struct {
+	SessionID  string   `json:"sessionId"`
+	TurnID     string   `json:"turnId"`
+	ApprovalID string   `json:"approvalId"`
+	Kind       string   `json:"kind"`
+	Command    []string `json:"command,omitempty"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	Diff       string   `json:"diff,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+	Arguments  any      `json:"arguments,omitempty"`
+	Options    []string `json:"options"`
+}
+
+type requestApprovalResult struct {
+	Decision string `json:"decision"`
+}
+
+// RequestApproval asks the user: with agent/requestApproval where the
+// client opted in, else with window/showMessageRequest, which every LSP
+// client has. It returns when the user answers or ctx (the turn) ends; an
+// editor that never answers holds the turn only until it is interrupted.
+func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest) (string, error) {
+	if err := s.out.drained(ctx); err != nil {
+		return "", err
+	}
+	if s.capabilities().AgentApprovals {
+		p := requestApprovalParams{
+			SessionID: req.SessionID, TurnID: req.TurnID, ApprovalID: req.ApprovalID, Kind: req.Kind,
+			Command: req.Command, Reason: req.Reason, Diff: req.Diff, Tool: req.Tool, Options: req.Options,
+		}
+		if req.Cwd != "" {
+			p.Cwd = string(uri.File(req.Cwd))
+		}
+		for _, f := range req.Files {
+			p.Files = append(p.Files, string(uri.File(f)))
+		}
+		if len(req.Arguments) > 0 {
+			p.Arguments = protocol.LSPAny(req.Arguments)
+		}
+		var res requestApprovalResult
+		if err := protocol.Call(ctx, s.conn, methodRequestApproval, p, &res); err != nil {
+			return "", fmt.Errorf("%s: %w", methodRequestApproval, err)
+		}
+		return res.Decision, nil
+	}
+	params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(req)}
+	for _, a := range approvalActions {
+		params.Actions = append(params.Actions, protocol.MessageActionItem{Title: a.title})
+	}
+	item, err := protocol.ClientDispatcher(s.conn).ShowMessageRequest(ctx, params)
+	if err != nil {
+		return "", fmt.Errorf("window/showMessageRequest: %w", err)
+	}
+	if item == nil {
+		return agent.RejectOnce, nil
+	}
+	for _, a := range approvalActions {
+		if a.title == item.Title {
+			return a.decision, nil
+		}
+	}
+	return "", fmt.Errorf("window/showMessageRequest: unknown action %q", item.Title)
+}
+
+// approvalMessage says what will happen, where and why, for clients that
+// show plain text.
+func approvalMessage(req *agent.ApprovalRequest) string {
+	var b strings.Builder
+	switch req.Kind {
+	case agent.ApprovalExec:
+		fmt.Fprintf(&b, "agent-ls wants to run: %s\nin %s", shellQuote(req.Command), req.Cwd)
+	case agent.ApprovalPatch:
+		fmt.Fprintf(&b, "agent-ls wants to change %d file(s):", len(req.Files))
+		for _, f := range req.Files {
+			fmt.Fprintf(&b, "\n  %s", f)
+		}
+		if stat := diffStat(req.Diff); stat != "" {
+			b.WriteString("\n" + stat)
+		}
+	default:
+		fmt.Fprintf(&b, "agent-ls wants to call %s", req.Tool)
+	}
+	if req.Reason != "" {
+		b.WriteString("\n" + req.Reason)
+	}
+	return b.String()
+}
+
+// diffStat counts the added and removed lines of a unified diff.
+func diffStat(diff string) string {
+	add, del := 0, 0
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			add++
+		case strings.HasPrefix(line, "-"):
+			del++
+		}
+	}
+	if add+del == 0 {
+		return ""
+	}
+	return fmt.Sprintf("(+%d -%d lines)", add, del)
+}
+
+// shellQuote renders argv as a shell would need it typed.
+func shellQuote(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' ||
+				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+		}) < 0 {
+			parts[i] = a
+			continue
+		}
+		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(parts, " ")
+}
