@@ -24,6 +24,9 @@ fi
 
 echo "== through the runner (what the agent does), median of $runs runs each"
 "$tmp/sb" -n "$runs"
+echo
+echo "== the same from a parent holding 512 MiB of heap"
+"$tmp/sb" -n "$runs" -heap 512
 
 if command -v hyperfine >/dev/null 2>&1; then
 	echo

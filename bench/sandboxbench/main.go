@@ -4,7 +4,7 @@
 // medians and ratios. It is its own helper binary: `sandboxbench sandbox
 // ARGS...` is `agent-ls sandbox ARGS...`.
 //
-//	go build -o /tmp/sb ./bench/sandboxbench && /tmp/sb -n 300
+//	go build -o /tmp/sb ./bench/sandboxbench && /tmp/sb -n 300 [-heap 512]
 package main
 
 import (
@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"time"
 
@@ -25,7 +26,16 @@ func main() {
 	}
 	runs := flag.Int("n", 200, "runs per variant")
 	warmup := flag.Int("warmup", 20, "untimed runs per variant")
+	heapMiB := flag.Int("heap", 0, "MiB of live heap to hold first, like a long-running agent (spawn cost must not grow with it)")
 	flag.Parse()
+	heap := make([][]byte, 0, *heapMiB)
+	for range *heapMiB {
+		b := make([]byte, 1<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		heap = append(heap, b)
+	}
 
 	self, err := os.Executable()
 	if err != nil {
@@ -92,6 +102,7 @@ func main() {
 		fmt.Printf("%-56s median %6.2f ms  (min %.2f, p90 %.2f)\n", v.name,
 			ms(medians[i]), ms(ts[0]), ms(ts[len(ts)*9/10]))
 	}
+	runtime.KeepAlive(heap)
 	fmt.Println()
 	for i := 1; i < len(variants); i++ {
 		fmt.Printf("%-56s %5.1fx plain, +%.2f ms\n", variants[i].name,

@@ -65,7 +65,7 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	})
 	fs.BoolVar(&h.policy.Network, "network", false, "allow network sockets")
 	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
-	fs.BoolVar(&h.inNamespace, "in-namespace", false, "set by the runner: already in a fresh user and mount namespace")
+	fs.BoolVar(&h.inNamespace, "in-namespace", false, "set by the runner, first after `sandbox`: enter a fresh user and mount namespace")
 	fs.Func("placeholder", "set by the runner: a placeholder it made for a missing protected path", func(s string) error {
 		h.placeholders[filepath.Clean(s)] = true
 		return nil
@@ -147,8 +147,11 @@ func confineAndExec(h helperArgs) int {
 		// Remounting / private in the host's own mount namespace would
 		// change the whole machine: only ever do it in the namespace the
 		// runner made.
+		if err := enteredNamespaces(); err != nil {
+			return fail(ExitSetupFailed, fmt.Errorf("entering the user and mount namespace: %w", err))
+		}
 		if !inChildUserNamespace() {
-			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace; it is for the runner only"))
+			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace"))
 		}
 		if err := protectMounts(protectedPaths(p.projectRoots(), writable), h.placeholders); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))

@@ -28,7 +28,7 @@ type Cmd struct {
 // directly. env is the command's complete environment (nil inherits this
 // process's, as with exec.Cmd). The command starts in its own process
 // group; cancelling ctx kills the whole group. Where Probe finds user
-// namespaces (and p.NoNamespace is unset) the helper starts in a fresh user
+// namespaces (and p.NoNamespace is unset) the helper enters a fresh user
 // and mount namespace, which keeps the protected paths read-only.
 //
 // Command does not start anything; streaming, timeouts and output limits
@@ -69,7 +69,13 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 		return nil, errors.New("sandbox: no helper binary given")
 	}
 	useNS := !p.NoNamespace && Probe().Namespaces
-	args := []string{"sandbox", "--mode", p.mode(), "--cwd", p.Cwd}
+	// --in-namespace must come first: the helper's C constructor looks for
+	// it there to enter the namespaces before the Go runtime starts.
+	args := []string{"sandbox", "--no-namespace"}
+	if useNS {
+		args[1] = "--in-namespace"
+	}
+	args = append(args, "--mode", p.mode(), "--cwd", p.Cwd)
 	if p.mode() == WorkspaceWrite {
 		for _, r := range p.extraRoots() {
 			args = append(args, "--writable", r)
@@ -78,19 +84,11 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	if p.Network {
 		args = append(args, "--network")
 	}
-	if useNS {
-		args = append(args, "--in-namespace")
-	} else {
-		args = append(args, "--no-namespace")
-	}
 	end := len(args) + 1 // Args[0] is the helper path
 	args = append(append(args, "--"), argv...)
 	cmd := exec.CommandContext(ctx, helperPath, args...)
 	cmd.Dir, cmd.Env = p.Cwd, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if useNS {
-		cmd.SysProcAttr = namespaceAttr()
-	}
 	return &Cmd{Cmd: cmd, policy: p, useNS: useNS, argsEnd: end}, nil
 }
 

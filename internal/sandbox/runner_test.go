@@ -85,7 +85,7 @@ func TestHelperErrors(t *testing.T) {
 		{"not executable", []string{"--cwd", cwd, "--", "./script"}, ExitNotExecutable, "not executable"},
 		{"a directory", []string{"--cwd", cwd, "--", "/etc"}, ExitNotExecutable, "is a directory"},
 		{"missing interpreter", []string{"--cwd", cwd, "--", "./bad-interp"}, ExitNotFound, "missing interpreter"},
-		{"runner flag by hand", []string{"--in-namespace", "--cwd", cwd, "--", "true"}, ExitSetupFailed, "initial user namespace"},
+		{"runner flag out of place", []string{"--cwd", cwd, "--in-namespace", "--", "true"}, ExitSetupFailed, "did not enter a user namespace"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestCommandArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/usr/bin/agent-ls", "sandbox", "--mode", "workspace-write", "--cwd", "/w", "--writable", "/w/extra", "--writable", "/abs", "--network", "--no-namespace", "--", "ls", "-l"}
+	want := []string{"/usr/bin/agent-ls", "sandbox", "--no-namespace", "--mode", "workspace-write", "--cwd", "/w", "--writable", "/w/extra", "--writable", "/abs", "--network", "--", "ls", "-l"}
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("args\n got %q\nwant %q", c.Args, want)
 	}

@@ -1,0 +1,96 @@
+package sandbox
+
+/*
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+// -1: not asked; 0: in a fresh user and mount namespace; >0: the errno
+// of the step named by agentls_ns_step.
+int agentls_ns_errno = -1;
+const char *agentls_ns_step = "";
+
+static int agentls_write(const char *path, const char *s) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static void agentls_fail(const char *step) {
+	agentls_ns_errno = errno ? errno : EINVAL;
+	agentls_ns_step = step;
+}
+
+// Runs before the Go runtime starts its threads: unshare(CLONE_NEWUSER)
+// needs a single-threaded process. Acts only for `BINARY sandbox
+// --in-namespace ...`, the way the runner starts the helper.
+__attribute__((constructor)) static void agentls_enter_namespaces(void) {
+	static char buf[8192];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	char *end = buf + n;
+	char *arg1 = buf + strlen(buf) + 1;
+	if (arg1 >= end || strcmp(arg1, "sandbox") != 0)
+		return;
+	char *arg2 = arg1 + strlen(arg1) + 1;
+	if (arg2 >= end || strcmp(arg2, "--in-namespace") != 0)
+		return;
+
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+		{ agentls_fail("unshare(CLONE_NEWUSER|CLONE_NEWNS)"); return; }
+	// Map our own ids onto themselves: the only mapping an unprivileged
+	// process may write, and the command keeps its identity.
+	if (agentls_write("/proc/self/setgroups", "deny") != 0 && errno != ENOENT)
+		{ agentls_fail("writing /proc/self/setgroups"); return; }
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (agentls_write("/proc/self/uid_map", map) != 0)
+		{ agentls_fail("writing /proc/self/uid_map"); return; }
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (agentls_write("/proc/self/gid_map", map) != 0)
+		{ agentls_fail("writing /proc/self/gid_map"); return; }
+	agentls_ns_errno = 0;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// enteredNamespaces reports whether the process, started as `sandbox
+// --in-namespace`, entered its own user and mount namespace before the Go
+// runtime started (see the C constructor above). The runner starts the
+// helper plainly and lets it do this itself: creating the namespaces from
+// the agent through SysProcAttr makes Go fork instead of vfork, copying the
+// agent's page tables on every command (measured: 22 ms per command with a
+// 512 MiB heap, against 0.8 ms).
+func enteredNamespaces() error {
+	switch e := int(C.agentls_ns_errno); e {
+	case 0:
+		return nil
+	case -1:
+		return errors.New("the helper did not enter a user namespace (it must be started as `sandbox --in-namespace ...`)")
+	default:
+		return fmt.Errorf("%s: %w", C.GoString(C.agentls_ns_step), syscall.Errno(e))
+	}
+}
