@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -34,12 +35,23 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s.register(fs, "warn")
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
 	cwd := fs.String("cd", "", "run in this directory instead of the current one")
+	yes := fs.Bool("yes", false, "allow every action the policy asks about, without asking")
+	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
 	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
+	}
+	if *fullAuto {
+		*yes = true
+		if s.sandboxMode == "" {
+			s.sandboxMode = agent.SandboxWorkspaceWrite
+		}
+		if s.approvalPolicy == "" {
+			s.approvalPolicy = agent.ApprovalOnRequest
+		}
 	}
 	prompt, err := execPrompt(fs.Args(), stdin)
 	if err != nil {
@@ -59,6 +71,12 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fe := newTermFrontend(stdout, stderr, *jsonOut)
+	switch {
+	case *yes:
+		fe.answer = func(context.Context, *agent.ApprovalRequest) (string, error) { return agent.AllowOnce, nil }
+	case isTerminal(stdin):
+		fe.answer = terminalPrompt(stdin, stderr)
+	}
 	opts, err := s.agentOptions(client, fe, nil, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
@@ -112,10 +130,8 @@ func execPrompt(args []string, stdin io.Reader) (string, error) {
 	if len(args) > 0 && !(len(args) == 1 && args[0] == "-") {
 		return strings.Join(args, " "), nil
 	}
-	if f, ok := stdin.(*os.File); ok && len(args) == 0 {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return "", errors.New("no prompt: give one as an argument (or '-' to read it from stdin)")
-		}
+	if len(args) == 0 && isTerminal(stdin) {
+		return "", errors.New("no prompt: give one as an argument (or '-' to read it from stdin)")
 	}
 	data, err := io.ReadAll(stdin)
 	if err != nil {
@@ -139,6 +155,75 @@ type termFrontend struct {
 	midLine bool
 	// streamed: the item ids whose text reached stdout through deltas.
 	streamed map[string]bool
+	// answer decides approval requests; nil rejects them all (no
+	// terminal to ask on and no --yes).
+	answer func(context.Context, *agent.ApprovalRequest) (string, error)
+}
+
+// RequestApproval asks on the terminal, answers for --yes, or rejects.
+func (f *termFrontend) RequestApproval(ctx context.Context, req *agent.ApprovalRequest) (string, error) {
+	if f.answer == nil {
+		f.errw.WriteString("agent-ls: rejected an action that needs approval (stdin is not a terminal; use --yes to allow)\n")
+		f.errw.Flush()
+		return agent.RejectOnce, nil
+	}
+	return f.answer(ctx, req)
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// terminalPrompt asks the user on the terminal. The read runs on its own
+// goroutine so an interrupt ends the wait at once.
+func terminalPrompt(stdin io.Reader, stderr io.Writer) func(context.Context, *agent.ApprovalRequest) (string, error) {
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return func(ctx context.Context, req *agent.ApprovalRequest) (string, error) {
+		switch req.Kind {
+		case agent.ApprovalExec:
+			fmt.Fprintf(stderr, "\n? run %s\n  in %s\n", strings.Join(req.Command, " "), req.Cwd)
+		case agent.ApprovalPatch:
+			fmt.Fprintf(stderr, "\n? change %s\n%s", strings.Join(req.Files, ", "), req.Diff)
+		default:
+			fmt.Fprintf(stderr, "\n? call %s\n", req.Tool)
+		}
+		if req.Reason != "" {
+			fmt.Fprintf(stderr, "  %s\n", req.Reason)
+		}
+		for {
+			fmt.Fprint(stderr, "  [y] allow once  [a] allow always  [n] reject  [x] abort turn: ")
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case line, ok := <-lines:
+				if !ok {
+					return agent.RejectOnce, nil
+				}
+				switch strings.ToLower(strings.TrimSpace(line)) {
+				case "y", "yes":
+					return agent.AllowOnce, nil
+				case "a", "always":
+					return agent.AllowAlways, nil
+				case "n", "no", "":
+					return agent.RejectOnce, nil
+				case "x", "abort":
+					return agent.Abort, nil
+				}
+			}
+		}
+	}
 }
 
 func newTermFrontend(stdout, stderr io.Writer, jsonOut bool) *termFrontend {
