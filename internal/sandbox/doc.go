@@ -8,9 +8,10 @@
 // restricts its own process and then execs the command in place; Landlock
 // and seccomp are only ever applied there, never in the server process. The
 // runner ([Command]) builds the [Cmd] that starts the helper in its own
-// process group and, when available, in a fresh user and mount namespace;
-// [Probe] says what this machine can enforce, [LikelyDenied] guesses
-// whether a failure was the sandbox's doing.
+// process group, telling it to enter a fresh user and mount namespace when
+// the kernel allows (the helper does so from a C constructor, before the Go
+// runtime starts threads); [Probe] says what this machine can enforce,
+// [LikelyDenied] guesses whether a failure was the sandbox's doing.
 //
 // # Building
 //

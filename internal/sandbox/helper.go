@@ -145,8 +145,8 @@ func confineAndExec(h helperArgs) int {
 	writable := p.writableRoots(os.Getenv("TMPDIR"))
 	if h.inNamespace {
 		// Remounting / private in the host's own mount namespace would
-		// change the whole machine: only ever do it in the namespace the
-		// runner made.
+		// change the whole machine: only ever do it in a namespace of our
+		// own.
 		if err := enteredNamespaces(); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("entering the user and mount namespace: %w", err))
 		}

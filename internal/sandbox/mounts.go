@@ -8,13 +8,12 @@ import (
 )
 
 // protectMounts runs in the helper inside the fresh user and mount
-// namespace the runner created: it makes every mount private (nothing
-// propagates back to the host) and pins each protected path read-only.
+// namespace it entered: it makes every mount private (nothing propagates
+// back to the host) and pins each protected path read-only.
 // Placeholders (see placeholder.go) are covered instead: a directory by a
 // read-only bind of itself (it is empty), anything else by a read-only
-// /dev/null. A path
-// still missing (the helper was started by hand, not by the runner) gets a
-// placeholder here, which then stays behind.
+// /dev/null. A path still missing (the helper was started by hand, not by
+// the runner) gets a placeholder here, which then stays behind.
 func protectMounts(paths []protectedPath, placeholders map[string]bool) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)

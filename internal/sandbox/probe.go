@@ -23,9 +23,9 @@ type Capabilities struct {
 	// says why not.
 	Seccomp     bool
 	SeccompNote string
-	// Namespaces tells whether the runner can start the helper in a user
-	// and mount namespace, which is what keeps the protected paths
-	// read-only inside writable roots; NamespaceNote says why not.
+	// Namespaces tells whether the helper can enter a user and mount
+	// namespace, which is what keeps the protected paths read-only inside
+	// writable roots; NamespaceNote says why not.
 	Namespaces    bool
 	NamespaceNote string
 }
