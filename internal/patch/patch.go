@@ -95,7 +95,9 @@ type Chunk struct {
 	// Line is the 1-based line number where Old starts (for a pure
 	// insertion: the line it is inserted before), taken from a unified
 	// diff's hunk header; 0 when the patch gives none. It only breaks ties
-	// between several matches, and places insertions that have no context.
+	// between several matches (a chunk with a Line that matches in several
+	// places, none of them at Line, is refused as ambiguous), and places
+	// insertions that have no context.
 	Line int
 
 	// ctx maps each New line that is a context line to its index in Old,
