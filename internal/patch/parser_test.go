@@ -26,12 +26,7 @@ func public(p *Patch) *Patch {
 func TestParseApplyPatch(t *testing.T) {
 	wrap := func(body string) string { return "*** Begin Patch\n" + body + "\n*** End Patch" }
 	ap := func(ops ...FileOp) *Patch { return &Patch{Format: FormatApplyPatch, Ops: ops} }
-	tests := []struct {
-		name  string
-		input string
-		want  *Patch
-		err   string
-	}{
+	tests := []parseCase{
 		{
 			name: "all operations",
 			input: wrap("*** Add File: path/add.py\n+abc\n+def\n*** Delete File: path/delete.py\n" +
@@ -176,28 +171,30 @@ func TestParseApplyPatch(t *testing.T) {
 		{"apply_patch <<'PATCH'", "PATCH"},
 		{`apply_patch <<"EOF"`, "EOF\n"},
 	} {
-		tests = append(tests, struct {
-			name  string
-			input string
-			want  *Patch
-			err   string
-		}{
+		tests = append(tests, parseCase{
 			name:  "heredoc " + heredoc.open,
 			input: heredoc.open + "\n" + wrap("*** Delete File: x") + "\n" + heredoc.close,
 			want:  ap(FileOp{Kind: Delete, Path: "x"}),
 		})
 	}
-	tests = append(tests, struct {
-		name  string
-		input string
-		want  *Patch
-		err   string
-	}{
+	tests = append(tests, parseCase{
 		name:  "mismatched heredoc quotes are not a wrapper",
 		input: "<<'EOF\"\n" + wrap("*** Delete File: x") + "\nEOF",
 		err:   "invalid patch: The first line of the patch must be '*** Begin Patch'",
 	})
 
+	runParseCases(t, tests)
+}
+
+// parseCase is a patch text and what Parse must make of it.
+type parseCase struct {
+	name  string
+	input string
+	want  *Patch
+	err   string // the exact error, if Parse must fail
+}
+
+func runParseCases(t *testing.T, tests []parseCase) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Parse(tt.input)

@@ -1,18 +1,10 @@
 package patch
 
-import (
-	"reflect"
-	"testing"
-)
+import "testing"
 
 func TestParseUnified(t *testing.T) {
 	ud := func(ops ...FileOp) *Patch { return &Patch{Format: FormatUnified, Ops: ops} }
-	tests := []struct {
-		name  string
-		input string
-		want  *Patch
-		err   string
-	}{
+	tests := []parseCase{
 		{
 			name:  "diff -u with timestamps",
 			input: "--- f.txt\t2024-01-01 00:00:00 +0000\n+++ f.txt\t2024-01-01 00:00:01 +0000\n@@ -2,3 +2,3 @@ section\n a\n-b\n+c\n d\n",
@@ -110,21 +102,5 @@ func TestParseUnified(t *testing.T) {
 			}}),
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse(tt.input)
-			if tt.err != "" {
-				if err == nil || err.Error() != tt.err {
-					t.Fatalf("error = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(public(got), tt.want) {
-				t.Fatalf("got  %+v\nwant %+v", public(got), tt.want)
-			}
-		})
-	}
+	runParseCases(t, tests)
 }
