@@ -10,6 +10,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/sandbox"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -90,5 +91,6 @@ func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files ag
 		ReasoningEffort: s.reasoningEffort,
 		MaxRequests:     s.maxRequests,
 		Logger:          log,
+		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
 	}, nil
 }

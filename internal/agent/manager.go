@@ -56,9 +56,13 @@ type Options struct {
 	// ProjectDocMaxBytes is the AGENTS.md budget (default 32 KiB; negative
 	// disables AGENTS.md).
 	ProjectDocMaxBytes int
-	// SandboxSummary is a one-line description of what the sandbox can
-	// enforce on this machine, put into the environment context.
-	SandboxSummary string
+	// SandboxSummary describes what the sandbox can enforce on this
+	// machine, for the environment context; it is called once, when the
+	// first session starts its first turn.
+	SandboxSummary func() string
+	// HelperPath is the agent-ls binary that runs the sandbox helper;
+	// empty means this executable.
+	HelperPath string
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -72,6 +76,9 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	closed   bool
+
+	summaryOnce sync.Once
+	summary     string
 }
 
 // NewManager returns a manager with opts, defaults filled in.

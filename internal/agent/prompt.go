@@ -47,11 +47,21 @@ func (s *session) environmentContext() string {
 	fmt.Fprintf(&b, "  <approval_policy>%s</approval_policy>\n", s.info.ApprovalPolicy)
 	fmt.Fprintf(&b, "  <sandbox_mode>%s</sandbox_mode>\n", s.info.SandboxMode)
 	fmt.Fprintf(&b, "  <network_access>%s</network_access>\n", network)
-	if opts.SandboxSummary != "" {
-		fmt.Fprintf(&b, "  <sandbox>%s</sandbox>\n", opts.SandboxSummary)
+	if summary := s.mgr.sandboxSummary(); summary != "" {
+		fmt.Fprintf(&b, "  <sandbox>%s</sandbox>\n", summary)
 	}
 	b.WriteString("</environment_context>")
 	return b.String()
+}
+
+// sandboxSummary asks for the sandbox's summary once per manager.
+func (m *Manager) sandboxSummary() string {
+	m.summaryOnce.Do(func() {
+		if m.opts.SandboxSummary != nil {
+			m.summary = m.opts.SandboxSummary()
+		}
+	})
+	return m.summary
 }
 
 // projectDocs returns the AGENTS.md chain for cwd: from the git root (the

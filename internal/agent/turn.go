@@ -40,7 +40,8 @@ func (t *turn) run(ctx context.Context) {
 	}
 	s.history = append(s.history, userMessage(t.input, s.info.Cwd))
 
-	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode, Approver: turnApprover{t}}
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode, Approver: turnApprover{t},
+		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, WritableRoots: opts.WritableRoots, Network: opts.NetworkAccess}}
 	fam := familyOf(s.info.Model)
 	specs := opts.Tools.Specs()
 
@@ -175,7 +176,10 @@ func (t *turn) collectCalls(output []model.Item) []*tools.Call {
 // goroutine.
 func (t *turn) finished(c *tools.Call, _ tools.Handler, r tools.Result) {
 	status := event.ToolCompleted
-	if r.Output.Failed {
+	switch {
+	case r.Output.Rejected:
+		status = event.ToolRejected
+	case r.Output.Failed:
 		status = event.ToolFailed
 	}
 	t.emit(event.ToolResult{CallID: c.CallID, Tool: c.Name, Status: status, Output: r.Output.Text, DurationMs: r.Duration.Milliseconds()})

@@ -225,8 +225,11 @@ func lookPath(file, pathEnv, dir string) (string, int, error) {
 	if firstErr != nil {
 		return "", ExitNotExecutable, firstErr
 	}
-	return "", ExitNotFound, fmt.Errorf("%s: command not found", file)
+	return "", ExitNotFound, fmt.Errorf("%s: %w", file, ErrNotFound)
 }
+
+// ErrNotFound is the error for a program that is nowhere on PATH.
+var ErrNotFound = errors.New("command not found")
 
 func executable(path string) error {
 	fi, err := os.Stat(path)

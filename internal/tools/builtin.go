@@ -5,6 +5,7 @@ package tools
 func Builtin() []Handler {
 	return []Handler{
 		UpdatePlan{},
+		Shell{},
 		ReadFile{},
 		ViewImage{},
 	}

@@ -52,6 +52,9 @@ type Output struct {
 	Text string
 	// Failed marks an output that reports an error to the model.
 	Failed bool
+	// Rejected marks an action refused by policy or by the user (the
+	// output says so); it implies Failed.
+	Rejected bool
 	// Images are data URLs shown to the model with the output.
 	Images []string
 }
@@ -75,6 +78,19 @@ type Env struct {
 	// Approver decides actions (commands, file changes) by the session's
 	// policies, asking the user when needed.
 	Approver Approver
+	// Exec configures how commands run.
+	Exec ExecConfig
+}
+
+// ExecConfig is how the session runs commands.
+type ExecConfig struct {
+	// HelperPath is the agent-ls binary that runs `sandbox ARGS...`;
+	// empty means this executable.
+	HelperPath string
+	// WritableRoots are writable besides the cwd (workspace-write mode).
+	WritableRoots []string
+	// Network lets sandboxed commands use the network.
+	Network bool
 }
 
 // Handler is one tool.

@@ -1,0 +1,313 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/sandbox"
+)
+
+//go:embed shell.md
+var shellDescription string
+
+// Shell runs a command, in the sandbox unless approved otherwise, and
+// streams its output to the user while it runs.
+type Shell struct{}
+
+// Defaults of the shell tool.
+const (
+	DefaultShellTimeout = 10 * time.Second
+	// shellCaptureBytes bounds what is kept of a command's output: the
+	// first and the last this many bytes.
+	shellCaptureBytes = 1 << 20
+	// shellMaxEvents bounds the execOutput events of one command.
+	shellMaxEvents = 10_000
+	// shellPipeDrain is how long Wait waits for output after the command
+	// exited or was killed (a grandchild may hold the pipe).
+	shellPipeDrain = 2 * time.Second
+	// exitTimeout is the exit code reported for a command that timed out.
+	exitTimeout = 124
+)
+
+var shellSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "The command and its arguments, as passed to execvp()."},
+    "workdir": {"type": "string", "description": "The working directory, relative to the session's; it must be inside the workspace."},
+    "timeout_ms": {"type": "number", "minimum": 1, "description": "Kill the command after this many milliseconds (default 10000)."},
+    "sandbox_permissions": {"type": "string", "enum": ["use_default", "require_escalated"], "description": "require_escalated asks the user to run the command outside the sandbox."},
+    "justification": {"type": "string", "description": "With require_escalated: a short question for the user saying why the command needs to run outside the sandbox."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+
+type shellArgs struct {
+	Command            []string `json:"command"`
+	Workdir            string   `json:"workdir"`
+	TimeoutMs          float64  `json:"timeout_ms"`
+	SandboxPermissions string   `json:"sandbox_permissions"`
+	Justification      string   `json:"justification"`
+}
+
+func (Shell) Spec() Spec {
+	return Spec{Type: Function, Name: "shell", Description: shellDescription, Parameters: shellSchema}
+}
+
+func (Shell) Kind() string        { return event.KindExecute }
+func (Shell) Mutating(*Call) bool { return true }
+
+func (Shell) Title(call *Call) string {
+	var a shellArgs
+	if json.Unmarshal(call.Arguments, &a) != nil || len(a.Command) == 0 {
+		return "Run a command"
+	}
+	if len(a.Command) == 3 && (a.Command[1] == "-lc" || a.Command[1] == "-c") {
+		return "Run " + a.Command[2]
+	}
+	return "Run " + strings.Join(a.Command, " ")
+}
+
+func (Shell) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
+	var a shellArgs
+	if err := json.Unmarshal(call.Arguments, &a); err != nil {
+		return Output{}, fmt.Errorf("shell: invalid arguments: %w", err)
+	}
+	if len(a.Command) == 0 || a.Command[0] == "" {
+		return Output{}, errors.New("shell: `command` is empty; give the program and its arguments, e.g. [\"bash\", \"-lc\", \"ls\"]")
+	}
+	dir, err := shellWorkdir(env.Cwd, a.Workdir)
+	if err != nil {
+		return Output{}, err
+	}
+	timeout := DefaultShellTimeout
+	if a.TimeoutMs > 0 {
+		timeout = time.Duration(a.TimeoutMs * float64(time.Millisecond))
+	}
+	if env.Approver == nil {
+		return Output{Text: "rejected: commands cannot run in this session", Failed: true, Rejected: true}, nil
+	}
+	req := ExecRequest{CallID: call.CallID, Command: a.Command, Cwd: dir,
+		Escalated: a.SandboxPermissions == "require_escalated", Justification: a.Justification}
+	d, err := env.Approver.Exec(ctx, req)
+	if err != nil {
+		return Output{}, err
+	}
+	if !d.Allowed {
+		return Output{Text: d.Reason, Failed: true, Rejected: true}, nil
+	}
+	res, err := runCommand(ctx, env, call.CallID, a.Command, dir, timeout, d.Sandboxed)
+	if err != nil {
+		return Output{}, err
+	}
+	if d.Sandboxed && sandbox.LikelyDenied(res.exitCode, res.stdout.bytes(), res.stderr.bytes(), true) {
+		retry, err := env.Approver.RetryUnsandboxed(ctx, req, res.combined.String())
+		if err != nil {
+			return Output{}, err
+		}
+		if retry {
+			if res, err = runCommand(ctx, env, call.CallID, a.Command, dir, timeout, false); err != nil {
+				return Output{}, err
+			}
+		}
+	}
+	return Output{Text: res.format(), Failed: res.exitCode != 0}, nil
+}
+
+// shellWorkdir resolves the workdir against the session cwd and keeps it
+// inside the workspace.
+func shellWorkdir(cwd, workdir string) (string, error) {
+	dir := cwd
+	if workdir != "" {
+		dir = workdir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+	}
+	dir = filepath.Clean(dir)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("shell: workdir %s: %w", dir, err)
+	}
+	root, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		root = cwd
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("shell: workdir %s is outside the workspace %s; use a folder inside it", dir, cwd)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("shell: workdir %s is not a directory", dir)
+	}
+	return dir, nil
+}
+
+// commandResult is what one run produced.
+type commandResult struct {
+	exitCode int
+	wall     time.Duration
+	timedOut time.Duration // the timeout, when it struck
+	notFound string        // set when the program could not be started
+	stdout   *capture
+	stderr   *capture
+	combined *capture
+}
+
+// runCommand runs argv and streams its output as execOutput events. A
+// timeout or an interrupt kills the whole process group; an interrupt
+// returns ctx's error.
+func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir string, timeout time.Duration, sandboxed bool) (*commandResult, error) {
+	mode := env.SandboxMode
+	if !sandboxed {
+		mode = sandbox.DangerFullAccess
+	}
+	helper := env.Exec.HelperPath
+	if helper == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("shell: find the sandbox helper: %w", err)
+		}
+		helper = exe
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	policy := sandbox.Policy{Mode: mode, Cwd: dir, WritableRoots: env.Exec.WritableRoots, Network: env.Exec.Network}
+	res := &commandResult{stdout: newCapture(), stderr: newCapture(), combined: newCapture()}
+	cmd, err := sandbox.Command(runCtx, policy, argv, commandEnv(os.Environ()), helper)
+	if errors.Is(err, sandbox.ErrNotFound) || errors.Is(err, exec.ErrNotFound) {
+		res.exitCode, res.notFound = sandbox.ExitNotFound, argv[0]
+		return res, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shell: %w", err)
+	}
+	cmd.Dir = dir
+	cmd.WaitDelay = shellPipeDrain
+	var mu sync.Mutex // orders the combined capture and the events
+	events := 0
+	stream := func(name string, own *capture) *streamWriter {
+		return &streamWriter{write: func(p []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			own.Write(p)
+			res.combined.Write(p)
+			if events < shellMaxEvents && env.Emit != nil {
+				events++
+				env.Emit(event.ExecOutput{CallID: callID, Stream: name, Chunk: strings.ToValidUTF8(string(p), "\uFFFD")})
+			}
+		}}
+	}
+	cmd.Stdout = stream("stdout", res.stdout)
+	cmd.Stderr = stream("stderr", res.stderr)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			res.exitCode, res.notFound = sandbox.ExitNotFound, argv[0]
+			return res, nil
+		}
+		return nil, fmt.Errorf("shell: start %s: %w", argv[0], err)
+	}
+	err = cmd.Wait()
+	res.wall = time.Since(start)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if runCtx.Err() != nil {
+		res.timedOut = timeout
+		res.exitCode = exitTimeout
+		return res, nil
+	}
+	res.exitCode = exitCodeOf(cmd.ProcessState, err)
+	return res, nil
+}
+
+func exitCodeOf(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// commandEnv is the environment commands get: ours, less what looks like a
+// secret (API keys, tokens, passwords), which a command has no business
+// reading and a model could leak.
+func commandEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		upper := strings.ToUpper(name)
+		if strings.Contains(upper, "KEY") || strings.Contains(upper, "SECRET") || strings.Contains(upper, "TOKEN") || strings.Contains(upper, "PASSWORD") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// format renders the result for the model: exit code, wall time and the
+// output, cut in the middle when long.
+func (r *commandResult) format() string {
+	var b strings.Builder
+	body := r.combined.String()
+	if r.notFound != "" {
+		body = fmt.Sprintf("command not found: %s", r.notFound)
+	}
+	if r.timedOut > 0 {
+		body = fmt.Sprintf("command timed out after %d milliseconds\n%s", r.timedOut.Milliseconds(), body)
+	}
+	body, cut, total := middleCut(body, shellHeadTailLines, shellMaxOutputBytes)
+	fmt.Fprintf(&b, "Exit code: %d\nWall time: %.1f seconds\n", r.exitCode, r.wall.Seconds())
+	if cut {
+		fmt.Fprintf(&b, "Total output lines: %d\n", total)
+	}
+	b.WriteString("Output:\n")
+	b.WriteString(body)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// What the model gets of a long output: the first and last lines.
+const (
+	shellHeadTailLines  = 128
+	shellMaxOutputBytes = 10 << 10
+)
+
+// middleCut keeps the first and last n lines of s (and at most maxBytes,
+// half from each end) with a marker saying how much was left out. It
+// reports whether it cut and how many lines s had.
+func middleCut(s string, n, maxBytes int) (string, bool, int) {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	total := len(lines)
+	if total <= 2*n && len(s) <= maxBytes {
+		return s, false, total
+	}
+	head, tail := lines, []string(nil)
+	if total > 2*n {
+		head, tail = lines[:n], lines[total-n:]
+	} else {
+		head, tail = lines[:total/2], lines[total/2:]
+	}
+	headText := clip(strings.Join(head, ""), maxBytes/2, false)
+	tailText := clip(strings.Join(tail, ""), maxBytes/2, true)
+	omitted := total - strings.Count(headText, "\n") - strings.Count(tailText, "\n")
+	return fmt.Sprintf("%s[... omitted %d of %d lines ...]\n%s", headText, omitted, total, tailText), true, total
+}
