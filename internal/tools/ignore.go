@@ -1,0 +1,202 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// ignoreRule is one line of a .gitignore or .ignore file.
+type ignoreRule struct {
+	re      *regexp.Regexp
+	negate  bool
+	dirOnly bool
+	// anchored rules (with a slash before their end) match the path
+	// relative to the file's directory; others match any base name below
+	// it.
+	anchored bool
+}
+
+// ignoreStack is the chain of ignore files that apply in one directory,
+// deepest first. It is immutable, so subdirectories share their parent's
+// chain across goroutines.
+type ignoreStack struct {
+	parent *ignoreStack
+	base   string // the directory holding the file
+	rules  []ignoreRule
+}
+
+// ignoreFileNames are read in each directory, later ones overriding
+// earlier ones (as ripgrep ranks .ignore over .gitignore).
+var ignoreFileNames = []string{".gitignore", ".ignore"}
+
+// push returns s with the ignore file at path added on top, or s itself
+// when the file is missing or has no rules.
+func (s *ignoreStack) push(dir, path string) *ignoreStack {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return s
+	}
+	rules := parseIgnore(data)
+	if len(rules) == 0 {
+		return s
+	}
+	return &ignoreStack{parent: s, base: dir, rules: rules}
+}
+
+// ignored reports whether abs (a path below every base in s) is ignored:
+// the deepest file's last matching rule decides.
+func (s *ignoreStack) ignored(abs string, isDir bool) bool {
+	name := filepath.Base(abs)
+	for n := s; n != nil; n = n.parent {
+		var rel string
+		for i := len(n.rules) - 1; i >= 0; i-- {
+			r := &n.rules[i]
+			if r.dirOnly && !isDir {
+				continue
+			}
+			subject := name
+			if r.anchored {
+				if rel == "" {
+					rp, err := filepath.Rel(n.base, abs)
+					if err != nil || strings.HasPrefix(rp, "..") {
+						break
+					}
+					rel = filepath.ToSlash(rp)
+				}
+				subject = rel
+			}
+			if r.re.MatchString(subject) {
+				return !r.negate
+			}
+		}
+	}
+	return false
+}
+
+// parseIgnore parses gitignore syntax: comments, blank lines, `!`
+// negation, trailing `/` for directories only, leading or inner `/`
+// anchoring, `*`, `?`, `[...]` and `**`.
+func parseIgnore(data []byte) []ignoreRule {
+	var rules []ignoreRule
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		// Trailing spaces are dropped unless escaped.
+		for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\\ ") {
+			line = line[:len(line)-1]
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		var r ignoreRule
+		if line[0] == '!' {
+			r.negate = true
+			line = line[1:]
+		} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
+			line = line[1:]
+		}
+		if strings.HasSuffix(line, "/") {
+			r.dirOnly = true
+			line = strings.TrimRight(line, "/")
+		}
+		if line == "" {
+			continue
+		}
+		if strings.Contains(line, "/") {
+			r.anchored = true
+			line = strings.TrimPrefix(line, "/")
+		}
+		re, err := regexp.Compile("^" + globRegexp(line, false) + "$")
+		if err != nil {
+			continue // a malformed line is ignored, as git does
+		}
+		r.re = re
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// globRegexp translates a glob into a regular expression (without
+// anchors): `*` and `?` stay within one path segment, `**` crosses
+// segments, `[...]` is a class (`!` or `^` negates) and, when braces is
+// set, `{a,b}` is an alternation.
+func globRegexp(glob string, braces bool) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch {
+		case c == '*' && strings.HasPrefix(glob[i:], "**"):
+			j := i + 2
+			atStart := i == 0 || glob[i-1] == '/'
+			switch {
+			case atStart && j < len(glob) && glob[j] == '/':
+				b.WriteString("(?:.*/)?")
+				i = j
+			case atStart && j == len(glob) && i > 0:
+				b.WriteString(".*")
+				i = j - 1
+			default:
+				b.WriteString(".*")
+				i = j - 1
+			}
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		case c == '[':
+			end := strings.IndexByte(glob[i+1:], ']')
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			// A ']' right after '[' (or '[!') is part of the class.
+			class := glob[i+1 : i+1+end]
+			if class == "" || class == "!" || class == "^" {
+				end2 := strings.IndexByte(glob[i+2+end:], ']')
+				if end2 < 0 {
+					b.WriteString(`\[`)
+					continue
+				}
+				end = end + 1 + end2
+				class = glob[i+1 : i+1+end]
+			}
+			b.WriteByte('[')
+			if class[0] == '!' || class[0] == '^' {
+				b.WriteByte('^')
+				class = class[1:]
+			}
+			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(class, `\`, `\\`), "[", `\[`))
+			b.WriteByte(']')
+			i += end + 1
+		case c == '\\' && i+1 < len(glob):
+			i++
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		case braces && c == '{':
+			depth++
+			b.WriteString("(?:")
+		case braces && c == '}' && depth > 0:
+			depth--
+			b.WriteByte(')')
+		case braces && c == ',' && depth > 0:
+			b.WriteByte('|')
+		default:
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		}
+	}
+	for ; depth > 0; depth-- {
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// compileGlob compiles a glob matched against whole slash-separated
+// paths.
+func compileGlob(glob string) (*regexp.Regexp, error) {
+	return regexp.Compile("^" + globRegexp(glob, true) + "$")
+}

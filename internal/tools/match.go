@@ -1,0 +1,199 @@
+package tools
+
+import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
+	"unicode/utf8"
+)
+
+// lineMatcher finds the lines of a text that match a pattern, without
+// running the regular expression line by line: a literal every match must
+// contain (found with bytes.Index, which is vectorised) picks candidate
+// lines, and only those are checked with the regexp.
+type lineMatcher struct {
+	line  *regexp.Regexp // the pattern, matched against one line
+	whole *regexp.Regexp // the pattern in multi-line mode, for texts without a literal
+	lit   []byte         // a literal every match contains, or nil
+	fold  bool           // lit is compared ignoring ASCII case
+	// exact: a line matches exactly when it contains lit.
+	exact bool
+}
+
+func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
+	flags := ""
+	if !caseSensitive {
+		flags = "(?i)"
+	}
+	line, err := regexp.Compile(flags + pattern)
+	if err != nil {
+		return nil, err
+	}
+	whole, err := regexp.Compile("(?m)" + flags + pattern)
+	if err != nil {
+		return nil, err
+	}
+	m := &lineMatcher{line: line, whole: whole}
+	re, err := syntax.Parse(flags+pattern, syntax.Perl)
+	if err != nil {
+		return m, nil
+	}
+	re = re.Simplify()
+	lit, fold := requiredLiteral(re)
+	if len(lit) == 0 {
+		return m, nil
+	}
+	s := string(lit)
+	if fold && !isASCII(s) {
+		return m, nil // case folding beyond ASCII: let the regexp decide
+	}
+	m.lit, m.fold = []byte(s), fold
+	m.exact = re.Op == syntax.OpLiteral && !bytes.ContainsRune(m.lit, '\n')
+	if fold {
+		m.lit = bytes.ToLower(m.lit)
+	}
+	return m, nil
+}
+
+// requiredLiteral returns the longest literal that every match of re
+// contains, and whether it is matched ignoring case.
+func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Rune, re.Flags&syntax.FoldCase != 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []rune
+		bestFold := false
+		for _, sub := range re.Sub {
+			lit, fold := requiredLiteral(sub)
+			// Prefer longer literals, and exact ones over folded.
+			if len(lit) > len(best) || (len(lit) == len(best) && len(lit) > 0 && bestFold && !fold) {
+				best, bestFold = lit, fold
+			}
+		}
+		return best, bestFold
+	}
+	return nil, false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// index finds the next occurrence of the literal in data.
+func (m *lineMatcher) index(data []byte) int {
+	if !m.fold {
+		return bytes.Index(data, m.lit)
+	}
+	return indexFoldASCII(data, m.lit)
+}
+
+// indexFoldASCII is bytes.Index ignoring ASCII case; lit is lower case.
+func indexFoldASCII(data, lit []byte) int {
+	first := lit[0]
+	upper := first
+	if 'a' <= first && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
+	off := 0
+	for off+len(lit) <= len(data) {
+		var i int
+		if upper == first {
+			i = bytes.IndexByte(data[off:], first)
+		} else {
+			i = indexEither(data[off:], first, upper)
+		}
+		if i < 0 {
+			return -1
+		}
+		at := off + i
+		if at+len(lit) > len(data) {
+			return -1
+		}
+		if bytes.EqualFold(data[at:at+len(lit)], lit) {
+			return at
+		}
+		off = at + 1
+	}
+	return -1
+}
+
+// indexEither returns the first index of a or b in data. Two vectorised
+// scans over a bounded window beat one byte-by-byte scan.
+func indexEither(data []byte, a, b byte) int {
+	const window = 4 << 10
+	for start := 0; start < len(data); start += window {
+		end := min(start+window, len(data))
+		i := bytes.IndexByte(data[start:end], a)
+		j := bytes.IndexByte(data[start:end], b)
+		switch {
+		case i < 0 && j < 0:
+			continue
+		case i < 0:
+			return start + j
+		case j < 0:
+			return start + i
+		}
+		return start + min(i, j)
+	}
+	return -1
+}
+
+// eachLine calls fn with the 1-based number and the text (without its
+// newline) of every line of data that matches, in order, until fn returns
+// false.
+func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
+	pos, lineNo := 0, 1 // pos is the start of line lineNo
+	for pos <= len(data) {
+		var at int
+		if m.lit != nil {
+			i := m.index(data[pos:])
+			if i < 0 {
+				return
+			}
+			at = pos + i
+		} else {
+			loc := m.whole.FindIndex(data[pos:])
+			if loc == nil {
+				return
+			}
+			at = pos + loc[0]
+		}
+		start := bytes.LastIndexByte(data[pos:at], '\n') + 1 + pos
+		lineNo += bytes.Count(data[pos:start], []byte{'\n'})
+		end := bytes.IndexByte(data[at:], '\n')
+		next := 0
+		if end < 0 {
+			end = len(data)
+			next = len(data) + 1
+		} else {
+			end += at
+			next = end + 1
+		}
+		line := data[start:end]
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		if (m.exact || m.line.Match(line)) && !fn(lineNo, line) {
+			return
+		}
+		if next > len(data) || (next == len(data) && end == len(data)) {
+			return
+		}
+		pos, lineNo = next, lineNo+1
+		if pos == len(data) {
+			return
+		}
+	}
+}

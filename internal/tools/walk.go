@@ -1,0 +1,246 @@
+package tools
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// walkFile is one file the walk found.
+type walkFile struct {
+	Abs string
+	Rel string // slash-separated, relative to the walk's root
+}
+
+// walkOptions configure a walk.
+type walkOptions struct {
+	Root string // absolute directory
+	// Base is where ignore files start to apply: the repository root or
+	// the workspace, at or above Root.
+	Base string
+	// Hidden includes dot files and directories (never .git).
+	Hidden bool
+	// NoIgnore disregards .gitignore and .ignore files.
+	NoIgnore bool
+}
+
+// walkNote is a path the walk could not read.
+type walkNote struct {
+	Rel string
+	Err error
+}
+
+// walk visits the files below opts.Root in parallel, skipping hidden and
+// ignored entries and not following symbolic links to directories (so
+// link loops cannot trap it). visit runs on several goroutines at once.
+// Directories it could not read come back as notes; they do not stop the
+// walk.
+func walk(ctx context.Context, opts walkOptions, visit func(walkFile)) []walkNote {
+	w := &walker{opts: opts, visit: visit, ctx: ctx}
+	w.cond = sync.NewCond(&w.mu)
+	var stack *ignoreStack
+	if !opts.NoIgnore {
+		stack = ignoreChain(opts.Base, opts.Root)
+	}
+	w.queue = append(w.queue, dirJob{abs: opts.Root, stack: stack})
+	w.pending = 1
+	n := max(runtime.GOMAXPROCS(0), 2)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(w.work)
+	}
+	wg.Wait()
+	return w.notes
+}
+
+type dirJob struct {
+	abs   string
+	stack *ignoreStack
+}
+
+type walker struct {
+	opts  walkOptions
+	visit func(walkFile)
+	ctx   context.Context
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []dirJob // LIFO: depth first keeps the queue short
+	pending int      // directories queued or being read
+	notes   []walkNote
+}
+
+func (w *walker) work() {
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 && w.pending > 0 {
+			w.cond.Wait()
+		}
+		if w.pending == 0 {
+			w.mu.Unlock()
+			return
+		}
+		job := w.queue[len(w.queue)-1]
+		w.queue = w.queue[:len(w.queue)-1]
+		w.mu.Unlock()
+
+		var subdirs []dirJob
+		if w.ctx.Err() == nil {
+			subdirs = w.readDir(job)
+		}
+
+		w.mu.Lock()
+		w.queue = append(w.queue, subdirs...)
+		w.pending += len(subdirs) - 1
+		if w.pending == 0 || len(subdirs) > 0 {
+			w.cond.Broadcast()
+		}
+		w.mu.Unlock()
+	}
+}
+
+// readDir visits the files of one directory and returns its
+// subdirectories to walk.
+func (w *walker) readDir(job dirJob) []dirJob {
+	f, err := os.Open(job.abs)
+	if err != nil {
+		w.note(job.abs, err)
+		return nil
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(entries) == 0 {
+		w.note(job.abs, err)
+		return nil
+	}
+	stack := job.stack
+	if !w.opts.NoIgnore {
+		for _, name := range ignoreFileNames {
+			for _, e := range entries {
+				if e.Name() == name {
+					stack = stack.push(job.abs, filepath.Join(job.abs, name))
+				}
+			}
+		}
+	}
+	var subdirs []dirJob
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || (!w.opts.Hidden && name[0] == '.') {
+			continue
+		}
+		abs := filepath.Join(job.abs, name)
+		typ := e.Type()
+		if typ&fs.ModeSymlink != 0 {
+			// Follow links to files, not to directories.
+			fi, err := os.Stat(abs)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			typ = 0
+		}
+		switch {
+		case typ.IsDir():
+			if stack != nil && stack.ignored(abs, true) {
+				continue
+			}
+			subdirs = append(subdirs, dirJob{abs: abs, stack: stack})
+		case typ.IsRegular():
+			if stack != nil && stack.ignored(abs, false) {
+				continue
+			}
+			w.visit(walkFile{Abs: abs, Rel: w.rel(abs)})
+		}
+	}
+	return subdirs
+}
+
+func (w *walker) rel(abs string) string {
+	if len(abs) > len(w.opts.Root) && strings.HasPrefix(abs, w.opts.Root) && abs[len(w.opts.Root)] == filepath.Separator {
+		return filepath.ToSlash(abs[len(w.opts.Root)+1:])
+	}
+	r, _ := filepath.Rel(w.opts.Root, abs)
+	return filepath.ToSlash(r)
+}
+
+func (w *walker) note(abs string, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.notes = append(w.notes, walkNote{Rel: w.rel(abs), Err: plainErr(err)})
+}
+
+// ignoreChain loads the ignore files of base and of every directory
+// between it and root (root's own are read by the walk).
+func ignoreChain(base, root string) *ignoreStack {
+	var s *ignoreStack
+	if base == "" || !within(base, root) || base == root {
+		return nil
+	}
+	rel, _ := filepath.Rel(base, root)
+	dir := base
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := 0; ; i++ {
+		for _, name := range ignoreFileNames {
+			s = s.push(dir, filepath.Join(dir, name))
+		}
+		if i == len(parts)-1 {
+			break
+		}
+		dir = filepath.Join(dir, parts[i])
+	}
+	return s
+}
+
+// ignoreBase is where ignore files start to apply for a walk of root: the
+// enclosing git repository's root, else the workspace when root is in it,
+// else root.
+func ignoreBase(cwd, root string) string {
+	for dir := root; ; {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if within(cwd, root) {
+		return cwd
+	}
+	return root
+}
+
+// pathIgnored reports whether abs, which the walk of root would not reach
+// on disk (a file only open in the editor), is hidden or ignored.
+func pathIgnored(opts walkOptions, abs string) bool {
+	rel, err := filepath.Rel(opts.Root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return true
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	var stack *ignoreStack
+	if !opts.NoIgnore {
+		stack = ignoreChain(opts.Base, opts.Root)
+	}
+	dir := opts.Root
+	for i, p := range parts {
+		if p == ".git" || (!opts.Hidden && strings.HasPrefix(p, ".")) {
+			return true
+		}
+		if !opts.NoIgnore {
+			for _, name := range ignoreFileNames {
+				stack = stack.push(dir, filepath.Join(dir, name))
+			}
+		}
+		dir = filepath.Join(dir, p)
+		if stack != nil && stack.ignored(dir, i < len(parts)-1) {
+			return true
+		}
+	}
+	return false
+}
