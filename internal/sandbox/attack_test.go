@@ -127,6 +127,25 @@ var attacks = map[string]func(args []string) error{
 		}
 		return c.Close()
 	},
+	"tiocsti": func(a []string) error {
+		// Push a character into the input of stdin's terminal.
+		c := byte('x')
+		return unix.IoctlSetPointerInt(0, unix.TIOCSTI, int(c))
+	},
+	"read-proc": func(a []string) error {
+		// Another process's environment or memory, through /proc.
+		f, err := os.Open("/proc/" + a[0] + "/" + a[1])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		buf := make([]byte, 64)
+		_, err = f.Read(buf)
+		if a[1] == "mem" && errors.Is(err, unix.EIO) {
+			return nil // opened: offset 0 is simply unmapped
+		}
+		return err
+	},
 	"euid": func(a []string) error {
 		fmt.Println("euid", os.Geteuid())
 		return nil

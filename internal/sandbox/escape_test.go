@@ -103,6 +103,8 @@ func TestProtectedPaths(t *testing.T) {
 				{"create the missing .agents (a file)", []string{"write", filepath.Join(cwd, ".agents", "AGENTS.md")}},
 				{"create a file in the missing .agent-ls", []string{"write", filepath.Join(cwd, ".agent-ls", "config.toml")}},
 				{"unmount the protection of .git", []string{"umount", filepath.Join(cwd, ".git")}},
+				{"write a hook through a symlink made in the root", []string{"symlink-write", filepath.Join(cwd, "hook-link"), hook}},
+				{"hard link .git/config out, then write it", []string{"link", filepath.Join(cwd, ".git", "config"), filepath.Join(cwd, "config-link")}},
 			}
 			summary := Probe().Summary()
 			explain := Explain(p, Probe())
@@ -312,11 +314,17 @@ func TestProcessAttacks(t *testing.T) {
 	}
 	defer func() { sib.Process.Kill(); sib.Wait() }()
 	pid := strconv.Itoa(sib.Process.Pid)
-	attacks := [][]string{{"io_uring"}, {"ptrace", pid}, {"vm-read", pid}, {"kill", pid}}
+	attacks := [][]string{{"io_uring"}, {"ptrace", pid}, {"vm-read", pid}, {"kill", pid},
+		{"read-proc", pid, "environ"}, {"read-proc", pid, "mem"}}
 	for _, a := range attacks {
-		if r := unconfined(t, a...); r.code != 0 && a[0] != "vm-read" {
+		if r := unconfined(t, a...); r.code != 0 {
 			t.Logf("%s does not work even unconfined here: %v", a[0], r)
 		}
+	}
+	// TIOCSTI on a pipe fails with ENOTTY unconfined; the filter must
+	// answer first, with EPERM.
+	if r := unconfined(t, "tiocsti"); !strings.Contains(r.stdout, "inappropriate ioctl") {
+		t.Logf("tiocsti unconfined: %v", r)
 	}
 	for _, m := range nsModes {
 		t.Run(m.name, func(t *testing.T) {
@@ -329,7 +337,12 @@ func TestProcessAttacks(t *testing.T) {
 						continue // signal scoping needs Landlock ABI 6
 					}
 					r := attack(t, p, a...)
-					mustBlock(t, r, a[0]+" (network "+strconv.FormatBool(network)+")")
+					mustBlock(t, r, strings.Join(a, " ")+" (network "+strconv.FormatBool(network)+")")
+				}
+				r := attack(t, p, "tiocsti")
+				mustBlock(t, r, "TIOCSTI")
+				if !strings.Contains(r.stdout, "operation not permitted") {
+					t.Errorf("TIOCSTI not refused by the filter: %v", r)
 				}
 			}
 		})

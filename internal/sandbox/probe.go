@@ -126,9 +126,9 @@ func Explain(p Policy, c Capabilities) string {
 	if c.Seccomp {
 		line("seccomp: available")
 		if p.Network {
-			line("network: on; seccomp still denies %s", strings.Join(alwaysDenied, " "))
+			line("network: on; seccomp still denies %s, TIOCSTI", strings.Join(alwaysDenied, " "))
 		} else {
-			line("network: off; seccomp denies sockets other than AF_UNIX, %s, sendto to an address, %s", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
+			line("network: off; seccomp denies sockets other than AF_UNIX, %s, sendto to an address, %s, TIOCSTI", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
 			if c.LandlockABI >= 4 {
 				line("         Landlock also denies TCP bind and connect")
 			}

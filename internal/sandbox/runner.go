@@ -26,8 +26,9 @@ type Cmd struct {
 // binary at helperPath (the agent-ls executable, which must route
 // `helperPath sandbox ARGS...` to Main), or, for danger-full-access,
 // directly. env is the command's complete environment (nil inherits this
-// process's, as with exec.Cmd). The command starts in its own process
-// group; cancelling ctx kills the whole group. Where Probe finds user
+// process's, as with exec.Cmd). The command starts in a new session, so in
+// its own process group and without a controlling terminal; cancelling ctx
+// kills the whole group. Where Probe finds user
 // namespaces (and p.NoNamespace is unset) the helper enters a fresh user
 // and mount namespace, which keeps the protected paths read-only.
 //
@@ -38,7 +39,9 @@ func Command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	if err != nil {
 		return nil, err
 	}
-	c.SysProcAttr.Setpgid = true
+	// A new session: its own process group, and no controlling terminal
+	// to type into or to be stopped by.
+	c.SysProcAttr.Setsid = true
 	c.Cancel = func() error { return KillGroup(c) }
 	return c, nil
 }

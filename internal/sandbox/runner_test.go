@@ -162,8 +162,8 @@ func TestCommandArgs(t *testing.T) {
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("args\n got %q\nwant %q", c.Args, want)
 	}
-	if !c.SysProcAttr.Setpgid || c.Dir != "/w" || c.Cancel == nil {
-		t.Errorf("Setpgid %v, Dir %q, Cancel set %v", c.SysProcAttr.Setpgid, c.Dir, c.Cancel != nil)
+	if !c.SysProcAttr.Setsid || c.Dir != "/w" || c.Cancel == nil {
+		t.Errorf("Setsid %v, Dir %q, Cancel set %v", c.SysProcAttr.Setsid, c.Dir, c.Cancel != nil)
 	}
 	for _, bad := range []Policy{{Mode: "yolo", Cwd: "/w"}, {Cwd: "relative"}} {
 		if _, err := Command(context.Background(), bad, []string{"ls"}, nil, "/x"); err == nil {

@@ -68,6 +68,18 @@ func installSeccomp(network bool) error {
 			return err
 		}
 	}
+	// Typing into the terminal the sandbox inherited (TIOCSTI, and the
+	// console's TIOCLINUX paste) would run commands in the user's shell
+	// once the sandbox exits. The kernel reads the request as 32 bits.
+	for _, req := range []uint64{unix.TIOCSTI, unix.TIOCLINUX} {
+		c, err := seccomp.MakeCondition(1, seccomp.CompareMaskedEqual, 0xffffffff, req)
+		if err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+		if err := deny("ioctl", c); err != nil {
+			return err
+		}
+	}
 	if !network {
 		notUnix, err := seccomp.MakeCondition(0, seccomp.CompareNotEqual, unix.AF_UNIX)
 		if err != nil {
