@@ -8,6 +8,7 @@ func Builtin() []Handler {
 		Shell{},
 		ReadFile{},
 		GrepFiles{},
+		Glob{},
 		ViewImage{},
 	}
 }

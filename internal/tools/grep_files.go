@@ -269,7 +269,7 @@ func grep(ctx context.Context, env *Env, q grepQuery) (*grepResult, error) {
 		if _, ok := seen.Load(abs); ok {
 			continue
 		}
-		if _, err := os.Lstat(abs); err == nil || pathIgnored(opts, abs) {
+		if _, err := os.Lstat(abs); err == nil || pathIgnored(opts, abs, false) {
 			continue
 		}
 		rel, _ := filepath.Rel(t.Abs, abs)

@@ -217,7 +217,7 @@ func ignoreBase(cwd, root string) string {
 
 // pathIgnored reports whether abs, which the walk of root would not reach
 // on disk (a file only open in the editor), is hidden or ignored.
-func pathIgnored(opts walkOptions, abs string) bool {
+func pathIgnored(opts walkOptions, abs string, isDir bool) bool {
 	rel, err := filepath.Rel(opts.Root, abs)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return true
@@ -238,7 +238,7 @@ func pathIgnored(opts walkOptions, abs string) bool {
 			}
 		}
 		dir = filepath.Join(dir, p)
-		if stack != nil && stack.ignored(dir, i < len(parts)-1) {
+		if stack != nil && stack.ignored(dir, isDir || i < len(parts)-1) {
 			return true
 		}
 	}
