@@ -89,7 +89,21 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 		"AGENT_LS_WIRE_API=responses",
 	)
 	cmd.Stderr = &serverLog
-	ed, err := editor.Start(cmd, editor.Config{})
+	// The editor shows approval requests as a message with buttons; the
+	// demo user clicks "Allow once".
+	ask := func(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		say("\n▌ The editor pops up a question from agent-ls:\n")
+		for _, line := range strings.Split(p.Message, "\n") {
+			say("    │ %s\n", line)
+		}
+		var titles []string
+		for _, a := range p.Actions {
+			titles = append(titles, "["+a.Title+"]")
+		}
+		say("    │ %s\n▌ The user clicks [Allow once].\n\n", strings.Join(titles, " "))
+		return &protocol.MessageActionItem{Title: "Allow once"}, nil
+	}
+	ed, err := editor.Start(cmd, editor.Config{ShowMessageRequest: ask})
 	if err != nil {
 		return fmt.Errorf("start the server: %w", err)
 	}
@@ -98,6 +112,9 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 	init, err := ed.Initialize(ctx, editor.Options{
 		Events: true, Progress: true, ApplyEdit: true, DocumentChanges: true,
 		MessageActionItems: true, WorkspaceFolders: []string{dir}, ClientName: "agent-ls demo editor",
+		// "untrusted": the agent asks before any command that is not
+		// known to only read.
+		InitializationOptions: map[string]any{"approvalPolicy": "untrusted"},
 	})
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
@@ -167,10 +184,8 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range ed.Progress() {
-		if p.Kind == "end" {
-			say("▌ Progress in the status bar ended with: %q\n", p.Message)
-		}
+	if end, err := ed.WaitProgress(ctx, func(p editor.Progress) bool { return p.Kind == "end" }); err == nil {
+		say("▌ The progress in the editor's status bar ended with %q.\n", end.Message)
 	}
 	if err := ed.Shutdown(ctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
@@ -229,6 +244,17 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 		case "toolCall":
 			endLine()
 			fmt.Fprintf(out, "── tool: %s\n", ev.Title)
+		case "execOutput":
+			for _, line := range strings.SplitAfter(ev.Chunk, "\n") {
+				if line != "" {
+					fmt.Fprintf(out, "   │ %s", line)
+				}
+			}
+			if !strings.HasSuffix(ev.Chunk, "\n") {
+				fmt.Fprintln(out)
+			}
+		case "approval":
+			fmt.Fprintf(out, "   (approval %s: %s)\n", ev.Kind, ev.Decision)
 		case "toolResult":
 			fmt.Fprintf(out, "   → %s: %s\n", ev.Status, firstLine(ev.Output))
 		case "messageDelta":
@@ -267,7 +293,7 @@ func demoScript(pace time.Duration) []fakemodel.Step {
 		`{"step":"Read the selected function","status":"completed"},` +
 		`{"step":"Find why the round trip fails","status":"completed"},` +
 		`{"step":"Propose the fix","status":"completed"}]}`
-	answer := "The bug is operator precedence in `FahrenheitToCelsius` (convert.go:12).\n\n" +
+	answer := "`go test` confirms it: the round trip fails. The bug is operator precedence in\n`FahrenheitToCelsius` (convert.go:12).\n\n" +
 		"`f - 32*5/9` multiplies first, so it computes `f - 17.78` instead of\n" +
 		"subtracting 32 before scaling, and `TestRoundTrip` fails for every value.\n\n" +
 		"The fix is to group the subtraction:\n\n" +
@@ -277,6 +303,7 @@ func demoScript(pace time.Duration) []fakemodel.Step {
 		{Name: "plan", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
 			fakemodel.Reasoning("", "The round-trip test fails; the formula in FahrenheitToCelsius looks wrong."),
 			fakemodel.FunctionCall("call_plan", "update_plan", plan),
+			fakemodel.FunctionCall("call_test", "shell", `{"command":["go","test","./..."],"timeout_ms":60000}`),
 		}}},
 		{Name: "answer", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
 			fakemodel.FunctionCall("call_done", "update_plan", done),

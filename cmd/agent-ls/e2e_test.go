@@ -480,7 +480,7 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Agent: Fix this", "── plan", "── answer", "(f - 32) * 5 / 9", "── turn completed", "exit status 0"} {
+	for _, want := range []string{"Agent: Fix this", "── plan", "wants to run: go test ./...", "[Allow once]", "(approval exec: allowOnce)", "FAIL: TestRoundTrip", "── answer", "(f - 32) * 5 / 9", "── turn completed", "status bar ended with", "exit status 0"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
