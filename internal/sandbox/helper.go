@@ -32,9 +32,10 @@ Runs CMD confined by Landlock (the filesystem is readable, only the writable
 roots are writable), seccomp (no network sockets unless --network; no
 ptrace, process_vm_* or io_uring) and no_new_privs, with no capabilities.
 In workspace-write mode the writable roots are the cwd, each --writable DIR,
-/tmp, /dev/shm and $TMPDIR; .git, .agents and .agent-ls at the top of the cwd
-and of each --writable DIR stay read-only where user namespaces are
-available. --explain prints what this machine enforces.
+/tmp and $TMPDIR. Where user namespaces are available, .git, .agents and
+.agent-ls at the top of the cwd and of each --writable DIR stay read-only,
+and the command gets a private, writable /dev/shm. --explain prints what
+this machine enforces.
 
 flags:
 `
@@ -155,6 +156,9 @@ func confineAndExec(h helperArgs) int {
 		}
 		if err := protectMounts(protectedPaths(p.projectRoots(), writable), h.placeholders); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
+		}
+		if p.mode() == WorkspaceWrite && privateShm() == nil {
+			writable = append(writable, "/dev/shm")
 		}
 	}
 	if err := os.Chdir(p.Cwd); err != nil {

@@ -34,6 +34,15 @@ pwd`
 				t.Errorf("unexpected output:\n%v", r)
 			}
 			mustWork(t, attack(t, p, "socketpair"), "AF_UNIX socketpair with send/recv")
+			shm := "/dev/shm/agent-ls-sandbox-test"
+			if m.noNS {
+				mustBlock(t, attack(t, p, "write", shm), "writing the host's /dev/shm")
+			} else {
+				mustWork(t, attack(t, p, "write", shm), "writing the private /dev/shm")
+				if exists(shm) {
+					t.Errorf("the private /dev/shm leaked to the host")
+				}
+			}
 			unixServer(t, p, cwd)
 
 			git(t, cwd, "init", "-q")

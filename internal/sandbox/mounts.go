@@ -90,6 +90,13 @@ func bindReadOnlyClassic(src, dst string) error {
 	return unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|flags, "")
 }
 
+// privateShm mounts a fresh tmpfs on /dev/shm, so POSIX shared memory and
+// semaphores (Python's multiprocessing, for one) work without giving the
+// command the host's segments to read or tamper with.
+func privateShm() error {
+	return unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777")
+}
+
 // dropCapabilities leaves the calling thread, which is the one that execs
 // the command, with no capabilities: bounding set emptied (so exec as root
 // cannot regain any), ambient and inheritable cleared, permitted and

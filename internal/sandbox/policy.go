@@ -88,7 +88,7 @@ func (p Policy) writableRoots(tmpdir string) []string {
 	if p.mode() != WorkspaceWrite {
 		return nil
 	}
-	roots := append(p.projectRoots(), "/tmp", "/dev/shm")
+	roots := append(p.projectRoots(), "/tmp")
 	if tmpdir != "" && filepath.IsAbs(tmpdir) {
 		roots = append(roots, filepath.Clean(tmpdir))
 	}

@@ -122,6 +122,9 @@ func Explain(p Policy, c Capabilities) string {
 	} else {
 		line("writable: %s", strings.Join(writable, " "))
 		line("          plus %s and /dev/pts", strings.Join(devFiles, " "))
+		if c.Namespaces && !p.NoNamespace {
+			line("          and a private /dev/shm, not shared with the host")
+		}
 	}
 	if c.Seccomp {
 		line("seccomp: available")
