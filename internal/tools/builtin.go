@@ -7,6 +7,7 @@ func Builtin() []Handler {
 		UpdatePlan{},
 		Shell{},
 		ReadFile{},
+		ListDir{},
 		GrepFiles{},
 		Glob{},
 		ViewImage{},
