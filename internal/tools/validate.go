@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +73,7 @@ func validateArguments(sch *jsonschema.Schema, args json.RawMessage) error {
 	}
 	var problems []string
 	collectProblems(ve, inst, &problems)
+	slices.Sort(problems) // the validator's order follows map iteration
 	if len(problems) == 0 {
 		problems = append(problems, "- "+ve.ErrorKind.LocalizedString(printer))
 	}
