@@ -55,6 +55,12 @@ type session struct {
 // model, with an editor that opts into events and progress.
 func start(t *testing.T, env []string, steps ...fakemodel.Step) *session {
 	t.Helper()
+	return startWith(t, env, editor.Config{}, editor.Options{Events: true, Progress: true}, steps...)
+}
+
+// startWith is start with the editor's behaviour and capabilities given.
+func startWith(t *testing.T, env []string, cfg editor.Config, opts editor.Options, steps ...fakemodel.Step) *session {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	m := fakemodel.New(steps...)
@@ -66,7 +72,7 @@ func start(t *testing.T, env []string, steps ...fakemodel.Step) *session {
 	cmd.Env = append(cmd.Env, env...)
 	log := &syncWriter{w: &strings.Builder{}}
 	cmd.Stderr = log
-	ed, err := editor.Start(cmd, editor.Config{})
+	ed, err := editor.Start(cmd, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +82,8 @@ func start(t *testing.T, env []string, steps ...fakemodel.Step) *session {
 			t.Logf("server log:\n%s", log.String())
 		}
 	})
-	if _, err := ed.Initialize(ctx, editor.Options{Events: true, Progress: true, WorkspaceFolders: []string{dir}}); err != nil {
+	opts.WorkspaceFolders = []string{dir}
+	if _, err := ed.Initialize(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
 	return &session{t: t, ed: ed, model: m, dir: dir, ctx: ctx, log: log}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/editor"
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+func shellCall(id string, argv ...string) fakemodel.Item {
+	args, _ := json.Marshal(map[string]any{"command": argv})
+	return fakemodel.FunctionCall(id, "shell", string(args))
+}
+
+func TestApprovalAllowAlwaysThroughAgentRequestApproval(t *testing.T) {
+	var mu sync.Mutex
+	var asked []map[string]any
+	cfg := editor.Config{Request: func(_ context.Context, method string, params json.RawMessage) (any, error) {
+		var p map[string]any
+		json.Unmarshal(params, &p)
+		mu.Lock()
+		asked = append(asked, p)
+		mu.Unlock()
+		return map[string]string{"decision": "allowAlways"}, nil
+	}}
+	s := startWith(t, nil, cfg, editor.Options{Events: true, Approvals: true,
+		InitializationOptions: map[string]any{"approvalPolicy": "untrusted"}},
+		fakemodel.Answer(shellCall("c1", "touch", "made-1")),
+		fakemodel.Answer(shellCall("c2", "touch", "made-1")),
+		fakemodel.Answer(shellCall("c3", "ls")),
+		fakemodel.Say("done"),
+	)
+	turn := s.startTurn(map[string]any{"prompt": "make a file"})
+	if done := s.wait(turn.TurnID); done.Status != "completed" {
+		t.Fatalf("turn %+v", done)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "made-1")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 {
+		t.Fatalf("asked %d times, want once (allowAlways covers the repeat; ls is known safe)", len(asked))
+	}
+	if asked[0]["kind"] != "exec" || asked[0]["approvalId"] == "" || !strings.HasPrefix(asked[0]["cwd"].(string), "file://") {
+		t.Errorf("request %v", asked[0])
+	}
+	var decisions []string
+	for _, ev := range s.events(turn.TurnID) {
+		if ev.Type == "approval" {
+			decisions = append(decisions, ev.Decision)
+		}
+	}
+	if strings.Join(decisions, ",") != "allowAlways,autoAllow,autoAllow" {
+		t.Errorf("approval events %v", decisions)
+	}
+}
+
+func TestRejectedCommandGoesBackToTheModel(t *testing.T) {
+	cfg := editor.Config{ShowMessageChoice: "Reject"}
+	s := startWith(t, nil, cfg, editor.Options{Events: true, MessageActionItems: true,
+		InitializationOptions: map[string]any{"approvalPolicy": "untrusted"}},
+		fakemodel.Answer(shellCall("c1", "touch", "nope")),
+		fakemodel.Say("ok, I will not"),
+	)
+	turn := s.startTurn(map[string]any{"prompt": "make a file"})
+	if done := s.wait(turn.TurnID); done.Status != "completed" {
+		t.Fatalf("turn %+v", done)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "nope")); err == nil {
+		t.Error("a rejected command ran")
+	}
+	var result editor.Event
+	for _, ev := range s.events(turn.TurnID) {
+		if ev.Type == "toolResult" {
+			result = ev
+		}
+	}
+	if result.Status != "rejected" || !strings.Contains(result.Output, "rejected") {
+		t.Errorf("toolResult %+v", result)
+	}
+	if reqs := s.model.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "rejected: the user declined") {
+		t.Error("the model was not told about the rejection")
+	}
+}
+
+func TestUnansweredApprovalEndsWithInterrupt(t *testing.T) {
+	cfg := editor.Config{NeverAnswer: []string{"window/showMessageRequest"}}
+	s := startWith(t, nil, cfg, editor.Options{Events: true,
+		InitializationOptions: map[string]any{"approvalPolicy": "untrusted"}},
+		fakemodel.Answer(shellCall("c1", "touch", "never")),
+		fakemodel.Say("next turn"),
+	)
+	turn := s.startTurn(map[string]any{"prompt": "make a file"})
+	if _, err := s.ed.WaitEvent(s.ctx, func(ev editor.Event) bool { return ev.Type == "toolCall" }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Request(s.ctx, "agent/interrupt", map[string]any{"sessionId": turn.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if done := s.wait(turn.TurnID); done.Status != "interrupted" {
+		t.Fatalf("turn %+v", done)
+	}
+	next := s.startTurn(map[string]any{"sessionId": turn.SessionID, "prompt": "again"})
+	if done := s.wait(next.TurnID); done.Status != "completed" {
+		t.Fatalf("next turn %+v", done)
+	}
+}
+
+func TestInterruptDuringToolCallKillsTheCommand(t *testing.T) {
+	script := "sleep 60 & echo $! > child.pid; echo started; wait"
+	args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-c", script}, "timeout_ms": 60000})
+	s := start(t, nil,
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", string(args))),
+		fakemodel.Say("after"),
+	)
+	turn := s.startTurn(map[string]any{"prompt": "wait"})
+	if _, err := s.ed.WaitEvent(s.ctx, func(ev editor.Event) bool { return ev.Type == "execOutput" && strings.Contains(ev.Chunk, "started") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Request(s.ctx, "agent/interrupt", map[string]any{"sessionId": turn.SessionID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if done := s.wait(turn.TurnID); done.Status != "interrupted" {
+		t.Fatalf("turn %+v", done)
+	}
+	data, err := os.ReadFile(filepath.Join(s.dir, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the command's child %d outlived the interrupt", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	next := s.startTurn(map[string]any{"sessionId": turn.SessionID, "prompt": "again"})
+	if done := s.wait(next.TurnID); done.Status != "completed" {
+		t.Fatalf("next turn %+v", done)
+	}
+}
