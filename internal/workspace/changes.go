@@ -1,0 +1,50 @@
+package workspace
+
+// ChangeKind is what a FileChange does to its file.
+type ChangeKind int
+
+const (
+	// Add creates the file (or replaces one that exists).
+	Add ChangeKind = iota + 1
+	// Update rewrites the file's content.
+	Update
+	// Delete removes the file.
+	Delete
+	// Move renames the file to NewPath, with NewContent there (an update
+	// and a rename at once).
+	Move
+)
+
+func (k ChangeKind) String() string {
+	switch k {
+	case Add:
+		return "add"
+	case Update:
+		return "update"
+	case Delete:
+		return "delete"
+	case Move:
+		return "move"
+	}
+	return "unknown"
+}
+
+// FileChange is the change of one file, with absolute paths and the
+// content before and after, computed in memory before anything is written.
+type FileChange struct {
+	Kind ChangeKind
+	Path string
+	// NewPath is the destination of a Move.
+	NewPath string
+	// OldContent is the content before (nil: the file did not exist);
+	// NewContent the content after (nil for a Delete).
+	OldContent []byte
+	NewContent []byte
+}
+
+// ChangeSet is what one tool call changes: applied all or nothing.
+type ChangeSet struct {
+	// Label is a short summary, shown by editors in their undo history.
+	Label   string
+	Changes []FileChange
+}
