@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"context"
 	"errors"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // Errors of the session and turn API. Frontends map them to their own
@@ -77,3 +79,13 @@ const (
 	SandboxWorkspaceWrite   = "workspace-write"
 	SandboxDangerFullAccess = "danger-full-access"
 )
+
+// ChangeApplier is the part of a frontend that applies file changes
+// itself (the language server, through the editor, so edits land in open
+// buffers with undo). For a frontend without it the agent writes the
+// changes to disk.
+type ChangeApplier interface {
+	// ApplyChanges applies cs all or nothing. A *workspace.RejectedError
+	// means the editor refused it and nothing changed.
+	ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) error
+}

@@ -48,3 +48,20 @@ type ChangeSet struct {
 	Label   string
 	Changes []FileChange
 }
+
+// RejectedError says the editor refused a change set; nothing of it was
+// applied anywhere.
+type RejectedError struct {
+	// Reason is the editor's, when it gave one.
+	Reason string
+	// Paths are the open documents the edit was for.
+	Paths []string
+}
+
+func (e *RejectedError) Error() string {
+	msg := "the editor did not apply the change"
+	if e.Reason != "" {
+		msg += " (" + e.Reason + ")"
+	}
+	return msg + "; the user may have edited the file meanwhile. Nothing was changed: read the file again and redo the change"
+}
