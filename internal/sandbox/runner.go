@@ -100,7 +100,7 @@ func (c *Cmd) Start() error {
 	if c.useNS && c.release == nil {
 		tmpdir, _ := lookupEnv(c.Env, "TMPDIR")
 		if c.Env == nil {
-			tmpdir = os.Getenv("TMPDIR")
+			tmpdir = os.Getenv("TMPDIR") // the helper inherits ours
 		}
 		paths := protectedPaths(c.policy.projectRoots(), c.policy.writableRoots(tmpdir))
 		held, release := placeholders.acquire(paths)
@@ -157,16 +157,14 @@ func (c *Cmd) done() {
 	}
 }
 
+// lookupEnv finds key in env, the last setting winning as in exec.Cmd.
 func lookupEnv(env []string, key string) (string, bool) {
-	if env == nil {
-		return "", false
-	}
 	for i := len(env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
 			return v, true
 		}
 	}
-	return "", true
+	return "", false
 }
 
 // KillGroup sends SIGKILL to the process group of a command started by
