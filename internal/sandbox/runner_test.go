@@ -372,3 +372,26 @@ func TestUnprivilegedUser(t *testing.T) {
 		})
 	}
 }
+
+// TestLikelyDeniedEndToEnd feeds real sandboxed failures to LikelyDenied.
+func TestLikelyDeniedEndToEnd(t *testing.T) {
+	requireLandlock(t)
+	cwd, _ := workspace(t)
+	p := Policy{Cwd: cwd}
+	cases := []struct {
+		argv []string
+		want bool
+	}{
+		{[]string{"touch", "/etc/agent-ls-denied"}, true},
+		{[]string{"sh", "-c", "echo hi > .git/x"}, Probe().Namespaces},
+		{[]string{"no-such-command-anywhere"}, false},
+		{[]string{"sh", "-c", "exit 3"}, false},
+	}
+	git(t, cwd, "init", "-q")
+	for _, c := range cases {
+		r := runIn(t, p, nil, c.argv...)
+		if got := LikelyDenied(r.code, []byte(r.stdout), []byte(r.stderr), true); got != c.want {
+			t.Errorf("%v: LikelyDenied = %v, want %v\n%v", c.argv, got, c.want, r)
+		}
+	}
+}
