@@ -201,3 +201,23 @@ func TestLineMatcherLiterals(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexFoldASCII(t *testing.T) {
+	tests := []struct {
+		data, lit string
+		want      int
+	}{
+		{"xx Content-Type: a", "content-type", 3},
+		{"content_type CONTENT-TYPE", "content-type", 13},
+		{"abc", "content-type", -1},
+		{"zzHelLo", "hello", 2},
+		{"hell", "hello", -1},
+		{"a-b A-B", "a-b", 0},
+		{"-b A-B", "a-b", 3},
+	}
+	for _, tc := range tests {
+		if got := indexFoldASCII([]byte(tc.data), []byte(tc.lit)); got != tc.want {
+			t.Errorf("indexFoldASCII(%q, %q) = %d, want %d", tc.data, tc.lit, got, tc.want)
+		}
+	}
+}

@@ -100,24 +100,34 @@ func (m *lineMatcher) index(data []byte) int {
 }
 
 // indexFoldASCII is bytes.Index ignoring ASCII case; lit is lower case.
+// It scans for a byte of lit that has no case (a digit, '-', '_', ...)
+// when there is one, so that one vectorised scan finds the candidates;
+// else for either case of the first letter.
 func indexFoldASCII(data, lit []byte) int {
-	first := lit[0]
-	upper := first
-	if 'a' <= first && first <= 'z' {
-		upper = first - 'a' + 'A'
+	k := -1
+	for i, c := range lit {
+		if !('a' <= c && c <= 'z') {
+			k = i
+			break
+		}
 	}
 	off := 0
 	for off+len(lit) <= len(data) {
-		var i int
-		if upper == first {
-			i = bytes.IndexByte(data[off:], first)
+		var at int
+		if k >= 0 {
+			i := bytes.IndexByte(data[off+k:], lit[k])
+			if i < 0 {
+				return -1
+			}
+			at = off + i
 		} else {
-			i = indexEither(data[off:], first, upper)
+			first := lit[0]
+			i := indexEither(data[off:], first, first-'a'+'A')
+			if i < 0 {
+				return -1
+			}
+			at = off + i
 		}
-		if i < 0 {
-			return -1
-		}
-		at := off + i
 		if at+len(lit) > len(data) {
 			return -1
 		}
