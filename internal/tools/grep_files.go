@@ -116,6 +116,7 @@ type grepResult struct {
 	matches    int // matching lines in all files
 	matchFiles int // files with a match
 	skipped    []walkNote
+	peakFiles  int // most files held at once while searching
 }
 
 // grep runs q. Memory stays bounded whatever the tree's size: each worker
@@ -158,6 +159,7 @@ func grep(ctx context.Context, env *Env, q grepQuery) (*grepResult, error) {
 		res.matches += fh.count
 		res.matchFiles++
 		res.files = append(res.files, fh)
+		res.peakFiles = max(res.peakFiles, len(res.files))
 		if q.FilesOnly {
 			kept++
 		} else {

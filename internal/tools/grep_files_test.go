@@ -221,3 +221,29 @@ func TestIndexFoldASCII(t *testing.T) {
 		}
 	}
 }
+
+// The hits kept while searching stay near the limit however many files
+// match, so memory does not grow with the tree.
+func TestGrepKeepsOnlyWhatItCanShow(t *testing.T) {
+	env, _ := testEnv(t)
+	files := map[string]string{}
+	for i := range 2000 {
+		files[fmt.Sprintf("d%02d/f%04d.txt", i%50, i)] = strings.Repeat("hit\n", 10)
+	}
+	writeFiles(t, env.Cwd, files)
+	for _, filesOnly := range []bool{false, true} {
+		res, err := grep(t.Context(), env, grepQuery{Pattern: "hit", CaseSensitive: true, Limit: 5, FilesOnly: filesOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.matches != 20000 && !filesOnly || res.matchFiles != 2000 {
+			t.Errorf("files_only=%v: counted %d lines in %d files", filesOnly, res.matches, res.matchFiles)
+		}
+		if len(res.files) > 5 || res.peakFiles > 4*5+1 {
+			t.Errorf("files_only=%v: kept %d files, at most %d at once; want the limit and at most 4× it", filesOnly, len(res.files), res.peakFiles)
+		}
+		if res.files[0].rel != "d00/f0000.txt" {
+			t.Errorf("first kept file %s", res.files[0].rel)
+		}
+	}
+}
