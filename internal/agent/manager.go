@@ -165,7 +165,7 @@ func (m *Manager) NewSession(o SessionOptions) (SessionInfo, error) {
 	if err := checkPolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
 		return SessionInfo{}, err
 	}
-	s := &session{mgr: m, info: info}
+	s := &session{mgr: m, info: info, turnFiles: make(map[string]*turnFiles)}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

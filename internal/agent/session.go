@@ -15,9 +15,10 @@ type session struct {
 	mgr  *Manager
 	info SessionInfo
 
-	mu      sync.Mutex
-	running *turn
-	turns   int
+	mu        sync.Mutex
+	running   *turn
+	turns     int
+	turnFiles map[string]*turnFiles // by turn id: what each turn changed
 
 	emitMu sync.Mutex
 	seq    int64

@@ -21,6 +21,7 @@ type turn struct {
 	done        chan struct{}
 	interrupted atomic.Bool
 	approvals   atomic.Int64 // numbers the turn's approvals
+	files       turnFiles    // what the turn changed
 
 	lastMessage string
 }
@@ -40,7 +41,7 @@ func (t *turn) run(ctx context.Context) {
 	}
 	s.history = append(s.history, userMessage(t.input, s.info.Cwd))
 
-	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode, Approver: turnApprover{t},
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode, Approver: turnApprover{t}, Changes: turnChanger{t},
 		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, WritableRoots: opts.WritableRoots, Network: opts.NetworkAccess}}
 	fam := familyOf(s.info.Model)
 	specs := opts.Tools.Specs()
@@ -77,7 +78,12 @@ func (t *turn) run(ctx context.Context) {
 		status, errText = event.StatusInterrupted, ""
 	}
 	log.Info("turn ended", "status", status, "error", errText)
-	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage})
+	if !t.files.empty() {
+		s.mu.Lock()
+		s.turnFiles[t.id] = &t.files
+		s.mu.Unlock()
+	}
+	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage, Diff: t.files.diff(s.info.Cwd)})
 }
 
 func (t *turn) emit(p event.Payload) { t.s.emit(t.id, p) }

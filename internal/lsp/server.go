@@ -181,6 +181,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.startTurn(req.Params())
 		case methodInterrupt:
 			return s.interrupt(ctx, req.Params())
+		case methodUndoTurn:
+			return s.undoTurn(ctx, req.Params())
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

@@ -6,6 +6,8 @@ func Builtin() []Handler {
 	return []Handler{
 		UpdatePlan{},
 		Shell{},
+		ApplyPatch{},
+		WriteFile{},
 		ReadFile{},
 		ListDir{},
 		GrepFiles{},

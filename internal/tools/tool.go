@@ -80,6 +80,8 @@ type Env struct {
 	Approver Approver
 	// Exec configures how commands run.
 	Exec ExecConfig
+	// Changes applies file changes (apply_patch, write_file).
+	Changes Changer
 }
 
 // ExecConfig is how the session runs commands.

@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
+)
+
+// Changer applies file changes for the tools that make them, all or
+// nothing, through the editor where there is one, and reports them to the
+// user. The agent implements it per turn.
+type Changer interface {
+	Apply(ctx context.Context, callID string, cs *workspace.ChangeSet) error
+}
+
+// changeFiles runs the common path of every file-changing tool: approval,
+// then application. It returns the output for the model.
+func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.ChangeSet, diff, success string) (Output, error) {
+	if env.Approver == nil || env.Changes == nil {
+		return Output{Text: "rejected: files cannot be changed in this session", Failed: true, Rejected: true}, nil
+	}
+	var paths []string
+	for _, c := range cs.Changes {
+		paths = append(paths, c.Path)
+		if c.NewPath != "" {
+			paths = append(paths, c.NewPath)
+		}
+	}
+	d, err := env.Approver.Patch(ctx, PatchRequest{CallID: call.CallID, Paths: paths, Diff: diff, Summary: cs.Label})
+	if err != nil {
+		return Output{}, err
+	}
+	if !d.Allowed {
+		return Output{Text: "patch " + d.Reason, Failed: true, Rejected: true}, nil
+	}
+	if err := env.Changes.Apply(ctx, call.CallID, cs); err != nil {
+		var rej *workspace.RejectedError
+		if errors.As(err, &rej) {
+			return Output{Text: err.Error(), Failed: true, Rejected: true}, nil
+		}
+		return Output{}, err
+	}
+	return Output{Text: success}, nil
+}
+
+// resolve makes a path from the model absolute, relative to the session's
+// working directory.
+func resolve(env *Env, path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Cwd, path)
+	}
+	return filepath.Clean(path)
+}
+
+// currentContent reads a file as the user sees it; nil, nil when it does
+// not exist.
+func currentContent(env *Env, abs string) ([]byte, error) {
+	var data []byte
+	var err error
+	if env.Files != nil {
+		data, err = env.Files.ReadFile(abs)
+	} else {
+		data, err = os.ReadFile(abs)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", abs, err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
