@@ -86,6 +86,11 @@ const (
 // changes to disk.
 type ChangeApplier interface {
 	// ApplyChanges applies cs all or nothing. A *workspace.RejectedError
-	// means the editor refused it and nothing changed.
+	// means the editor refused it, or a file changed since it was read,
+	// and nothing changed. After a nil error later reads through the
+	// workspace view see the new contents; a document the user has
+	// unsaved edits in gets the change in its buffer only, and
+	// workspace.NotOnDisk(cs) names those files, whose saved version is
+	// what commands see.
 	ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) error
 }
