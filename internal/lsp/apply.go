@@ -88,6 +88,9 @@ func (s *server) ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) erro
 		case res.FailureReason != nil:
 			reason = *res.FailureReason
 		}
+		if ctx.Err() == nil {
+			s.revertPartial(ctx, plan.open)
+		}
 		if rbErr := written.Rollback(); rbErr != nil {
 			return fmt.Errorf("the editor did not apply the change (%s), and undoing the files already written failed: %w", reason, rbErr)
 		}
@@ -95,6 +98,40 @@ func (s *server) ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) erro
 	}
 	s.settle(ctx, plan.open)
 	return nil
+}
+
+// revertPartial undoes the text edits an editor applied before it failed
+// on a later part of the edit (an editor need not apply an edit as one
+// transaction): documents that now show exactly the new text get the old
+// one back, at the version they have now.
+func (s *server) revertPartial(ctx context.Context, open []*openEdit) {
+	var back protocol.WorkspaceEdit
+	enc := s.store.Encoding()
+	for _, oe := range open {
+		if oe.edit == nil || oe.old == oe.new {
+			continue
+		}
+		d, ok := s.store.Document(oe.path)
+		if !ok || d.Text != oe.new || d.Version == *oe.edit.TextDocument.Version {
+			continue
+		}
+		tes := textEdits(oe.new, oe.old, enc)
+		te := &protocol.TextDocumentEdit{TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: oe.uri}, Version: &d.Version,
+		}}
+		for j := range tes {
+			te.Edits = append(te.Edits, &tes[j])
+		}
+		back.DocumentChanges = append(back.DocumentChanges, te)
+	}
+	if len(back.DocumentChanges) == 0 {
+		return
+	}
+	label := "agent: undo a partly applied edit"
+	res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Label: &label, Edit: back})
+	if err != nil || !res.Applied {
+		s.log.Warn("a partly applied edit could not be undone", "err", err)
+	}
 }
 
 // diskError turns a file that changed under the change into a rejection,

@@ -441,3 +441,50 @@ func TestTextEdits(t *testing.T) {
 		t.Errorf("edits %+v", edits)
 	}
 }
+
+func TestApplyPartlyAppliedIsUndone(t *testing.T) {
+	var h *applyHarness
+	h = newApplyHarness(t, editor.Options{ApplyEdit: true, DocumentChanges: true}, func(_ *Options, c *editor.Config) {
+		c.ApplyEdit = func(ctx context.Context, p *protocol.ApplyWorkspaceEditParams) (*protocol.ApplyWorkspaceEditResult, error) {
+			if len(h.ed.Edits()) > 1 {
+				return &protocol.ApplyWorkspaceEditResult{Applied: true}, h.applyRevert(ctx, p)
+			}
+			// The first document is changed, then the editor gives up on
+			// the second, as an editor without transactions does.
+			if err := h.ed.Change(ctx, h.uri("a.go"), editor.Change{Text: "A\n"}); err != nil {
+				return nil, err
+			}
+			reason := "b.go changed"
+			return &protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}, nil
+		}
+	})
+	h.open("a.go", "a\n")
+	h.open("b.go", "b\n")
+	err := h.apply(h.ctx, update("a.go", "a\n", "A\n"), update("b.go", "b\n", "B\n"))
+	var rej *workspace.RejectedError
+	if !errors.As(err, &rej) || rej.Reason != "b.go changed" {
+		t.Fatalf("error %v", err)
+	}
+	edits := h.ed.Edits()
+	if len(edits) != 2 {
+		t.Fatalf("%d applyEdit requests, want the edit and its undo", len(edits))
+	}
+	if got := h.editorText("a.go"); got != "a\n" {
+		t.Errorf("a.go left as %q", got)
+	}
+	if tes, version := textEditsOf(t, edits[1], h.uri("a.go")); version == nil || *version != 2 || len(tes) == 0 {
+		t.Errorf("undo edit %+v version %v", tes, version)
+	}
+}
+
+// applyRevert applies the undo edit of TestApplyPartlyAppliedIsUndone the
+// way the editor's default handler would, for one whole-document change.
+func (h *applyHarness) applyRevert(ctx context.Context, p *protocol.ApplyWorkspaceEditParams) error {
+	te := p.Edit.DocumentChanges[0].(*protocol.TextDocumentEdit)
+	text, _, _ := h.ed.Text(string(te.TextDocument.URI))
+	var edits []protocol.TextEdit
+	for _, e := range te.Edits {
+		edits = append(edits, *e.(*protocol.TextEdit))
+	}
+	return h.ed.Change(ctx, string(te.TextDocument.URI), editor.Change{Text: applyEdits(text, edits, workspace.UTF16)})
+}
