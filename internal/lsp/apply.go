@@ -43,7 +43,8 @@ const settleTimeout = 5 * time.Second
 // are written to disk first; if the editor then does not apply the edit
 // (applied: false, an error, or ctx ends while waiting), those writes are
 // undone and the result is a *workspace.RejectedError with the editor's
-// failureReason: nothing of cs remains anywhere.
+// failureReason: nothing of cs remains anywhere (text edits an editor
+// applied before failing on a later part are sent back reversed).
 //
 // After applied: true, ApplyChanges waits (a few seconds at most) until
 // the editor's didChange shows each edited document's new text, so that
