@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -91,7 +92,15 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 	cmd.Stderr = &serverLog
 	// The editor shows approval requests as a message with buttons; the
 	// demo user clicks "Allow once".
-	ask := func(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	// shown counts the events printed so far: a question is printed only
+	// once every event that came before it has been (the server sends
+	// them first; the printer runs on its own goroutine).
+	var shown atomic.Int64
+	var ed *editor.Editor
+	ask := func(ctx context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		for received := int64(len(ed.Events())); shown.Load() < received && ctx.Err() == nil; {
+			time.Sleep(time.Millisecond)
+		}
 		say("\n▌ The editor pops up a question from agent-ls:\n")
 		for _, line := range strings.Split(p.Message, "\n") {
 			say("    │ %s\n", line)
@@ -100,10 +109,14 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 		for _, a := range p.Actions {
 			titles = append(titles, "["+a.Title+"]")
 		}
-		say("    │ %s\n▌ The user clicks [Allow once].\n\n", strings.Join(titles, " "))
-		return &protocol.MessageActionItem{Title: "Allow once"}, nil
+		choice := "Allow once"
+		if strings.Contains(p.Message, "wants to run") {
+			choice = "Allow always" // the tests may run again without asking
+		}
+		say("    │ %s\n▌ The user clicks [%s].\n\n", strings.Join(titles, " "), choice)
+		return &protocol.MessageActionItem{Title: choice}, nil
 	}
-	ed, err := editor.Start(cmd, editor.Config{ShowMessageRequest: ask})
+	ed, err = editor.Start(cmd, editor.Config{ShowMessageRequest: ask})
 	if err != nil {
 		return fmt.Errorf("start the server: %w", err)
 	}
@@ -180,7 +193,7 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 		return fmt.Errorf("start the turn: %w", err)
 	}
 
-	status, err := showTurn(ctx, out, events, started.TurnID)
+	status, err := showTurn(ctx, out, events, started.TurnID, &shown)
 	if err != nil {
 		return err
 	}
@@ -206,7 +219,7 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 
 // showTurn prints the turn's events as an editor user would see them and
 // returns the turn's final status.
-func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, turnID string) (string, error) {
+func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, turnID string, shown *atomic.Int64) (string, error) {
 	midLine := false
 	endLine := func() {
 		if midLine {
@@ -219,6 +232,7 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 		if err != nil {
 			return "", fmt.Errorf("waiting for the turn's events: %w", err)
 		}
+		shown.Add(1)
 		if ev.TurnID != turnID {
 			continue
 		}
@@ -265,6 +279,12 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 			midLine = true
 		case "message":
 			endLine()
+		case "fileChange":
+			endLine()
+			fmt.Fprintf(out, "── file change (%s)\n", ev.Status)
+			for _, line := range strings.Split(strings.TrimRight(ev.Diff, "\n"), "\n") {
+				fmt.Fprintf(out, "   %s\n", line)
+			}
 		case "usage":
 			fmt.Fprintf(out, "   (tokens: %d in, %d out)\n", ev.InputTokens, ev.OutputTokens)
 		case "retry":
@@ -282,35 +302,64 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 	}
 }
 
-// demoScript is the scripted model: a first response that thinks and
-// plans, then the streamed answer.
+// demoScript is the scripted model: it thinks and plans, runs the tests,
+// explains the bug, fixes it with a patch to two files, runs the tests
+// again and sums up.
 func demoScript(pace time.Duration) []fakemodel.Step {
-	plan := `{"explanation":"A precedence bug in the conversion.","plan":[` +
-		`{"step":"Read the selected function","status":"completed"},` +
-		`{"step":"Find why the round trip fails","status":"in_progress"},` +
-		`{"step":"Propose the fix","status":"pending"}]}`
-	done := `{"plan":[` +
-		`{"step":"Read the selected function","status":"completed"},` +
-		`{"step":"Find why the round trip fails","status":"completed"},` +
-		`{"step":"Propose the fix","status":"completed"}]}`
-	answer := "`go test` confirms it: the round trip fails. The bug is operator precedence in\n`FahrenheitToCelsius` (convert.go:12).\n\n" +
-		"`f - 32*5/9` multiplies first, so it computes `f - 17.78` instead of\n" +
-		"subtracting 32 before scaling, and `TestRoundTrip` fails for every value.\n\n" +
-		"The fix is to group the subtraction:\n\n" +
-		"```go\nreturn (f - 32) * 5 / 9\n```\n\n" +
-		"With it, the round trip holds for -40, 0, 37 and 100.\n"
+	plan := func(statuses ...string) string {
+		steps := []string{"Run the tests", "Find the bug", "Fix it and add a test", "Run the tests again"}
+		var items []string
+		for i, st := range statuses {
+			items = append(items, fmt.Sprintf(`{"step":%q,"status":%q}`, steps[i], st))
+		}
+		return `{"plan":[` + strings.Join(items, ",") + `]}`
+	}
+	goTest := `{"command":["go","test","./..."],"timeout_ms":60000}`
+	explain := "`go test` confirms it: the round trip fails. The bug is operator precedence in\n" +
+		"`FahrenheitToCelsius` (convert.go:13): `f - 32*5/9` multiplies first, so it\n" +
+		"computes `f - 17.78` instead of subtracting 32 before scaling. I'll group the\n" +
+		"subtraction and add a test that pins a known value.\n"
+	fix := "*** Begin Patch\n" +
+		"*** Update File: convert.go\n" +
+		"@@ func FahrenheitToCelsius(f float64) float64 {\n" +
+		"-\treturn f - 32*5/9\n" +
+		"+\treturn (f - 32) * 5 / 9\n" +
+		" }\n" +
+		"*** Update File: convert_test.go\n" +
+		"@@\n" +
+		" \t\t}\n" +
+		" \t}\n" +
+		" }\n" +
+		"+\n" +
+		"+func TestBodyTemperature(t *testing.T) {\n" +
+		"+\tif got := FahrenheitToCelsius(98.6); got < 36.99 || got > 37.01 {\n" +
+		"+\t\tt.Errorf(\"98.6°F gave %v°C, want 37\", got)\n" +
+		"+\t}\n" +
+		"+}\n" +
+		"*** End Patch"
+	summary := "Fixed: `FahrenheitToCelsius` now computes `(f - 32) * 5 / 9`, and\n" +
+		"`TestBodyTemperature` pins 98.6°F = 37°C. `go test` passes.\n"
 	return []fakemodel.Step{
 		{Name: "plan", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.Reasoning("", "The round-trip test fails; the formula in FahrenheitToCelsius looks wrong."),
-			fakemodel.FunctionCall("call_plan", "update_plan", plan),
-			fakemodel.FunctionCall("call_test", "shell", `{"command":["go","test","./..."],"timeout_ms":60000}`),
+			fakemodel.Reasoning("", "The round-trip test should fail; the formula in FahrenheitToCelsius looks wrong."),
+			fakemodel.FunctionCall("call_plan1", "update_plan", plan("in_progress", "pending", "pending", "pending")),
+			fakemodel.FunctionCall("call_test1", "shell", goTest),
 		}}},
-		{Name: "answer", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.FunctionCall("call_done", "update_plan", done),
-			fakemodel.MessageN(answer, len(fakemodel.Words(answer))),
+		{Name: "fix", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
+			fakemodel.MessageN(explain, len(fakemodel.Words(explain))),
+			fakemodel.FunctionCall("call_plan2", "update_plan", plan("completed", "completed", "in_progress", "pending")),
+			fakemodel.CustomToolCall("call_patch", "apply_patch", fix),
 		}}},
-		{Name: "wrap-up", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.Message("Done. Shall I apply the fix?"),
+		{Name: "retest", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
+			fakemodel.FunctionCall("call_plan3", "update_plan", plan("completed", "completed", "completed", "in_progress")),
+			fakemodel.FunctionCall("call_test2", "shell", goTest),
+		}}},
+		{Name: "summary", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
+			fakemodel.FunctionCall("call_plan4", "update_plan", plan("completed", "completed", "completed", "completed")),
+			fakemodel.MessageN(summary, len(fakemodel.Words(summary))),
+		}}},
+		{Name: "done", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
+			fakemodel.Message("Done."),
 		}}},
 	}
 }

@@ -487,7 +487,10 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Agent: Fix this", "── plan", "wants to run: go test ./...", "[Allow once]", "(approval exec: allowOnce)", "FAIL: TestRoundTrip", "── answer", "(f - 32) * 5 / 9", "── turn completed", "status bar ended with", "exit status 0"} {
+	for _, want := range []string{"Agent: Fix this", "── plan", "wants to run: go test ./...", "[Allow always]", "(approval exec: allowAlways)",
+		"FAIL: TestRoundTrip", "── answer", "wants to change 2 file(s)", "── file change (applied)", "+\treturn (f - 32) * 5 / 9",
+		"+func TestBodyTemperature", "(approval exec: autoAllow)", "ok  \texample.com/temperature", "── turn completed",
+		"status bar ended with", "exit status 0"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
