@@ -40,10 +40,14 @@ func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.Change
 	}
 	if err := env.Changes.Apply(ctx, call.CallID, cs); err != nil {
 		var rej *workspace.RejectedError
-		if errors.As(err, &rej) {
+		var changed *workspace.ChangedError
+		if errors.As(err, &rej) || errors.As(err, &changed) {
 			return Output{Text: err.Error(), Failed: true, Rejected: true}, nil
 		}
 		return Output{}, err
+	}
+	for _, p := range workspace.NotOnDisk(cs) {
+		success += fmt.Sprintf("\nNote: %s has unsaved changes in the editor, so the change is in the editor but not yet on disk; commands see the saved version until the user saves.", p)
 	}
 	return Output{Text: success}, nil
 }
