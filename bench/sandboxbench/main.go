@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"time"
@@ -50,15 +51,27 @@ func main() {
 		fatal(err)
 	}
 	defer os.RemoveAll(cwd)
+	// A second root where .git, .agents and .agent-ls exist: nothing to
+	// put a placeholder on. In cwd they are missing, the dearer case.
+	present, err := os.MkdirTemp("", "sandboxbench")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(present)
+	for _, n := range sandbox.ProtectedNames {
+		if err := os.Mkdir(filepath.Join(present, n), 0o755); err != nil {
+			fatal(err)
+		}
+	}
 	fmt.Println(sandbox.Probe().Summary())
 
 	type variant struct {
 		name string
 		cmd  func() runnable
 	}
-	policy := func(noNS bool) func() runnable {
+	policy := func(dir string, noNS bool) func() runnable {
 		return func() runnable {
-			p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Cwd: cwd, NoNamespace: noNS}
+			p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Cwd: dir, NoNamespace: noNS}
 			cmd, err := sandbox.Command(context.Background(), p, []string{"true"}, os.Environ(), self)
 			if err != nil {
 				fatal(err)
@@ -68,8 +81,9 @@ func main() {
 	}
 	variants := []variant{
 		{"true (plain)", func() runnable { return exec.Command(truePath) }},
-		{"agent-ls sandbox, workspace-write, namespaces", policy(false)},
-		{"agent-ls sandbox, workspace-write, landlock+seccomp only", policy(true)},
+		{"agent-ls sandbox, namespaces, protected paths present", policy(present, false)},
+		{"agent-ls sandbox, namespaces, protected paths missing", policy(cwd, false)},
+		{"agent-ls sandbox, landlock+seccomp only", policy(cwd, true)},
 	}
 	if bwrap, err := exec.LookPath("bwrap"); err == nil {
 		variants = append(variants, variant{"bwrap --ro-bind / / --dev /dev --unshare-net true", func() runnable {

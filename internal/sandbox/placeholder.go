@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,12 +24,11 @@ import (
 //   - .agents, .agent-ls: the placeholder is an empty directory, which the
 //     sandbox sees read-only.
 //
-// The runner removes a placeholder when the last command that needed it has
-// been waited for; a directory placeholder lingers a moment
-// (placeholderLinger) first, so that a run of commands does not create and
-// delete it each time (about 0.4 ms each way on an ext4 mounted with
-// discard). The .git socket goes at once: it is cheap, and while it exists
-// a `git init` outside the sandbox fails.
+// The runner removes a placeholder as soon as the last command that needed
+// it has been waited for: keeping it longer would save the directories'
+// create/delete (about 0.3 ms each on an ext4 mounted with discard), but
+// leaves them behind whenever the process exits first, and while the .git
+// socket exists a `git init` outside the sandbox fails.
 
 // placeholderXattr marks placeholder directories, so that cleanup after a
 // crash (RemovePlaceholders) never deletes a directory the user made.
@@ -44,11 +42,7 @@ type placeholderRegistry struct {
 type placeholderEntry struct {
 	count    int
 	dev, ino uint64
-	dir      bool
-	expiry   *time.Timer // pending removal while count is 0
 }
-
-var placeholderLinger = time.Second
 
 var placeholders = placeholderRegistry{users: map[string]*placeholderEntry{}}
 
@@ -61,10 +55,6 @@ func (r *placeholderRegistry) acquire(paths []protectedPath) ([]string, func()) 
 	var held []string
 	for _, p := range paths {
 		e := r.users[p.path]
-		if e != nil && e.expiry != nil {
-			e.expiry.Stop()
-			e.expiry = nil
-		}
 		if e == nil {
 			if !p.missing {
 				continue
@@ -74,7 +64,7 @@ func (r *placeholderRegistry) acquire(paths []protectedPath) ([]string, func()) 
 				// Not creatable by us, so not by the command either.
 				continue
 			}
-			e = &placeholderEntry{dev: st.Dev, ino: st.Ino, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}
+			e = &placeholderEntry{dev: st.Dev, ino: st.Ino}
 			r.users[p.path] = e
 		}
 		e.count++
@@ -95,17 +85,7 @@ func (r *placeholderRegistry) release(held []string) {
 		if e.count--; e.count > 0 {
 			continue
 		}
-		if placeholderLinger <= 0 || !e.dir {
-			r.remove(path, e)
-			continue
-		}
-		e.expiry = time.AfterFunc(placeholderLinger, func() {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			if r.users[path] == e && e.count == 0 {
-				r.remove(path, e)
-			}
-		})
+		r.remove(path, e)
 	}
 }
 
@@ -113,9 +93,6 @@ func (r *placeholderRegistry) release(held []string) {
 // Called with r.mu held.
 func (r *placeholderRegistry) remove(path string, e *placeholderEntry) {
 	delete(r.users, path)
-	if e.expiry != nil {
-		e.expiry.Stop()
-	}
 	var st unix.Stat_t
 	if unix.Lstat(path, &st) == nil && st.Dev == e.dev && st.Ino == e.ino {
 		_ = removePlaceholder(path, st.Mode&unix.S_IFMT == unix.S_IFDIR)
@@ -171,12 +148,11 @@ func isPlaceholder(path string) (bool, bool) {
 	return false, false
 }
 
-// RemovePlaceholders deletes the placeholders below the policy's project
-// roots that no running command of this process needs: those lingering
-// after recent commands, and those left by a process that died before it
-// could clean up. Another agent-ls process running a sandboxed command in
-// the same roots would lose the protection of its missing paths, so call
-// this at start-up and shutdown.
+// RemovePlaceholders deletes placeholders left below the policy's project
+// roots by a process that died before it could clean up; those of commands
+// this process runs are kept. Another agent-ls process running a sandboxed
+// command in the same roots would lose the protection of its missing
+// paths, so call this at start-up.
 func RemovePlaceholders(p Policy) error {
 	placeholders.mu.Lock()
 	defer placeholders.mu.Unlock()
@@ -184,10 +160,7 @@ func RemovePlaceholders(p Policy) error {
 	for _, root := range p.projectRoots() {
 		for _, name := range ProtectedNames {
 			path := filepath.Join(root, name)
-			if e := placeholders.users[path]; e != nil {
-				if e.count == 0 {
-					placeholders.remove(path, e)
-				}
+			if placeholders.users[path] != nil {
 				continue
 			}
 			ok, dir := isPlaceholder(path)
