@@ -327,6 +327,27 @@ func TestChatCompletionsWireWithToolCall(t *testing.T) {
 	if len(reqs) != 2 || !strings.HasSuffix(reqs[0].Path, "/chat/completions") {
 		t.Fatalf("requests %d, first to %s", len(reqs), reqs[0].Path)
 	}
+	// Chat Completions has no freeform tools: apply_patch is a function
+	// taking the patch as `input`.
+	var first struct {
+		Tools []struct {
+			Function struct {
+				Name       string         `json:"name"`
+				Parameters map[string]any `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(reqs[0].Body, &first)
+	found := false
+	for _, tool := range first.Tools {
+		if tool.Function.Name == "apply_patch" {
+			props, _ := tool.Function.Parameters["properties"].(map[string]any)
+			found = props["input"] != nil
+		}
+	}
+	if !found {
+		t.Errorf("apply_patch is not offered as a function with an input string: %s", reqs[0].Body)
+	}
 	if body := string(reqs[1].Body); !strings.Contains(body, `"role":"tool"`) || !strings.Contains(body, `"tool_call_id":"call_1"`) {
 		t.Errorf("second chat request lacks the tool message: %s", body)
 	}
