@@ -17,9 +17,10 @@ echo
 echo "== model delta → agent/event, end to end through the server"
 go run ./bench/eventbench -bin "$bin"
 
-for script in bench/*.sh; do
-  [ "$script" = bench/run.sh ] && continue
-  echo
-  echo "== $script"
-  "$script" "$bin"
-done
+echo
+echo "== sandbox: cost per command next to bubblewrap"
+bench/sandbox.sh
+
+echo
+echo "== grep_files next to ripgrep"
+bench/grep.sh "$bin"
