@@ -68,7 +68,7 @@ func TestSanitizeSchema(t *testing.T) {
 			}
 			// The result must compile as a schema, so that argument
 			// validation can use it.
-			if _, err := compileSchema("sanitized", got); err != nil {
+			if _, err := compileSchema(got); err != nil {
 				t.Errorf("sanitized schema does not compile: %v", err)
 			}
 		})
