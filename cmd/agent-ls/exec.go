@@ -94,6 +94,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
+	removeStaleMarkers(info.Cwd, log)
 
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

@@ -61,6 +61,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return nil, err
 		}
 		opts.Cwd = cfg.Cwd
+		removeStaleMarkers(cfg.Cwd, log)
 		if cfg.Init.Model != "" {
 			opts.ModelName = cfg.Init.Model
 		}

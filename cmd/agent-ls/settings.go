@@ -94,3 +94,15 @@ func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files ag
 		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
 	}, nil
 }
+
+// removeStaleMarkers deletes the placeholders a crashed agent-ls may have
+// left over missing protected paths (.git, .agents, .agent-ls) in the
+// workspace; they would otherwise stop `git init` there.
+func removeStaleMarkers(cwd string, log *slog.Logger) {
+	if cwd == "" {
+		return
+	}
+	if err := sandbox.RemovePlaceholders(sandbox.Policy{Cwd: cwd}); err != nil {
+		log.Warn("could not remove stale sandbox placeholders", "cwd", cwd, "err", err)
+	}
+}
