@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -12,12 +13,14 @@ import (
 // contain (found with bytes.Index, which is vectorised) picks candidate
 // lines, and only those are checked with the regexp.
 type lineMatcher struct {
-	line  *regexp.Regexp // the pattern, matched against one line
-	whole *regexp.Regexp // the pattern in multi-line mode, for texts without a literal
-	lit   []byte         // a literal every match contains, or nil
-	fold  bool           // lit is compared ignoring ASCII case
+	line *regexp.Regexp // the pattern, matched against one line
+	lit  []byte         // a literal every match contains, or nil
+	fold bool           // lit is compared ignoring ASCII case
 	// exact: a line matches exactly when it contains lit.
 	exact bool
+	// dfas hold *lineDFA, which find the candidate lines when there is
+	// no literal.
+	dfas *sync.Pool
 }
 
 func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
@@ -29,23 +32,25 @@ func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	whole, err := regexp.Compile("(?m)" + flags + pattern)
+	m := &lineMatcher{line: line}
+	re, err := syntax.Parse(flags+pattern, syntax.Perl)
 	if err != nil {
 		return nil, err
 	}
-	m := &lineMatcher{line: line, whole: whole}
-	re, err := syntax.Parse(flags+pattern, syntax.Perl)
-	if err != nil {
-		return m, nil
-	}
 	re = re.Simplify()
 	lit, fold := requiredLiteral(re)
-	if len(lit) == 0 {
-		return m, nil
-	}
 	s := string(lit)
-	if fold && !isASCII(s) {
-		return m, nil // case folding beyond ASCII: let the regexp decide
+	if len(lit) == 0 || (fold && !isASCII(s)) {
+		// No literal, or case folding beyond ASCII: a DFA finds the
+		// candidate lines.
+		if _, err := newLineDFA(re); err != nil {
+			return nil, err
+		}
+		m.dfas = &sync.Pool{New: func() any {
+			d, _ := newLineDFA(re)
+			return d
+		}}
+		return m, nil
 	}
 	m.lit, m.fold = []byte(s), fold
 	m.exact = re.Op == syntax.OpLiteral && !bytes.ContainsRune(m.lit, '\n')
@@ -164,21 +169,24 @@ func indexEither(data []byte, a, b byte) int {
 // newline) of every line of data that matches, in order, until fn returns
 // false.
 func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
+	var dfa *lineDFA
+	exact := m.exact
+	if m.dfas != nil {
+		dfa = m.dfas.Get().(*lineDFA)
+		defer m.dfas.Put(dfa)
+		exact = dfa.exact
+	}
 	pos, lineNo := 0, 1 // pos is the start of line lineNo
-	for pos <= len(data) {
+	for pos < len(data) {
 		var at int
-		if m.lit != nil {
+		if dfa == nil {
 			i := m.index(data[pos:])
 			if i < 0 {
 				return
 			}
 			at = pos + i
-		} else {
-			loc := m.whole.FindIndex(data[pos:])
-			if loc == nil {
-				return
-			}
-			at = pos + loc[0]
+		} else if at = dfa.find(data, pos); at < 0 {
+			return
 		}
 		start := bytes.LastIndexByte(data[pos:at], '\n') + 1 + pos
 		lineNo += bytes.Count(data[pos:start], []byte{'\n'})
@@ -192,10 +200,12 @@ func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
 			next = end + 1
 		}
 		line := data[start:end]
-		if len(line) > 0 && line[len(line)-1] == '\r' {
+		cr := len(line) > 0 && line[len(line)-1] == '\r'
+		if cr {
 			line = line[:len(line)-1]
 		}
-		if (m.exact || m.line.Match(line)) && !fn(lineNo, line) {
+		// The DFA saw the '\r' the regexp does not: check those lines.
+		if ((exact && !(cr && dfa != nil)) || m.line.Match(line)) && !fn(lineNo, line) {
 			return
 		}
 		if next > len(data) || (next == len(data) && end == len(data)) {
