@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -40,9 +41,11 @@ func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
 	re = re.Simplify()
 	lit, fold := requiredLiteral(re)
 	s := string(lit)
-	if len(lit) == 0 || (fold && !isASCII(s)) {
-		// No literal, or case folding beyond ASCII: a DFA finds the
-		// candidate lines.
+	// Without a literal, or with one bytes.Index cannot look for (case
+	// folding beyond ASCII, as K also matches the Kelvin sign; U+FFFD,
+	// which the regexp also reads for invalid UTF-8), a DFA finds the
+	// candidate lines.
+	if len(lit) == 0 || (fold && (!isASCII(s) || strings.ContainsAny(s, "ksKS"))) || strings.ContainsRune(s, utf8.RuneError) {
 		if _, err := newLineDFA(re); err != nil {
 			return nil, err
 		}
@@ -204,8 +207,9 @@ func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
 		if cr {
 			line = line[:len(line)-1]
 		}
-		// The DFA saw the '\r' the regexp does not: check those lines.
-		if ((exact && !(cr && dfa != nil)) || m.line.Match(line)) && !fn(lineNo, line) {
+		// The prefilter saw the '\r' the regexp does not: check those
+		// lines.
+		if ((exact && !cr) || m.line.Match(line)) && !fn(lineNo, line) {
 			return
 		}
 		if next > len(data) || (next == len(data) && end == len(data)) {

@@ -43,6 +43,7 @@ type lineDFA struct {
 	ascii  []int32 // ascii[s*128+b]: the next state plus one, 0 unknown
 	index  map[string]int32
 	start  int32
+	resets int // times the cache was dropped
 
 	// scratch
 	stack []uint32
@@ -169,6 +170,7 @@ func (d *lineDFA) next(s int32, r rune) int32 {
 		// Keep s: rebuild the cache from it.
 		pcs := d.states[s].pcs
 		d.reset()
+		d.resets++
 		d.set = append(d.set, pcs...)
 		s = d.intern()
 	}
