@@ -38,6 +38,7 @@ func main() {
 		{"regex", `func \(\w+ \*\w+\) Read[A-Z]\w*\(`, nil},
 		{"regex-no-literal", `[A-Z][a-z]+[0-9]{2,}[A-Z]\w*`, nil},
 		{"case-insensitive", "content-type", []string{"--fixed-strings", "-i"}},
+		{"alternation-i", "todo|fixme|xxx", []string{"-i"}},
 	}
 	rg, rgErr := exec.LookPath("rg")
 	fmt.Printf("tree: %s, GOMAXPROCS %d, median of %d warm runs\n", *dir, runtime.GOMAXPROCS(0), *runs)
