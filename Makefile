@@ -19,6 +19,7 @@ bench-deps:
 
 build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-ls
+	$(GO) build -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
 
 demo: build
 	$(BIN) demo
@@ -34,6 +35,7 @@ bench: bench-deps build
 # A static binary for release (libseccomp linked in).
 release: deps
 	$(GO) build -tags netgo,osusergo -ldflags '$(LDFLAGS) -s -w -linkmode external -extldflags "-static"' -o $(BIN) ./cmd/agent-ls
+	$(GO) build -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags "-static"' -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
 
 clean:
 	rm -rf bin

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -92,6 +93,7 @@ func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files ag
 		MaxRequests:     s.maxRequests,
 		Logger:          log,
 		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
+		HelperPath:      sandboxHelper(),
 	}, nil
 }
 
@@ -105,4 +107,20 @@ func removeStaleMarkers(cwd string, log *slog.Logger) {
 	if err := sandbox.RemovePlaceholders(sandbox.Policy{Cwd: cwd}); err != nil {
 		log.Warn("could not remove stale sandbox placeholders", "cwd", cwd, "err", err)
 	}
+}
+
+// sandboxHelper is the small agent-ls-sandbox binary next to this one, if
+// it was installed: it starts in about a millisecond less than agent-ls
+// itself, which every sandboxed command pays. Empty means agent-ls runs
+// its own `sandbox` subcommand.
+func sandboxHelper() string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	helper := filepath.Join(filepath.Dir(self), "agent-ls-sandbox")
+	if st, err := os.Stat(helper); err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+		return ""
+	}
+	return helper
 }
