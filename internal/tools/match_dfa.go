@@ -40,7 +40,9 @@ type lineDFA struct {
 	exact bool
 
 	states []dfaState
-	ascii  []int32 // ascii[s*128+b]: the next state plus one, 0 unknown
+	// ascii[s*128+b] is the state after s reads b, plus one, negated
+	// when it is a match state; 0 when not computed yet.
+	ascii  []int32
 	index  map[string]int32
 	start  int32
 	resets int // times the cache was dropped
@@ -130,6 +132,9 @@ func (d *lineDFA) intern() int32 {
 	s := int32(len(d.states))
 	d.states = append(d.states, st)
 	d.ascii = append(d.ascii, make([]int32, 128)...)
+	// A newline ends the line: start again (the start state is the
+	// first one).
+	d.ascii[int(s)*128+'\n'] = 1
 	d.index[string(d.key)] = s
 	d.set = d.set[:0]
 	return s
@@ -161,7 +166,7 @@ func (d *lineDFA) step(s int32, r rune) int32 {
 func (d *lineDFA) next(s int32, r rune) int32 {
 	if r < utf8.RuneSelf {
 		if t := d.ascii[int(s)*128+int(r)]; t != 0 {
-			return t - 1
+			return max(t, -t) - 1
 		}
 	} else if t, ok := d.states[s].runes[r]; ok {
 		return t
@@ -177,6 +182,9 @@ func (d *lineDFA) next(s int32, r rune) int32 {
 	t := d.step(s, r)
 	if r < utf8.RuneSelf {
 		d.ascii[int(s)*128+int(r)] = t + 1
+		if d.states[t].match {
+			d.ascii[int(s)*128+int(r)] = -(t + 1)
+		}
 	} else {
 		if d.states[s].runes == nil {
 			d.states[s].runes = map[rune]int32{}
@@ -189,34 +197,33 @@ func (d *lineDFA) next(s int32, r rune) int32 {
 // find returns a position in the first line of data at or after pos (a
 // line start) that may match, or -1.
 func (d *lineDFA) find(data []byte, pos int) int {
-	s := d.start
 	if pos >= len(data) {
 		return -1
 	}
-	if d.states[s].match {
+	if d.states[d.start].match {
 		return pos // the empty string matches: every line does
 	}
-	for i := pos; i < len(data); {
+	s, tab := d.start, d.ascii
+	for i := pos; i < len(data); i++ {
 		c := data[i]
-		if c == '\n' {
-			s = d.start
-			i++
-			continue
-		}
 		if c < utf8.RuneSelf {
-			t := d.ascii[int(s)*128+int(c)]
-			if t == 0 {
-				t = d.next(s, rune(c)) + 1
+			t := tab[int(s)<<7|int(c)]
+			if t > 0 {
+				s = t - 1
+				continue
 			}
-			s = t - 1
-			i++
+			if t < 0 {
+				return i // into a match state
+			}
+			s = d.next(s, rune(c))
 		} else {
 			r, w := utf8.DecodeRune(data[i:])
 			s = d.next(s, r)
-			i += w
+			i += w - 1
 		}
+		tab = d.ascii
 		if d.states[s].match {
-			return i - 1
+			return i
 		}
 	}
 	return -1
