@@ -22,7 +22,9 @@ import (
 //     still 2× over ripgrep's wall time on two cores once reading is
 //     counted, 6 MB more binary, and it stops at invalid UTF-8, so such
 //     files need std regexp anyway;
-//   - this DFA: see bench/grep.sh, within ripgrep's time on both.
+//   - this DFA: about 0.22 s for either on 86 MB of .go files, 1.2× of
+//     ripgrep's wall time on the first in bench/grep.sh; 2.5× on the
+//     alternation, where ripgrep searches for the literals with SIMD.
 //
 // It is a lazily built DFA over the program regexp/syntax compiles, with
 // states cached per byte for ASCII and per rune otherwise, and it decodes
