@@ -250,9 +250,13 @@ func (s *schema) validate(v any, path []string, out *[]problem) {
 	if s.enum != nil && !slices.ContainsFunc(s.enum, func(e any) bool { return equalJSON(v, e) }) {
 		var opts []string
 		for _, e := range s.enum {
-			opts = append(opts, compactJSON(e))
+			if str, ok := e.(string); ok {
+				opts = append(opts, "'"+str+"'")
+			} else {
+				opts = append(opts, compactJSON(e))
+			}
 		}
-		add("must be one of %s", strings.Join(opts, ", "))
+		add("value must be one of %s", strings.Join(opts, ", "))
 	}
 	switch x := v.(type) {
 	case float64:

@@ -143,7 +143,7 @@ func TestValidatorKeywords(t *testing.T) {
 	}
 	for _, want := range []string{
 		"(10 problems)",
-		"/color (argument `color`): must be one of \"red\", \"green\"",
+		"/color (argument `color`): value must be one of 'red', 'green'",
 		"/id (argument `id`): does not match pattern",
 		"/kind (argument `kind`): must be \"file\"",
 		"/size (argument `size`): matches none of the allowed shapes (anyOf)",
