@@ -24,6 +24,8 @@ type settings struct {
 	sandboxMode     string
 	reasoningEffort string
 	maxRequests     int
+	network         bool
+	writableRoots   []string
 	logFile         string
 	logLevel        string
 }
@@ -36,6 +38,15 @@ func (s *settings) register(fs *flag.FlagSet, defaultLogLevel string) {
 	fs.StringVar(&s.sandboxMode, "sandbox", "", "read-only, workspace-write (default) or danger-full-access")
 	fs.StringVar(&s.reasoningEffort, "reasoning-effort", "", "reasoning effort for reasoning models: minimal, low, medium (default), high")
 	fs.IntVar(&s.maxRequests, "max-requests", agent.DefaultMaxRequests, "most model requests in one turn")
+	fs.BoolVar(&s.network, "network", false, "let sandboxed commands use the network")
+	fs.Func("writable-root", "a folder sandboxed commands may write besides the workspace (repeatable)", func(v string) error {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return err
+		}
+		s.writableRoots = append(s.writableRoots, abs)
+		return nil
+	})
 	fs.StringVar(&s.logFile, "log-file", "", "write logs to this file (default stderr)")
 	fs.StringVar(&s.logLevel, "log-level", defaultLogLevel, "debug, info, warn or error")
 }
@@ -91,6 +102,8 @@ func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files ag
 		SandboxMode:     s.sandboxMode,
 		ReasoningEffort: s.reasoningEffort,
 		MaxRequests:     s.maxRequests,
+		NetworkAccess:   s.network,
+		WritableRoots:   s.writableRoots,
 		Logger:          log,
 		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
 		HelperPath:      sandboxHelper(),

@@ -90,7 +90,7 @@ func shellScript(argv []string) (string, bool) {
 		return "", false
 	}
 	switch argv[1] {
-	case "-c", "-lc", "-l -c":
+	case "-c", "-lc":
 		return argv[2], true
 	}
 	return "", false
