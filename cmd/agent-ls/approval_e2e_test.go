@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
@@ -156,5 +158,33 @@ func TestInterruptDuringToolCallKillsTheCommand(t *testing.T) {
 	next := s.startTurn(map[string]any{"sessionId": turn.SessionID, "prompt": "again"})
 	if done := s.wait(next.TurnID); done.Status != "completed" {
 		t.Fatalf("next turn %+v", done)
+	}
+}
+
+func TestOnFailureOffersToRerunOutsideTheSandbox(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	cfg := editor.Config{ShowMessageRequest: func(_ context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		mu.Lock()
+		asked = append(asked, p.Message)
+		mu.Unlock()
+		return &protocol.MessageActionItem{Title: "Allow once"}, nil
+	}}
+	s := startWith(t, nil, cfg, editor.Options{Events: true,
+		InitializationOptions: map[string]any{"approvalPolicy": "on-failure", "sandboxMode": "read-only"}},
+		fakemodel.Answer(shellCall("c1", "touch", "outside-the-sandbox")),
+		fakemodel.Say("done"),
+	)
+	turn := s.startTurn(map[string]any{"prompt": "make a file"})
+	if done := s.wait(turn.TurnID); done.Status != "completed" {
+		t.Fatalf("turn %+v", done)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "sandbox blocked this command") {
+		t.Fatalf("questions %q", asked)
+	}
+	if _, err := os.Stat(filepath.Join(s.dir, "outside-the-sandbox")); err != nil {
+		t.Errorf("the rerun without the sandbox did not happen: %v", err)
 	}
 }
