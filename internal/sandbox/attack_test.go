@@ -156,8 +156,8 @@ var attacks = map[string]func(args []string) error{
 		if err != nil {
 			return err
 		}
-		if err := unix.Sendto(fds[0], []byte("ping"), 0, nil); err != nil { // send(2)
-			return fmt.Errorf("send: %w", err)
+		if _, err := unix.Write(fds[0], []byte("ping")); err != nil {
+			return fmt.Errorf("write: %w", err)
 		}
 		buf := make([]byte, 4)
 		if _, _, err := unix.Recvfrom(fds[1], buf, 0); err != nil {

@@ -33,7 +33,7 @@ pwd`
 			if !strings.Contains(r.stdout, "passwd-ok") || !strings.Contains(r.stdout, cwd) {
 				t.Errorf("unexpected output:\n%v", r)
 			}
-			mustWork(t, attack(t, p, "socketpair"), "AF_UNIX socketpair with send/recv")
+			mustWork(t, attack(t, p, "socketpair"), "AF_UNIX socketpair with write/recv")
 			shm := "/dev/shm/agent-ls-sandbox-test"
 			if m.noNS {
 				mustBlock(t, attack(t, p, "write", shm), "writing the host's /dev/shm")
@@ -43,7 +43,12 @@ pwd`
 					t.Errorf("the private /dev/shm leaked to the host")
 				}
 			}
-			unixServer(t, p, cwd)
+			// With the network off a Unix server is refused (bind,
+			// listen and accept are network calls); with it on, it works.
+			mustBlock(t, attack(t, p, "unix-serve", filepath.Join(cwd, "off.sock")), "a Unix server with the network off")
+			on := p
+			on.Network = true
+			unixServer(t, on, cwd)
 
 			git(t, cwd, "init", "-q")
 			r = runIn(t, p, nil, "git", "status", "--short")

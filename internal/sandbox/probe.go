@@ -131,7 +131,7 @@ func Explain(p Policy, c Capabilities) string {
 		if p.Network {
 			line("network: on; seccomp still denies %s, TIOCSTI", strings.Join(alwaysDenied, " "))
 		} else {
-			line("network: off; seccomp denies sockets other than AF_UNIX, %s, sendto to an address, %s, TIOCSTI", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
+			line("network: off; seccomp denies sockets other than AF_UNIX, %s, %s, TIOCSTI", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
 			if c.LandlockABI >= 4 {
 				line("         Landlock also denies TCP bind and connect")
 			}

@@ -15,16 +15,18 @@ var alwaysDenied = []string{
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
 }
 
-// offlineDenied are refused when the network is off. socket and socketpair
-// are refused for every domain but AF_UNIX (see installSeccomp), so the only
-// sockets a sandboxed process can own are Unix ones. What remains dangerous
-// on those is reaching a listener outside the sandbox (a Docker or systemd
-// socket is a way out): connect, and sending to an explicit address.
-// bind, listen, accept, get/setsockopt, getsockname, getpeername and
-// shutdown stay allowed: on the process's own Unix sockets they cannot
-// reach anything, and refusing them breaks Unix servers (Go's net.Listen
-// needs getsockname).
-var offlineDenied = []string{"connect", "sendmmsg", "recvmmsg"}
+// offlineDenied are refused when the network is off, as Codex's filter
+// does. socket and socketpair are refused for every domain but AF_UNIX (see
+// installSeccomp); of the rest only what an anonymous socketpair needs
+// (read, write, recvfrom, sendmsg, recvmsg) stays: a command can talk to its
+// own children, but cannot reach a listener outside the sandbox (a Docker
+// or systemd socket is a way out) nor offer one to the host. Unix servers
+// (bind, listen, accept) therefore need the network enabled.
+var offlineDenied = []string{
+	"connect", "bind", "listen", "accept", "accept4",
+	"sendto", "sendmmsg", "recvmmsg",
+	"getsockopt", "setsockopt", "getpeername", "getsockname", "shutdown",
+}
 
 // installSeccomp loads the filter for all threads of the process; it is
 // inherited across exec. Calls from a foreign architecture (i386 int 0x80,
@@ -89,15 +91,6 @@ func installSeccomp(network bool) error {
 			if err := deny(n, notUnix); err != nil {
 				return err
 			}
-		}
-		// send(2) is sendto with no address: allowed on a connected
-		// socket; an explicit destination is refused like connect.
-		withAddr, err := seccomp.MakeCondition(4, seccomp.CompareNotEqual, 0)
-		if err != nil {
-			return fmt.Errorf("seccomp: %w", err)
-		}
-		if err := deny("sendto", withAddr); err != nil {
-			return err
 		}
 	}
 	if err := f.Load(); err != nil {
