@@ -11,16 +11,22 @@ import (
 
 // lineMatcher finds the lines of a text that match a pattern, without
 // running the regular expression line by line: a literal every match must
-// contain (found with bytes.Index, which is vectorised) picks candidate
-// lines, and only those are checked with the regexp.
+// contain (found with bytes.Index, which is vectorised), or else a set of
+// literals one of which every match contains (litSet), picks candidate
+// lines, and only those are checked with the regexp. Patterns with
+// neither go through a lazy DFA (lineDFA).
 type lineMatcher struct {
 	line *regexp.Regexp // the pattern, matched against one line
 	lit  []byte         // a literal every match contains, or nil
 	fold bool           // lit is compared ignoring ASCII case
-	// exact: a line matches exactly when it contains lit.
+	// exact: a line matches exactly when it contains lit (or a literal
+	// of set).
 	exact bool
+	// set, when there is no usable literal, is a set of literals one of
+	// which every match contains.
+	set *litSet
 	// dfas hold *lineDFA, which find the candidate lines when there is
-	// no literal.
+	// neither.
 	dfas *sync.Pool
 }
 
@@ -43,9 +49,13 @@ func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
 	s := string(lit)
 	// Without a literal, or with one bytes.Index cannot look for (case
 	// folding beyond ASCII, as K also matches the Kelvin sign; U+FFFD,
-	// which the regexp also reads for invalid UTF-8), a DFA finds the
-	// candidate lines.
+	// which the regexp also reads for invalid UTF-8), a set of literals
+	// or else a DFA finds the candidate lines.
 	if len(lit) == 0 || (fold && (!isASCII(s) || strings.ContainsAny(s, "ksKS"))) || strings.ContainsRune(s, utf8.RuneError) {
+		if set := newLitSet(re); set != nil {
+			m.set, m.exact = set, set.exact
+			return m, nil
+		}
 		if _, err := newLineDFA(re); err != nil {
 			return nil, err
 		}
@@ -174,6 +184,7 @@ func indexEither(data []byte, a, b byte) int {
 func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
 	var dfa *lineDFA
 	exact := m.exact
+	streams := newSetStreams()
 	if m.dfas != nil {
 		dfa = m.dfas.Get().(*lineDFA)
 		defer m.dfas.Put(dfa)
@@ -182,7 +193,11 @@ func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
 	pos, lineNo := 0, 1 // pos is the start of line lineNo
 	for pos < len(data) {
 		var at int
-		if dfa == nil {
+		if m.set != nil {
+			if at = m.set.find(&streams, data, pos); at < 0 {
+				return
+			}
+		} else if dfa == nil {
 			i := m.index(data[pos:])
 			if i < 0 {
 				return

@@ -21,6 +21,7 @@ func matchCorpus(seed uint64, lines int) []byte {
 		"42", "x9", " ", "\t", "_", "-", ".", "(", ")", "*", "\\", "$", "^",
 		"é", "É", "ß", "ẞ", "K", "k", "\u212a", "ſ", "S", "σ", "Σ", "ς", "日本", "\u00a0",
 		"\xff", "\xc3", "\xe6\x97", "\x80", "\x00", "\r",
+		"kind", "\u212aInd", "ſort", "SoRt", "a\u212aD", "AKd", "\xe2", "Σς", "fixme\r", "xx\r",
 	}
 	var b bytes.Buffer
 	for range lines {
@@ -115,6 +116,22 @@ func TestLineMatcherAgreesWithRegexp(t *testing.T) {
 		`Ab\d\dC`,
 		`func|Read`,
 		`(?U)a+b`,
+		// Sets of literals (see litSet).
+		`todo|fixme|xxx|é`,
+		`(?:todo|fixme)\b`,
+		`\b(?:todo|xxx)`,
+		`é|日本|ß`,
+		`todo|`,
+		`kind|sort`,
+		`akd|Kxq`,
+		`ind|ſ`,
+		`σς|ab`,
+		`xx\r|fixme\r`,
+		`(?:TODO|FixMe)+`,
+		`[kK]`,
+		`[é\x{212a}]`,
+		`x\nb|todo`,
+		`\x{FFFD}|todo`,
 	}
 	corpora := [][]byte{nil, []byte("\n"), []byte("\r\n"), []byte("ab"), []byte("\xff")}
 	for seed := range uint64(20) {
@@ -157,11 +174,101 @@ func firstDiff(got, want []matchedLine) string {
 	return ""
 }
 
+// TestLitSetUsed checks which patterns the set of literals serves, so
+// that TestLineMatcherAgreesWithRegexp covers it, and that those have
+// matches in its corpus.
+func TestLitSetUsed(t *testing.T) {
+	tests := []struct {
+		pattern       string
+		caseSensitive bool
+		set           bool
+		exact         bool
+	}{
+		{`todo|fixme|xxx`, false, true, true},
+		{`todo|fixme|xxx`, true, true, true},
+		{`todo|fixme|xxx|é`, false, true, true},
+		{`(?:todo|fixme)\b`, false, true, false},
+		{`é|日本|ß`, false, true, true},
+		{`kind|sort`, false, true, true},
+		{`akd|Kxq`, false, true, true},
+		{`ind|ſ`, false, true, true},
+		{`σς|ab`, false, true, true},
+		{`xx\r|fixme\r`, true, true, true},
+		{`x\nb|todo`, true, true, false},
+		{`[kK]`, false, true, true},
+		// An empty alternative matches everywhere.
+		{`todo|`, false, false, false},
+		// The regexp reads invalid UTF-8 as U+FFFD.
+		{`\x{FFFD}|todo`, false, false, false},
+		// Anchors too common to beat the DFA.
+		{`e|t| `, true, false, false},
+		// A single usable literal is searched with bytes.Index.
+		{`todo`, false, false, true},
+	}
+	var corpus []byte
+	for seed := range uint64(20) {
+		corpus = append(corpus, matchCorpus(seed, 300)...)
+	}
+	for _, tc := range tests {
+		m, err := newLineMatcher(tc.pattern, tc.caseSensitive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m.set != nil) != tc.set || m.exact != tc.exact {
+			t.Errorf("%q (case-sensitive %v): set %v exact %v, want %v %v", tc.pattern, tc.caseSensitive, m.set != nil, m.exact, tc.set, tc.exact)
+		}
+		if !tc.set || strings.Contains(tc.pattern, `\n`) {
+			continue
+		}
+		flags := ""
+		if !tc.caseSensitive {
+			flags = "(?i)"
+		}
+		if len(wantLines(regexp.MustCompile(flags+tc.pattern), corpus)) == 0 {
+			t.Errorf("%q: no line of the test corpus matches", tc.pattern)
+		}
+	}
+}
+
+// TestLitSetFolding checks the literals' case-folded forms that start
+// with another byte or take other widths: the Kelvin sign for k, long s
+// for s, final sigma.
+func TestLitSetFolding(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, data string
+		want          bool
+	}{
+		{`kind|sort`, "\u212aIND", true},
+		{`kind|sort`, "ſoRT", true},
+		{`kind|sort`, "\xe2\x84ind", false},
+		{`akd|Kxq`, "A\u212aD", true},
+		{`akd|Kxq`, "x\u212aXQ", true},
+		{`akd|Kxq`, "a\u212a", false},
+		{`σς|ab`, "ΣΣ", true},
+		{`σς|ab`, "Σ", false},
+		{`日本|ß`, "ẞ", true},
+		{`日本|ß`, "\xe6\x97\xa5\xe6\x9c", false},
+	} {
+		m, err := newLineMatcher(tc.pattern, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.set == nil {
+			t.Fatalf("%q: no set of literals", tc.pattern)
+		}
+		got := len(gotLines(m, []byte(tc.data))) == 1
+		if got != tc.want {
+			t.Errorf("%q on %q: matched %v, want %v", tc.pattern, tc.data, got, tc.want)
+		}
+	}
+}
+
 // TestLineDFACacheBound drives a pattern that needs thousands of DFA
 // states (the character 13 before the end) through a cache that has to
-// be dropped, and checks the results stay right.
+// be dropped, and checks the results stay right. Its classes are too
+// large or too common for a set of literals.
 func TestLineDFACacheBound(t *testing.T) {
-	p := `[ab]*[ax][ab]{12}[cd]`
+	p := `[a-j]*[a-e][a-j]{12}[0-9_]`
 	re := regexp.MustCompile(p)
 	m, err := newLineMatcher(p, true)
 	if err != nil {
@@ -174,10 +281,10 @@ func TestLineDFACacheBound(t *testing.T) {
 	var b bytes.Buffer
 	for range 3000 {
 		for range 30 + r.IntN(30) {
-			b.WriteByte("ab"[r.IntN(2)])
+			b.WriteByte("abcdefghij"[r.IntN(10)])
 		}
 		if r.IntN(3) == 0 {
-			b.WriteByte('c')
+			b.WriteByte('7')
 		}
 		b.WriteByte('\n')
 	}
