@@ -154,8 +154,8 @@ type termFrontend struct {
 	done      chan event.TurnCompleted
 	// midLine: stdout has text not yet ended by a newline.
 	midLine bool
-	// streamed: the item ids whose text reached stdout through deltas.
-	streamed map[string]bool
+	// streamed: the text of each item that reached stdout through deltas.
+	streamed map[string]string
 	// answer decides approval requests; nil rejects them all (no
 	// terminal to ask on and no --yes).
 	answer func(context.Context, *agent.ApprovalRequest) (string, error)
@@ -233,7 +233,7 @@ func newTermFrontend(stdout, stderr io.Writer, jsonOut bool) *termFrontend {
 		errw:     bufio.NewWriter(stderr),
 		jsonOut:  jsonOut,
 		done:     make(chan event.TurnCompleted, 1),
-		streamed: make(map[string]bool),
+		streamed: make(map[string]string),
 	}
 }
 
@@ -260,13 +260,23 @@ func (f *termFrontend) Event(ev event.Event) {
 func (f *termFrontend) show(p event.Payload) {
 	switch e := p.(type) {
 	case event.MessageDelta:
-		f.streamed[e.ItemID] = true
+		f.streamed[e.ItemID] += e.Delta
 		f.out.WriteString(e.Delta)
 		f.midLine = !strings.HasSuffix(e.Delta, "\n")
 	case event.Message:
-		if !f.streamed[e.ItemID] { // a server that sent no deltas
-			f.out.WriteString(e.Text)
-			f.midLine = !strings.HasSuffix(e.Text, "\n")
+		// The message is the whole text: print what the deltas did not
+		// (all of it when the server sent none; after a retry that took
+		// another turn, the text again in full).
+		shown := f.streamed[e.ItemID]
+		rest := strings.TrimPrefix(e.Text, shown)
+		if shown != "" && !strings.HasPrefix(e.Text, shown) {
+			f.endLine()
+			f.out.WriteString("[the answer changed after a retry; in full:]\n")
+			rest = e.Text
+		}
+		if rest != "" {
+			f.out.WriteString(rest)
+			f.midLine = !strings.HasSuffix(rest, "\n")
 		}
 		f.endLine()
 	case event.Reasoning:
