@@ -69,12 +69,16 @@ type askingFrontend struct {
 	mu      sync.Mutex
 	answers []string
 	asked   []*ApprovalRequest
-	block   bool // never answer: wait for the turn to end
+	block   bool          // never answer: wait for the turn to end
+	arrived chan struct{} // signalled for each request, when set
 }
 
 func (f *askingFrontend) RequestApproval(ctx context.Context, req *ApprovalRequest) (string, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, req)
+	if f.arrived != nil {
+		f.arrived <- struct{}{}
+	}
 	if f.block {
 		f.mu.Unlock()
 		<-ctx.Done()
@@ -179,20 +183,17 @@ func TestExecApprovalRejections(t *testing.T) {
 }
 
 func TestApprovalWaitEndsWithInterrupt(t *testing.T) {
-	fe := &askingFrontend{recorder: newRecorder(), block: true}
+	fe := &askingFrontend{recorder: newRecorder(), block: true, arrived: make(chan struct{}, 1)}
 	tr, ctx := testTurn(t, fe, ApprovalUntrusted, SandboxWorkspaceWrite)
 	done := make(chan tools.ExecDecision)
 	go func() {
 		d, _ := turnApprover{tr}.Exec(ctx, tools.ExecRequest{Command: []string{"make"}})
 		done <- d
 	}()
-	for fe.count() == 0 {
-		// wait for the request to reach the frontend
-		select {
-		case d := <-done:
-			t.Fatalf("returned before asking: %+v", d)
-		default:
-		}
+	select {
+	case <-fe.arrived:
+	case d := <-done:
+		t.Fatalf("returned before asking: %+v", d)
 	}
 	tr.cancel()
 	if d := <-done; d.Allowed {
