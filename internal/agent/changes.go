@@ -89,8 +89,8 @@ func relPath(cwd, path string) string {
 	return path
 }
 
-// countLines counts the added and removed lines of a unified diff.
-func countLines(diff string) (add, del int) {
+// DiffStat counts the added and removed lines of a unified diff.
+func DiffStat(diff string) (add, del int) {
 	for _, line := range strings.Split(diff, "\n") {
 		switch {
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
@@ -142,7 +142,7 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 				t.files.record(fc.NewPath, befores[fc.NewPath], moved)
 			}
 		}
-		entry.Additions, entry.Deletions = countLines(d)
+		entry.Additions, entry.Deletions = DiffStat(d)
 		ev.Changes = append(ev.Changes, entry)
 		diff.WriteString(d)
 		if status == ChangeApplied {

@@ -103,8 +103,8 @@ func approvalMessage(req *agent.ApprovalRequest) string {
 		for _, f := range req.Files {
 			fmt.Fprintf(&b, "\n  %s", f)
 		}
-		if stat := diffStat(req.Diff); stat != "" {
-			b.WriteString("\n" + stat)
+		if add, del := agent.DiffStat(req.Diff); add+del > 0 {
+			fmt.Fprintf(&b, "\n(+%d -%d lines)", add, del)
 		}
 	default:
 		fmt.Fprintf(&b, "agent-ls wants to call %s", req.Tool)
@@ -113,24 +113,6 @@ func approvalMessage(req *agent.ApprovalRequest) string {
 		b.WriteString("\n" + req.Reason)
 	}
 	return b.String()
-}
-
-// diffStat counts the added and removed lines of a unified diff.
-func diffStat(diff string) string {
-	add, del := 0, 0
-	for _, line := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-		case strings.HasPrefix(line, "+"):
-			add++
-		case strings.HasPrefix(line, "-"):
-			del++
-		}
-	}
-	if add+del == 0 {
-		return ""
-	}
-	return fmt.Sprintf("(+%d -%d lines)", add, del)
 }
 
 // shellQuote renders argv as a shell would need it typed.
