@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/agent-ls/agent-ls/internal/workspace"
@@ -64,13 +63,7 @@ func resolve(env *Env, path string) string {
 // currentContent reads a file as the user sees it; nil, nil when it does
 // not exist.
 func currentContent(env *Env, abs string) ([]byte, error) {
-	var data []byte
-	var err error
-	if env.Files != nil {
-		data, err = env.Files.ReadFile(abs)
-	} else {
-		data, err = os.ReadFile(abs)
-	}
+	data, err := env.files().ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
