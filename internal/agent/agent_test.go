@@ -396,14 +396,14 @@ func TestProjectDocsChain(t *testing.T) {
 	// Above the git root: must not be read.
 	write(t, filepath.Join(filepath.Dir(root), "AGENTS.md"), "outside")
 
-	got := projectDocs(diskReader{}, sub, 32<<10)
+	got := projectDocs(tools.DiskView{}, sub, 32<<10)
 	if got != "root rules\n\na override" {
 		t.Errorf("chain = %q", got)
 	}
-	if got := projectDocs(diskReader{}, sub, 12); got != "root rules\n\na " {
+	if got := projectDocs(tools.DiskView{}, sub, 12); got != "root rules\n\na " {
 		t.Errorf("budget 12 = %q", got)
 	}
-	if got := projectDocs(diskReader{}, sub, -1); got != "" {
+	if got := projectDocs(tools.DiskView{}, sub, -1); got != "" {
 		t.Errorf("disabled = %q", got)
 	}
 }

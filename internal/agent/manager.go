@@ -87,7 +87,7 @@ func NewManager(opts Options) (*Manager, error) {
 		return nil, errors.New("agent: Model, Frontend and Tools are required")
 	}
 	if opts.Files == nil {
-		opts.Files = diskReader{}
+		opts.Files = tools.DiskView{}
 	}
 	if opts.ModelName == "" {
 		opts.ModelName = "gpt-5-codex"
@@ -243,5 +243,3 @@ func randomID() string {
 	}
 	return hex.EncodeToString(b[:])
 }
-
-type diskReader = tools.DiskView
