@@ -7,9 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -23,6 +25,14 @@ Runs one turn in the current directory. The answer streams to stdout, tool
 activity to stderr. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
 the prompt from stdin. Ctrl-C interrupts the turn.
 
+Approvals: on a terminal agent-ls asks; otherwise it refuses what needs
+approval. --yes (and --full-auto) answer for you, but only for actions that
+stay inside the sandbox and the writable folders: a command that asks to run
+outside the sandbox, a rerun without the sandbox after a denial, and a file
+change outside the workspace (or to .git, .agents, .agent-ls) are refused,
+and the model is told why. Nothing runs unsandboxed unattended unless you
+say --dangerously-bypass-sandbox.
+
 Exit status: 0 completed, 1 failed, 130 interrupted, 2 usage error.
 
 Flags:
@@ -35,8 +45,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s.register(fs, "warn")
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
 	cwd := fs.String("cd", "", "run in this directory instead of the current one")
-	yes := fs.Bool("yes", false, "allow every action the policy asks about, without asking")
+	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
 	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
+	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -47,11 +58,15 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *fullAuto {
 		*yes = true
 		if s.sandboxMode == "" {
-			s.sandboxMode = agent.SandboxWorkspaceWrite
+			s.sandboxMode = policy.WorkspaceWrite
 		}
 		if s.approvalPolicy == "" {
-			s.approvalPolicy = agent.ApprovalOnRequest
+			s.approvalPolicy = policy.OnRequest
 		}
+	}
+	if err := checkUnattended(&s, *yes, *bypass); err != nil {
+		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		return 2
 	}
 	prompt, err := execPrompt(fs.Args(), stdin)
 	if err != nil {
@@ -72,7 +87,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fe := newTermFrontend(stdout, stderr, *jsonOut)
 	switch {
-	case *yes:
+	case *yes, *bypass:
 		fe.answer = func(context.Context, *agent.ApprovalRequest) (string, error) { return agent.AllowOnce, nil }
 	case isTerminal(stdin):
 		fe.answer = terminalPrompt(stdin, stderr)
@@ -82,7 +97,15 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
-	opts.Cwd = *cwd
+	if *cwd != "" {
+		// --cd chooses where the session runs; made absolute here so that
+		// nothing later resolves it against another directory.
+		if opts.Cwd, err = filepath.Abs(*cwd); err != nil {
+			fmt.Fprintf(stderr, "agent-ls exec: --cd: %v\n", err)
+			return 2
+		}
+	}
+	opts.Unattended = *yes && !*bypass
 	mgr, err := agent.NewManager(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
@@ -123,6 +146,21 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return 1
 	}
+}
+
+// checkUnattended keeps --yes from ever meaning "without the sandbox":
+// running unsandboxed and unattended takes --dangerously-bypass-sandbox,
+// which sets the sandbox mode itself.
+func checkUnattended(s *settings, yes, bypass bool) error {
+	switch {
+	case bypass && s.sandboxMode != "" && s.sandboxMode != policy.DangerFullAccess:
+		return fmt.Errorf("--dangerously-bypass-sandbox runs without the sandbox; it cannot go with --sandbox %s", s.sandboxMode)
+	case bypass:
+		s.sandboxMode = policy.DangerFullAccess
+	case yes && s.sandboxMode == policy.DangerFullAccess:
+		return errors.New("--yes and --full-auto allow only what stays inside the sandbox, and --sandbox danger-full-access has none; to run unattended without the sandbox, say --dangerously-bypass-sandbox")
+	}
+	return nil
 }
 
 // execPrompt takes the prompt from the arguments, or from stdin for "-" or

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -20,8 +21,8 @@ type settings struct {
 	model           string
 	wireAPI         string
 	baseURL         string
-	approvalPolicy  string
-	sandboxMode     string
+	approvalPolicy  policy.ApprovalPolicy
+	sandboxMode     policy.SandboxMode
 	reasoningEffort string
 	maxRequests     int
 	network         bool
@@ -34,8 +35,16 @@ func (s *settings) register(fs *flag.FlagSet, defaultLogLevel string) {
 	fs.StringVar(&s.model, "model", os.Getenv("AGENT_LS_MODEL"), "model name (env AGENT_LS_MODEL; default gpt-5-codex)")
 	fs.StringVar(&s.wireAPI, "wire-api", os.Getenv("AGENT_LS_WIRE_API"), "model API: responses or chat (env AGENT_LS_WIRE_API; default responses)")
 	fs.StringVar(&s.baseURL, "base-url", "", "model server base URL, e.g. http://127.0.0.1:11434/v1 (default $OPENAI_BASE_URL or OpenAI)")
-	fs.StringVar(&s.approvalPolicy, "approval-policy", "", "untrusted, on-failure, on-request (default) or never")
-	fs.StringVar(&s.sandboxMode, "sandbox", "", "read-only, workspace-write (default) or danger-full-access")
+	fs.Func("approval-policy", "untrusted, on-failure, on-request (default) or never", func(v string) error {
+		p, err := policy.ParseApprovalPolicy(v)
+		s.approvalPolicy = p
+		return err
+	})
+	fs.Func("sandbox", "read-only, workspace-write (default) or danger-full-access", func(v string) error {
+		m, err := policy.ParseSandboxMode(v)
+		s.sandboxMode = m
+		return err
+	})
 	fs.StringVar(&s.reasoningEffort, "reasoning-effort", "", "reasoning effort for reasoning models: minimal, low, medium (default), high")
 	fs.IntVar(&s.maxRequests, "max-requests", agent.DefaultMaxRequests, "most model requests in one turn")
 	fs.BoolVar(&s.network, "network", false, "let sandboxed commands use the network")

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -30,17 +31,17 @@ type Frontend interface {
 type SessionOptions struct {
 	Cwd            string
 	Model          string
-	ApprovalPolicy string
-	SandboxMode    string
+	ApprovalPolicy policy.ApprovalPolicy
+	SandboxMode    policy.SandboxMode
 }
 
 // SessionInfo describes a session (the result of agent/newSession).
 type SessionInfo struct {
-	SessionID      string `json:"sessionId"`
-	Cwd            string `json:"cwd"`
-	Model          string `json:"model"`
-	ApprovalPolicy string `json:"approvalPolicy"`
-	SandboxMode    string `json:"sandboxMode"`
+	SessionID      string                `json:"sessionId"`
+	Cwd            string                `json:"cwd"`
+	Model          string                `json:"model"`
+	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
+	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
 }
 
 // TurnInput is what the user gives a turn.
@@ -64,21 +65,6 @@ type ContextItem struct {
 	// Diagnostics are the editor's messages for the range, if any.
 	Diagnostics []string
 }
-
-// Approval policies (protocol section 8).
-const (
-	ApprovalUntrusted = "untrusted"
-	ApprovalOnFailure = "on-failure"
-	ApprovalOnRequest = "on-request"
-	ApprovalNever     = "never"
-)
-
-// Sandbox modes (protocol section 8).
-const (
-	SandboxReadOnly         = "read-only"
-	SandboxWorkspaceWrite   = "workspace-write"
-	SandboxDangerFullAccess = "danger-full-access"
-)
 
 // ChangeApplier is the part of a frontend that applies file changes
 // itself (the language server, through the editor, so edits land in open

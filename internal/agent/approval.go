@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -135,16 +134,16 @@ const (
 // execVerdict applies the approval policy and sandbox mode to a command
 // (protocol section 8). sandboxed says whether it runs in the sandbox if it
 // runs; reason explains an ask or a refusal.
-func execVerdict(policy, mode string, req tools.ExecRequest) (v verdict, sandboxed bool, reason string) {
-	sandboxed = mode != SandboxDangerFullAccess
+func execVerdict(ap policy.ApprovalPolicy, mode policy.SandboxMode, req tools.ExecRequest) (v verdict, sandboxed bool, reason string) {
+	sandboxed = mode != policy.DangerFullAccess
 	if why, bad := dangerous(req.Command); bad {
-		if policy == ApprovalNever {
+		if ap == policy.Never {
 			return forbid, sandboxed, fmt.Sprintf("refused: %s, and the approval policy \"never\" does not allow dangerous commands", why)
 		}
 		return ask, sandboxed, "This command is dangerous: " + why + "."
 	}
 	if req.Escalated && sandboxed {
-		if policy == ApprovalNever {
+		if ap == policy.Never {
 			return forbid, sandboxed, "refused: the approval policy \"never\" does not allow running commands outside the sandbox; do the work inside the sandbox or tell the user what to run"
 		}
 		reason := "The agent asks to run this command outside the sandbox"
@@ -153,55 +152,48 @@ func execVerdict(policy, mode string, req tools.ExecRequest) (v verdict, sandbox
 		}
 		return ask, false, reason + "."
 	}
-	if policy == ApprovalUntrusted && !knownSafe(req.Command) {
+	if ap == policy.Untrusted && !knownSafe(req.Command) {
 		return ask, sandboxed, "The approval policy \"untrusted\" asks before every command that is not known to only read."
 	}
 	return run, sandboxed, ""
 }
 
-// patchVerdict applies the approval policy to a change of the given files:
-// changes inside the writable roots apply, others ask (or are refused
-// under "never"); "untrusted" always asks.
-func patchVerdict(policy string, inside bool) (verdict, string) {
+// patchVerdict applies the approval policy to a change of files: changes
+// whose every target may be written without asking apply; others ask (or
+// are refused under "never"); "untrusted" always asks. outside explains
+// the targets that may not be written.
+func patchVerdict(ap policy.ApprovalPolicy, outside []string) (verdict, string) {
+	why := strings.Join(outside, "; ")
 	switch {
-	case policy == ApprovalUntrusted:
+	case ap == policy.Untrusted:
+		if why != "" {
+			return ask, "The approval policy \"untrusted\" asks before every file change, and " + why + "."
+		}
 		return ask, "The approval policy \"untrusted\" asks before every file change."
-	case inside:
+	case why == "":
 		return run, ""
-	case policy == ApprovalNever:
-		return forbid, "refused: writing outside the project's writable folders, and the approval policy \"never\" does not allow it"
+	case ap == policy.Never:
+		return forbid, "refused: " + why + ", and the approval policy \"never\" does not allow changing it"
 	}
-	return ask, "The change writes outside the project's writable folders."
+	return ask, "The change writes where the agent may not write on its own: " + why + "."
 }
 
-// writableRoots are the folders a session may change without asking.
-func (s *session) writableRoots() []string {
-	switch s.info.SandboxMode {
-	case SandboxReadOnly:
-		return nil
-	case SandboxDangerFullAccess:
-		return []string{"/"}
-	}
-	roots := []string{s.info.Cwd, "/tmp"}
-	if tmp := os.Getenv("TMPDIR"); tmp != "" {
-		roots = append(roots, tmp)
-	}
-	for _, r := range s.mgr.opts.WritableRoots {
-		if !filepath.IsAbs(r) {
-			r = filepath.Join(s.info.Cwd, r)
+// outsideTargets explains each target that may not be written without
+// asking.
+func outsideTargets(targets []policy.Target) []string {
+	var out []string
+	for _, t := range targets {
+		if !t.Writable {
+			out = append(out, t.Why)
 		}
-		roots = append(roots, r)
 	}
-	return roots
+	return out
 }
 
-func within(path string, roots []string) bool {
-	for _, r := range roots {
-		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return true
-		}
-	}
-	return false
+// unattendedRefusal is the output for an action an unattended run cannot
+// allow.
+func unattendedRefusal(what string) string {
+	return "refused: agent-ls runs unattended (exec --yes or --full-auto), which allows only what stays inside the sandbox and the writable folders, and " + what + ". Do the work inside the workspace and the sandbox, or tell the user what to run themselves."
 }
 
 // turnApprover is the tools.Approver of one turn.
@@ -210,6 +202,9 @@ type turnApprover struct{ t *turn }
 func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.ExecDecision, error) {
 	s := a.t.s
 	v, sandboxed, reason := execVerdict(s.info.ApprovalPolicy, s.info.SandboxMode, req)
+	if s.mgr.opts.Unattended && v == ask && !sandboxed {
+		v, reason = forbid, unattendedRefusal("this command would run outside the sandbox")
+	}
 	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return !c.allow || c.unsandbox || sandboxed }); ok {
 		id := a.t.nextApprovalID()
 		if !stored.allow {
@@ -245,39 +240,53 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 	return tools.ExecDecision{Decision: tools.Decision{Reason: rejection(decision)}}, nil
 }
 
-func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecRequest, output string) (bool, error) {
+func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecRequest, output string) (tools.Decision, error) {
 	s := a.t.s
 	switch s.info.ApprovalPolicy {
-	case ApprovalOnRequest, ApprovalNever:
+	case policy.OnRequest, policy.Never:
 		// The denial goes back to the model, which may ask for
 		// escalation (on-request) or must do without (never).
-		return false, nil
+		return tools.Decision{}, nil
+	}
+	if s.mgr.opts.Unattended {
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoReject})
+		return tools.Decision{Reason: unattendedRefusal("the sandbox blocked this command, so it was not run again without the sandbox")}, nil
 	}
 	if _, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return c.allow && (c.unsandbox || c.retryAllow) }); ok {
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoAllow})
-		return true, nil
+		return tools.Decision{Allowed: true}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
 		Reason: "The sandbox blocked this command (" + firstLine(output) + "). Run it again without the sandbox?"})
 	if err != nil {
-		return false, err
+		return tools.Decision{}, err
 	}
 	if decision == AllowAlways {
 		s.approvals.rememberCommand(storedCommand{argv: req.Command, cwd: req.Cwd, allow: true, retryAllow: true})
 	}
-	return decision == AllowOnce || decision == AllowAlways, nil
+	if decision == AllowOnce || decision == AllowAlways {
+		return tools.Decision{Allowed: true}, nil
+	}
+	return tools.Decision{Reason: rejection(decision)}, nil
 }
 
 func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.Decision, error) {
 	s := a.t.s
-	inside := true
-	roots := s.writableRoots()
-	for _, p := range req.Paths {
-		inside = inside && within(p, roots)
+	outside := outsideTargets(req.Targets)
+	if len(req.Targets) != len(req.Paths) {
+		// Every path must have been resolved against the boundary.
+		outside = append(outside, "the change's real targets are unknown")
 	}
-	v, reason := patchVerdict(s.info.ApprovalPolicy, inside)
+	v, reason := patchVerdict(s.info.ApprovalPolicy, outside)
+	if s.mgr.opts.Unattended && v == ask && len(outside) > 0 {
+		v, reason = forbid, unattendedRefusal("this change writes where the agent may not write on its own: "+strings.Join(outside, "; "))
+	}
+	reals := make([]string, len(req.Targets))
+	for i, t := range req.Targets {
+		reals[i] = t.Real
+	}
 	if v != forbid {
-		if decided, allowed := s.approvals.filesDecided(req.Paths); decided {
+		if decided, allowed := s.approvals.filesDecided(reals); decided {
 			if allowed {
 				a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoAllow})
 				return tools.Decision{Allowed: true}, nil
@@ -301,7 +310,7 @@ func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.
 	}
 	switch decision {
 	case AllowAlways, RejectAlways:
-		s.approvals.rememberFiles(req.Paths, decision == AllowAlways)
+		s.approvals.rememberFiles(reals, decision == AllowAlways)
 	}
 	if decision == AllowOnce || decision == AllowAlways {
 		return tools.Decision{Allowed: true}, nil

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"strings"
 	"sync"
 	"testing"
@@ -17,24 +18,25 @@ func TestExecVerdict(t *testing.T) {
 	escalate := tools.ExecRequest{Command: []string{"go", "build", "./..."}, Escalated: true, Justification: "needs the module cache"}
 	danger := tools.ExecRequest{Command: []string{"git", "reset", "--hard"}}
 	for _, tc := range []struct {
-		policy, mode string
-		req          tools.ExecRequest
-		want         verdict
-		sandboxed    bool
+		policy    policy.ApprovalPolicy
+		mode      policy.SandboxMode
+		req       tools.ExecRequest
+		want      verdict
+		sandboxed bool
 	}{
-		{ApprovalUntrusted, SandboxWorkspaceWrite, safe, run, true},
-		{ApprovalUntrusted, SandboxWorkspaceWrite, build, ask, true},
-		{ApprovalUntrusted, SandboxDangerFullAccess, build, ask, false},
-		{ApprovalOnFailure, SandboxWorkspaceWrite, build, run, true},
-		{ApprovalOnRequest, SandboxWorkspaceWrite, build, run, true},
-		{ApprovalOnRequest, SandboxWorkspaceWrite, escalate, ask, false},
-		{ApprovalOnRequest, SandboxReadOnly, build, run, true},
-		{ApprovalNever, SandboxWorkspaceWrite, build, run, true},
-		{ApprovalNever, SandboxWorkspaceWrite, escalate, forbid, true},
-		{ApprovalNever, SandboxWorkspaceWrite, danger, forbid, true},
-		{ApprovalOnRequest, SandboxWorkspaceWrite, danger, ask, true},
-		{ApprovalOnFailure, SandboxDangerFullAccess, danger, ask, false},
-		{ApprovalOnRequest, SandboxDangerFullAccess, escalate, run, false},
+		{policy.Untrusted, policy.WorkspaceWrite, safe, run, true},
+		{policy.Untrusted, policy.WorkspaceWrite, build, ask, true},
+		{policy.Untrusted, policy.DangerFullAccess, build, ask, false},
+		{policy.OnFailure, policy.WorkspaceWrite, build, run, true},
+		{policy.OnRequest, policy.WorkspaceWrite, build, run, true},
+		{policy.OnRequest, policy.WorkspaceWrite, escalate, ask, false},
+		{policy.OnRequest, policy.ReadOnly, build, run, true},
+		{policy.Never, policy.WorkspaceWrite, build, run, true},
+		{policy.Never, policy.WorkspaceWrite, escalate, forbid, true},
+		{policy.Never, policy.WorkspaceWrite, danger, forbid, true},
+		{policy.OnRequest, policy.WorkspaceWrite, danger, ask, true},
+		{policy.OnFailure, policy.DangerFullAccess, danger, ask, false},
+		{policy.OnRequest, policy.DangerFullAccess, escalate, run, false},
 	} {
 		v, sandboxed, reason := execVerdict(tc.policy, tc.mode, tc.req)
 		if v != tc.want || sandboxed != tc.sandboxed {
@@ -48,16 +50,20 @@ func TestExecVerdict(t *testing.T) {
 
 func TestPatchVerdict(t *testing.T) {
 	for _, tc := range []struct {
-		policy string
+		policy policy.ApprovalPolicy
 		inside bool
 		want   verdict
 	}{
-		{ApprovalUntrusted, true, ask}, {ApprovalUntrusted, false, ask},
-		{ApprovalOnFailure, true, run}, {ApprovalOnFailure, false, ask},
-		{ApprovalOnRequest, true, run}, {ApprovalOnRequest, false, ask},
-		{ApprovalNever, true, run}, {ApprovalNever, false, forbid},
+		{policy.Untrusted, true, ask}, {policy.Untrusted, false, ask},
+		{policy.OnFailure, true, run}, {policy.OnFailure, false, ask},
+		{policy.OnRequest, true, run}, {policy.OnRequest, false, ask},
+		{policy.Never, true, run}, {policy.Never, false, forbid},
 	} {
-		if v, _ := patchVerdict(tc.policy, tc.inside); v != tc.want {
+		var outside []string
+		if !tc.inside {
+			outside = []string{"/etc/x is outside the writable folders"}
+		}
+		if v, _ := patchVerdict(tc.policy, outside); v != tc.want {
 			t.Errorf("%s inside=%v: %d, want %d", tc.policy, tc.inside, v, tc.want)
 		}
 	}
@@ -102,10 +108,10 @@ func (f *askingFrontend) count() int {
 }
 
 // testTurn makes a turn of a new session with the given policies.
-func testTurn(t *testing.T, fe Frontend, policy, mode string) (*turn, context.Context) {
+func testTurn(t *testing.T, fe Frontend, ap policy.ApprovalPolicy, mode policy.SandboxMode) (*turn, context.Context) {
 	t.Helper()
 	mgr := newTestManager(t, &scriptedModel{}, fe)
-	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy, SandboxMode: mode})
+	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: ap, SandboxMode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +133,7 @@ func decisions(r *recorder) []string {
 
 func TestExecApprovalAllowAlwaysCoversLaterRuns(t *testing.T) {
 	fe := &askingFrontend{recorder: newRecorder(), answers: []string{AllowAlways}}
-	tr, ctx := testTurn(t, fe, ApprovalUntrusted, SandboxWorkspaceWrite)
+	tr, ctx := testTurn(t, fe, policy.Untrusted, policy.WorkspaceWrite)
 	ap := turnApprover{tr}
 	req := tools.ExecRequest{Command: []string{"go", "test", "./..."}, Cwd: tr.s.info.Cwd}
 	for i := 0; i < 2; i++ {
@@ -162,7 +168,7 @@ func TestExecApprovalAllowAlwaysCoversLaterRuns(t *testing.T) {
 
 func TestExecApprovalRejections(t *testing.T) {
 	fe := &askingFrontend{recorder: newRecorder(), answers: []string{RejectAlways, "", "error"}}
-	tr, ctx := testTurn(t, fe, ApprovalOnRequest, SandboxWorkspaceWrite)
+	tr, ctx := testTurn(t, fe, policy.OnRequest, policy.WorkspaceWrite)
 	ap := turnApprover{tr}
 	danger := tools.ExecRequest{Command: []string{"rm", "-rf", "build"}, Cwd: tr.s.info.Cwd}
 	if d, _ := ap.Exec(ctx, danger); d.Allowed || !strings.Contains(d.Reason, "rest of the session") {
@@ -184,7 +190,7 @@ func TestExecApprovalRejections(t *testing.T) {
 
 func TestApprovalWaitEndsWithInterrupt(t *testing.T) {
 	fe := &askingFrontend{recorder: newRecorder(), block: true, arrived: make(chan struct{}, 1)}
-	tr, ctx := testTurn(t, fe, ApprovalUntrusted, SandboxWorkspaceWrite)
+	tr, ctx := testTurn(t, fe, policy.Untrusted, policy.WorkspaceWrite)
 	done := make(chan tools.ExecDecision)
 	go func() {
 		d, _ := turnApprover{tr}.Exec(ctx, tools.ExecRequest{Command: []string{"make"}})
@@ -206,7 +212,7 @@ func TestApprovalWaitEndsWithInterrupt(t *testing.T) {
 
 func TestAbortEndsTheTurn(t *testing.T) {
 	fe := &askingFrontend{recorder: newRecorder(), answers: []string{Abort}}
-	tr, ctx := testTurn(t, fe, ApprovalUntrusted, SandboxWorkspaceWrite)
+	tr, ctx := testTurn(t, fe, policy.Untrusted, policy.WorkspaceWrite)
 	if d, _ := (turnApprover{tr}).Exec(ctx, tools.ExecRequest{Command: []string{"make"}}); d.Allowed {
 		t.Fatal("abort allowed the command")
 	}
@@ -217,14 +223,14 @@ func TestAbortEndsTheTurn(t *testing.T) {
 
 func TestRetryUnsandboxed(t *testing.T) {
 	for _, tc := range []struct {
-		policy string
+		policy policy.ApprovalPolicy
 		asks   bool
-	}{{ApprovalOnFailure, true}, {ApprovalUntrusted, true}, {ApprovalOnRequest, false}, {ApprovalNever, false}} {
+	}{{policy.OnFailure, true}, {policy.Untrusted, true}, {policy.OnRequest, false}, {policy.Never, false}} {
 		fe := &askingFrontend{recorder: newRecorder(), answers: []string{AllowAlways}}
-		tr, ctx := testTurn(t, fe, tc.policy, SandboxWorkspaceWrite)
+		tr, ctx := testTurn(t, fe, tc.policy, policy.WorkspaceWrite)
 		req := tools.ExecRequest{Command: []string{"npm", "install"}, Cwd: tr.s.info.Cwd}
-		ok, err := turnApprover{tr}.RetryUnsandboxed(ctx, req, "EACCES: permission denied\nmore")
-		if err != nil || ok != tc.asks || (fe.count() == 1) != tc.asks {
+		d, err := turnApprover{tr}.RetryUnsandboxed(ctx, req, "EACCES: permission denied\nmore")
+		if ok := d.Allowed; err != nil || ok != tc.asks || (fe.count() == 1) != tc.asks {
 			t.Errorf("%s: retry %v err %v asked %d", tc.policy, ok, err, fe.count())
 		}
 		if tc.asks {
@@ -232,22 +238,37 @@ func TestRetryUnsandboxed(t *testing.T) {
 				t.Errorf("reason %q", fe.asked[0].Reason)
 			}
 			again, _ := turnApprover{tr}.RetryUnsandboxed(ctx, req, "denied")
-			if !again || fe.count() != 1 {
+			if !again.Allowed || fe.count() != 1 {
 				t.Errorf("%s: allowAlways did not cover the next retry", tc.policy)
 			}
 		}
 	}
 }
 
+// patchRequest is a change of paths, resolved against the turn's session
+// boundary as the file tools do.
+func patchRequest(tr *turn, paths ...string) tools.PatchRequest {
+	req := tools.PatchRequest{Paths: paths}
+	for _, p := range paths {
+		req.Targets = append(req.Targets, tr.s.boundary.Target(p))
+	}
+	return req
+}
+
+func withDiff(req tools.PatchRequest, diff, summary string) tools.PatchRequest {
+	req.Diff, req.Summary = diff, summary
+	return req
+}
+
 func TestPatchApproval(t *testing.T) {
 	fe := &askingFrontend{recorder: newRecorder(), answers: []string{AllowAlways}}
-	tr, ctx := testTurn(t, fe, ApprovalUntrusted, SandboxWorkspaceWrite)
+	tr, ctx := testTurn(t, fe, policy.Untrusted, policy.WorkspaceWrite)
 	ap := turnApprover{tr}
 	a, b := tr.s.info.Cwd+"/a.go", tr.s.info.Cwd+"/b.go"
-	if d, _ := ap.Patch(ctx, tools.PatchRequest{Paths: []string{a, b}, Diff: "--- a\n+++ b\n", Summary: "2 files"}); !d.Allowed {
+	if d, _ := ap.Patch(ctx, withDiff(patchRequest(tr, a, b), "--- a\n+++ b\n", "2 files")); !d.Allowed {
 		t.Fatalf("patch: %+v", d)
 	}
-	if d, _ := ap.Patch(ctx, tools.PatchRequest{Paths: []string{a}}); !d.Allowed || fe.count() != 1 {
+	if d, _ := ap.Patch(ctx, patchRequest(tr, a)); !d.Allowed || fe.count() != 1 {
 		t.Errorf("allowAlways did not cover a later patch to the same file: %+v, asked %d", d, fe.count())
 	}
 	if fe.asked[0].Diff == "" || len(fe.asked[0].Files) != 2 {
@@ -255,18 +276,18 @@ func TestPatchApproval(t *testing.T) {
 	}
 
 	fe2 := &askingFrontend{recorder: newRecorder()}
-	tr2, ctx2 := testTurn(t, fe2, ApprovalNever, SandboxWorkspaceWrite)
-	if d, _ := (turnApprover{tr2}).Patch(ctx2, tools.PatchRequest{Paths: []string{"/etc/passwd"}}); d.Allowed || fe2.count() != 0 {
+	tr2, ctx2 := testTurn(t, fe2, policy.Never, policy.WorkspaceWrite)
+	if d, _ := (turnApprover{tr2}).Patch(ctx2, patchRequest(tr2, "/etc/passwd")); d.Allowed || fe2.count() != 0 {
 		t.Errorf("never + outside: %+v, asked %d", d, fe2.count())
 	}
-	if d, _ := (turnApprover{tr2}).Patch(ctx2, tools.PatchRequest{Paths: []string{tr2.s.info.Cwd + "/x"}}); !d.Allowed {
+	if d, _ := (turnApprover{tr2}).Patch(ctx2, patchRequest(tr2, tr2.s.info.Cwd+"/x")); !d.Allowed {
 		t.Errorf("never + inside: %+v", d)
 	}
 }
 
 func TestNoApproverRejects(t *testing.T) {
 	rec := newRecorder()
-	tr, ctx := testTurn(t, rec, ApprovalUntrusted, SandboxWorkspaceWrite)
+	tr, ctx := testTurn(t, rec, policy.Untrusted, policy.WorkspaceWrite)
 	if d, _ := (turnApprover{tr}).Exec(ctx, tools.ExecRequest{Command: []string{"make"}}); d.Allowed {
 		t.Error("a frontend that cannot ask approved a command")
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -36,11 +37,17 @@ type Options struct {
 	Files FileReader
 
 	// Defaults for new sessions.
-	ModelName      string // default "gpt-5-codex"
-	WireAPI        string // "responses" (default) or "chat"
-	ApprovalPolicy string // default on-request
-	SandboxMode    string // default workspace-write
+	ModelName      string                // default "gpt-5-codex"
+	WireAPI        string                // "responses" (default) or "chat"
+	ApprovalPolicy policy.ApprovalPolicy // default on-request
+	SandboxMode    policy.SandboxMode    // default workspace-write
 	NetworkAccess  bool
+	// Unattended: nobody answers approvals as they come (exec --yes).
+	// Actions that stay inside the sandbox and the writable roots go to
+	// the frontend's approver as usual; anything that would leave them
+	// (an escalation, a rerun without the sandbox, a change outside the
+	// writable roots) is refused with a reason for the model.
+	Unattended bool
 	// WritableRoots are folders besides the session cwd (and /tmp) that
 	// commands and file changes may write in workspace-write mode.
 	WritableRoots []string
@@ -95,12 +102,6 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.WireAPI == "" {
 		opts.WireAPI = "responses"
 	}
-	if opts.ApprovalPolicy == "" {
-		opts.ApprovalPolicy = ApprovalOnRequest
-	}
-	if opts.SandboxMode == "" {
-		opts.SandboxMode = SandboxWorkspaceWrite
-	}
 	if opts.ReasoningEffort == "" {
 		opts.ReasoningEffort = "medium"
 	}
@@ -126,7 +127,8 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if err := checkPolicies(opts.ApprovalPolicy, opts.SandboxMode); err != nil {
+	var err error
+	if opts.ApprovalPolicy, opts.SandboxMode, err = parsePolicies(opts.ApprovalPolicy, opts.SandboxMode); err != nil {
 		return nil, err
 	}
 	return &Manager{opts: opts, log: opts.Logger, sessions: make(map[string]*session)}, nil
@@ -162,10 +164,15 @@ func (m *Manager) NewSession(o SessionOptions) (SessionInfo, error) {
 	if info.SandboxMode == "" {
 		info.SandboxMode = m.opts.SandboxMode
 	}
-	if err := checkPolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
+	var err error
+	if info.ApprovalPolicy, info.SandboxMode, err = parsePolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
 		return SessionInfo{}, err
 	}
-	s := &session{mgr: m, info: info, turnFiles: make(map[string]*turnFiles)}
+	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, m.opts.WritableRoots, policy.TempRoots(os.Getenv("TMPDIR")))
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("session boundary: %w", err)
+	}
+	s := &session{mgr: m, info: info, boundary: boundary, turnFiles: make(map[string]*turnFiles)}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -222,18 +229,18 @@ func (m *Manager) session(id string) (*session, error) {
 	return s, nil
 }
 
-func checkPolicies(approval, sandbox string) error {
-	switch approval {
-	case ApprovalUntrusted, ApprovalOnFailure, ApprovalOnRequest, ApprovalNever:
-	default:
-		return fmt.Errorf("unknown approval policy %q (use untrusted, on-failure, on-request or never)", approval)
+// parsePolicies checks the policy names (empty: the defaults) against the
+// one list in package policy.
+func parsePolicies(approval policy.ApprovalPolicy, mode policy.SandboxMode) (policy.ApprovalPolicy, policy.SandboxMode, error) {
+	a, err := policy.ParseApprovalPolicy(string(approval))
+	if err != nil {
+		return "", "", err
 	}
-	switch sandbox {
-	case SandboxReadOnly, SandboxWorkspaceWrite, SandboxDangerFullAccess:
-	default:
-		return fmt.Errorf("unknown sandbox mode %q (use read-only, workspace-write or danger-full-access)", sandbox)
+	m, err := policy.ParseSandboxMode(string(mode))
+	if err != nil {
+		return "", "", err
 	}
-	return nil
+	return a, m, nil
 }
 
 func randomID() string {

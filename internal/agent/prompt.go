@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/agent-ls/agent-ls/internal/policy"
+
 	_ "embed"
 	"errors"
 	"fmt"
@@ -32,7 +34,7 @@ func (s *session) contextItems() []model.Item {
 func (s *session) environmentContext() string {
 	opts := s.mgr.opts
 	network := "restricted"
-	if s.info.SandboxMode == SandboxDangerFullAccess || opts.NetworkAccess {
+	if s.info.SandboxMode == policy.DangerFullAccess || opts.NetworkAccess {
 		network = "enabled"
 	}
 	shell := os.Getenv("SHELL")
@@ -47,6 +49,14 @@ func (s *session) environmentContext() string {
 	fmt.Fprintf(&b, "  <approval_policy>%s</approval_policy>\n", s.info.ApprovalPolicy)
 	fmt.Fprintf(&b, "  <sandbox_mode>%s</sandbox_mode>\n", s.info.SandboxMode)
 	fmt.Fprintf(&b, "  <network_access>%s</network_access>\n", network)
+	if s.info.SandboxMode == policy.WorkspaceWrite {
+		b.WriteString("  <writable_roots>\n")
+		for _, r := range s.boundary.WritableRoots() {
+			fmt.Fprintf(&b, "    <root>%s</root>\n", r)
+		}
+		b.WriteString("  </writable_roots>\n")
+		fmt.Fprintf(&b, "  <protected>%s stay read-only in every writable root; changing them needs the user's approval</protected>\n", strings.Join(policy.ProtectedNames, ", "))
+	}
 	if summary := s.mgr.sandboxSummary(); summary != "" {
 		fmt.Fprintf(&b, "  <sandbox>%s</sandbox>\n", summary)
 	}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/agent-ls/agent-ls/internal/policy"
+
 	"context"
 	"fmt"
 	"sync"
@@ -14,6 +16,9 @@ import (
 type session struct {
 	mgr  *Manager
 	info SessionInfo
+	// boundary decides what is inside the project and what may be
+	// written without asking; built once, when the session starts.
+	boundary *policy.Boundary
 
 	mu        sync.Mutex
 	running   *turn

@@ -41,8 +41,8 @@ func (t *turn) run(ctx context.Context) {
 	}
 	s.history = append(s.history, userMessage(t.input, s.info.Cwd))
 
-	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, SandboxMode: s.info.SandboxMode, Approver: turnApprover{t}, Changes: turnChanger{t},
-		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, WritableRoots: opts.WritableRoots, Network: opts.NetworkAccess}}
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
+		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: opts.NetworkAccess}}
 	fam := familyOf(s.info.Model)
 	specs := opts.Tools.Specs()
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"log/slog"
 	"net"
 	"sync"
@@ -59,7 +60,7 @@ func (a *fakeAgent) NewSession(opts agent.SessionOptions) (agent.SessionInfo, er
 		model = "fake-model"
 	}
 	return agent.SessionInfo{SessionID: id, Cwd: opts.Cwd, Model: model,
-		ApprovalPolicy: agent.ApprovalOnRequest, SandboxMode: agent.SandboxWorkspaceWrite}, nil
+		ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite}, nil
 }
 
 func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (string, error) {

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/policy"
+
 	"context"
 	"encoding/json"
 	"slices"
@@ -9,7 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -195,16 +196,12 @@ func filePath(u string) (string, bool) {
 
 // checkPolicies rejects policy names protocol section 8 does not define;
 // empty means the default.
-func checkPolicies(approval, sandbox string) error {
-	switch approval {
-	case "", agent.ApprovalUntrusted, agent.ApprovalOnFailure, agent.ApprovalOnRequest, agent.ApprovalNever:
-	default:
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "approvalPolicy %q is not one of untrusted, on-failure, on-request, never", approval)
+func checkPolicies(approval policy.ApprovalPolicy, mode policy.SandboxMode) error {
+	if _, err := policy.ParseApprovalPolicy(string(approval)); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "approvalPolicy: %v", err)
 	}
-	switch sandbox {
-	case "", agent.SandboxReadOnly, agent.SandboxWorkspaceWrite, agent.SandboxDangerFullAccess:
-	default:
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "sandboxMode %q is not one of read-only, workspace-write, danger-full-access", sandbox)
+	if _, err := policy.ParseSandboxMode(string(mode)); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "sandboxMode: %v", err)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/policy"
+
 	"context"
 	"errors"
 	"io"
@@ -35,10 +37,10 @@ type Agent interface {
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
 type InitOptions struct {
-	Model          string `json:"model"`
-	Profile        string `json:"profile"`
-	ApprovalPolicy string `json:"approvalPolicy"`
-	SandboxMode    string `json:"sandboxMode"`
+	Model          string                `json:"model"`
+	Profile        string                `json:"profile"`
+	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
+	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
 }
 
 // AgentConfig is what the server knows when the editor initializes, which

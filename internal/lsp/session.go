@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/policy"
+
 	"context"
 	"encoding/base64"
 	"errors"
@@ -30,19 +32,19 @@ const (
 const maxImageBytes = 20 << 20
 
 type newSessionParams struct {
-	Cwd            string `json:"cwd"`
-	Model          string `json:"model"`
-	ApprovalPolicy string `json:"approvalPolicy"`
-	SandboxMode    string `json:"sandboxMode"`
+	Cwd            string                `json:"cwd"`
+	Model          string                `json:"model"`
+	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
+	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
 }
 
 // sessionResult is agent.SessionInfo on the wire, where paths are URIs.
 type sessionResult struct {
-	SessionID      string `json:"sessionId"`
-	Cwd            string `json:"cwd"`
-	Model          string `json:"model"`
-	ApprovalPolicy string `json:"approvalPolicy"`
-	SandboxMode    string `json:"sandboxMode"`
+	SessionID      string                `json:"sessionId"`
+	Cwd            string                `json:"cwd"`
+	Model          string                `json:"model"`
+	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
+	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
 }
 
 type startTurnParams struct {

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/base64"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestNewSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.SessionID == "" || got.Cwd != string(uri.File(root)) || got.Model != "fake-model" ||
-		got.ApprovalPolicy != agent.ApprovalOnRequest || got.SandboxMode != agent.SandboxWorkspaceWrite {
+		got.ApprovalPolicy != policy.OnRequest || got.SandboxMode != policy.WorkspaceWrite {
 		t.Errorf("newSession = %+v", got)
 	}
 	if opts := h.agent.session(got.SessionID); opts.Cwd != root {

@@ -24,16 +24,18 @@ const (
 
 const helperPrefix = "agent-ls sandbox: "
 
-const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] [--cwd DIR]
+const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] [--root DIR] [--cwd DIR]
                         [--writable DIR]... [--network] -- CMD ARGS...
-       agent-ls sandbox --explain [--mode ...] [--cwd DIR] [--writable DIR]... [--network]
+       agent-ls sandbox --explain [--mode ...] [--root DIR] [--cwd DIR] [--writable DIR]... [--network]
 
 Runs CMD confined by Landlock (the filesystem is readable, only the writable
 roots are writable), seccomp (no network sockets unless --network; no
 ptrace, process_vm_* or io_uring) and no_new_privs, with no capabilities.
-In workspace-write mode the writable roots are the cwd, each --writable DIR,
-/tmp and $TMPDIR. Where user namespaces are available, .git, .agents and
-.agent-ls at the top of the cwd and of each --writable DIR stay read-only,
+In workspace-write mode the writable roots are the project root (--root,
+default the cwd), each --writable DIR, /tmp and $TMPDIR; --cwd only says
+where the command runs. Where user namespaces are available, .git, .agents
+and .agent-ls at the top of the project root and of each --writable DIR
+stay read-only,
 and the command gets a private, writable /dev/shm. --explain prints what
 this machine enforces.
 
@@ -58,7 +60,8 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 		fmt.Fprint(stdout, helperUsage)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&h.policy.Mode, "mode", WorkspaceWrite, "read-only or workspace-write")
+	mode := fs.String("mode", string(WorkspaceWrite), "read-only or workspace-write")
+	fs.StringVar(&h.policy.Root, "root", "", "the project root: writable, its .git, .agents, .agent-ls protected (default: the cwd)")
 	fs.StringVar(&h.policy.Cwd, "cwd", "", "directory to run in (default: the current one)")
 	fs.Func("writable", "extra writable root (repeatable; workspace-write only)", func(s string) error {
 		h.policy.WritableRoots = append(h.policy.WritableRoots, s)
@@ -80,6 +83,7 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	}
 	h.argv = fs.Args()
 	p := &h.policy
+	p.Mode = SandboxMode(*mode)
 	if p.Cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -90,12 +94,17 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	if abs, err := filepath.Abs(p.Cwd); err == nil {
 		p.Cwd = abs
 	}
+	if p.Root != "" {
+		if abs, err := filepath.Abs(p.Root); err == nil {
+			p.Root = abs
+		}
+	}
 	switch p.mode() {
 	case ReadOnly, WorkspaceWrite:
 	case DangerFullAccess:
 		return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
 	default:
-		return h, fmt.Errorf("unknown --mode %q (want read-only or workspace-write)", p.Mode)
+		return h, fmt.Errorf("unknown --mode %q (want %s or %s)", p.Mode, ReadOnly, WorkspaceWrite)
 	}
 	if p.mode() == ReadOnly && len(p.WritableRoots) > 0 {
 		return h, errors.New("--writable needs --mode workspace-write")
@@ -154,7 +163,7 @@ func confineAndExec(h helperArgs) int {
 		if !inChildUserNamespace() {
 			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace"))
 		}
-		if err := protectMounts(protectedPaths(p.projectRoots(), writable), h.placeholders); err != nil {
+		if err := protectMounts(p.protectedPaths(os.Getenv("TMPDIR")), h.placeholders); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
 		}
 		if p.mode() == WorkspaceWrite && privateShm() == nil {

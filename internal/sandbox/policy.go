@@ -1,35 +1,40 @@
 package sandbox
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
+	"slices"
+
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // Sandbox modes, as in the sandboxMode policy of the protocol.
 const (
-	ReadOnly         = "read-only"
-	WorkspaceWrite   = "workspace-write"
-	DangerFullAccess = "danger-full-access"
+	ReadOnly         = policy.ReadOnly
+	WorkspaceWrite   = policy.WorkspaceWrite
+	DangerFullAccess = policy.DangerFullAccess
 )
 
 // ProtectedNames are the entries kept read-only at the top of every project
-// root (the cwd and the extra writable roots), whether they exist or not.
-var ProtectedNames = []string{".git", ".agents", ".agent-ls"}
+// root (the project root and the extra writable roots), whether they exist
+// or not.
+var ProtectedNames = policy.ProtectedNames
 
-// Policy says what a sandboxed command may do.
+// Policy says what a sandboxed command may do. What is writable and what
+// is protected is the session's [policy.Boundary], rebuilt in the helper
+// from Mode, Root and WritableRoots; Cwd only says where the command runs.
 type Policy struct {
 	// Mode is ReadOnly, WorkspaceWrite (the default when empty) or
 	// DangerFullAccess (no sandbox at all).
-	Mode string
-	// Cwd is the absolute directory the command runs in; in workspace-write
-	// mode it is writable.
+	Mode policy.SandboxMode
+	// Root is the absolute project root: writable in workspace-write mode,
+	// its .git, .agents and .agent-ls protected. Empty means Cwd.
+	Root string
+	// Cwd is the absolute directory the command runs in. It chooses where
+	// the command runs, never what is writable.
 	Cwd string
 	// WritableRoots are extra absolute directories writable in
-	// workspace-write mode; relative ones are taken relative to Cwd.
+	// workspace-write mode; relative ones are taken relative to Root.
 	WritableRoots []string
 	// Network lets the command open network sockets.
 	Network bool
@@ -38,23 +43,43 @@ type Policy struct {
 	NoNamespace bool
 }
 
-func (p Policy) mode() string {
+// PolicyFor is the policy of a command that runs in cwd inside the
+// session boundary b.
+func PolicyFor(b *policy.Boundary, cwd string, network bool) Policy {
+	return Policy{Mode: b.Mode(), Root: b.Root(), Cwd: cwd, WritableRoots: b.ExtraRoots(), Network: network}
+}
+
+func (p Policy) mode() policy.SandboxMode {
 	if p.Mode == "" {
-		return WorkspaceWrite
+		return policy.DefaultSandboxMode
 	}
 	return p.Mode
 }
 
+func (p Policy) root() string {
+	if p.Root == "" {
+		return filepath.Clean(p.Cwd)
+	}
+	return filepath.Clean(p.Root)
+}
+
 func (p Policy) validate() error {
-	switch p.mode() {
-	case ReadOnly, WorkspaceWrite, DangerFullAccess:
-	default:
-		return fmt.Errorf("unknown sandbox mode %q (want %s, %s or %s)", p.Mode, ReadOnly, WorkspaceWrite, DangerFullAccess)
+	if _, err := policy.ParseSandboxMode(string(p.Mode)); err != nil {
+		return err
 	}
 	if !filepath.IsAbs(p.Cwd) {
 		return fmt.Errorf("cwd %q is not an absolute path", p.Cwd)
 	}
+	if p.Root != "" && !filepath.IsAbs(p.Root) {
+		return fmt.Errorf("project root %q is not an absolute path", p.Root)
+	}
 	return nil
+}
+
+// boundary is the session boundary the policy describes, given the TMPDIR
+// of the command's environment.
+func (p Policy) boundary(tmpdir string) (*policy.Boundary, error) {
+	return policy.NewBoundary(p.mode(), p.root(), p.WritableRoots, policy.TempRoots(tmpdir))
 }
 
 // extraRoots returns the configured writable roots, absolute and cleaned.
@@ -65,21 +90,26 @@ func (p Policy) extraRoots() []string {
 			continue
 		}
 		if !filepath.IsAbs(r) {
-			r = filepath.Join(p.Cwd, r)
+			r = filepath.Join(p.root(), r)
 		}
 		out = append(out, filepath.Clean(r))
 	}
 	return out
 }
 
-// projectRoots are the roots whose protected names are enforced: the cwd and
-// the configured roots, not the temporary directories (a placeholder .git
-// in /tmp would turn every checkout below it into a broken repository).
+// projectRoots are the roots whose protected names are enforced: the
+// project root and the configured roots, not the temporary directories (a
+// placeholder .git in /tmp would turn every checkout below it into a
+// broken repository).
 func (p Policy) projectRoots() []string {
 	if p.mode() != WorkspaceWrite {
 		return nil
 	}
-	return dedupe(append([]string{filepath.Clean(p.Cwd)}, p.extraRoots()...))
+	b, err := p.boundary("")
+	if err != nil {
+		return nil
+	}
+	return b.ProjectRoots()
 }
 
 // writableRoots are all directories the command may write below, given the
@@ -88,23 +118,11 @@ func (p Policy) writableRoots(tmpdir string) []string {
 	if p.mode() != WorkspaceWrite {
 		return nil
 	}
-	roots := append(p.projectRoots(), "/tmp")
-	if tmpdir != "" && filepath.IsAbs(tmpdir) {
-		roots = append(roots, filepath.Clean(tmpdir))
+	b, err := p.boundary(tmpdir)
+	if err != nil {
+		return nil
 	}
-	return dedupe(roots)
-}
-
-func dedupe(in []string) []string {
-	seen := make(map[string]bool, len(in))
-	out := in[:0:0]
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
+	return b.WritableRoots()
 }
 
 // protectedPath is one path to keep read-only.
@@ -113,107 +131,38 @@ type protectedPath struct {
 	missing bool // does not exist yet: must not become creatable
 }
 
-// protectedPaths lists what to keep read-only below the project roots: each
-// protected name, plus the real git directories a `.git` file points to
-// (a linked worktree's gitdir and the common dir holding hooks and config)
-// when those lie inside a writable root; outside, Landlock already keeps
-// them read-only.
-func protectedPaths(projectRoots, writable []string) []protectedPath {
+// protectedPaths lists what to keep read-only for the policy: each
+// protected name at the top of a project root (a symlink is pinned as the
+// link), plus the real directories behind them (a link's target, the git
+// directories a `.git` file points to) when those lie inside a writable
+// root; outside, Landlock already keeps them read-only.
+func (p Policy) protectedPaths(tmpdir string) []protectedPath {
+	if p.mode() != WorkspaceWrite {
+		return nil
+	}
+	b, err := p.boundary(tmpdir)
+	if err != nil {
+		return nil
+	}
+	writable, roots := b.WritableRoots(), b.ProjectRoots()
 	var out []protectedPath
 	seen := map[string]bool{}
-	add := func(p string, missing bool) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, protectedPath{path: p, missing: missing})
+	add := func(path string, missing bool) {
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, protectedPath{path: path, missing: missing})
 		}
 	}
-	for _, root := range projectRoots {
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			continue
+	for _, pp := range b.Protected() {
+		if slices.Contains(roots, filepath.Dir(pp.Path)) && slices.Contains(policy.ProtectedNames, filepath.Base(pp.Path)) {
+			add(pp.Path, pp.Missing)
 		}
-		for _, name := range ProtectedNames {
-			p := filepath.Join(root, name)
-			fi, err := os.Lstat(p)
-			if errors.Is(err, os.ErrNotExist) {
-				add(p, true)
-				continue
-			}
-			if err != nil {
-				continue
-			}
-			add(p, false)
-			if fi.Mode()&os.ModeSymlink != 0 {
-				// The link itself is pinned; its target needs its own mount.
-				if t, err := filepath.EvalSymlinks(p); err == nil && under(t, writable) {
-					add(t, false)
-				}
-			}
-			if name == ".git" && fi.Mode().IsRegular() {
-				for _, d := range gitDirsFromFile(p) {
-					if under(d, writable) {
-						add(d, false)
-					}
-				}
-			}
+		if !pp.Missing && policy.Under(pp.Real, writable) {
+			add(pp.Real, false)
 		}
 	}
 	return out
 }
 
-// gitDirsFromFile follows a `gitdir: DIR` file to the git directory and from
-// there to its `commondir`, where a linked worktree keeps hooks and config.
-func gitDirsFromFile(gitFile string) []string {
-	line, err := firstLine(gitFile)
-	if err != nil || !strings.HasPrefix(line, "gitdir:") {
-		return nil
-	}
-	dir := strings.TrimSpace(strings.TrimPrefix(line, "gitdir:"))
-	if dir == "" {
-		return nil
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(gitFile), dir)
-	}
-	dir, err = filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil
-	}
-	dirs := []string{dir}
-	if common, err := firstLine(filepath.Join(dir, "commondir")); err == nil && common != "" {
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(dir, common)
-		}
-		if common, err = filepath.EvalSymlinks(common); err == nil && common != dir {
-			dirs = append(dirs, common)
-		}
-	}
-	return dirs
-}
-
-func firstLine(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	if s.Scan() {
-		return strings.TrimSpace(s.Text()), nil
-	}
-	return "", s.Err()
-}
-
-// under reports whether path lies inside one of the roots (symlinks in
-// the roots resolved, so both sides compare as the kernel sees them).
-func under(path string, roots []string) bool {
-	for _, r := range roots {
-		if rr, err := filepath.EvalSymlinks(r); err == nil {
-			r = rr
-		}
-		rel, err := filepath.Rel(r, path)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return true
-		}
-	}
-	return false
-}
+// SandboxMode is the type of Policy.Mode.
+type SandboxMode = policy.SandboxMode

@@ -148,7 +148,7 @@ func Explain(p Policy, c Capabilities) string {
 	case len(roots) == 0:
 	case c.Namespaces && !p.NoNamespace:
 		line("protected (read-only inside the writable roots, through a private mount namespace):")
-		for _, pp := range protectedPaths(roots, writable) {
+		for _, pp := range p.protectedPaths(os.Getenv("TMPDIR")) {
 			if pp.missing {
 				line("  %s (missing: a placeholder is mounted over while a command runs, so it cannot be created)", pp.path)
 			} else {

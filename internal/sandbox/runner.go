@@ -78,7 +78,7 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	if useNS {
 		args[1] = "--in-namespace"
 	}
-	args = append(args, "--mode", p.mode(), "--cwd", p.Cwd)
+	args = append(args, "--mode", string(p.mode()), "--root", p.root(), "--cwd", p.Cwd)
 	if p.mode() == WorkspaceWrite {
 		for _, r := range p.extraRoots() {
 			args = append(args, "--writable", r)
@@ -102,7 +102,7 @@ func (c *Cmd) Start() error {
 		if c.Env == nil {
 			tmpdir = os.Getenv("TMPDIR") // the helper inherits ours
 		}
-		paths := protectedPaths(c.policy.projectRoots(), c.policy.writableRoots(tmpdir))
+		paths := c.policy.protectedPaths(tmpdir)
 		held, release := placeholders.acquire(paths)
 		c.release = release
 		if len(held) > 0 {

@@ -153,19 +153,19 @@ func TestCLIWrapper(t *testing.T) {
 }
 
 func TestCommandArgs(t *testing.T) {
-	p := Policy{Mode: WorkspaceWrite, Cwd: "/w", WritableRoots: []string{"extra", "/abs"}, Network: true, NoNamespace: true}
+	p := Policy{Mode: WorkspaceWrite, Root: "/w", Cwd: "/w/sub", WritableRoots: []string{"extra", "/abs"}, Network: true, NoNamespace: true}
 	c, err := Command(context.Background(), p, []string{"ls", "-l"}, []string{"PATH=/bin"}, "/usr/bin/agent-ls")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/usr/bin/agent-ls", "sandbox", "--no-namespace", "--mode", "workspace-write", "--cwd", "/w", "--writable", "/w/extra", "--writable", "/abs", "--network", "--", "ls", "-l"}
+	want := []string{"/usr/bin/agent-ls", "sandbox", "--no-namespace", "--mode", "workspace-write", "--root", "/w", "--cwd", "/w/sub", "--writable", "/w/extra", "--writable", "/abs", "--network", "--", "ls", "-l"}
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("args\n got %q\nwant %q", c.Args, want)
 	}
-	if !c.SysProcAttr.Setsid || c.Dir != "/w" || c.Cancel == nil {
+	if !c.SysProcAttr.Setsid || c.Dir != "/w/sub" || c.Cancel == nil {
 		t.Errorf("Setsid %v, Dir %q, Cancel set %v", c.SysProcAttr.Setsid, c.Dir, c.Cancel != nil)
 	}
-	for _, bad := range []Policy{{Mode: "yolo", Cwd: "/w"}, {Cwd: "relative"}} {
+	for _, bad := range []Policy{{Mode: "yolo", Cwd: "/w"}, {Cwd: "relative"}, {Cwd: "/w", Root: "rel"}} {
 		if _, err := Command(context.Background(), bad, []string{"ls"}, nil, "/x"); err == nil {
 			t.Errorf("Command(%+v) accepted", bad)
 		}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // requireLandlock skips, loudly, where the kernel cannot sandbox at all.
@@ -167,7 +169,7 @@ func workspace(t *testing.T) (cwd, outside string) {
 func outsideBase(t *testing.T) string {
 	t.Helper()
 	for _, d := range []string{"/var/tmp", cacheDir()} {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !under(d, []string{"/tmp", os.TempDir()}) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !underRoots(d, "/tmp", os.TempDir()) {
 			return d
 		}
 	}
@@ -183,4 +185,19 @@ func cacheDir() string {
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// underRoots reports whether dir lies inside one of roots, symlinks
+// resolved on both sides.
+func underRoots(dir string, roots ...string) bool {
+	real, err := policy.Resolve(dir)
+	if err != nil {
+		return false
+	}
+	for _, r := range roots {
+		if rr, err := policy.Resolve(r); err == nil && policy.Under(real, []string{rr}) {
+			return true
+		}
+	}
+	return false
 }

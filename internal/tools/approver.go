@@ -1,6 +1,10 @@
 package tools
 
-import "context"
+import (
+	"context"
+
+	"github.com/agent-ls/agent-ls/internal/policy"
+)
 
 // Approver decides, for tools that act on the user's machine, whether an
 // action may go ahead, asking the user where the session's policy says
@@ -10,8 +14,9 @@ type Approver interface {
 	// Exec decides a command before it runs.
 	Exec(ctx context.Context, req ExecRequest) (ExecDecision, error)
 	// RetryUnsandboxed decides, after the sandbox denied a command,
-	// whether to run it again without the sandbox.
-	RetryUnsandboxed(ctx context.Context, req ExecRequest, output string) (bool, error)
+	// whether to run it again without the sandbox; a refusal's Reason,
+	// if any, is added to the output for the model.
+	RetryUnsandboxed(ctx context.Context, req ExecRequest, output string) (Decision, error)
 	// Patch decides a change to files before it is applied.
 	Patch(ctx context.Context, req PatchRequest) (Decision, error)
 }
@@ -48,6 +53,10 @@ type PatchRequest struct {
 	// Paths are the absolute paths the change creates, modifies, moves
 	// or deletes (both ends of a move).
 	Paths []string
+	// Targets are Paths resolved against the session boundary, in the
+	// same order: where each write really lands and whether it may go
+	// ahead without asking.
+	Targets []policy.Target
 	// Diff is the unified diff shown to the user; Summary one line.
 	Diff    string
 	Summary string

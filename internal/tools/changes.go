@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -23,14 +24,22 @@ func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.Change
 	if env.Approver == nil || env.Changes == nil {
 		return Output{Text: "rejected: files cannot be changed in this session", Failed: true, Rejected: true}, nil
 	}
+	// Each path is resolved once, here: the approval decides on the real
+	// targets, and the write goes exactly there (FileChange.Real).
 	var paths []string
-	for _, c := range cs.Changes {
-		paths = append(paths, c.Path)
+	var targets []policy.Target
+	for i := range cs.Changes {
+		c := &cs.Changes[i]
+		t := env.Boundary.Target(c.Path)
+		c.Real = t.Real
+		paths, targets = append(paths, c.Path), append(targets, t)
 		if c.NewPath != "" {
-			paths = append(paths, c.NewPath)
+			t := env.Boundary.Target(c.NewPath)
+			c.NewReal = t.Real
+			paths, targets = append(paths, c.NewPath), append(targets, t)
 		}
 	}
-	d, err := env.Approver.Patch(ctx, PatchRequest{CallID: call.CallID, Paths: paths, Diff: diff, Summary: cs.Label})
+	d, err := env.Approver.Patch(ctx, PatchRequest{CallID: call.CallID, Paths: paths, Targets: targets, Diff: diff, Summary: cs.Label})
 	if err != nil {
 		return Output{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -20,7 +21,17 @@ func testEnv(t *testing.T) (*Env, *workspace.Store) {
 		t.Fatal(err)
 	}
 	st := workspace.NewStore()
-	return &Env{Cwd: dir, Emit: func(event.Payload) {}, Files: st, SandboxMode: sandboxWorkspaceWrite}, st
+	return &Env{Cwd: dir, Emit: func(event.Payload) {}, Files: st, Boundary: testBoundary(t, policy.WorkspaceWrite, dir)}, st
+}
+
+// testBoundary is the boundary of a session rooted at dir.
+func testBoundary(t *testing.T, mode policy.SandboxMode, dir string) *policy.Boundary {
+	t.Helper()
+	b, err := policy.NewBoundary(mode, dir, nil, policy.TempRoots(os.Getenv("TMPDIR")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // writeFiles creates files (relative path → content) under dir.

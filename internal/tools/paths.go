@@ -9,13 +9,6 @@ import (
 	"syscall"
 )
 
-// Sandbox modes, as the session names them.
-const (
-	sandboxReadOnly         = "read-only"
-	sandboxWorkspaceWrite   = "workspace-write"
-	sandboxDangerFullAccess = "danger-full-access"
-)
-
 // target is a path argument resolved for reading.
 type target struct {
 	// Abs is the cleaned absolute path, symlinks kept: the key the editor
@@ -30,7 +23,9 @@ type target struct {
 }
 
 // resolvePath turns a path argument (relative to env.Cwd or absolute) into
-// a target and checks that the sandbox lets the model read it.
+// a target. Like commands in every sandbox mode (and like Codex's
+// sandbox), tools may read the whole machine; the boundary only limits
+// writes.
 func resolvePath(env *Env, p string) (target, error) {
 	if strings.TrimSpace(p) == "" {
 		return target{}, errors.New("the path is empty")
@@ -54,39 +49,12 @@ func resolvePath(env *Env, p string) (target, error) {
 	case errors.Is(err, syscall.ELOOP):
 		return t, fmt.Errorf("%s: symlink loop", t.Display)
 	case errors.Is(err, os.ErrNotExist):
-		// Not on disk; decide on the lexical path (an unsaved editor
-		// buffer, or a plain "not found" later).
-		real = abs
+		// Not on disk: an unsaved editor buffer, or a plain "not found"
+		// later.
 	default:
 		return t, fmt.Errorf("%s: %w", t.Display, err)
 	}
-	if err := mayRead(env, real); err != nil {
-		return t, err
-	}
 	return t, nil
-}
-
-// mayRead is the one place that decides whether the model may read path
-// (symlinks already resolved). Inside the workspace it always may; outside
-// it, the sandbox mode decides. Like Codex's sandbox, read-only and
-// workspace-write allow reading the whole machine; they only restrict
-// writes.
-func mayRead(env *Env, real string) error {
-	if within(realCwd(env), real) {
-		return nil
-	}
-	switch env.SandboxMode {
-	case "", sandboxReadOnly, sandboxWorkspaceWrite, sandboxDangerFullAccess:
-		return nil
-	}
-	return fmt.Errorf("%s is outside the workspace %s, and sandbox mode %q does not allow reading there", real, env.Cwd, env.SandboxMode)
-}
-
-func realCwd(env *Env) string {
-	if r, err := filepath.EvalSymlinks(env.Cwd); err == nil {
-		return r
-	}
-	return filepath.Clean(env.Cwd)
 }
 
 // within reports whether p is dir or below it.

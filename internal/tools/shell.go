@@ -87,7 +87,7 @@ func (Shell) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 	if len(a.Command) == 0 || a.Command[0] == "" {
 		return Output{}, errors.New("shell: `command` is empty; give the program and its arguments, e.g. [\"bash\", \"-lc\", \"ls\"]")
 	}
-	dir, err := shellWorkdir(env.Cwd, a.Workdir)
+	dir, err := shellWorkdir(env, a.Workdir)
 	if err != nil {
 		return Output{}, err
 	}
@@ -116,39 +116,39 @@ func (Shell) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 		if err != nil {
 			return Output{}, err
 		}
-		if retry {
-			if res, err = runCommand(ctx, env, call.CallID, a.Command, dir, timeout, false); err != nil {
-				return Output{}, err
+		if !retry.Allowed {
+			out := Output{Text: res.format(), Failed: true}
+			if retry.Reason != "" {
+				out.Text += "\n" + retry.Reason
 			}
+			return out, nil
+		}
+		if res, err = runCommand(ctx, env, call.CallID, a.Command, dir, timeout, false); err != nil {
+			return Output{}, err
 		}
 	}
 	return Output{Text: res.format(), Failed: res.exitCode != 0}, nil
 }
 
 // shellWorkdir resolves the workdir against the session cwd and keeps it
-// inside the workspace.
-func shellWorkdir(cwd, workdir string) (string, error) {
-	dir := cwd
+// inside the project. It only chooses where the command runs: what it may
+// write is the session's boundary, whatever the workdir.
+func shellWorkdir(env *Env, workdir string) (string, error) {
+	dir := env.Cwd
 	if workdir != "" {
 		dir = workdir
 		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cwd, dir)
+			dir = filepath.Join(env.Cwd, dir)
 		}
 	}
 	dir = filepath.Clean(dir)
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
+	if st, err := os.Stat(dir); err != nil {
 		return "", fmt.Errorf("shell: workdir %s: %w", dir, err)
-	}
-	root, err := filepath.EvalSymlinks(cwd)
-	if err != nil {
-		root = cwd
-	}
-	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", fmt.Errorf("shell: workdir %s is outside the workspace %s; use a folder inside it", dir, cwd)
-	}
-	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+	} else if !st.IsDir() {
 		return "", fmt.Errorf("shell: workdir %s is not a directory", dir)
+	}
+	if !env.Boundary.Contains(dir) {
+		return "", fmt.Errorf("shell: workdir %s is outside the workspace %s; use a folder inside it", dir, env.Boundary.Root())
 	}
 	return dir, nil
 }
@@ -168,10 +168,6 @@ type commandResult struct {
 // timeout or an interrupt kills the whole process group; an interrupt
 // returns ctx's error.
 func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir string, timeout time.Duration, sandboxed bool) (*commandResult, error) {
-	mode := env.SandboxMode
-	if !sandboxed {
-		mode = sandbox.DangerFullAccess
-	}
 	helper := env.Exec.HelperPath
 	if helper == "" {
 		exe, err := os.Executable()
@@ -182,7 +178,10 @@ func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	policy := sandbox.Policy{Mode: mode, Cwd: dir, WritableRoots: env.Exec.WritableRoots, Network: env.Exec.Network}
+	policy := sandbox.PolicyFor(env.Boundary, dir, env.Exec.Network)
+	if !sandboxed {
+		policy.Mode = sandbox.DangerFullAccess
+	}
 	res := &commandResult{stdout: newCapture(), stderr: newCapture(), combined: newCapture()}
 	cmd, err := sandbox.Command(runCtx, policy, argv, commandEnv(os.Environ()), helper)
 	if errors.Is(err, sandbox.ErrNotFound) || errors.Is(err, exec.ErrNotFound) {

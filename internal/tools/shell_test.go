@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
@@ -34,11 +35,11 @@ func (f *fakeApprover) Exec(_ context.Context, req ExecRequest) (ExecDecision, e
 	return ExecDecision{Decision: Decision{Allowed: f.allow, Reason: f.reason}, Sandboxed: f.sandbox}, nil
 }
 
-func (f *fakeApprover) RetryUnsandboxed(_ context.Context, _ ExecRequest, output string) (bool, error) {
+func (f *fakeApprover) RetryUnsandboxed(_ context.Context, _ ExecRequest, output string) (Decision, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.retries = append(f.retries, output)
-	return f.retry, nil
+	return Decision{Allowed: f.retry}, nil
 }
 
 func (f *fakeApprover) Patch(context.Context, PatchRequest) (Decision, error) {
@@ -68,14 +69,15 @@ func (l *eventLog) output() string {
 	return b.String()
 }
 
-func shellEnv(t *testing.T, ap *fakeApprover, mode string) (*Env, *eventLog) {
+func shellEnv(t *testing.T, ap *fakeApprover, mode policy.SandboxMode) (*Env, *eventLog) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := &eventLog{}
-	return &Env{Cwd: t.TempDir(), Emit: log.emit, SandboxMode: mode, Approver: ap, Exec: ExecConfig{HelperPath: exe}}, log
+	dir := t.TempDir()
+	return &Env{Cwd: dir, Emit: log.emit, Boundary: testBoundary(t, mode, dir), Approver: ap, Exec: ExecConfig{HelperPath: exe}}, log
 }
 
 func runShell(t *testing.T, ctx context.Context, env *Env, args map[string]any) (Output, error) {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // SpecType says how a tool is offered to the model.
@@ -68,10 +69,10 @@ type Env struct {
 	// Files is the workspace as the user sees it (editor buffers over
 	// disk); nil reads the disk.
 	Files FileView
-	// SandboxMode is the session's sandbox mode (read-only,
-	// workspace-write, danger-full-access); it decides what may be read
-	// outside Cwd.
-	SandboxMode string
+	// Boundary is the session's boundary: what lies inside the project
+	// and what may be written without asking. Commands get it as their
+	// sandbox policy.
+	Boundary *policy.Boundary
 	// Limits caps what one call may return to the model; zero fields
 	// take the defaults.
 	Limits OutputLimits
@@ -89,8 +90,6 @@ type ExecConfig struct {
 	// HelperPath is the agent-ls binary that runs `sandbox ARGS...`;
 	// empty means this executable.
 	HelperPath string
-	// WritableRoots are writable besides the cwd (workspace-write mode).
-	WritableRoots []string
 	// Network lets sandboxed commands use the network.
 	Network bool
 }

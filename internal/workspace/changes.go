@@ -36,6 +36,12 @@ type FileChange struct {
 	Path string
 	// NewPath is the destination of a Move.
 	NewPath string
+	// Real and NewReal are where Path and NewPath land on disk: their
+	// symlinks resolved when the change was decided (policy.Boundary's
+	// Target). The disk write goes exactly there and follows no link on
+	// the way, so a link planted since cannot carry it elsewhere. Empty
+	// means Path (NewPath) resolved when the write is planned.
+	Real, NewReal string
 	// OldContent is the content before (nil: the file did not exist);
 	// NewContent the content after (nil for a Delete).
 	OldContent []byte

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
+
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // ChangedError says a file no longer holds the content a change was
@@ -28,13 +29,13 @@ func (e *ChangedError) Error() string {
 	return msg + "; nothing was changed: read it again and redo the change"
 }
 
-// rename is os.Rename; tests replace it to make a write fail part-way.
-var rename = os.Rename
-
 // WriteToDisk applies every change of cs to disk, all or nothing. Each
 // file is replaced atomically (a temporary file in the same directory,
 // renamed over it), keeping the mode of the file it replaces; new files
-// get 0644, and their missing parent directories are created. A file is
+// get 0644, and their missing parent directories are created. Changes go
+// to their real paths (FileChange.Real) and follow no symbolic link on
+// the way (see nofollow.go); a link to a file is kept and its target
+// rewritten, because the real path is the target. A file is
 // written only if it still holds the change's OldContent (nil: it must not
 // exist); otherwise a *ChangedError names it and nothing is written. If a
 // write fails part-way, everything already written is undone, and the
@@ -111,7 +112,7 @@ func (w *Written) Rollback() error {
 func undo(st step) error {
 	switch st.kind {
 	case stepMkdir:
-		if err := os.Remove(st.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeDirReal(st.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove directory %s: %w", st.path, err)
 		}
 		return nil
@@ -124,19 +125,16 @@ func undo(st step) error {
 			return fmt.Errorf("%s was changed by someone else: not restored", st.path)
 		}
 		if !st.had {
-			if err := os.Remove(st.path); err != nil {
-				return fmt.Errorf("remove %s: %w", st.path, err)
-			}
-			return nil
+			return removeReal(st.path)
 		}
-		return writeAtomic(st.path, st.old, st.mode)
+		return writeReal(st.path, st.old, st.mode)
 	case stepRemove:
 		if _, exists, err := readCurrent(st.path); err != nil {
 			return err
 		} else if exists {
 			return fmt.Errorf("%s was created again by someone else: not restored", st.path)
 		}
-		return writeAtomic(st.path, st.old, st.mode)
+		return writeReal(st.path, st.old, st.mode)
 	}
 	return nil
 }
@@ -144,7 +142,8 @@ func undo(st step) error {
 // op is one file operation of a plan: write content to path (with mode),
 // or remove path.
 type op struct {
-	path    string
+	path    string // real
+	display string // as the change names it
 	remove  bool
 	content []byte
 	mode    fs.FileMode // 0: keep the existing file's, else 0644
@@ -195,36 +194,44 @@ func planWrites(cs *ChangeSet) ([]op, error) {
 		if !filepath.IsAbs(c.Path) || (c.Kind == Move && !filepath.IsAbs(c.NewPath)) {
 			return nil, fmt.Errorf("change %d (%s %s): paths must be absolute", i+1, c.Kind, c.Path)
 		}
-		path := filepath.Clean(c.Path)
+		path, err := realOf(c.Path, c.Real)
+		if err != nil {
+			return nil, err
+		}
+		shown := filepath.Clean(c.Path)
 		switch c.Kind {
 		case Add, Update:
 			if c.Kind == Update && c.OldContent == nil {
 				return nil, fmt.Errorf("update %s: no old content", path)
 			}
 			if err := expect(path, c.OldContent); err != nil {
-				return nil, err
+				return nil, named(err, shown)
 			}
-			plan = append(plan, op{path: path, content: nonNil(c.NewContent)})
+			plan = append(plan, op{path: path, display: shown, content: nonNil(c.NewContent)})
 			set(path, nonNil(c.NewContent))
 		case Delete:
 			if c.OldContent == nil {
 				return nil, fmt.Errorf("delete %s: no old content", path)
 			}
 			if err := expect(path, c.OldContent); err != nil {
-				return nil, err
+				return nil, named(err, shown)
 			}
-			plan = append(plan, op{path: path, remove: true})
+			plan = append(plan, op{path: path, display: shown, remove: true})
 			set(path, nil)
 		case Move:
-			dest := filepath.Clean(c.NewPath)
+			dest, err := realOf(c.NewPath, c.NewReal)
+			if err != nil {
+				return nil, err
+			}
+			destShown := filepath.Clean(c.NewPath)
 			if c.OldContent == nil {
 				return nil, fmt.Errorf("move %s: no old content", path)
 			}
 			if err := expect(path, c.OldContent); err != nil {
-				return nil, err
+				return nil, named(err, shown)
 			}
 			if dest == path {
-				plan = append(plan, op{path: path, content: nonNil(c.NewContent)})
+				plan = append(plan, op{path: path, display: shown, content: nonNil(c.NewContent)})
 				set(path, nonNil(c.NewContent))
 				break
 			}
@@ -234,13 +241,13 @@ func planWrites(cs *ChangeSet) ([]op, error) {
 			}
 			mode, ok := modes[path]
 			if !ok {
-				if fi, err := os.Stat(path); err == nil {
-					mode = fi.Mode().Perm()
+				if m, err := modeOf(path); err == nil {
+					mode = m
 				}
 			}
 			modes[dest] = mode
-			plan = append(plan, op{path: dest, content: nonNil(c.NewContent), mode: mode},
-				op{path: path, remove: true})
+			plan = append(plan, op{path: dest, display: destShown, content: nonNil(c.NewContent), mode: mode},
+				op{path: path, display: shown, remove: true})
 			set(dest, nonNil(c.NewContent))
 			set(path, nil)
 		default:
@@ -257,19 +264,35 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// readCurrent returns what path holds: its content, or exists false.
+// readCurrent returns what the real path holds: its content, or exists
+// false. No link is followed.
 func readCurrent(path string) (content []byte, exists bool, err error) {
-	b, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		return b, true, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, false, nil
-	case errors.Is(err, syscall.ENOTDIR):
-		// A parent is a file: the path cannot exist.
-		return nil, false, nil
+	return readReal(path)
+}
+
+// realOf is where a change of path lands: real when the change was
+// decided on it, else path with its symlinks resolved now.
+func realOf(path, real string) (string, error) {
+	if real != "" {
+		if !filepath.IsAbs(real) {
+			return "", fmt.Errorf("%s: real path %q is not absolute", path, real)
+		}
+		return filepath.Clean(real), nil
 	}
-	return nil, false, fmt.Errorf("read %s: %w", path, err)
+	r, err := policy.Resolve(filepath.Clean(path))
+	if err != nil {
+		return "", err
+	}
+	return r, nil
+}
+
+// named makes a ChangedError name the path as the change did.
+func named(err error, shown string) error {
+	var ce *ChangedError
+	if errors.As(err, &ce) {
+		ce.Path = shown
+	}
+	return err
 }
 
 // do carries out one operation and records how to undo it.
@@ -280,15 +303,13 @@ func (w *Written) do(o op) error {
 	}
 	var mode fs.FileMode = 0o644
 	if had {
-		fi, err := os.Stat(o.path)
-		if err != nil {
+		if mode, err = modeOf(o.path); err != nil {
 			return err
 		}
-		mode = fi.Mode().Perm()
 	}
 	if o.remove {
-		if err := os.Remove(o.path); err != nil {
-			return fmt.Errorf("delete %s: %w", o.path, err)
+		if err := removeReal(o.path); err != nil {
+			return err
 		}
 		w.steps = append(w.steps, step{kind: stepRemove, path: o.path, had: true, old: old, mode: mode})
 		return nil
@@ -300,7 +321,7 @@ func (w *Written) do(o op) error {
 	if o.mode != 0 {
 		newMode = o.mode
 	}
-	if err := writeAtomic(o.path, o.content, newMode); err != nil {
+	if err := writeReal(o.path, o.content, newMode); err != nil {
 		return err
 	}
 	w.steps = append(w.steps, step{kind: stepWrite, path: o.path, had: had, old: old, mode: mode, wrote: o.content})
@@ -311,15 +332,15 @@ func (w *Written) do(o op) error {
 func (w *Written) mkdirs(dir string) error {
 	var missing []string
 	for d := dir; ; d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		if err == nil {
-			if !fi.IsDir() {
+		isDir, exists, err := dirState(d)
+		if err != nil {
+			return fmt.Errorf("create directory %s: %w", dir, unwrapPath(err))
+		}
+		if exists {
+			if !isDir {
 				return fmt.Errorf("create directory %s: %s is not a directory", dir, d)
 			}
 			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("create directory %s: %w", dir, err)
 		}
 		missing = append(missing, d)
 		if filepath.Dir(d) == d {
@@ -327,41 +348,10 @@ func (w *Written) mkdirs(dir string) error {
 		}
 	}
 	for _, d := range slices.Backward(missing) {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			return fmt.Errorf("create directory %s: %w", d, err)
+		if err := mkdirReal(d); err != nil {
+			return fmt.Errorf("create directory %s: %w", d, unwrapPath(err))
 		}
 		w.steps = append(w.steps, step{kind: stepMkdir, path: d})
-	}
-	return nil
-}
-
-// writeAtomic replaces path with content: readers see the old file or the
-// new one, never a part. A symbolic link is written through, not replaced.
-func writeAtomic(path string, content []byte, mode fs.FileMode) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".agent-ls-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	return nil
 }
@@ -386,11 +376,16 @@ func unwrapPath(err error) error {
 func NotOnDisk(cs *ChangeSet) []string {
 	var paths []string
 	for _, c := range cs.Changes {
-		path := c.Path
+		path, real := c.Path, c.Real
 		if c.Kind == Move {
-			path = c.NewPath
+			path, real = c.NewPath, c.NewReal
 		}
-		cur, exists, err := readCurrent(path)
+		real, err := realOf(path, real)
+		if err != nil {
+			paths = append(paths, path)
+			continue
+		}
+		cur, exists, err := readCurrent(real)
 		switch {
 		case err != nil:
 			paths = append(paths, path)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // file is a file of a test tree; a mode of 0 means 0644. A name ending in
@@ -119,7 +121,7 @@ func TestWriteToDisk(t *testing.T) {
 		// changes use paths relative to the root.
 		changes []FileChange
 		// hook, when set, replaces rename for the test.
-		hook    func(n int, from, to string) error
+		hook    func(n, dirfd int, from, to string) error
 		after   map[string]file // nil: unchanged
 		wantErr string
 		changed bool // the error is a *ChangedError
@@ -229,11 +231,11 @@ func TestWriteToDisk(t *testing.T) {
 				{Kind: Add, Path: "deep/er/x.txt", NewContent: ptr("x")},
 				{Kind: Update, Path: "u.txt", OldContent: ptr("u"), NewContent: ptr("U")},
 			},
-			hook: func(n int, from, to string) error {
+			hook: func(n, dirfd int, from, to string) error {
 				if n == 3 {
 					return &os.LinkError{Op: "rename", Old: from, New: to, Err: errors.New("disk full")}
 				}
-				return os.Rename(from, to)
+				return unix.Renameat(dirfd, from, dirfd, to)
 			},
 			wantErr: "u.txt: disk full; nothing was changed",
 		},
@@ -244,11 +246,12 @@ func TestWriteToDisk(t *testing.T) {
 			makeTree(t, root, tc.before)
 			if tc.hook != nil {
 				n := 0
-				rename = func(from, to string) error {
+				saved := renameAt
+				renameAt = func(dirfd int, from, to string) error {
 					n++
-					return tc.hook(n, from, to)
+					return tc.hook(n, dirfd, from, to)
 				}
-				t.Cleanup(func() { rename = os.Rename })
+				t.Cleanup(func() { renameAt = saved })
 			}
 			cs := &ChangeSet{Label: tc.name}
 			for _, c := range tc.changes {
