@@ -91,7 +91,7 @@ func (Glob) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 		root, rest = filepath.Join(root, rest[:i]), rest[i+1:]
 	}
 	opts := walkOptions{Root: root, Base: ignoreBase(env.Cwd, t.Abs)}
-	if !opts.NoIgnore && within(t.Abs, root) && root != t.Abs {
+	if !opts.NoIgnore && lexicallyWithin(t.Abs, root) && root != t.Abs {
 		// Ignore files between t.Abs and root still apply.
 		if pathIgnored(walkOptions{Root: t.Abs, Base: opts.Base}, root, true) {
 			return Output{Text: "No files found."}, nil

@@ -311,7 +311,7 @@ func (r *grepResult) trim() int {
 func openUnder(view FileView, dir string) map[string]bool {
 	open := map[string]bool{}
 	for _, p := range view.OpenPaths() {
-		if filepath.IsAbs(p) && within(dir, p) {
+		if filepath.IsAbs(p) && lexicallyWithin(dir, p) {
 			open[p] = true
 		}
 	}

@@ -58,14 +58,14 @@ func resolvePath(env *Env, p string) (target, error) {
 }
 
 // within reports whether p is dir or below it.
-func within(dir, p string) bool {
+func lexicallyWithin(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // displayPath names abs relative to Cwd when it is inside, else absolute.
 func displayPath(env *Env, abs string) string {
-	if env.Cwd != "" && within(env.Cwd, abs) {
+	if env.Cwd != "" && lexicallyWithin(env.Cwd, abs) {
 		if rel, err := filepath.Rel(env.Cwd, abs); err == nil {
 			return filepath.ToSlash(rel)
 		}

@@ -177,7 +177,7 @@ func (w *walker) note(abs string, err error) {
 // between it and root (root's own are read by the walk).
 func ignoreChain(base, root string) *ignoreStack {
 	var s *ignoreStack
-	if base == "" || !within(base, root) || base == root {
+	if base == "" || !lexicallyWithin(base, root) || base == root {
 		return nil
 	}
 	rel, _ := filepath.Rel(base, root)
@@ -209,7 +209,7 @@ func ignoreBase(cwd, root string) string {
 		}
 		dir = parent
 	}
-	if within(cwd, root) {
+	if lexicallyWithin(cwd, root) {
 		return cwd
 	}
 	return root
