@@ -106,6 +106,7 @@ func Explain(p Policy, c Capabilities) string {
 	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	mode := p.mode()
 	line("mode: %s", mode)
+	line("project root: %s (the command runs in %s; that only chooses where, never what is writable)", p.root(), p.Cwd)
 	if mode == DangerFullAccess {
 		line("no sandbox: the command runs with the agent's own rights, network included")
 		return b.String()
