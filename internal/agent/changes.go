@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -36,7 +37,6 @@ type turnFiles struct {
 	order  []string
 	before map[string]fileState
 	after  map[string]fileState
-	undone bool
 }
 
 func (tf *turnFiles) record(path string, before, after fileState) {
@@ -186,34 +186,38 @@ func (m *Manager) UndoTurn(ctx context.Context, sessionID, turnID string) ([]str
 	}
 	s.mu.Lock()
 	running := s.running
-	tf := s.turnFiles[turnID]
 	s.mu.Unlock()
 	if running != nil {
 		return nil, fmt.Errorf("%w: wait for turn %s to end before undoing", ErrTurnRunning, running.id)
 	}
-	if tf == nil {
-		return nil, fmt.Errorf("%w: turn %q of session %s changed no files", ErrNoTurn, turnID, sessionID)
+	ut := s.undo.get(turnID)
+	if ut == nil {
+		return nil, fmt.Errorf("%w: turn %q of session %s changed no files, or is older than the last %d turns that did", ErrNoTurn, turnID, sessionID, m.opts.UndoTurns)
 	}
-	tf.mu.Lock()
-	defer tf.mu.Unlock()
-	if tf.undone {
+	ut.mu.Lock()
+	defer ut.mu.Unlock()
+	if ut.undone {
 		return nil, fmt.Errorf("turn %s was already undone", turnID)
 	}
 	var changed []string
 	cs := &workspace.ChangeSet{Label: "agent-ls: undo turn " + turnID}
-	for _, p := range tf.order {
-		before, after, now := tf.before[p], tf.after[p], s.currentState(p)
-		if now.exists != after.exists || string(now.content) != string(after.content) {
-			changed = append(changed, relPath(s.info.Cwd, p))
+	for _, f := range ut.files {
+		now := s.currentState(f.path)
+		if now.exists != f.afterExists || sha256.Sum256(now.content) != f.afterSum {
+			changed = append(changed, relPath(s.info.Cwd, f.path))
 			continue
 		}
-		fc := workspace.FileChange{Path: p, OldContent: after.content, NewContent: before.content}
+		before, err := ut.before(f)
+		if err != nil {
+			return nil, fmt.Errorf("undo turn %s: %w", turnID, err)
+		}
+		fc := workspace.FileChange{Path: f.path, OldContent: now.content, NewContent: before}
 		switch {
-		case before.exists && after.exists:
+		case f.beforeExists && f.afterExists:
 			fc.Kind = workspace.Update
-		case before.exists:
+		case f.beforeExists:
 			fc.Kind, fc.OldContent = workspace.Add, nil
-		case after.exists:
+		case f.afterExists:
 			fc.Kind, fc.NewContent = workspace.Delete, nil
 		default:
 			continue
@@ -226,7 +230,7 @@ func (m *Manager) UndoTurn(ctx context.Context, sessionID, turnID string) ([]str
 	if err := m.applyChanges(ctx, cs); err != nil {
 		return nil, fmt.Errorf("undo turn %s: %w", turnID, err)
 	}
-	tf.undone = true
+	ut.undone = true
 	paths := make([]string, 0, len(cs.Changes))
 	for _, fc := range cs.Changes {
 		paths = append(paths, fc.Path)

@@ -21,6 +21,9 @@ import (
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
+// DefaultUndoTurns is how many turns of a session stay undoable.
+const DefaultUndoTurns = 100
+
 // DefaultMaxRequests bounds the model requests of one turn.
 const DefaultMaxRequests = 100
 
@@ -57,6 +60,11 @@ type Options struct {
 	// defaults "medium" and "auto".
 	ReasoningEffort  string
 	ReasoningSummary string
+
+	// UndoTurns is how many of a session's latest turns that changed
+	// files stay undoable (default 100); older ones are forgotten, and
+	// their saved contents with them.
+	UndoTurns int
 
 	// MaxRequests bounds the model requests of one turn (default 100).
 	MaxRequests int
@@ -108,6 +116,9 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.ReasoningSummary == "" {
 		opts.ReasoningSummary = "auto"
 	}
+	if opts.UndoTurns <= 0 {
+		opts.UndoTurns = DefaultUndoTurns
+	}
 	if opts.MaxRequests <= 0 {
 		opts.MaxRequests = DefaultMaxRequests
 	}
@@ -137,8 +148,23 @@ func NewManager(opts Options) (*Manager, error) {
 // NewSession starts a conversation. Empty fields of o take the manager's
 // defaults; a relative cwd is resolved against the default cwd.
 func (m *Manager) NewSession(o SessionOptions) (SessionInfo, error) {
+	s, err := m.newSession("s-"+randomID(), o)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	return s.info, m.add(s)
+}
+
+var (
+	errRecordWithoutID = errors.New("agent: the session record has no id")
+	errSessionExists   = errors.New("agent: a session with that id exists already")
+)
+
+// newSession builds a session with id from o and the defaults, without
+// registering it.
+func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 	info := SessionInfo{
-		SessionID:      "s-" + randomID(),
+		SessionID:      id,
 		Cwd:            o.Cwd,
 		Model:          o.Model,
 		ApprovalPolicy: o.ApprovalPolicy,
@@ -151,9 +177,9 @@ func (m *Manager) NewSession(o SessionOptions) (SessionInfo, error) {
 	}
 	info.Cwd = filepath.Clean(info.Cwd)
 	if st, err := os.Stat(info.Cwd); err != nil {
-		return SessionInfo{}, fmt.Errorf("session cwd: %w", err)
+		return nil, fmt.Errorf("session cwd: %w", err)
 	} else if !st.IsDir() {
-		return SessionInfo{}, fmt.Errorf("session cwd %s is not a directory", info.Cwd)
+		return nil, fmt.Errorf("session cwd %s is not a directory", info.Cwd)
 	}
 	if info.Model == "" {
 		info.Model = m.opts.ModelName
@@ -166,21 +192,25 @@ func (m *Manager) NewSession(o SessionOptions) (SessionInfo, error) {
 	}
 	var err error
 	if info.ApprovalPolicy, info.SandboxMode, err = parsePolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
-		return SessionInfo{}, err
+		return nil, err
 	}
 	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, m.opts.WritableRoots, policy.TempRoots(os.Getenv("TMPDIR")))
 	if err != nil {
-		return SessionInfo{}, fmt.Errorf("session boundary: %w", err)
+		return nil, fmt.Errorf("session boundary: %w", err)
 	}
-	s := &session{mgr: m, info: info, boundary: boundary, turnFiles: make(map[string]*turnFiles)}
+	return &session{mgr: m, info: info, boundary: boundary, undo: newUndoStore(m.opts.UndoTurns)}, nil
+}
+
+// add registers a new session.
+func (m *Manager) add(s *session) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return SessionInfo{}, errors.New("agent: shutting down")
+		return errors.New("agent: shutting down")
 	}
-	m.sessions[info.SessionID] = s
-	m.log.Info("session started", "session", info.SessionID, "cwd", info.Cwd, "model", info.Model)
-	return info, nil
+	m.sessions[s.info.SessionID] = s
+	m.log.Info("session started", "session", s.info.SessionID, "cwd", s.info.Cwd, "model", s.info.Model)
+	return nil
 }
 
 // StartTurn starts a turn in the session and returns its id at once; the
@@ -216,6 +246,7 @@ func (m *Manager) Close() {
 		if err := s.interrupt(""); err != nil && !errors.Is(err, ErrNoTurn) {
 			m.log.Warn("interrupt on close", "session", s.info.SessionID, "err", err)
 		}
+		s.undo.close()
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
-	"github.com/agent-ls/agent-ls/internal/model"
 )
 
 // session is one conversation. Its history is touched only by the turn
@@ -20,17 +19,16 @@ type session struct {
 	// written without asking; built once, when the session starts.
 	boundary *policy.Boundary
 
-	mu        sync.Mutex
-	running   *turn
-	turns     int
-	turnFiles map[string]*turnFiles // by turn id: what each turn changed
+	mu      sync.Mutex
+	running *turn
+	turns   int
+	// undo keeps what the latest turns changed, for agent/undoTurn.
+	undo *undoStore
 
 	emitMu sync.Mutex
 	seq    int64
 
-	// history is owned by the running turn (one at a time).
-	history []model.Item
-	primed  bool // history starts with AGENTS.md and the environment
+	history History
 
 	approvals approvalStore
 }

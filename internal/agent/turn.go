@@ -35,11 +35,8 @@ func (t *turn) run(ctx context.Context) {
 	log := s.mgr.log.With("session", s.info.SessionID, "turn", t.id)
 	log.Info("turn started")
 
-	if !s.primed {
-		s.history = append(s.history, t.s.contextItems()...)
-		s.primed = true
-	}
-	s.history = append(s.history, userMessage(t.input, s.info.Cwd))
+	s.history.prime(s.contextItems)
+	s.history.Append(userMessage(t.input, s.info.Cwd))
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
 		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: opts.NetworkAccess}}
@@ -67,7 +64,7 @@ func (t *turn) run(ctx context.Context) {
 		}
 		results := opts.Tools.Run(ctx, env, calls, t.finished)
 		for i, c := range calls {
-			s.history = append(s.history, outputItem(c, results[i].Output))
+			s.history.Append(outputItem(c, results[i].Output))
 		}
 		if ctx.Err() != nil {
 			status = event.StatusInterrupted
@@ -78,12 +75,13 @@ func (t *turn) run(ctx context.Context) {
 		status, errText = event.StatusInterrupted, ""
 	}
 	log.Info("turn ended", "status", status, "error", errText)
+	diff := t.files.diff(s.info.Cwd)
 	if !t.files.empty() {
-		s.mu.Lock()
-		s.turnFiles[t.id] = &t.files
-		s.mu.Unlock()
+		if err := s.undo.keep(t.id, &t.files); err != nil {
+			log.Warn("this turn cannot be undone", "err", err)
+		}
 	}
-	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage, Diff: t.files.diff(s.info.Cwd)})
+	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage, Diff: diff})
 }
 
 func (t *turn) emit(p event.Payload) { t.s.emit(t.id, p) }
@@ -97,7 +95,7 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 	req := &model.Request{
 		Model:          s.info.Model,
 		Instructions:   baseInstructions,
-		Input:          s.history,
+		Input:          s.history.Items(),
 		Tools:          modelTools(specs, fam.freeformTools && opts.WireAPI != "chat"),
 		PromptCacheKey: s.info.SessionID,
 	}
@@ -126,14 +124,14 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 	resp, err := opts.Model.Stream(ctx, req, emit)
 	if err != nil {
 		for _, it := range finished {
-			s.history = append(s.history, it)
+			s.history.Append(it)
 			if it.Type == model.ItemFunctionCall || it.Type == model.ItemCustomToolCall {
-				s.history = append(s.history, outputItem(callOf(it), tools.Output{Text: tools.AbortedOutput, Failed: true}))
+				s.history.Append(outputItem(callOf(it), tools.Output{Text: tools.AbortedOutput, Failed: true}))
 			}
 		}
 		return nil, err
 	}
-	s.history = append(s.history, resp.Output...)
+	s.history.Append(resp.Output...)
 	t.emit(event.Usage{
 		InputTokens:       resp.Usage.InputTokens,
 		CachedInputTokens: resp.Usage.CachedInputTokens,

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/agent-ls/agent-ls/internal/model"
+)
+
+// History is a session's conversation as the model sees it. Every item
+// enters through Append, the one place where a record of the session (a
+// transcript, persistence) can observe it; compaction swaps the whole
+// list through Replace. Safe for concurrent use; the running turn is its
+// only writer.
+type History struct {
+	mu     sync.Mutex
+	items  []model.Item
+	primed bool // starts with the AGENTS.md chain and the environment
+	// observe, when set, sees every item appended, in order.
+	observe func(model.Item)
+}
+
+// Append adds items at the end.
+func (h *History) Append(items ...model.Item) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.items = append(h.items, items...)
+	if h.observe != nil {
+		for _, it := range items {
+			h.observe(it)
+		}
+	}
+}
+
+// Items returns the items as they are now. The slice is the caller's;
+// the items' own fields are shared and must not be changed.
+func (h *History) Items() []model.Item {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clip(h.items)
+}
+
+// Len is the number of items.
+func (h *History) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.items)
+}
+
+// Replace swaps the whole conversation, as compaction does: the new items
+// are what the model sees from now on. Observers are not told of them
+// item by item; a record must note the replacement itself.
+func (h *History) Replace(items []model.Item) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.items = slices.Clone(items)
+}
+
+// prime adds the session's context items once, before the first prompt.
+func (h *History) prime(items func() []model.Item) {
+	h.mu.Lock()
+	primed := h.primed
+	h.primed = true
+	h.mu.Unlock()
+	if !primed {
+		h.Append(items()...)
+	}
+}
+
+// SessionRecord is what a session needs to continue where it stopped:
+// its history and the counters its ids and event numbers come from.
+type SessionRecord struct {
+	Info    SessionInfo
+	History []model.Item
+	// Turns is how many turns the session has started (turn ids go on
+	// from there); Seq the last event sequence number it sent.
+	Turns int
+	Seq   int64
+}
+
+// Record returns the session's record as it is now.
+func (m *Manager) Record(sessionID string) (SessionRecord, error) {
+	s, err := m.session(sessionID)
+	if err != nil {
+		return SessionRecord{}, err
+	}
+	s.mu.Lock()
+	turns := s.turns
+	s.mu.Unlock()
+	s.emitMu.Lock()
+	seq := s.seq
+	s.emitMu.Unlock()
+	return SessionRecord{Info: s.info, History: s.history.Items(), Turns: turns, Seq: seq}, nil
+}
+
+// Restore brings back a session from its record, under its own id, with
+// its history and counters: the next turn id and event seq continue the
+// record's. Its "allow always" answers and undo data are not restored.
+func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
+	if rec.Info.SessionID == "" {
+		return SessionInfo{}, errRecordWithoutID
+	}
+	if _, err := m.session(rec.Info.SessionID); err == nil {
+		return SessionInfo{}, errSessionExists
+	}
+	s, err := m.newSession(rec.Info.SessionID, SessionOptions{Cwd: rec.Info.Cwd, Model: rec.Info.Model,
+		ApprovalPolicy: rec.Info.ApprovalPolicy, SandboxMode: rec.Info.SandboxMode})
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	s.history.Replace(rec.History)
+	s.history.primed = len(rec.History) > 0
+	s.turns, s.seq = rec.Turns, rec.Seq
+	return s.info, m.add(s)
+}
