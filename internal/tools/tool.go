@@ -8,6 +8,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/policy"
@@ -83,6 +84,17 @@ type Env struct {
 	Exec ExecConfig
 	// Changes applies file changes (apply_patch, write_file).
 	Changes Changer
+	// Log is the turn's logger (it carries the session and turn ids and
+	// goes where --log-file says); nil logs to slog's default.
+	Log *slog.Logger
+}
+
+// logger returns the logger tools log through.
+func (e *Env) logger() *slog.Logger {
+	if e == nil || e.Log == nil {
+		return slog.Default()
+	}
+	return e.Log
 }
 
 // ExecConfig is how the session runs commands.
