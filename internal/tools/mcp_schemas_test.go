@@ -34,7 +34,7 @@ type corpusSchema struct {
 	raw    json.RawMessage
 }
 
-func loadMCPSchemas(t *testing.T) []corpusSchema {
+func loadMCPSchemas(t testing.TB) []corpusSchema {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "mcp-schemas", "*.json"))
 	if err != nil || len(files) == 0 {

@@ -15,7 +15,13 @@ import (
 // is our own and covers what tool schemas use (type, properties, required,
 // additionalProperties, items, enum, const, numeric and length bounds,
 // pattern, anyOf/oneOf/allOf, local $ref); other keywords are annotations
-// and are ignored.
+// and are ignored. It reports what the model needs to fix its call: every
+// problem at once, each at its JSON pointer with the value sent. Of the
+// maintained libraries, santhosh-tekuri/jsonschema/v6 compiles its
+// meta-schemas in init (about 15 ms and 1.7 MB of allocations on every
+// agent-ls start, four times what all of agent-ls's init allocates
+// today) and google/jsonschema-go stops at the first problem; both
+// validate a read_file call about half as fast as this one.
 //
 // Schemas from MCP servers are untrusted input, so a schema is compiled
 // once, when its tool is registered, into an immutable graph that any
