@@ -73,8 +73,6 @@ func corpus(t *testing.T) []corpusSchema {
 	return all
 }
 
-type externalTool struct{ schemaTool }
-
 // TestMCPSchemasRegisterAndValidate registers every schema as an external
 // tool (sanitized and compiled there), then validates a generated
 // instance and a wrong one through the runner, all calls in parallel.

@@ -263,3 +263,20 @@ func TestPanicsAreLoggedThroughTheEnvLogger(t *testing.T) {
 		}
 	}
 }
+
+// TestPanickingBeforeHookRefuses: a Before hook may be the one deciding
+// approvals, so its panic must not let the call through.
+func TestPanickingBeforeHookRefuses(t *testing.T) {
+	ran := false
+	tool := &fakeTool{name: "act", handle: func(context.Context, *Call) (Output, error) { ran = true; return Output{Text: "did it"}, nil }}
+	r := newRegistry(t, tool)
+	r.AddHook(Hook{Name: "approve", Before: func(context.Context, *Env, Handler, *Call) Decision { panic("approver broke") }})
+	var buf bytes.Buffer
+	res := r.Run(context.Background(), &Env{Log: slog.New(slog.NewTextHandler(&buf, nil))}, []*Call{call("c1", "act")}, func(*Call, Handler, Result) {})
+	if out := res[0].Output; ran || !out.Failed || out.Text != "hook approve (before) failed with an internal error: approver broke" {
+		t.Errorf("ran %v, output %+v", ran, out)
+	}
+	if !strings.Contains(buf.String(), "approver broke") {
+		t.Errorf("panic not logged: %s", buf.String())
+	}
+}

@@ -107,10 +107,9 @@ func (s *Snapshot) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 type Hook struct {
 	// Name identifies the hook in logs.
 	Name string
-	// Before runs once the arguments are valid and before the tool; a
-	// refusal ends the call with Reason as a rejected output for the
-	// model. h is nil for a call to an unknown tool, which never gets
-	// this far.
+	// Before runs once the arguments are valid and before the tool (h,
+	// never nil); a refusal ends the call with Reason as a rejected
+	// output for the model, and so does a panic.
 	Before func(ctx context.Context, env *Env, h Handler, call *Call) Decision
 	// After sees the result of every call that reached the registry
 	// (unknown tools and invalid arguments included); h is nil for an
@@ -159,15 +158,8 @@ func (s *Snapshot) call(ctx context.Context, env *Env, e *entry, call *Call) (ou
 		}
 	}
 	for _, hk := range s.hooks {
-		if hk.Before == nil {
-			continue
-		}
-		if d := hk.Before(ctx, env, e.h, call); !d.Allowed {
-			reason := d.Reason
-			if reason == "" {
-				reason = "refused: this call is not allowed"
-			}
-			return Output{Text: reason, Failed: true, Rejected: true}
+		if out, ok := before(ctx, env, hk, e.h, call); !ok {
+			return out
 		}
 	}
 	o, err := e.h.Handle(ctx, env, call)
@@ -175,6 +167,24 @@ func (s *Snapshot) call(ctx context.Context, env *Env, e *entry, call *Call) (ou
 		return Output{Text: err.Error(), Failed: true}
 	}
 	return o
+}
+
+// before asks one hook whether call may go ahead. A hook that panics
+// refuses: it may be the one deciding approvals.
+func before(ctx context.Context, env *Env, hk Hook, h Handler, call *Call) (out Output, ok bool) {
+	if hk.Before == nil {
+		return Output{}, true
+	}
+	defer recoverPanic(env, call, "hook "+hk.Name+" (before)", &out)
+	d := hk.Before(ctx, env, h, call)
+	if d.Allowed {
+		return Output{}, true
+	}
+	reason := d.Reason
+	if reason == "" {
+		reason = "refused: this call is not allowed"
+	}
+	return Output{Text: reason, Failed: true, Rejected: true}, false
 }
 
 // recoverPanic, deferred, turns a panic in what into a failed output (when
