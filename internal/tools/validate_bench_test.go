@@ -83,3 +83,14 @@ func BenchmarkValidateLargestMCPSchema(b *testing.B) {
 		_ = validateArguments(sch, args)
 	}
 }
+
+// BenchmarkNewRegistryBuiltin is what compiling the built-in schemas at
+// registration adds to starting a server.
+func BenchmarkNewRegistryBuiltin(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewRegistry(Builtin()...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

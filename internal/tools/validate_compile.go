@@ -125,7 +125,41 @@ func (c *compiler) fill(s *schema, v any, at string, depth int) error {
 	if s.types, err = schemaTypes(m["type"], at); err != nil {
 		return err
 	}
+	for _, r := range asSlice(m["required"]) {
+		if name, ok := r.(string); ok {
+			s.required = append(s.required, name)
+		}
+	}
+	if a, ok := m["additionalProperties"].(bool); ok {
+		s.noAdditional = !a
+	}
+	if e, ok := m["enum"].([]any); ok {
+		s.enum = e
+	}
+	if cv, ok := m["const"]; ok {
+		s.constVal = &cv
+	}
+	s.minimum, s.maximum = number(m["minimum"]), number(m["maximum"])
+	s.exclusiveMinimum, s.exclusiveMaximum = number(m["exclusiveMinimum"]), number(m["exclusiveMaximum"])
+	s.minLength, s.maxLength = count(m["minLength"]), count(m["maxLength"])
+	s.minItems, s.maxItems = count(m["minItems"]), count(m["maxItems"])
+	if p, ok := m["pattern"].(string); ok {
+		if s.pattern, err = regexp.Compile(p); err != nil {
+			return fmt.Errorf("%s/pattern: %w", at, err)
+		}
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		if s.ref, err = c.resolve(ref, at, depth); err != nil {
+			return err
+		}
+	}
+	return c.fillSubschemas(s, m, at, depth)
+}
+
+// fillSubschemas compiles the keywords of m that hold schemas.
+func (c *compiler) fillSubschemas(s *schema, m map[string]any, at string, depth int) error {
 	sub := func(v any, loc string) (*schema, error) { return c.compile(v, loc, depth+1) }
+	var err error
 	if props, ok := m["properties"].(map[string]any); ok {
 		s.properties = make(map[string]*schema, len(props))
 		for name, p := range props {
@@ -134,15 +168,7 @@ func (c *compiler) fill(s *schema, v any, at string, depth int) error {
 			}
 		}
 	}
-	for _, r := range asSlice(m["required"]) {
-		if name, ok := r.(string); ok {
-			s.required = append(s.required, name)
-		}
-	}
-	switch a := m["additionalProperties"].(type) {
-	case bool:
-		s.noAdditional = !a
-	case map[string]any:
+	if a, ok := m["additionalProperties"].(map[string]any); ok {
 		if s.additional, err = sub(a, at+"/additionalProperties"); err != nil {
 			return err
 		}
@@ -162,21 +188,6 @@ func (c *compiler) fill(s *schema, v any, at string, depth int) error {
 			return err
 		}
 	}
-	if e, ok := m["enum"].([]any); ok {
-		s.enum = e
-	}
-	if cv, ok := m["const"]; ok {
-		s.constVal = &cv
-	}
-	s.minimum, s.maximum = number(m["minimum"]), number(m["maximum"])
-	s.exclusiveMinimum, s.exclusiveMaximum = number(m["exclusiveMinimum"]), number(m["exclusiveMaximum"])
-	s.minLength, s.maxLength = count(m["minLength"]), count(m["maxLength"])
-	s.minItems, s.maxItems = count(m["minItems"]), count(m["maxItems"])
-	if p, ok := m["pattern"].(string); ok {
-		if s.pattern, err = regexp.Compile(p); err != nil {
-			return fmt.Errorf("%s/pattern: %w", at, err)
-		}
-	}
 	for _, kw := range []struct {
 		name string
 		dst  *[]*schema
@@ -187,11 +198,6 @@ func (c *compiler) fill(s *schema, v any, at string, depth int) error {
 				return err
 			}
 			*kw.dst = append(*kw.dst, t)
-		}
-	}
-	if ref, ok := m["$ref"].(string); ok {
-		if s.ref, err = c.resolve(ref, at, depth); err != nil {
-			return err
 		}
 	}
 	return nil
