@@ -1,5 +1,6 @@
 // Package tools holds what the agent can do: the Handler interface every
-// tool implements, the registry that dispatches calls by name, and the
+// tool implements, the registry of tool sources (copy-on-write, so tools
+// may come and go while turns run) that dispatches calls by name, and the
 // runner that executes one model response's calls (read-only ones in
 // parallel, mutating ones one at a time through a gate). Each tool lives in
 // its own file with its description in an embedded .md beside it.
