@@ -39,9 +39,8 @@ func (t *turn) run(ctx context.Context) {
 	s.history.Append(userMessage(t.input, s.info.Cwd))
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
-		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: opts.NetworkAccess}}
+		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: opts.NetworkAccess}, Log: log}
 	fam := familyOf(s.info.Model)
-	specs := opts.Tools.Specs()
 
 	status, errText := event.StatusCompleted, ""
 	for n := 0; ; n++ {
@@ -49,7 +48,10 @@ func (t *turn) run(ctx context.Context) {
 			status, errText = event.StatusFailed, fmt.Sprintf("the turn reached its limit of %d model requests", opts.MaxRequests)
 			break
 		}
-		resp, err := t.request(ctx, fam, specs)
+		// Each request offers the tools registered now (MCP servers come
+		// and go); its calls run against the same snapshot.
+		snap := opts.Tools.Snapshot()
+		resp, err := t.request(ctx, fam, snap.Specs())
 		if err != nil {
 			if ctx.Err() != nil {
 				status = event.StatusInterrupted
@@ -58,11 +60,11 @@ func (t *turn) run(ctx context.Context) {
 			}
 			break
 		}
-		calls := t.collectCalls(resp.Output)
+		calls := t.collectCalls(resp.Output, snap)
 		if len(calls) == 0 {
 			break
 		}
-		results := opts.Tools.Run(ctx, env, calls, t.finished)
+		results := snap.Run(ctx, env, calls, t.finished)
 		for i, c := range calls {
 			s.history.Append(outputItem(c, results[i].Output))
 		}
@@ -159,7 +161,7 @@ func (t *turn) itemDone(id string, it *model.Item) {
 
 // collectCalls turns the response's call items into tool calls and
 // announces each one.
-func (t *turn) collectCalls(output []model.Item) []*tools.Call {
+func (t *turn) collectCalls(output []model.Item, snap *tools.Snapshot) []*tools.Call {
 	var calls []*tools.Call
 	for _, it := range output {
 		if it.Type != model.ItemFunctionCall && it.Type != model.ItemCustomToolCall {
@@ -168,7 +170,7 @@ func (t *turn) collectCalls(output []model.Item) []*tools.Call {
 		c := callOf(it)
 		calls = append(calls, c)
 		kind, title := event.KindOther, c.Name
-		if h, ok := t.s.mgr.opts.Tools.Lookup(c.Name); ok {
+		if h, ok := snap.Lookup(c.Name); ok {
 			kind, title = h.Kind(), h.Title(c)
 		}
 		t.emit(event.ToolCall{CallID: c.CallID, Tool: c.Name, Kind: kind, Title: title, Arguments: callArguments(c)})

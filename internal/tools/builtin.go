@@ -1,7 +1,7 @@
 package tools
 
-// Builtin returns the built-in tools, in the order they are offered to the
-// model. Adding a tool is one file plus one line here.
+// Builtin returns the built-in tools (the model sees them sorted by name).
+// Adding a tool is one file plus one line here.
 func Builtin() []Handler {
 	return []Handler{
 		UpdatePlan{},

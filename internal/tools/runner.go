@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -27,13 +26,19 @@ type FinishFunc func(call *Call, h Handler, r Result)
 // interrupted.
 const AbortedOutput = "aborted: the user interrupted the turn before this call finished"
 
+// Run executes calls against the registry's current snapshot; see
+// Snapshot.Run.
+func (r *Registry) Run(ctx context.Context, env *Env, calls []*Call, finish FinishFunc) []Result {
+	return r.Snapshot().Run(ctx, env, calls, finish)
+}
+
 // Run executes the calls of one model response and returns their results
 // in call order. Read-only calls run in parallel; mutating calls run one at
 // a time, in the order the model made them (the gate). When ctx is done Run
 // returns at once: calls that had not finished are reported as aborted (a
 // tool that ignores ctx is left to finish on its own; its result is
 // dropped).
-func (r *Registry) Run(ctx context.Context, env *Env, calls []*Call, finish FinishFunc) []Result {
+func (s *Snapshot) Run(ctx context.Context, env *Env, calls []*Call, finish FinishFunc) []Result {
 	var (
 		mu      sync.Mutex // guards results, done, sealed
 		results = make([]Result, len(calls))
@@ -42,8 +47,8 @@ func (r *Registry) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 	)
 	run := func(i int) {
 		call := calls[i]
-		h, _ := r.Lookup(call.Name)
-		res := r.runOne(ctx, env, h, call)
+		h, _ := s.Lookup(call.Name)
+		res := s.runOne(ctx, env, call)
 		if res.Output.Failed && ctx.Err() != nil {
 			// The failure is the interrupt's doing; say so plainly.
 			res = Result{Output: Output{Text: AbortedOutput, Failed: true}, Duration: res.Duration, Aborted: true}
@@ -60,7 +65,7 @@ func (r *Registry) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 	var wg sync.WaitGroup
 	var gated []int
 	for i, call := range calls {
-		if h, ok := r.Lookup(call.Name); ok && h.Mutating(call) {
+		if h, ok := s.Lookup(call.Name); ok && h.Mutating(call) {
 			gated = append(gated, i)
 			continue
 		}
@@ -88,7 +93,7 @@ func (r *Registry) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 	sealed = true
 	for i, call := range calls {
 		if !done[i] {
-			h, _ := r.Lookup(call.Name)
+			h, _ := s.Lookup(call.Name)
 			results[i] = Result{Output: Output{Text: AbortedOutput, Failed: true}, Aborted: true}
 			finish(call, h, results[i])
 		}
@@ -96,42 +101,103 @@ func (r *Registry) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 	return results
 }
 
-// runOne validates and runs one call, turning every failure into an output
-// the model can act on.
-func (r *Registry) runOne(ctx context.Context, env *Env, h Handler, call *Call) (res Result) {
+// Hook runs around every call, whatever kind of tool it is (built-in or
+// from an MCP server): the one place where checks and approvals that
+// concern all tools plug in. Either function may be nil.
+type Hook struct {
+	// Name identifies the hook in logs.
+	Name string
+	// Before runs once the arguments are valid and before the tool (h,
+	// never nil); a refusal ends the call with Reason as a rejected
+	// output for the model, and so does a panic.
+	Before func(ctx context.Context, env *Env, h Handler, call *Call) Decision
+	// After sees the result of every call that reached the registry
+	// (unknown tools and invalid arguments included); h is nil for an
+	// unknown tool.
+	After func(ctx context.Context, env *Env, h Handler, call *Call, res Result)
+}
+
+// runOne is the path of every call: look the tool up, validate the
+// arguments, ask the hooks, run the tool, tell the hooks. Every failure,
+// a panic included, becomes an output the model can act on.
+func (s *Snapshot) runOne(ctx context.Context, env *Env, call *Call) Result {
 	start := time.Now()
-	defer func() {
-		res.Duration = time.Since(start)
-		if p := recover(); p != nil {
-			slog.Error("tool panicked", "tool", call.Name, "panic", p, "stack", string(debug.Stack()))
-			res.Output = Output{Text: fmt.Sprintf("tool %s failed with an internal error: %v", call.Name, p), Failed: true}
+	e := s.byName[call.Name]
+	out := s.call(ctx, env, e, call)
+	res := Result{Output: out, Duration: time.Since(start)}
+	var h Handler
+	if e != nil {
+		h = e.h
+	}
+	for _, hk := range s.hooks {
+		if hk.After == nil {
+			continue
 		}
-	}()
-	if h == nil {
-		return Result{Output: Output{Text: fmt.Sprintf("unsupported call: %s (no such tool)", call.Name), Failed: true}}
+		func() {
+			defer recoverPanic(env, call, "hook "+hk.Name+" (after)", nil)
+			hk.After(ctx, env, h, call, res)
+		}()
+	}
+	return res
+}
+
+// call validates and runs one call.
+func (s *Snapshot) call(ctx context.Context, env *Env, e *entry, call *Call) (out Output) {
+	defer recoverPanic(env, call, "tool "+call.Name, &out)
+	if e == nil {
+		return Output{Text: fmt.Sprintf("unsupported call: %s (no such tool)", call.Name), Failed: true}
 	}
 	if call.Type == Function {
 		if err := checkArguments(call.Arguments); err != nil {
-			return Result{Output: Output{Text: fmt.Sprintf("failed to parse function arguments: %v", err), Failed: true}}
+			return Output{Text: fmt.Sprintf("failed to parse function arguments: %v", err), Failed: true}
 		}
-		sch, err := r.schemaFor(call.Name, h)
-		if err != nil {
-			// The tool's own schema is broken: a programming or MCP
-			// server error, not the model's.
-			slog.Error("tool schema does not compile", "tool", call.Name, "err", err)
-			return Result{Output: Output{Text: fmt.Sprintf("tool %s cannot be called: %v", call.Name, err), Failed: true}}
-		}
-		if sch != nil {
-			if err := validateArguments(sch, call.Arguments); err != nil {
-				return Result{Output: Output{Text: fmt.Sprintf("%s: %v", call.Name, err), Failed: true}}
+		if e.schema != nil {
+			if err := validateArguments(e.schema, call.Arguments); err != nil {
+				return Output{Text: fmt.Sprintf("%s: %v", call.Name, err), Failed: true}
 			}
 		}
 	}
-	out, err := h.Handle(ctx, env, call)
-	if err != nil {
-		return Result{Output: Output{Text: err.Error(), Failed: true}}
+	for _, hk := range s.hooks {
+		if out, ok := before(ctx, env, hk, e.h, call); !ok {
+			return out
+		}
 	}
-	return Result{Output: out}
+	o, err := e.h.Handle(ctx, env, call)
+	if err != nil {
+		return Output{Text: err.Error(), Failed: true}
+	}
+	return o
+}
+
+// before asks one hook whether call may go ahead. A hook that panics
+// refuses: it may be the one deciding approvals.
+func before(ctx context.Context, env *Env, hk Hook, h Handler, call *Call) (out Output, ok bool) {
+	if hk.Before == nil {
+		return Output{}, true
+	}
+	defer recoverPanic(env, call, "hook "+hk.Name+" (before)", &out)
+	d := hk.Before(ctx, env, h, call)
+	if d.Allowed {
+		return Output{}, true
+	}
+	reason := d.Reason
+	if reason == "" {
+		reason = "refused: this call is not allowed"
+	}
+	return Output{Text: reason, Failed: true, Rejected: true}, false
+}
+
+// recoverPanic, deferred, turns a panic in what into a failed output (when
+// out is not nil), logged through the turn's logger with its stack.
+func recoverPanic(env *Env, call *Call, what string, out *Output) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	env.logger().Error("tool call panicked", "in", what, "tool", call.Name, "call", call.CallID, "panic", p, "stack", string(debug.Stack()))
+	if out != nil {
+		*out = Output{Text: fmt.Sprintf("%s failed with an internal error: %v", what, p), Failed: true}
+	}
 }
 
 // checkArguments accepts a JSON object (or nothing, meaning {}).

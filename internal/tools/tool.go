@@ -1,5 +1,6 @@
 // Package tools holds what the agent can do: the Handler interface every
-// tool implements, the registry that dispatches calls by name, and the
+// tool implements, the registry of tool sources (copy-on-write, so tools
+// may come and go while turns run) that dispatches calls by name, and the
 // runner that executes one model response's calls (read-only ones in
 // parallel, mutating ones one at a time through a gate). Each tool lives in
 // its own file with its description in an embedded .md beside it.
@@ -8,6 +9,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/policy"
@@ -83,6 +85,17 @@ type Env struct {
 	Exec ExecConfig
 	// Changes applies file changes (apply_patch, write_file).
 	Changes Changer
+	// Log is the turn's logger (it carries the session and turn ids and
+	// goes where --log-file says); nil logs to slog's default.
+	Log *slog.Logger
+}
+
+// logger returns the logger tools log through.
+func (e *Env) logger() *slog.Logger {
+	if e == nil || e.Log == nil {
+		return slog.Default()
+	}
+	return e.Log
 }
 
 // ExecConfig is how the session runs commands.

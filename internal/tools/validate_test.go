@@ -102,14 +102,12 @@ func TestArgumentValidationPassesValidCalls(t *testing.T) {
 	}
 }
 
-func TestBrokenToolSchemaIsReported(t *testing.T) {
-	r, err := NewRegistry(schemaTool{name: "broken", params: json.RawMessage(`{"type": "object", "properties": {"x": {"type": "nonsense"}}}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := r.Run(context.Background(), &Env{}, []*Call{{CallID: "1", Name: "broken", Type: Function, Arguments: json.RawMessage(`{}`)}}, func(*Call, Handler, Result) {})
-	if out := res[0].Output; !out.Failed || !strings.HasPrefix(out.Text, "tool broken cannot be called: parameters schema of broken") {
-		t.Errorf("got %+v", out)
+func TestBrokenToolSchemaIsRefusedAtRegistration(t *testing.T) {
+	// A schema that does not compile is a programming or MCP server
+	// error: the tool is never offered, and the error names it.
+	_, err := NewRegistry(schemaTool{name: "broken", params: json.RawMessage(`{"type": "object", "properties": {"x": {"type": "nonsense"}}}`)})
+	if err == nil || !strings.Contains(err.Error(), `register tool "broken" from builtin: parameters schema: #/properties/x/type: unknown type "nonsense"`) {
+		t.Errorf("got %v", err)
 	}
 }
 
