@@ -39,6 +39,8 @@ type InitOptions struct {
 	Profile        string `json:"profile"`
 	ApprovalPolicy string `json:"approvalPolicy"`
 	SandboxMode    string `json:"sandboxMode"`
+	// SaveAgentEdits: see Options.SaveAgentEdits.
+	SaveAgentEdits *bool `json:"saveAgentEdits"`
 }
 
 // AgentConfig is what the server knows when the editor initializes, which
@@ -65,6 +67,14 @@ type Options struct {
 	// NewAgent builds the agent for this connection at initialize. When it
 	// is nil, the agent methods answer RequestFailed.
 	NewAgent func(AgentConfig) (Agent, error)
+	// TranscriptDir is where each session's conversation is kept as
+	// Markdown (agent.showConversation); empty keeps none.
+	TranscriptDir string
+	// SaveAgentEdits: after the editor applied an agent edit to a buffer
+	// that had no unsaved changes, write the new text to its file too
+	// (the default), so commands see it; initializationOptions
+	// saveAgentEdits overrides it.
+	SaveAgentEdits *bool
 	// ProgressTimeout bounds how long a turn's progress waits for the
 	// editor to answer window/workDoneProgress/create before the turn goes
 	// without progress (default 10s).
@@ -133,6 +143,7 @@ type server struct {
 	conn   jsonrpc2.Conn
 	client protocol.Client
 	out    *outbox
+	convs  *conversations
 
 	state      atomic.Int32
 	exited     chan struct{}
@@ -144,6 +155,7 @@ type server struct {
 	agent      Agent
 	folders    []string
 	agentError string
+	saveEdits  bool
 }
 
 func newServer(opts Options) *server {
@@ -158,6 +170,7 @@ func newServer(opts Options) *server {
 		log:    opts.Logger,
 		store:  workspace.NewStore(),
 		exited: make(chan struct{}),
+		convs:  newConversations(),
 	}
 	s.out = newOutbox(s)
 	return s

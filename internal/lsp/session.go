@@ -84,7 +84,12 @@ func (s *server) newSession(params []byte) (any, error) {
 			return nil, err
 		}
 	}
-	return s.createSession(p)
+	info, err := s.createSession(p)
+	if err != nil {
+		return nil, err
+	}
+	s.convs.setCurrent(info.SessionID)
+	return info, nil
 }
 
 func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
@@ -129,12 +134,15 @@ func (s *server) startTurn(params []byte) (any, error) {
 	if err := decodeParams(methodStartTurn, params, &p); err != nil {
 		return nil, err
 	}
-	return s.beginTurn(methodStartTurn, p)
+	return s.beginTurn(methodStartTurn, p, false)
 }
 
-// beginTurn starts a turn, in a new session when none is named, and
-// answers as soon as the agent accepted it.
-func (s *server) beginTurn(method string, p startTurnParams) (*startTurnResult, error) {
+// beginTurn starts a turn and answers as soon as the agent accepted it.
+// Without a sessionId the turn goes to a new session, or, when
+// continueCurrent is set (code actions and agent.startTurn), to the
+// workspace's current session, created when there is none. A turn that
+// names its session makes it current (protocol section 7.1).
+func (s *server) beginTurn(method string, p startTurnParams, continueCurrent bool) (*startTurnResult, error) {
 	a, err := s.theAgent()
 	if err != nil {
 		return nil, err
@@ -157,17 +165,24 @@ func (s *server) beginTurn(method string, p startTurnParams) (*startTurnResult, 
 		in.Images = append(in.Images, u)
 	}
 
-	sessionID := p.SessionID
+	sessionID, makeCurrent := p.SessionID, true
+	if sessionID == "" && continueCurrent {
+		sessionID = s.convs.Current()
+	}
 	if sessionID == "" {
 		info, err := s.createSession(newSessionParams{})
 		if err != nil {
 			return nil, err
 		}
-		sessionID = info.SessionID
+		sessionID, makeCurrent = info.SessionID, continueCurrent
 	}
 	turnID, err := a.StartTurn(sessionID, in)
 	if err != nil {
 		return nil, agentError(err)
+	}
+	s.convs.started(sessionID, turnID)
+	if makeCurrent {
+		s.convs.setCurrent(sessionID)
 	}
 	return &startTurnResult{SessionID: sessionID, TurnID: turnID}, nil
 }
