@@ -59,7 +59,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		var info *sessionResult
 		if info, err = s.createSession(args); err == nil {
 			s.convs.setCurrent(info.SessionID)
-			s.showMessage(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
+			s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
 		}
 		result = info
 	case commandShowConversation:
