@@ -66,10 +66,10 @@ type Editor struct {
 	docMu sync.Mutex
 	docs  map[string]*document // by URI
 
-	mu       sync.Mutex
-	enc      workspace.Encoding
-	edits    []protocol.ApplyWorkspaceEditParams
-	shown    []string
+	mu    sync.Mutex
+	enc   workspace.Encoding
+	edits []protocol.ApplyWorkspaceEditParams
+	shown []string
 }
 
 // Connect speaks LSP over rwc (Content-Length framing).

@@ -1,9 +1,9 @@
 package lsp
 
 import (
-	"fmt"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
