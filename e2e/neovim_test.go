@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// Neovim's stock prompts: inputlist() (code actions, approvals) and the
+// question before writing a file that changed on disk.
+var (
+	nvimList      = regexp.MustCompile(`Type number and <Enter> or click with the mouse \(q or empty cancels\): ?`)
+	nvimChanged   = regexp.MustCompile(`WARNING: The file has been changed since reading it!!!\s*Do you really want to write to it \(y/n\)\?`)
+	nvimErrorLine = regexp.MustCompile(`(?m)^(E\d+: |Error executing)[^\n]*`)
+)
+
+// choose answers an inputlist prompt with the number of title.
+func choose(title string) func(string) (string, error) {
+	return func(shown string) (string, error) {
+		n, err := pick(shown, title)
+		return n + "<CR>", err
+	}
+}
+
+// startNeovim runs Debian's Neovim headless with the README's snippet as
+// its init.lua and the driver.
+func startNeovim(t *testing.T, flow string, m *fakemodel.Server) (*editorRun, func(string) error, string) {
+	t.Helper()
+	nvim := requireProgram(t, "nvim")
+	ws, home := workspace(t)
+	initLua := filepath.Join(home, "init.lua")
+	snippet := readmeSnippet(t, "### Neovim 0.7–0.9", "lua")
+	if flow == "buffer" {
+		snippet = strings.Replace(snippet, `model = "gpt-5-codex" }`, `model = "gpt-5-codex", saveAgentEdits = false }`, 1)
+	}
+	if err := os.WriteFile(initLua, []byte(snippet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	driver, err := filepath.Abs("testdata/driver.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(home, "nvim.sock")
+	cmd := exec.Command(nvim, "-n", "--headless", "--clean", "--listen", sock, "-u", initLua, "-c", "luafile "+driver)
+	cmd.Dir = ws
+	cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws, "AGENT_LS_TEST_FLOW="+flow)
+	r := startEditor(t, cmd)
+	send := func(keys string) error {
+		out, err := exec.Command(nvim, "--server", sock, "--remote-send", keys).CombinedOutput()
+		if err != nil {
+			return &exec.ExitError{Stderr: out}
+		}
+		return nil
+	}
+	return r, send, ws
+}
+
+// TestNeovimFullFlow: bare Neovim 0.7 with the README's setup attaches,
+// runs "Fix this" on a selection (the turn streams, patches the buffer,
+// runs a command after the user allows it, which sees the patched file,
+// and the answer shows in the message area), continues the conversation
+// with "Explain this" at the cursor, stops a running turn with "Agent:
+// Stop", and saves the buffer: the default saveAgentEdits wrote the file
+// already, so Neovim asks first, and the saved file is the buffer.
+func TestNeovimFullFlow(t *testing.T) {
+	hold := fakemodel.NewGate(4)
+	m := fakemodel.New(fullFlow(hold)...)
+	t.Cleanup(m.Close)
+	t.Cleanup(hold.Release)
+	r, send, ws := startNeovim(t, "full", m)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	approval := func(shown string) (string, error) {
+		if !strings.Contains(shown, "agent-ls wants to run: grep -c 'Grüß dich' greet.py") {
+			return "", errorf("the approval does not say what runs")
+		}
+		return choose("Allow once")(shown)
+	}
+	r.play(ctx, send, []prompt{
+		{"code actions on the selection", nvimList, choose("Agent: Fix this")},
+		{"approval of the command", nvimList, approval},
+		{"code actions at the cursor", nvimList, choose("Agent: Explain this")},
+		{"code actions", nvimList, choose("Agent: Refactor this")},
+		{"code actions while the turn runs", nvimList, choose("Agent: Stop")},
+		{"the file changed on disk", nvimChanged, func(string) (string, error) { return "y", nil }},
+	}, nvimErrorLine)
+	checkFullFlow(t, m)
+	// The terminal ends lines with "\r\n".
+	out := strings.ReplaceAll(r.out.String(), "\r", "")
+	for _, want := range []string{
+		"LSP[agent-ls][Info] Agent: Done (2 tool calls, 1 file changed)\n" + firstAnswer + "\nConversation: ",
+		"LSP[agent-ls][Info] Agent: Done\n" + secondAnswer,
+		"LSP[agent-ls][Info] Agent: Interrupted",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal does not show %q", want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
+		t.Errorf("saved file:\n%s", b)
+	}
+}
+
+// TestNeovimWithoutSavingAgentEdits: with saveAgentEdits off the agent's
+// edit stays in the buffer, the file keeps its saved text, and saving
+// asks nothing.
+func TestNeovimWithoutSavingAgentEdits(t *testing.T) {
+	m := fakemodel.New(bufferFlow()...)
+	t.Cleanup(m.Close)
+	r, send, ws := startNeovim(t, "buffer", m)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	r.play(ctx, send, []prompt{
+		{"code actions on the selection", nvimList, choose("Agent: Fix this")},
+	}, nvimChanged, nvimErrorLine)
+	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
+		t.Errorf("saved file:\n%s", b)
+	}
+}
