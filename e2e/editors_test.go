@@ -56,28 +56,46 @@ const (
 	secondAnswer = "Second answer: greet builds a greeting."
 )
 
+// gates hold the model's answers: start1 and start2 hold the first and
+// second turns before they stream, hold keeps the third one streaming
+// until the user stops it.
+type gates struct{ start1, start2, hold *fakemodel.Gate }
+
+func newGates(t *testing.T) gates {
+	g := gates{fakemodel.NewGate(0), fakemodel.NewGate(0), fakemodel.NewGate(4)}
+	t.Cleanup(func() {
+		g.start1.Release()
+		g.start2.Release()
+		g.hold.Release()
+	})
+	return g
+}
+
 // fullFlow is the model's side of the whole flow: a turn that streams,
 // patches the buffer, runs a command behind an approval (which must see
 // the patched file) and answers; a second turn in the same conversation;
 // a third that hangs mid-stream until the user stops it.
-func fullFlow(hold *fakemodel.Gate) []fakemodel.Step {
+func fullFlow(g gates) []fakemodel.Step {
+	first := fakemodel.Answer(fakemodel.Message(fakemodel.Words("I will fix the greeting.")...),
+		fakemodel.CustomToolCall("p1", "apply_patch", greetPatch))
+	first.Gate = g.start1
+	second := fakemodel.Say(secondAnswer)
+	second.Gate = g.start2
 	return []fakemodel.Step{
-		fakemodel.Answer(fakemodel.Message(fakemodel.Words("I will fix the greeting.")...),
-			fakemodel.CustomToolCall("p1", "apply_patch", greetPatch)),
+		first,
 		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell",
 			`{"command":["grep","-c","Grüß dich","greet.py"],"sandbox_permissions":"require_escalated","justification":"check the file on disk"}`)),
 		fakemodel.Say(firstAnswer),
-		fakemodel.Say(secondAnswer),
-		{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message(fakemodel.Words("Refactoring this will take a while.")...)}}, Gate: hold},
+		second,
+		{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message(fakemodel.Words("Refactoring this will take a while.")...)}}, Gate: g.hold},
 	}
 }
 
 // bufferFlow is one turn that patches the buffer and answers.
-func bufferFlow() []fakemodel.Step {
-	return []fakemodel.Step{
-		fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch)),
-		fakemodel.Say(firstAnswer),
-	}
+func bufferFlow(g gates) []fakemodel.Step {
+	first := fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch))
+	first.Gate = g.start1
+	return []fakemodel.Step{first, fakemodel.Say(firstAnswer)}
 }
 
 // checkFullFlow checks what the model was sent: the selection, the
@@ -92,7 +110,8 @@ func checkFullFlow(t *testing.T, m *fakemodel.Server) {
 	if !strings.Contains(body(0), "Fix this code.") || !strings.Contains(body(0), `return \"Hallo, \" + name`) {
 		t.Errorf("the first request lacks the prompt or the selection:\n%s", body(0))
 	}
-	if !regexp.MustCompile(`"output":"[^"]*\b1\b`).MatchString(body(2)) && !strings.Contains(body(2), `1\n`) {
+	// grep -c prints 1 and exits 0 only if the file on disk has the patch.
+	if !regexp.MustCompile(`Exit code: 0\\nWall time: [0-9.]+ seconds\\nOutput:\\n1"`).MatchString(body(2)) {
 		t.Errorf("the command did not see the patched file:\n%s", body(2))
 	}
 	for _, want := range []string{"Fix this code.", firstAnswer, "Explain what this code does."} {

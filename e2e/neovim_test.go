@@ -69,10 +69,11 @@ func startNeovim(t *testing.T, flow string, m *fakemodel.Server) (*editorRun, fu
 // Stop", and saves the buffer: the default saveAgentEdits wrote the file
 // already, so Neovim asks first, and the saved file is the buffer.
 func TestNeovimFullFlow(t *testing.T) {
-	hold := fakemodel.NewGate(4)
-	m := fakemodel.New(fullFlow(hold)...)
+	g := newGates(t)
+	g.start1.Release()
+	g.start2.Release()
+	m := fakemodel.New(fullFlow(g)...)
 	t.Cleanup(m.Close)
-	t.Cleanup(hold.Release)
 	r, send, ws := startNeovim(t, "full", m)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
@@ -111,7 +112,9 @@ func TestNeovimFullFlow(t *testing.T) {
 // edit stays in the buffer, the file keeps its saved text, and saving
 // asks nothing.
 func TestNeovimWithoutSavingAgentEdits(t *testing.T) {
-	m := fakemodel.New(bufferFlow()...)
+	g := newGates(t)
+	g.start1.Release()
+	m := fakemodel.New(bufferFlow(g)...)
 	t.Cleanup(m.Close)
 	r, send, ws := startNeovim(t, "buffer", m)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)

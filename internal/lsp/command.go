@@ -38,7 +38,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		if err := argument(&args); err != nil {
 			return nil, err
 		}
-		result, err = s.beginTurn(p.Command, args, true)
+		result, err = s.beginTurn(ctx, p.Command, args, true)
 	case commandInterrupt:
 		if !hasArgument {
 			result, err = s.interruptAll(ctx)

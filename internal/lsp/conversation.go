@@ -76,7 +76,8 @@ func (c *conversations) Running() map[string]string {
 }
 
 // interruptAll stops every running turn of this editor (agent.interrupt
-// with no arguments) and returns once they have ended or ctx is done.
+// with no arguments) and returns once they have ended and their ends have
+// been reported, or ctx is done.
 func (s *server) interruptAll(ctx context.Context) (any, error) {
 	a, err := s.theAgent()
 	if err != nil {
@@ -102,6 +103,10 @@ func (s *server) interruptAll(ctx context.Context) (any, error) {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, agentError(err)
+	}
+	// The turns' ends go out before the answer (see beginTurn).
+	if err := s.out.drained(ctx); err != nil {
+		return nil, err
 	}
 	return struct{}{}, nil
 }

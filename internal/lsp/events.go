@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -47,6 +48,8 @@ type outbox struct {
 type outItem struct {
 	event   *event.Event
 	created *created
+	// notice is a window/showMessage.
+	notice *protocol.ShowMessageParams
 	// reached, when set, is closed once everything queued before it has
 	// been delivered.
 	reached chan struct{}
@@ -115,6 +118,10 @@ func (o *outbox) deliver(ctx context.Context, it outItem) {
 		o.progress.created(ctx, *it.created)
 		return
 	}
+	if it.notice != nil {
+		o.s.showMessage(ctx, it.notice.Type, it.notice.Message)
+		return
+	}
 	if err := o.transcripts.record(*it.event); err != nil && !o.transcriptFailed {
 		o.transcriptFailed = true
 		o.s.log.Warn("the conversation is not kept", "err", err)
@@ -128,7 +135,7 @@ func (o *outbox) deliver(ctx context.Context, it outItem) {
 			o.s.notify(ctx, methodEvent, jsonrpc2.RawMessage(b))
 		}
 	} else {
-		o.plain.event(ctx, *it.event, caps)
+		o.plain.event(ctx, *it.event)
 	}
 	if caps.WorkDoneProgress {
 		o.progress.event(ctx, *it.event)

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -18,10 +17,10 @@ const (
 )
 
 // plain shows the turns to a client that did not opt into agent/event
-// (protocol section 7.1): streamed text as window/logMessage lines, a
-// window/showMessage when a turn starts (for clients without progress) and
-// one when it ends with its status, its answer and where the whole
-// conversation is. It belongs to the outbox goroutine.
+// (protocol section 7.1): streamed text as window/logMessage lines and a
+// window/showMessage when a turn ends with its status, its answer and where
+// the whole conversation is (beginTurn announces the start to clients
+// without progress). It belongs to the outbox goroutine.
 type plain struct {
 	s     *server
 	turns map[turnKey]*plainTurn
@@ -36,7 +35,7 @@ func newPlain(s *server) *plain {
 	return &plain{s: s, turns: make(map[turnKey]*plainTurn)}
 }
 
-func (p *plain) event(ctx context.Context, ev event.Event, caps ClientCapabilities) {
+func (p *plain) event(ctx context.Context, ev event.Event) {
 	key := turnKey{ev.SessionID, ev.TurnID}
 	t := p.turns[key]
 	if t == nil {
@@ -44,11 +43,6 @@ func (p *plain) event(ctx context.Context, ev event.Event, caps ClientCapabiliti
 		p.turns[key] = t
 	}
 	switch e := ev.Payload.(type) {
-	case event.TurnStarted:
-		if !caps.WorkDoneProgress {
-			p.s.showMessage(ctx, protocol.MessageTypeInfo,
-				fmt.Sprintf("Agent: working on “%s” (code action “Agent: Stop” interrupts it)", firstLine(e.Prompt)))
-		}
 	case event.MessageDelta:
 		t.line.WriteString(e.Delta)
 		text := t.line.String()

@@ -191,7 +191,7 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 		case methodNewSession:
 			return s.newSession(req.Params())
 		case methodStartTurn:
-			return s.startTurn(req.Params())
+			return s.startTurn(ctx, req.Params())
 		case methodInterrupt:
 			return s.interrupt(ctx, req.Params())
 		case methodUndoTurn:
