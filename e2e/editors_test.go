@@ -326,7 +326,7 @@ func (r *editorRun) play(ctx context.Context, send func(string) error, prompts [
 // pick finds the number the editor shows before title in a numbered list
 // ("3: Agent: Stop", "2. Allow always").
 func pick(shown, title string) (string, error) {
-	m := regexp.MustCompile(`(?m)^\s*(\d+)[.:] ` + regexp.QuoteMeta(title) + `\s*$`).FindAllStringSubmatch(shown, -1)
+	m := regexp.MustCompile(`(?m)^\s*(\d+)[.:] `+regexp.QuoteMeta(title)+`\s*$`).FindAllStringSubmatch(shown, -1)
 	if len(m) == 0 {
 		return "", fmt.Errorf("%q is not offered", title)
 	}
