@@ -104,6 +104,7 @@ func TestEmacsFullFlow(t *testing.T) {
 		{"the second turn accepted", emacsAccepted, release(g.start2)},
 		{"code actions", emacsActions, answer("Agent: Refactor this")},
 		{"code actions while the turn runs", emacsActions, answer("Agent: Stop")},
+		{"code actions after the turn", emacsActions, answer("Agent: Show conversation")},
 		{"the file changed on disk", emacsChanged, answer("yes")},
 	}, emacsError)
 	checkFullFlow(t, m)

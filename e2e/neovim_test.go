@@ -89,6 +89,7 @@ func TestNeovimFullFlow(t *testing.T) {
 		{"code actions at the cursor", nvimList, choose("Agent: Explain this")},
 		{"code actions", nvimList, choose("Agent: Refactor this")},
 		{"code actions while the turn runs", nvimList, choose("Agent: Stop")},
+		{"code actions after the turn", nvimList, choose("Agent: Show conversation")},
 		{"the file changed on disk", nvimChanged, func(string) (string, error) { return "y", nil }},
 	}, nvimErrorLine)
 	checkFullFlow(t, m)
@@ -98,6 +99,8 @@ func TestNeovimFullFlow(t *testing.T) {
 		"LSP[agent-ls][Info] Agent: Done (2 tool calls, 1 file changed)\n" + firstAnswer + "\nConversation: ",
 		"LSP[agent-ls][Info] Agent: Done\n" + secondAnswer,
 		"LSP[agent-ls][Info] Agent: Interrupted",
+		"Agent: Fix this code.", // the README's progress lines
+		"Agent: Writing the answer",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the terminal does not show %q", want)

@@ -100,7 +100,17 @@
     (drv-wait "\"Agent: Stop\" to be offered" (lambda () (drv-offered-p "Agent: Stop")))
     (drv-code-action)
     (drv-wait "the interrupted turn" (lambda () (drv-messages-with "Agent: Interrupted")))
-    (drv-say "stopped"))
+    (drv-say "stopped")
+    ;; The whole conversation, where "Agent: Show conversation" says it is.
+    (drv-code-action)
+    (drv-wait "the conversation" (lambda () (drv-messages-with "Agent: the conversation is in ")))
+    (let* ((shown (drv-messages-with "Agent: the conversation is in "))
+           (file (and (string-match "is in \\(.*\\)$" shown) (match-string 1 shown)))
+           (conversation (drv-file-text file)))
+      (dolist (want '("First answer" "Second answer" "_Turn interrupted._"))
+        (unless (string-search want conversation)
+          (drv-fail "the conversation lacks %s:\n%s" want conversation))))
+    (drv-say "conversation shown"))
 
   ;; Saving the edited buffer.
   (save-buffer)

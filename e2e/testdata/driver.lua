@@ -107,6 +107,17 @@ else
   vim.lsp.buf.code_action()
   wait('the interrupted turn', function() return message_with('Agent: Interrupted') ~= nil end)
   say('stopped')
+
+  -- The whole conversation, where "Agent: Show conversation" says it is.
+  vim.lsp.buf.code_action()
+  wait('the conversation', function() return message_with('Agent: the conversation is in ') ~= nil end)
+  local conversation = read_file(message_with('Agent: the conversation is in '):match('is in (.*)$'))
+  for _, want in ipairs({ 'First answer', 'Second answer', '_Turn interrupted._' }) do
+    if not conversation:find(want, 1, true) then
+      fail('the conversation lacks ' .. want .. ':\n' .. conversation)
+    end
+  end
+  say('conversation shown')
 end
 
 -- Saving the edited buffer.
