@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -321,6 +322,35 @@ func (r *editorRun) play(ctx context.Context, send func(string) error, prompts [
 	case <-ctx.Done():
 		r.t.Fatal("the editor did not exit")
 	}
+	// The editor's agent-ls sees its stdin close and exits on its own.
+	for {
+		left := serversRunning()
+		if len(left) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			r.t.Fatalf("agent-ls processes %v outlived the editor", left)
+		case <-time.After(20 * time.Millisecond): // polling /proc, which has no notification
+		}
+	}
+}
+
+// serversRunning lists the processes running the agent-ls that
+// TestMain installed.
+func serversRunning() []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && filepath.Dir(exe) == binDir {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // pick finds the number the editor shows before title in a numbered list
