@@ -122,6 +122,24 @@ func checkFullFlow(t *testing.T, m *fakemodel.Server) {
 	}
 }
 
+// checkShown checks that the editor's terminal shows each of want.
+func checkShown(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("the terminal does not show %q", w)
+		}
+	}
+}
+
+// checkSaved checks that the file holds the patched text the user saved.
+func checkSaved(t *testing.T, ws string) {
+	t.Helper()
+	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
+		t.Errorf("saved file:\n%s", b)
+	}
+}
+
 // workspace makes a workspace with the file to edit, and a home for the
 // editor and agent-ls to write in.
 func workspace(t *testing.T) (ws, home string) {
@@ -157,6 +175,37 @@ func environment(home, modelURL string, extra ...string) []string {
 		"OPENAI_API_KEY=test",
 	)
 	return append(env, extra...)
+}
+
+// files are what an editor run starts from.
+type files struct {
+	ws, home     string // the workspace, the editor's home
+	init, driver string // the init file (the README's snippet), the driver
+}
+
+// prepare makes a workspace and writes the README's snippet under heading
+// (changed by edit, when set) as the init file initName.
+func prepare(t *testing.T, heading, lang, initName, driver string, edit func(string) string) files {
+	t.Helper()
+	f := files{init: filepath.Join(t.TempDir(), initName)}
+	f.ws, f.home = workspace(t)
+	snippet := readmeSnippet(t, heading, lang)
+	if edit != nil {
+		snippet = edit(snippet)
+	}
+	if err := os.WriteFile(f.init, []byte(snippet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if f.driver, err = filepath.Abs(filepath.Join("testdata", driver)); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// env is the environment of an editor run of flow.
+func (f files) env(m *fakemodel.Server, flow string) []string {
+	return environment(f.home, m.URL(), "AGENT_LS_TEST_WS="+f.ws, "AGENT_LS_TEST_FLOW="+flow)
 }
 
 // readmeSnippet returns the first fenced block of lang after heading in

@@ -3,9 +3,7 @@ package e2e
 import (
 	"context"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -43,22 +41,16 @@ func answer(line string) func(string) (string, error) {
 func startEmacs(t *testing.T, flow string, m *fakemodel.Server) (*editorRun, func(string) error, string) {
 	t.Helper()
 	emacs := requireProgram(t, "emacs")
-	ws, home := workspace(t)
-	initEl := filepath.Join(home, "init.el")
-	snippet := readmeSnippet(t, "### Emacs with eglot", "elisp")
+	var edit func(string) string
 	if flow == "buffer" {
-		snippet = strings.Replace(snippet, `:model "gpt-5-codex")`, `:model "gpt-5-codex" :saveAgentEdits :json-false)`, 1)
+		edit = func(s string) string {
+			return strings.Replace(s, `:model "gpt-5-codex")`, `:model "gpt-5-codex" :saveAgentEdits :json-false)`, 1)
+		}
 	}
-	if err := os.WriteFile(initEl, []byte(snippet), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	driver, err := filepath.Abs("testdata/driver.el")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(emacs, "--batch", "-l", initEl, "-l", driver)
-	cmd.Dir = ws
-	cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws, "AGENT_LS_TEST_FLOW="+flow)
+	f := prepare(t, "### Emacs with eglot", "elisp", "init.el", "driver.el", edit)
+	cmd := exec.Command(emacs, "--batch", "-l", f.init, "-l", f.driver)
+	cmd.Dir = f.ws
+	cmd.Env = f.env(m, flow)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +60,7 @@ func startEmacs(t *testing.T, flow string, m *fakemodel.Server) (*editorRun, fun
 		_, err := io.WriteString(stdin, keys)
 		return err
 	}
-	return r, send, ws
+	return r, send, f.ws
 }
 
 // TestEmacsFullFlow: Emacs 28 with Debian's eglot 1.9 and the README's
@@ -108,20 +100,13 @@ func TestEmacsFullFlow(t *testing.T) {
 		{"the file changed on disk", emacsChanged, answer("yes")},
 	}, emacsError)
 	checkFullFlow(t, m)
-	out := r.out.String()
-	for _, want := range []string{
-		"[eglot] Server reports (type=3): Agent: Done (2 tool calls, 1 file changed)\n" + firstAnswer + "\nConversation: ",
-		"[eglot] Server reports (type=3): Agent: Done\n" + secondAnswer,
+	checkShown(t, r.out.String(),
+		"[eglot] Server reports (type=3): Agent: Done (2 tool calls, 1 file changed)\n"+firstAnswer+"\nConversation: ",
+		"[eglot] Server reports (type=3): Agent: Done\n"+secondAnswer,
 		"[eglot] Server reports (type=3): Agent: Interrupted",
 		"[eglot] Server reports (type=3): Agent: working on",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the terminal does not show %q", want)
-		}
-	}
-	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
-		t.Errorf("saved file:\n%s", b)
-	}
+	)
+	checkSaved(t, ws)
 }
 
 // TestEmacsWithoutSavingAgentEdits: with saveAgentEdits off the edit
@@ -137,7 +122,5 @@ func TestEmacsWithoutSavingAgentEdits(t *testing.T) {
 		{"code actions on the region", emacsActions, answer("Agent: Fix this")},
 		{"the turn accepted", emacsAccepted, release(g.start1)},
 	}, emacsChanged, emacsError)
-	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
-		t.Errorf("saved file:\n%s", b)
-	}
+	checkSaved(t, ws)
 }

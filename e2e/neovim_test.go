@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -33,23 +32,17 @@ func choose(title string) func(string) (string, error) {
 func startNeovim(t *testing.T, flow string, m *fakemodel.Server) (*editorRun, func(string) error, string) {
 	t.Helper()
 	nvim := requireProgram(t, "nvim")
-	ws, home := workspace(t)
-	initLua := filepath.Join(home, "init.lua")
-	snippet := readmeSnippet(t, "### Neovim 0.7–0.9", "lua")
+	var edit func(string) string
 	if flow == "buffer" {
-		snippet = strings.Replace(snippet, `model = "gpt-5-codex" }`, `model = "gpt-5-codex", saveAgentEdits = false }`, 1)
+		edit = func(s string) string {
+			return strings.Replace(s, `model = "gpt-5-codex" }`, `model = "gpt-5-codex", saveAgentEdits = false }`, 1)
+		}
 	}
-	if err := os.WriteFile(initLua, []byte(snippet), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	driver, err := filepath.Abs("testdata/driver.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(home, "nvim.sock")
-	cmd := exec.Command(nvim, "-n", "--headless", "--clean", "--listen", sock, "-u", initLua, "-c", "luafile "+driver)
-	cmd.Dir = ws
-	cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws, "AGENT_LS_TEST_FLOW="+flow)
+	f := prepare(t, "### Neovim 0.7–0.9", "lua", "init.lua", "driver.lua", edit)
+	sock := filepath.Join(f.home, "nvim.sock")
+	cmd := exec.Command(nvim, "-n", "--headless", "--clean", "--listen", sock, "-u", f.init, "-c", "luafile "+f.driver)
+	cmd.Dir = f.ws
+	cmd.Env = f.env(m, flow)
 	r := startEditor(t, cmd)
 	send := func(keys string) error {
 		out, err := exec.Command(nvim, "--server", sock, "--remote-send", keys).CombinedOutput()
@@ -58,7 +51,7 @@ func startNeovim(t *testing.T, flow string, m *fakemodel.Server) (*editorRun, fu
 		}
 		return nil
 	}
-	return r, send, ws
+	return r, send, f.ws
 }
 
 // TestNeovimFullFlow: bare Neovim 0.7 with the README's setup attaches,
@@ -95,20 +88,14 @@ func TestNeovimFullFlow(t *testing.T) {
 	checkFullFlow(t, m)
 	// The terminal ends lines with "\r\n".
 	out := strings.ReplaceAll(r.out.String(), "\r", "")
-	for _, want := range []string{
-		"LSP[agent-ls][Info] Agent: Done (2 tool calls, 1 file changed)\n" + firstAnswer + "\nConversation: ",
-		"LSP[agent-ls][Info] Agent: Done\n" + secondAnswer,
+	checkShown(t, out,
+		"LSP[agent-ls][Info] Agent: Done (2 tool calls, 1 file changed)\n"+firstAnswer+"\nConversation: ",
+		"LSP[agent-ls][Info] Agent: Done\n"+secondAnswer,
 		"LSP[agent-ls][Info] Agent: Interrupted",
 		"Agent: Fix this code.", // the README's progress lines
 		"Agent: Writing the answer",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the terminal does not show %q", want)
-		}
-	}
-	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
-		t.Errorf("saved file:\n%s", b)
-	}
+	)
+	checkSaved(t, ws)
 }
 
 // TestNeovimWithoutSavingAgentEdits: with saveAgentEdits off the agent's
@@ -125,7 +112,5 @@ func TestNeovimWithoutSavingAgentEdits(t *testing.T) {
 	r.play(ctx, send, []prompt{
 		{"code actions on the selection", nvimList, choose("Agent: Fix this")},
 	}, nvimChanged, nvimErrorLine)
-	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
-		t.Errorf("saved file:\n%s", b)
-	}
+	checkSaved(t, ws)
 }
