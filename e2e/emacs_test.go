@@ -83,7 +83,7 @@ func TestEmacsFullFlow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	approval := func(shown string) (string, error) {
-		if !strings.Contains(shown, "agent-ls wants to run: grep -c 'Grüß dich' greet.py") {
+		if !strings.Contains(shown, "agent-ls wants to run: grep -c 'Grüß dich' greet.js") {
 			return "", errorf("the approval does not say what runs")
 		}
 		return "Allow once\n", nil

@@ -71,7 +71,7 @@ func TestNeovimFullFlow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	approval := func(shown string) (string, error) {
-		if !strings.Contains(shown, "agent-ls wants to run: grep -c 'Grüß dich' greet.py") {
+		if !strings.Contains(shown, "agent-ls wants to run: grep -c 'Grüß dich' greet.js") {
 			return "", errorf("the approval does not say what runs")
 		}
 		return choose("Allow once")(shown)
@@ -86,6 +86,11 @@ func TestNeovimFullFlow(t *testing.T) {
 		{"the file changed on disk", nvimChanged, func(string) (string, error) { return "y", nil }},
 	}, nvimErrorLine)
 	checkFullFlow(t, m)
+	// Neovim 0.7 sent only the cursor, on the function's first line: the
+	// server took the function.
+	if explain := string(m.Requests()[3].Body); !strings.Contains(explain, "greet.js, lines 2-4:") {
+		t.Errorf("the second turn's context is not the function at the cursor:\n%s", explain)
+	}
 	// The terminal ends lines with "\r\n".
 	out := strings.ReplaceAll(r.out.String(), "\r", "")
 	checkShown(t, out,

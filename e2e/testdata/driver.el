@@ -63,7 +63,7 @@
 
 (setq make-backup-files nil create-lockfiles nil)
 (transient-mark-mode 1)
-(let* ((path (expand-file-name "greet.py" drv-ws))
+(let* ((path (expand-file-name "greet.js" drv-ws))
        (before (drv-file-text path))
        patched)
   (find-file path)

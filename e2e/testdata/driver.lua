@@ -51,7 +51,7 @@ local function buffer_text(bufnr)
 end
 
 vim.opt.swapfile = false
-local path = ws .. '/greet.py'
+local path = ws .. '/greet.js'
 local before = read_file(path)
 vim.cmd('edit ' .. path)
 local bufnr = vim.api.nvim_get_current_buf()
@@ -66,8 +66,8 @@ wait('agent-ls to attach', function()
 end)
 say('attached')
 
--- "Agent: Fix this" on the function, selected as the README's visual
--- mapping does.
+-- "Agent: Fix this" on the function's first two lines, selected as the
+-- README's visual mapping does.
 vim.cmd('normal! 2GVj' .. vim.api.nvim_replace_termcodes('<Esc>', true, false, true))
 vim.lsp.buf.range_code_action()
 wait('the first answer', function() return message_with('First answer') ~= nil end)
