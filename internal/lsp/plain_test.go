@@ -93,18 +93,31 @@ func TestPlainClientSeesTheTurn(t *testing.T) {
 }
 
 // TestPlainClientWithProgress: a client with progress gets no start
-// message (the progress shows it) but still the answer.
+// message (the progress shows it) but still the answer, shortened when
+// long, with a pointer to the whole of it when there is a transcript.
 func TestPlainClientWithProgress(t *testing.T) {
-	h := newHarness(t)
-	h.initialize(editor.Options{Progress: true})
-	turn := h.startTurn(map[string]any{"prompt": "go"})
-	h.agent.emit(turn.SessionID, turn.TurnID, event.TurnStarted{Prompt: "go"})
-	long := strings.Repeat("a line of the answer\n", 40)
-	h.agent.emit(turn.SessionID, turn.TurnID, event.TurnCompleted{Status: event.StatusCompleted, LastMessage: long})
-	final := waitMessage(t, h, protocol.MessageTypeInfo, "Agent: Done")
-	if strings.Count(final, "a line of the answer") != maxNoticeLines || !strings.HasSuffix(final, "… (shortened)") {
-		t.Errorf("long answer shown as %q", final)
+	dir := t.TempDir()
+	for _, transcripts := range []string{"", dir} {
+		h := newHarness(t, withTranscripts(transcripts))
+		h.initialize(editor.Options{Progress: true})
+		turn := h.startTurn(map[string]any{"prompt": "go"})
+		h.agent.emit(turn.SessionID, turn.TurnID, event.TurnStarted{Prompt: "go"})
+		long := strings.Repeat("a line of the answer\n", 40)
+		h.agent.emit(turn.SessionID, turn.TurnID, event.TurnCompleted{Status: event.StatusCompleted, LastMessage: long})
+		final := waitMessage(t, h, protocol.MessageTypeInfo, "Agent: Done")
+		want := "\n… (shortened)"
+		if transcripts != "" {
+			want = "\n… the whole answer and conversation: " + filepath.Join(dir, turn.SessionID+".md")
+		}
+		if strings.Count(final, "a line of the answer") != maxNoticeLines || !strings.HasSuffix(final, want) {
+			t.Errorf("long answer shown as %q, want it to end with %q", final, want)
+		}
+		checkNoStartMessage(t, h)
 	}
+}
+
+func checkNoStartMessage(t *testing.T, h *harness) {
+	t.Helper()
 	for _, m := range h.ed.Messages() {
 		if strings.Contains(m.Message, "working on") {
 			t.Errorf("start message to a client with progress: %q", m.Message)
