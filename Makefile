@@ -7,7 +7,10 @@ LDFLAGS   := -X main.version=$(VERSION)
 # The sandbox helper links libseccomp through cgo.
 export CGO_ENABLED := 1
 
-.PHONY: all build demo test test-go bench deps bench-deps release clean
+# make install puts both binaries in $(PREFIX)/bin, where editors find them.
+PREFIX    ?= $(HOME)/.local
+
+.PHONY: all build install demo test test-go bench deps bench-deps release clean
 
 all: build
 
@@ -20,6 +23,10 @@ bench-deps:
 build: deps
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-ls
 	$(GO) build -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) bin/agent-ls-sandbox $(DESTDIR)$(PREFIX)/bin/
 
 demo: build
 	$(BIN) demo

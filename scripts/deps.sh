@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   pkg-config libseccomp-dev   # the sandbox helper links libseccomp (cgo)
   git                         # tests create repositories
+  emacs-nox elpa-eglot        # the editor tests drive Emacs with eglot in batch mode
+  neovim                      # and bare Neovim, headless
   "$@"
 )
 

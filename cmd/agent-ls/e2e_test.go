@@ -72,7 +72,8 @@ func startWith(t *testing.T, env []string, cfg editor.Config, opts editor.Option
 	dir := t.TempDir()
 	cmd := exec.Command(binary, "--stdio", "--log-level", "debug")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex")
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex",
+		"XDG_STATE_HOME="+t.TempDir())
 	cmd.Env = append(cmd.Env, env...)
 	log := &syncWriter{w: &strings.Builder{}}
 	cmd.Stderr = log

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -18,8 +19,11 @@ import (
 const serveUsage = `Usage: agent-ls [serve] [--stdio] [flags]
 
 Runs the language server on stdin/stdout. Editors start this. Logs go to
-stderr or --log-file, never to stdout. initializationOptions from the editor
-(model, approvalPolicy, sandboxMode) override the flags.
+stderr or --log-file, never to stdout; by default only warnings and errors
+(editors show every stderr line as an error). initializationOptions from
+the editor (model, approvalPolicy, sandboxMode, saveAgentEdits) override
+the flags. Each conversation is kept as Markdown in
+$XDG_STATE_HOME/agent-ls/conversations (default ~/.local/state).
 
 Flags:
 `
@@ -28,7 +32,8 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var s settings
-	s.register(fs, "info")
+	s.register(fs, "warn")
+	saveEdits := fs.Bool("save-agent-edits", true, "after an agent edit to a buffer without unsaved changes, write the file too, so commands see it")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -80,7 +85,13 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		mu.Unlock()
 		return mgr, nil
 	}
-	code, err := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Version: version, Logger: log, NewAgent: newAgent})
+	code, err := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
+		Version:        version,
+		Logger:         log,
+		NewAgent:       newAgent,
+		TranscriptDir:  transcriptDir(),
+		SaveAgentEdits: saveEdits,
+	})
 	mu.Lock()
 	for _, m := range managers {
 		m.Close() // interrupt whatever still runs
@@ -90,6 +101,20 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log.Error("server stopped", "err", err)
 	}
 	return code
+}
+
+// transcriptDir is where conversations are kept: the XDG state
+// directory, outside any workspace. "" when there is no home to put it in.
+func transcriptDir() string {
+	state := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(state) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "agent-ls", "conversations")
 }
 
 // stdio joins stdin and stdout into the server's connection.

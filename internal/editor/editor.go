@@ -59,16 +59,17 @@ type Editor struct {
 
 	events   journal[Event]
 	progress journal[Progress]
+	messages journal[protocol.ShowMessageParams]
 
 	// docMu guards docs and keeps document notifications in version
 	// order.
 	docMu sync.Mutex
 	docs  map[string]*document // by URI
 
-	mu       sync.Mutex
-	enc      workspace.Encoding
-	edits    []protocol.ApplyWorkspaceEditParams
-	messages []protocol.ShowMessageParams
+	mu    sync.Mutex
+	enc   workspace.Encoding
+	edits []protocol.ApplyWorkspaceEditParams
+	shown []string
 }
 
 // Connect speaks LSP over rwc (Content-Length framing).
@@ -80,12 +81,14 @@ func Connect(rwc io.ReadWriteCloser, cfg Config) *Editor {
 	e := &Editor{cfg: cfg, log: cfg.Logger, rwc: rwc, cancel: cancel, docs: make(map[string]*document)}
 	e.events.init()
 	e.progress.init()
+	e.messages.init()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithPreempter(notifications{e}))
 	e.conn.Go(ctx, protocol.Handlers(e.handle))
 	go func() {
 		<-e.conn.Done()
 		e.events.close()
 		e.progress.close()
+		e.messages.close()
 	}()
 	return e
 }
@@ -150,6 +153,9 @@ type Options struct {
 	ChangeAnnotations  bool
 	// MessageActionItems: window.showMessage.messageActionItem.
 	MessageActionItems bool
+	// ShowDocument: window.showDocument.support; the editor then records
+	// the documents it is asked to show (Shown).
+	ShowDocument bool
 	// PositionEncodings is general.positionEncodings (empty: not sent,
 	// which means UTF-16).
 	PositionEncodings []string
@@ -212,6 +218,9 @@ func capabilities(o Options) protocol.ClientCapabilities {
 		c.Workspace.WorkspaceEdit = we
 	}
 	c.Window = &protocol.WindowClientCapabilities{WorkDoneProgress: &o.Progress}
+	if o.ShowDocument {
+		c.Window.ShowDocument = &protocol.ShowDocumentClientCapabilities{Support: true}
+	}
 	if o.MessageActionItems {
 		c.Window.ShowMessage = &protocol.ShowMessageRequestClientCapabilities{
 			MessageActionItem: &protocol.ClientShowMessageActionItemOptions{},
@@ -294,11 +303,23 @@ func (e *Editor) Edits() []protocol.ApplyWorkspaceEditParams {
 }
 
 // Messages returns the window/showMessage and window/logMessage
-// notifications received so far (a log message's type is in Type too).
-func (e *Editor) Messages() []protocol.ShowMessageParams {
+// notifications received so far, in order (a log message's type is in
+// Type too: Log is only ever a logMessage).
+func (e *Editor) Messages() []protocol.ShowMessageParams { return e.messages.all() }
+
+// WaitMessage returns the first message that match accepts, waiting for
+// it until ctx ends or the connection does.
+func (e *Editor) WaitMessage(ctx context.Context, match func(protocol.ShowMessageParams) bool) (protocol.ShowMessageParams, error) {
+	m, _, err := e.messages.wait(ctx, 0, match)
+	return m, err
+}
+
+// Shown returns the URIs of the window/showDocument requests received so
+// far.
+func (e *Editor) Shown() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return slices.Clone(e.messages)
+	return slices.Clone(e.shown)
 }
 
 // handle answers the server's requests and the notifications that need no
@@ -346,14 +367,16 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 		return e.applyWorkspaceEdit(ctx, &p.Edit), nil
 
-	case protocol.MethodWindowShowMessage, protocol.MethodWindowLogMessage:
-		var p protocol.ShowMessageParams
-		if err := protocol.Unmarshal(req.Params(), &p); err == nil {
-			e.mu.Lock()
-			e.messages = append(e.messages, p)
-			e.mu.Unlock()
+	case protocol.MethodWindowShowDocument:
+		var p protocol.ShowDocumentParams
+		if err := protocol.Unmarshal(req.Params(), &p); err != nil {
+			return nil, err
 		}
-		return nil, nil
+		e.mu.Lock()
+		e.shown = append(e.shown, string(p.URI))
+		e.mu.Unlock()
+		return &protocol.ShowDocumentResult{Success: true}, nil
+
 	}
 	if e.cfg.Request != nil && req.IsCall() {
 		return e.cfg.Request(ctx, method, bytes.Clone(req.Params()))
@@ -373,8 +396,8 @@ func (e *Editor) recordCreate(params []byte) {
 	e.progress.add(Progress{Token: tokenString(p.Token), Kind: "create"})
 }
 
-// notifications records agent/event and $/progress inline on the read
-// loop, in the order the server sent them.
+// notifications records agent/event, $/progress and the window messages
+// inline on the read loop, in the order the server sent them.
 type notifications struct{ e *Editor }
 
 func (n notifications) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error) {
@@ -388,6 +411,13 @@ func (n notifications) Preempt(_ context.Context, req *jsonrpc2.Request) (any, e
 			n.e.log.Warn("bad agent/event", "err", err)
 		} else {
 			n.e.events.add(ev)
+		}
+	case protocol.MethodWindowShowMessage, protocol.MethodWindowLogMessage:
+		var p protocol.ShowMessageParams
+		if err := protocol.Unmarshal(req.Params(), &p); err != nil {
+			n.e.log.Warn("bad message", "method", req.Method(), "err", err)
+		} else {
+			n.e.messages.add(p)
 		}
 	case protocol.MethodProgress:
 		p, err := decodeProgress(req.Params())

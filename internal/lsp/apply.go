@@ -49,8 +49,11 @@ const settleTimeout = 5 * time.Second
 // After applied: true, ApplyChanges waits (a few seconds at most) until
 // the editor's didChange shows each edited document's new text, so that
 // later tool calls read it. A document that had no unsaved edits is then
-// also saved to disk, so that commands see it too; one with unsaved edits
-// keeps them in its buffer only and its file is left alone.
+// also saved to disk, so that commands see it too, unless saveAgentEdits
+// is off: stock editors notice that the file changed behind the buffer
+// and ask before the user's next save, a trade-off docs/protocol.md
+// describes. One with unsaved edits keeps them in its buffer only and its
+// file is left alone.
 // workspace.NotOnDisk tells the caller which files commands still see the
 // saved version of.
 //
@@ -325,13 +328,16 @@ func (s *server) settle(ctx context.Context, open []*openEdit) {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	pending := slices.Clone(open)
+	s.mu.Lock()
+	saveEdits := s.saveEdits
+	s.mu.Unlock()
 	for len(pending) > 0 {
 		pending = slices.DeleteFunc(pending, func(oe *openEdit) bool {
 			d, ok := s.store.Document(oe.path)
 			if !ok || d.Text != oe.new {
 				return false
 			}
-			if oe.clean && oe.old != oe.new {
+			if saveEdits && oe.clean && oe.old != oe.new {
 				s.save(oe, d)
 			}
 			return true

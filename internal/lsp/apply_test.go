@@ -233,6 +233,28 @@ func TestApplyDirtyBufferLeavesDiskAlone(t *testing.T) {
 	}
 }
 
+// TestApplyCleanBufferWithoutSaving: with saveAgentEdits off, a clean
+// buffer's edit stays in the editor and its file keeps the saved text,
+// which NotOnDisk reports so the model is told.
+func TestApplyCleanBufferWithoutSaving(t *testing.T) {
+	h := newApplyHarness(t, editor.Options{ApplyEdit: true, DocumentChanges: true,
+		InitializationOptions: map[string]any{"saveAgentEdits": false}})
+	h.open("b.go", "clean\n")
+	if err := h.apply(h.ctx, update("b.go", "clean\n", "clean too\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.editorText("b.go"); got != "clean too\n" {
+		t.Errorf("editor b.go %q", got)
+	}
+	if got := h.disk("b.go"); got != "clean\n" {
+		t.Errorf("the file was written: %q", got)
+	}
+	got := workspace.NotOnDisk(&workspace.ChangeSet{Changes: []workspace.FileChange{update(h.path("b.go"), "", "clean too\n")}})
+	if !slices.Equal(got, []string{h.path("b.go")}) {
+		t.Errorf("NotOnDisk = %v", got)
+	}
+}
+
 func TestApplyRejectedRollsBackDisk(t *testing.T) {
 	h := newApplyHarness(t, editor.Options{ApplyEdit: true, DocumentChanges: true}, func(_ *Options, c *editor.Config) {
 		c.ApplyEdit = func(context.Context, *protocol.ApplyWorkspaceEditParams) (*protocol.ApplyWorkspaceEditResult, error) {

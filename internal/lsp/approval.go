@@ -106,11 +106,44 @@ func approvalMessage(req *agent.ApprovalRequest) string {
 		if add, del := agent.DiffStat(req.Diff); add+del > 0 {
 			fmt.Fprintf(&b, "\n(+%d -%d lines)", add, del)
 		}
+		b.WriteString(diffHead(req.Diff))
 	default:
 		fmt.Fprintf(&b, "agent-ls wants to call %s", req.Tool)
 	}
 	if req.Reason != "" {
 		b.WriteString("\n" + req.Reason)
+	}
+	return b.String()
+}
+
+// Bounds of the diff shown in an approval message box.
+const (
+	maxApprovalDiffLines = 12
+	maxApprovalLineRunes = 120
+)
+
+// diffHead is the start of a patch's diff for a message box: its hunks'
+// lines (file headers are listed already), each cut to a width a box can
+// show, and how many lines were left out.
+func diffHead(diff string) string {
+	var b strings.Builder
+	shown, left := 0, 0
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "diff ") || strings.HasPrefix(l, "index ") {
+			continue
+		}
+		if shown == maxApprovalDiffLines {
+			left++
+			continue
+		}
+		if r := []rune(l); len(r) > maxApprovalLineRunes {
+			l = string(r[:maxApprovalLineRunes-1]) + "…"
+		}
+		b.WriteString("\n" + l)
+		shown++
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n… %d more diff lines", left)
 	}
 	return b.String()
 }

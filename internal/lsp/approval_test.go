@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,22 @@ func TestApprovalMessageForPatch(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
+	}
+	// The box shows the diff's first lines, cut to a width, and says how
+	// much was left out.
+	var diff strings.Builder
+	diff.WriteString("--- a/a.go\n+++ b/a.go\n@@ -1,20 +1,20 @@\n-" + strings.Repeat("é", 200) + "\n")
+	for i := range 20 {
+		fmt.Fprintf(&diff, "+line %d\n", i)
+	}
+	msg = approvalMessage(&agent.ApprovalRequest{Kind: agent.ApprovalPatch, Files: []string{"/r/a.go"}, Diff: diff.String()})
+	want := "agent-ls wants to change 1 file(s):\n  /r/a.go\n(+20 -1 lines)\n@@ -1,20 +1,20 @@\n-" + strings.Repeat("é", 118) + "…"
+	for i := range 10 {
+		want += fmt.Sprintf("\n+line %d", i)
+	}
+	want += "\n… 10 more diff lines"
+	if msg != want {
+		t.Errorf("message\n%s\nwant\n%s", msg, want)
 	}
 	if q := shellQuote([]string{"bash", "-lc", "echo 'hi' && ls"}); q != `bash -lc 'echo '\''hi'\'' && ls'` {
 		t.Errorf("shellQuote = %s", q)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // turnArgument is the argument of an agent.startTurn command.
@@ -20,10 +22,15 @@ type contextArgument struct {
 	Range protocol.Range `json:"range"`
 }
 
-// CodeAction offers the agent on a selection (protocol section 7).
+// CodeAction offers the agent on a selection (protocol section 7). A
+// client that sends only the cursor (an empty range) gets the actions for
+// the block around it (see cursorBlock). The conversation actions come
+// after the selection's: Stop while a turn runs, New conversation and
+// Show conversation always.
 func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
-	if p.Range.Start == p.Range.End {
-		return nil, nil
+	rng := p.Range
+	if rng.Start == rng.End {
+		rng = s.cursorBlock(string(p.TextDocument.URI), rng.Start)
 	}
 	diags := p.Context.Diagnostics
 	fixKind := protocol.CodeActionKindRefactorRewrite
@@ -49,7 +56,7 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 		}
 		arg, err := json.Marshal(turnArgument{
 			Prompt:  o.prompt,
-			Context: []contextArgument{{URI: string(p.TextDocument.URI), Range: p.Range}},
+			Context: []contextArgument{{URI: string(p.TextDocument.URI), Range: rng}},
 		})
 		if err != nil {
 			return nil, err
@@ -69,7 +76,75 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 		}
 		actions = append(actions, action)
 	}
+	// The conversation actions have no kind: a client that asks for some
+	// kinds only is after something else.
+	if len(p.Context.Only) > 0 {
+		return actions, nil
+	}
+	if len(s.convs.Running()) > 0 {
+		actions = append(actions, commandAction("Agent: Stop", commandInterrupt))
+	}
+	actions = append(actions,
+		commandAction("Agent: New conversation", commandNewSession),
+		commandAction("Agent: Show conversation", commandShowConversation))
 	return actions, nil
+}
+
+// commandAction is a code action that runs a command with no arguments.
+func commandAction(title, command string) *protocol.CodeAction {
+	return &protocol.CodeAction{Title: title, Command: protocol.Command{Title: title, Command: command}}
+}
+
+// cursorBlock is what an action at the cursor acts on: the cursor's line
+// and, when the lines below it are indented deeper (a function's or a
+// block's body), those lines and the line that closes them at the cursor
+// line's depth. Without the document it is the cursor's line.
+func (s *server) cursorBlock(docURI string, at protocol.Position) protocol.Range {
+	line := int(at.Line)
+	whole := protocol.Range{
+		Start: protocol.Position{Line: uint32(line)},
+		End:   protocol.Position{Line: uint32(line + 1)},
+	}
+	doc, ok := s.store.Document(docKey(docURI))
+	if !ok {
+		return whole
+	}
+	lines := strings.SplitAfter(doc.Text, "\n")
+	if line >= len(lines) {
+		return whole
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+	blank := func(l string) bool { return strings.TrimSpace(l) == "" }
+	last := line
+	depth := indent(lines[line])
+	next := line + 1
+	for next < len(lines) && blank(lines[next]) {
+		next++
+	}
+	if next < len(lines) && indent(lines[next]) > depth {
+		for next < len(lines) && (blank(lines[next]) || indent(lines[next]) > depth) {
+			if !blank(lines[next]) {
+				last = next
+			}
+			next++
+		}
+		if next < len(lines) && indent(lines[next]) == depth && strings.ContainsAny(strings.TrimSpace(lines[next])[:1], "})]") {
+			last = next
+		}
+	}
+	start := 0
+	for _, l := range lines[:line] {
+		start += len(l)
+	}
+	end := start
+	for _, l := range lines[line : last+1] {
+		end += len(l)
+	}
+	enc := s.store.Encoding()
+	return protocol.Range{
+		Start: toProtocolPosition(workspace.PositionAt(doc.Text, start, enc)),
+		End:   toProtocolPosition(workspace.PositionAt(doc.Text, end, enc)),
+	}
 }
 
 // kindWanted applies the client's "only" filter: a kind matches a wanted

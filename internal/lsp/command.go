@@ -10,12 +10,15 @@ import (
 
 // The commands of workspace/executeCommand: the agent methods for clients
 // that only speak plain LSP. Each takes the same object as its agent/*
-// method as its one argument.
+// method as its one argument, optional where protocol section 7.1 says so.
 const (
-	commandStartTurn  = "agent.startTurn"
-	commandInterrupt  = "agent.interrupt"
-	commandNewSession = "agent.newSession"
+	commandStartTurn        = "agent.startTurn"
+	commandInterrupt        = "agent.interrupt"
+	commandNewSession       = "agent.newSession"
+	commandShowConversation = "agent.showConversation"
 )
+
+var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation}
 
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	argument := func(v any) error {
@@ -24,6 +27,9 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		}
 		return decodeParams(p.Command, p.Arguments[0], v)
 	}
+	// hasArgument: Neovim sends a command without arguments as
+	// "arguments": null, or an empty list.
+	hasArgument := len(p.Arguments) > 0 && string(p.Arguments[0]) != "null"
 	var result any
 	var err error
 	switch p.Command {
@@ -32,8 +38,12 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		if err := argument(&args); err != nil {
 			return nil, err
 		}
-		result, err = s.beginTurn(p.Command, args)
+		result, err = s.beginTurn(ctx, p.Command, args, true)
 	case commandInterrupt:
+		if !hasArgument {
+			result, err = s.interruptAll(ctx)
+			break
+		}
 		var args interruptParams
 		if err := argument(&args); err != nil {
 			return nil, err
@@ -41,15 +51,27 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		result, err = s.interruptTurn(ctx, p.Command, args)
 	case commandNewSession:
 		var args newSessionParams
-		if len(p.Arguments) > 0 {
+		if hasArgument {
 			if err := argument(&args); err != nil {
 				return nil, err
 			}
 		}
-		result, err = s.createSession(args)
+		var info *sessionResult
+		if info, err = s.createSession(args); err == nil {
+			s.convs.setCurrent(info.SessionID)
+			s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
+		}
+		result = info
+	case commandShowConversation:
+		var args showConversationParams
+		if hasArgument {
+			if err := argument(&args); err != nil {
+				return nil, err
+			}
+		}
+		result, err = s.showConversation(ctx, args)
 	default:
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q (this server has %s, %s and %s)",
-			p.Command, commandStartTurn, commandInterrupt, commandNewSession)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q (this server has %v)", p.Command, commands)
 	}
 	if err != nil {
 		return nil, err

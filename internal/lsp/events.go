@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -20,15 +21,21 @@ var _ agent.Frontend = (*server)(nil)
 // Event queues one turn event for the editor. It never blocks: a turn must
 // not wait for a slow editor.
 func (s *server) Event(ev event.Event) {
+	s.convs.observe(ev)
 	s.out.push(outItem{event: &ev})
 }
 
 // outbox delivers what the agent reports to the editor, in the order it
 // was reported, from one goroutine: agent/event notifications to clients
-// that opted in, $/progress to clients that support it.
+// that opted in, messages to the others, $/progress to clients that
+// support it, and every event to the session's transcript.
 type outbox struct {
-	s        *server
-	progress *progress
+	s           *server
+	progress    *progress
+	plain       *plain
+	transcripts *transcripts
+	// transcriptFailed: a failure to write transcripts was logged once.
+	transcriptFailed bool
 
 	mu    sync.Mutex
 	queue []outItem
@@ -41,13 +48,21 @@ type outbox struct {
 type outItem struct {
 	event   *event.Event
 	created *created
+	// notice is a window/showMessage.
+	notice *protocol.ShowMessageParams
 	// reached, when set, is closed once everything queued before it has
 	// been delivered.
 	reached chan struct{}
 }
 
 func newOutbox(s *server) *outbox {
-	return &outbox{s: s, progress: newProgress(s), wake: make(chan struct{}, 1)}
+	return &outbox{
+		s:           s,
+		progress:    newProgress(s),
+		plain:       newPlain(s),
+		transcripts: newTranscripts(s.opts.TranscriptDir),
+		wake:        make(chan struct{}, 1),
+	}
 }
 
 func (o *outbox) push(it outItem) {
@@ -103,6 +118,14 @@ func (o *outbox) deliver(ctx context.Context, it outItem) {
 		o.progress.created(ctx, *it.created)
 		return
 	}
+	if it.notice != nil {
+		o.s.showMessage(ctx, it.notice.Type, it.notice.Message)
+		return
+	}
+	if err := o.transcripts.record(*it.event); err != nil && !o.transcriptFailed {
+		o.transcriptFailed = true
+		o.s.log.Warn("the conversation is not kept", "err", err)
+	}
 	caps := o.s.capabilities()
 	if caps.AgentEvents {
 		b, err := json.Marshal(it.event)
@@ -111,6 +134,8 @@ func (o *outbox) deliver(ctx context.Context, it outItem) {
 		} else {
 			o.s.notify(ctx, methodEvent, jsonrpc2.RawMessage(b))
 		}
+	} else {
+		o.plain.event(ctx, *it.event)
 	}
 	if caps.WorkDoneProgress {
 		o.progress.event(ctx, *it.event)

@@ -31,6 +31,8 @@ type ClientCapabilities struct {
 	// MessageActionItems: approvals can fall back to
 	// window/showMessageRequest.
 	MessageActionItems bool
+	// ShowDocument: window/showDocument opens the transcript.
+	ShowDocument bool
 	// AgentEvents, AgentApprovals, AgentReview: experimental.agent opt-ins.
 	AgentEvents    bool
 	AgentApprovals bool
@@ -55,6 +57,7 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 	if w := c.Window; w != nil {
 		caps.WorkDoneProgress = isTrue(w.WorkDoneProgress)
 		caps.MessageActionItems = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil
+		caps.ShowDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
 	// UTF-16 is what every client supports; take UTF-8 when offered, it
 	// is what the server holds text in.
@@ -104,8 +107,14 @@ func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams
 	}
 	folders := workspaceFolders(params)
 	s.store.SetEncoding(caps.PositionEncoding)
+	saveEdits := true
+	for _, set := range []*bool{s.opts.SaveAgentEdits, init.SaveAgentEdits} {
+		if set != nil {
+			saveEdits = *set
+		}
+	}
 	s.mu.Lock()
-	s.caps, s.folders = caps, folders
+	s.caps, s.folders, s.saveEdits = caps, folders, saveEdits
 	s.mu.Unlock()
 
 	var a Agent
@@ -153,7 +162,7 @@ func (s *server) initializeResult(enc workspace.Encoding) *protocol.InitializeRe
 				CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindRefactorRewrite},
 			},
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
-				Commands: []string{commandStartTurn, commandInterrupt, commandNewSession},
+				Commands: commands,
 			},
 			Experimental: protocol.LSPAny(`{"agent":{"version":1}}`),
 		},

@@ -92,7 +92,7 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 	case event.Compacted:
 		p.report(ctx, tp, "Compacted the conversation")
 	case event.TurnCompleted:
-		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(summary(tp, e))})
+		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(summary(tp.tools, tp.files, e))})
 		// Before the editor accepted the token, everything waits for its
 		// answer (or the timeout): a quick turn then shows its whole
 		// progress at once rather than none.
@@ -216,8 +216,9 @@ func (s *server) WorkDoneProgressCancel(_ context.Context, params *protocol.Work
 	return nil
 }
 
-// summary is the one line that ends a turn's progress.
-func summary(tp *turnProgress, e event.TurnCompleted) string {
+// summary is the one line that ends a turn's progress: its status, and
+// how many tool calls it made and files it changed.
+func summary(tools, files int, e event.TurnCompleted) string {
 	switch e.Status {
 	case event.StatusInterrupted:
 		return "Interrupted"
@@ -228,11 +229,11 @@ func summary(tp *turnProgress, e event.TurnCompleted) string {
 		return "Failed"
 	}
 	var parts []string
-	if tp.tools > 0 {
-		parts = append(parts, plural(tp.tools, "tool call"))
+	if tools > 0 {
+		parts = append(parts, plural(tools, "tool call"))
 	}
-	if tp.files > 0 {
-		parts = append(parts, plural(tp.files, "file")+" changed")
+	if files > 0 {
+		parts = append(parts, plural(files, "file")+" changed")
 	}
 	if len(parts) == 0 {
 		return "Done"

@@ -61,7 +61,7 @@ func TestProgressSummaries(t *testing.T) {
 		{3, 1, event.TurnCompleted{Status: event.StatusFailed, Error: "model unreachable\nstack"}, "Failed: model unreachable"},
 	}
 	for _, tt := range tests {
-		if got := summary(&turnProgress{tools: tt.tools, files: tt.files}, tt.done); got != tt.want {
+		if got := summary(tt.tools, tt.files, tt.done); got != tt.want {
 			t.Errorf("summary = %q, want %q", got, tt.want)
 		}
 	}

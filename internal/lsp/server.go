@@ -41,6 +41,8 @@ type InitOptions struct {
 	Profile        string                `json:"profile"`
 	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
 	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
+	// SaveAgentEdits: see Options.SaveAgentEdits.
+	SaveAgentEdits *bool `json:"saveAgentEdits"`
 }
 
 // AgentConfig is what the server knows when the editor initializes, which
@@ -67,6 +69,14 @@ type Options struct {
 	// NewAgent builds the agent for this connection at initialize. When it
 	// is nil, the agent methods answer RequestFailed.
 	NewAgent func(AgentConfig) (Agent, error)
+	// TranscriptDir is where each session's conversation is kept as
+	// Markdown (agent.showConversation); empty keeps none.
+	TranscriptDir string
+	// SaveAgentEdits: after the editor applied an agent edit to a buffer
+	// that had no unsaved changes, write the new text to its file too
+	// (the default), so commands see it; initializationOptions
+	// saveAgentEdits overrides it.
+	SaveAgentEdits *bool
 	// ProgressTimeout bounds how long a turn's progress waits for the
 	// editor to answer window/workDoneProgress/create before the turn goes
 	// without progress (default 10s).
@@ -135,6 +145,7 @@ type server struct {
 	conn   jsonrpc2.Conn
 	client protocol.Client
 	out    *outbox
+	convs  *conversations
 
 	state      atomic.Int32
 	exited     chan struct{}
@@ -146,6 +157,7 @@ type server struct {
 	agent      Agent
 	folders    []string
 	agentError string
+	saveEdits  bool
 }
 
 func newServer(opts Options) *server {
@@ -160,6 +172,7 @@ func newServer(opts Options) *server {
 		log:    opts.Logger,
 		store:  workspace.NewStore(),
 		exited: make(chan struct{}),
+		convs:  newConversations(),
 	}
 	s.out = newOutbox(s)
 	return s
@@ -180,7 +193,7 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 		case methodNewSession:
 			return s.newSession(req.Params())
 		case methodStartTurn:
-			return s.startTurn(req.Params())
+			return s.startTurn(ctx, req.Params())
 		case methodInterrupt:
 			return s.interrupt(ctx, req.Params())
 		case methodUndoTurn:

@@ -86,7 +86,12 @@ func (s *server) newSession(params []byte) (any, error) {
 			return nil, err
 		}
 	}
-	return s.createSession(p)
+	info, err := s.createSession(p)
+	if err != nil {
+		return nil, err
+	}
+	s.convs.setCurrent(info.SessionID)
+	return info, nil
 }
 
 func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
@@ -126,17 +131,25 @@ func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
 	}, nil
 }
 
-func (s *server) startTurn(params []byte) (any, error) {
+func (s *server) startTurn(ctx context.Context, params []byte) (any, error) {
 	var p startTurnParams
 	if err := decodeParams(methodStartTurn, params, &p); err != nil {
 		return nil, err
 	}
-	return s.beginTurn(methodStartTurn, p)
+	return s.beginTurn(ctx, methodStartTurn, p, false)
 }
 
-// beginTurn starts a turn, in a new session when none is named, and
-// answers as soon as the agent accepted it.
-func (s *server) beginTurn(method string, p startTurnParams) (*startTurnResult, error) {
+// beginTurn starts a turn and answers as soon as the agent accepted it.
+// Without a sessionId the turn goes to a new session, or, when
+// continueCurrent is set (code actions and agent.startTurn), to the
+// workspace's current session, created when there is none. A turn that
+// names its session makes it current (protocol section 7.1).
+//
+// A client with neither agent/event nor progress is told that the turn
+// started before the answer: Emacs's jsonrpc (Emacs 28) leaves a message
+// that arrives together with the answer to its synchronous request unread
+// until more output comes, which for a quiet turn may be never.
+func (s *server) beginTurn(ctx context.Context, method string, p startTurnParams, continueCurrent bool) (*startTurnResult, error) {
 	a, err := s.theAgent()
 	if err != nil {
 		return nil, err
@@ -159,17 +172,31 @@ func (s *server) beginTurn(method string, p startTurnParams) (*startTurnResult, 
 		in.Images = append(in.Images, u)
 	}
 
-	sessionID := p.SessionID
+	sessionID, makeCurrent := p.SessionID, true
+	if sessionID == "" && continueCurrent {
+		sessionID = s.convs.Current()
+	}
 	if sessionID == "" {
 		info, err := s.createSession(newSessionParams{})
 		if err != nil {
 			return nil, err
 		}
-		sessionID = info.SessionID
+		sessionID, makeCurrent = info.SessionID, continueCurrent
 	}
 	turnID, err := a.StartTurn(sessionID, in)
 	if err != nil {
 		return nil, agentError(err)
+	}
+	s.convs.started(sessionID, turnID)
+	if makeCurrent {
+		s.convs.setCurrent(sessionID)
+	}
+	if caps := s.capabilities(); !caps.AgentEvents && !caps.WorkDoneProgress {
+		s.out.push(outItem{notice: &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo,
+			Message: fmt.Sprintf("Agent: working on “%s” (code action “Agent: Stop” interrupts it)", firstLine(*p.Prompt))}})
+		if err := s.out.drained(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return &startTurnResult{SessionID: sessionID, TurnID: turnID}, nil
 }
@@ -262,6 +289,10 @@ func (s *server) interruptTurn(ctx context.Context, method string, p interruptPa
 		// user and the turn raced, and the outcome is what they wanted.
 		if err != nil && !errors.Is(err, agent.ErrNoTurn) {
 			return nil, agentError(err)
+		}
+		// The turn's end goes out before the answer (see beginTurn).
+		if err := s.out.drained(ctx); err != nil {
+			return nil, protocol.ErrRequestCancelled
 		}
 		return struct{}{}, nil
 	case <-ctx.Done():
