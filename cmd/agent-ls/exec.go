@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 const execUsage = `Usage: agent-ls exec [flags] PROMPT
@@ -123,22 +124,20 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
 
-	turnID, err := mgr.StartTurn(info.SessionID, agent.TurnInput{Prompt: prompt})
+	turn, err := mgr.StartTurn(info.SessionID, agent.TurnInput{Prompt: prompt})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
-	var done event.TurnCompleted
 	select {
-	case done = <-fe.done:
+	case <-turn.Done():
 	case <-sig:
 		fmt.Fprintln(stderr, "\nagent-ls: interrupting the turn…")
-		if err := mgr.Interrupt(info.SessionID, turnID); err != nil && !errors.Is(err, agent.ErrNoTurn) {
+		if err := mgr.Interrupt(info.SessionID, turn.ID()); err != nil && !errors.Is(err, agent.ErrNoTurn) {
 			fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		}
-		done = <-fe.done
 	}
-	switch done.Status {
+	switch turn.Result().Status {
 	case event.StatusCompleted:
 		return 0
 	case event.StatusInterrupted:
@@ -189,7 +188,6 @@ func execPrompt(args []string, stdin io.Reader) (string, error) {
 type termFrontend struct {
 	out, errw *bufio.Writer
 	jsonOut   bool
-	done      chan event.TurnCompleted
 	// midLine: stdout has text not yet ended by a newline.
 	midLine bool
 	// streamed: the text of each item that reached stdout through deltas.
@@ -270,7 +268,6 @@ func newTermFrontend(stdout, stderr io.Writer, jsonOut bool) *termFrontend {
 		out:      bufio.NewWriter(stdout),
 		errw:     bufio.NewWriter(stderr),
 		jsonOut:  jsonOut,
-		done:     make(chan event.TurnCompleted, 1),
 		streamed: make(map[string]string),
 	}
 }
@@ -288,11 +285,12 @@ func (f *termFrontend) Event(ev event.Event) {
 	} else {
 		f.show(ev.Payload)
 	}
-	if tc, ok := ev.Payload.(event.TurnCompleted); ok {
-		f.out.Flush()
-		f.errw.Flush()
-		f.done <- tc
-	}
+}
+
+// ApplyChanges leaves file changes to the agent, which writes them to
+// disk: there is no editor to hand them to.
+func (f *termFrontend) ApplyChanges(context.Context, *workspace.ChangeSet) (bool, error) {
+	return false, nil
 }
 
 func (f *termFrontend) show(p event.Payload) {

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/agent-ls/agent-ls/internal/workspace"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -163,7 +165,7 @@ func TestTurnStreamsAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turnID, err := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "hi"})
+	turnID, err := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "hi"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +206,7 @@ func TestTurnRunsToolsAndFeedsResultsBack(t *testing.T) {
 	rec := newRecorder()
 	mgr := newTestManager(t, m, rec)
 	info, _ := mgr.NewSession(SessionOptions{})
-	turnID, _ := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "plan it"})
+	turnID, _ := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "plan it"}))
 	if done := rec.wait(t); done.Status != event.StatusCompleted {
 		t.Fatalf("turn %+v", done)
 	}
@@ -282,7 +284,7 @@ func TestInterruptWhileStreamingThenNextTurnWorks(t *testing.T) {
 	rec := newRecorder()
 	mgr := newTestManager(t, m, rec)
 	info, _ := mgr.NewSession(SessionOptions{})
-	turnID, _ := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "long"})
+	turnID, _ := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "long"}))
 	<-streaming
 	if _, err := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "again"}); !errors.Is(err, ErrTurnRunning) {
 		t.Errorf("second StartTurn err = %v, want ErrTurnRunning", err)
@@ -308,7 +310,7 @@ func TestInterruptDuringToolCallKeepsHistoryValid(t *testing.T) {
 	blocker := &blockingTool{started: make(chan struct{})}
 	mgr := newTestManager(t, m, rec, blocker)
 	info, _ := mgr.NewSession(SessionOptions{})
-	turnID, _ := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "go"})
+	turnID, _ := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "go"}))
 	<-blocker.started
 	if err := mgr.Interrupt(info.SessionID, ""); err != nil {
 		t.Fatal(err)
@@ -430,4 +432,22 @@ func must(t *testing.T, err error) {
 func write(t *testing.T, path, text string) {
 	t.Helper()
 	must(t, os.WriteFile(path, []byte(text), 0o644))
+}
+
+// startID is StartTurn's result as a turn id.
+func startID(h *Turn, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return h.ID(), nil
+}
+
+// RequestApproval: the recorder has nobody to ask.
+func (r *recorder) RequestApproval(context.Context, *ApprovalRequest) (string, error) {
+	return RejectOnce, nil
+}
+
+// ApplyChanges leaves changes to the agent (written to disk).
+func (r *recorder) ApplyChanges(context.Context, *workspace.ChangeSet) (bool, error) {
+	return false, nil
 }

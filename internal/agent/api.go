@@ -19,11 +19,26 @@ var (
 )
 
 // Frontend is whoever drives the agent: the language server for editors,
-// the terminal for exec and demo, a fake in tests.
+// the terminal for exec, a fake in tests. Its three duties are required:
+// a frontend that compiles implements the whole contract.
 type Frontend interface {
 	// Event delivers one turn event. Events of one session arrive in seq
 	// order. Event must not block for long: it is called from the turn.
 	Event(ev event.Event)
+	// RequestApproval asks the user to decide req and returns one of
+	// req.Options, or Abort. ctx ends when the turn is interrupted; an
+	// error or an empty decision rejects. A frontend with nobody to ask
+	// returns RejectOnce.
+	RequestApproval(ctx context.Context, req *ApprovalRequest) (string, error)
+	// ApplyChanges applies cs all or nothing and reports applied true, or
+	// reports applied false (and no error) to leave it to the agent, which
+	// writes the changes to disk. A *workspace.RejectedError means the
+	// editor refused it, or a file changed since it was read, and nothing
+	// changed. After it applied, later reads through the workspace view
+	// see the new contents; a document the user has unsaved edits in gets
+	// the change in its buffer only, and workspace.NotOnDisk(cs) names
+	// those files, whose saved version is what commands see.
+	ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) (applied bool, err error)
 }
 
 // SessionOptions are the per-session settings a frontend may choose; empty
@@ -64,19 +79,4 @@ type ContextItem struct {
 	Text string
 	// Diagnostics are the editor's messages for the range, if any.
 	Diagnostics []string
-}
-
-// ChangeApplier is the part of a frontend that applies file changes
-// itself (the language server, through the editor, so edits land in open
-// buffers with undo). For a frontend without it the agent writes the
-// changes to disk.
-type ChangeApplier interface {
-	// ApplyChanges applies cs all or nothing. A *workspace.RejectedError
-	// means the editor refused it, or a file changed since it was read,
-	// and nothing changed. After a nil error later reads through the
-	// workspace view see the new contents; a document the user has
-	// unsaved edits in gets the change in its buffer only, and
-	// workspace.NotOnDisk(cs) names those files, whose saved version is
-	// what commands see.
-	ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) error
 }

@@ -25,11 +25,19 @@ const (
 	AutoReject   = "autoReject"
 )
 
+// ApprovalKind says what an approval request is about (protocol
+// section 6).
+type ApprovalKind string
+
 // Approval kinds.
 const (
-	ApprovalExec  = "exec"
-	ApprovalPatch = "patch"
-	ApprovalMCP   = "mcp"
+	// ApprovalExec: a command (Command, Cwd).
+	ApprovalExec ApprovalKind = "exec"
+	// ApprovalPatch: a change to files (Files, Diff).
+	ApprovalPatch ApprovalKind = "patch"
+	// ApprovalTool: a call of any other tool (Tool, Arguments), such as
+	// one an MCP server offers.
+	ApprovalTool ApprovalKind = "tool"
 )
 
 // ApprovalRequest asks the user to decide an action.
@@ -37,7 +45,7 @@ type ApprovalRequest struct {
 	SessionID  string
 	TurnID     string
 	ApprovalID string
-	Kind       string
+	Kind       ApprovalKind
 	// Command and Cwd describe an exec; Files and Diff a patch.
 	Command []string
 	Cwd     string
@@ -49,14 +57,6 @@ type ApprovalRequest struct {
 	Arguments json.RawMessage
 	// Options are the decisions the user may pick.
 	Options []string
-}
-
-// Approver is the part of a frontend that asks the user. A frontend that
-// cannot ask leaves it out; every request is then rejected.
-type Approver interface {
-	// RequestApproval returns the user's decision. ctx ends when the turn
-	// is interrupted; an error or an empty decision rejects.
-	RequestApproval(ctx context.Context, req *ApprovalRequest) (string, error)
 }
 
 // approvalStore remembers "always" answers for the session: commands by
@@ -208,20 +208,20 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return !c.allow || c.unsandbox || sandboxed }); ok {
 		id := a.t.nextApprovalID()
 		if !stored.allow {
-			a.t.emit(event.Approval{ApprovalID: id, Kind: ApprovalExec, Decision: AutoReject})
+			a.t.emit(event.Approval{ApprovalID: id, Kind: string(ApprovalExec), Decision: AutoReject})
 			return tools.ExecDecision{Decision: tools.Decision{Reason: "refused: the user rejected this command for the rest of the session"}}, nil
 		}
 		if v != forbid {
-			a.t.emit(event.Approval{ApprovalID: id, Kind: ApprovalExec, Decision: AutoAllow})
+			a.t.emit(event.Approval{ApprovalID: id, Kind: string(ApprovalExec), Decision: AutoAllow})
 			return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed && !stored.unsandbox}, nil
 		}
 	}
 	switch v {
 	case run:
-		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoAllow})
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoAllow})
 		return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed}, nil
 	case forbid:
-		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoReject})
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoReject})
 		return tools.ExecDecision{Decision: tools.Decision{Reason: reason}}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd, Reason: reason})
@@ -249,11 +249,11 @@ func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecReques
 		return tools.Decision{}, nil
 	}
 	if s.mgr.opts.Unattended {
-		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoReject})
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoReject})
 		return tools.Decision{Reason: unattendedRefusal("the sandbox blocked this command, so it was not run again without the sandbox")}, nil
 	}
 	if _, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return c.allow && (c.unsandbox || c.retryAllow) }); ok {
-		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalExec, Decision: AutoAllow})
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoAllow})
 		return tools.Decision{Allowed: true}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
@@ -288,19 +288,19 @@ func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.
 	if v != forbid {
 		if decided, allowed := s.approvals.filesDecided(reals); decided {
 			if allowed {
-				a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoAllow})
+				a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalPatch), Decision: AutoAllow})
 				return tools.Decision{Allowed: true}, nil
 			}
-			a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoReject})
+			a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalPatch), Decision: AutoReject})
 			return tools.Decision{Reason: "refused: the user rejected changes to these files for the rest of the session"}, nil
 		}
 	}
 	switch v {
 	case run:
-		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoAllow})
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalPatch), Decision: AutoAllow})
 		return tools.Decision{Allowed: true}, nil
 	case forbid:
-		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: ApprovalPatch, Decision: AutoReject})
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalPatch), Decision: AutoReject})
 		return tools.Decision{Reason: reason}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalPatch, Files: req.Paths, Diff: req.Diff,
@@ -325,20 +325,18 @@ func (t *turn) askUser(ctx context.Context, req *ApprovalRequest) (string, error
 	req.SessionID, req.TurnID, req.ApprovalID = t.s.info.SessionID, t.id, t.nextApprovalID()
 	req.Options = []string{AllowOnce, AllowAlways, RejectOnce, RejectAlways}
 	decision := RejectOnce
-	if ap, ok := t.s.mgr.opts.Frontend.(Approver); ok {
-		d, err := ap.RequestApproval(ctx, req)
-		switch {
-		case ctx.Err() != nil:
-			decision = Abort
-		case err != nil:
-			t.s.mgr.log.Warn("approval request failed; rejecting", "approval", req.ApprovalID, "err", err)
-		case d == AllowOnce, d == AllowAlways, d == RejectOnce, d == RejectAlways, d == Abort:
-			decision = d
-		case d != "":
-			t.s.mgr.log.Warn("unknown approval decision; rejecting", "approval", req.ApprovalID, "decision", d)
-		}
+	d, err := t.s.mgr.opts.Frontend.RequestApproval(ctx, req)
+	switch {
+	case ctx.Err() != nil:
+		decision = Abort
+	case err != nil:
+		t.s.mgr.log.Warn("approval request failed; rejecting", "approval", req.ApprovalID, "err", err)
+	case d == AllowOnce, d == AllowAlways, d == RejectOnce, d == RejectAlways, d == Abort:
+		decision = d
+	case d != "":
+		t.s.mgr.log.Warn("unknown approval decision; rejecting", "approval", req.ApprovalID, "decision", d)
 	}
-	t.emit(event.Approval{ApprovalID: req.ApprovalID, Kind: req.Kind, Decision: decision})
+	t.emit(event.Approval{ApprovalID: req.ApprovalID, Kind: string(req.Kind), Decision: decision})
 	if decision == Abort {
 		t.interrupted.Store(true)
 		t.cancel()

@@ -154,11 +154,12 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 	return err
 }
 
-// applyChanges applies cs through the frontend when it can (the editor),
-// else to disk.
+// applyChanges applies cs through the frontend when it does so (the
+// editor), else to disk.
 func (m *Manager) applyChanges(ctx context.Context, cs *workspace.ChangeSet) error {
-	if ap, ok := m.opts.Frontend.(ChangeApplier); ok {
-		return ap.ApplyChanges(ctx, cs)
+	applied, err := m.opts.Frontend.ApplyChanges(ctx, cs)
+	if applied || err != nil {
+		return err
 	}
 	return workspace.WriteToDisk(cs)
 }
@@ -185,7 +186,7 @@ func (m *Manager) UndoTurn(ctx context.Context, sessionID, turnID string) ([]str
 		return nil, err
 	}
 	s.mu.Lock()
-	running := s.running
+	running := s.busy()
 	s.mu.Unlock()
 	if running != nil {
 		return nil, fmt.Errorf("%w: wait for turn %s to end before undoing", ErrTurnRunning, running.id)

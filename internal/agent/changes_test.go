@@ -20,10 +20,10 @@ type editingFrontend struct {
 	sets   []*workspace.ChangeSet
 }
 
-func (f *editingFrontend) ApplyChanges(_ context.Context, cs *workspace.ChangeSet) error {
+func (f *editingFrontend) ApplyChanges(_ context.Context, cs *workspace.ChangeSet) (bool, error) {
 	f.sets = append(f.sets, cs)
 	if f.reject != "" {
-		return &workspace.RejectedError{Reason: f.reject}
+		return true, &workspace.RejectedError{Reason: f.reject}
 	}
 	for _, c := range cs.Changes {
 		switch c.Kind {
@@ -38,7 +38,7 @@ func (f *editingFrontend) ApplyChanges(_ context.Context, cs *workspace.ChangeSe
 			os.WriteFile(c.Path, c.NewContent, 0o644)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 const testPatch = `*** Begin Patch
@@ -65,7 +65,7 @@ func patchTurn(t *testing.T, fe Frontend) (*Manager, *scriptedModel, SessionInfo
 func TestPatchAppliedThroughTheFrontendAndUndone(t *testing.T) {
 	fe := &editingFrontend{recorder: newRecorder()}
 	mgr, m, info, a := patchTurn(t, fe)
-	turnID, _ := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "edit"})
+	turnID, _ := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "edit"}))
 	done := fe.wait(t)
 	if done.Status != event.StatusCompleted {
 		t.Fatalf("turn %+v", done)

@@ -42,7 +42,7 @@ func TestRecordAndRestore(t *testing.T) {
 	if _, err := mgr2.Restore(saved); err == nil {
 		t.Error("restored the same session twice")
 	}
-	turnID, err := mgr2.StartTurn(info.SessionID, TurnInput{Prompt: "two"})
+	turnID, err := startID(mgr2.StartTurn(info.SessionID, TurnInput{Prompt: "two"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,12 +213,13 @@ func (m *Manager) add(s *session) error {
 	return nil
 }
 
-// StartTurn starts a turn in the session and returns its id at once; the
-// turn runs in the background and reports through the frontend.
-func (m *Manager) StartTurn(sessionID string, in TurnInput) (string, error) {
+// StartTurn starts a turn in the session and returns it at once; the turn
+// runs in the background, reports through the frontend, and can be waited
+// for through the handle.
+func (m *Manager) StartTurn(sessionID string, in TurnInput) (*Turn, error) {
 	s, err := m.session(sessionID)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	return s.startTurn(in)
 }

@@ -33,11 +33,30 @@ type session struct {
 	approvals approvalStore
 }
 
-func (s *session) startTurn(in TurnInput) (string, error) {
+// busy returns the running turn, if any; a turn that is only left to
+// report its end is waited for, since its turnCompleted may already have
+// reached the client. Called with s.mu held; it may release it while it
+// waits.
+func (s *session) busy() *turn {
+	for s.running != nil {
+		t := s.running
+		select {
+		case <-t.ending:
+			s.mu.Unlock()
+			<-t.done
+			s.mu.Lock()
+		default:
+			return t
+		}
+	}
+	return nil
+}
+
+func (s *session) startTurn(in TurnInput) (*Turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running != nil {
-		return "", fmt.Errorf("%w (turn %s); interrupt it or wait for it to finish", ErrTurnRunning, s.running.id)
+	if s.busy() != nil {
+		return nil, fmt.Errorf("%w (turn %s); interrupt it or wait for it to finish", ErrTurnRunning, s.running.id)
 	}
 	s.turns++
 	ctx, cancel := context.WithCancel(context.Background())
@@ -47,6 +66,7 @@ func (s *session) startTurn(in TurnInput) (string, error) {
 		input:  in,
 		cancel: cancel,
 		done:   make(chan struct{}),
+		ending: make(chan struct{}),
 	}
 	s.running = t
 	go func() {
@@ -57,7 +77,7 @@ func (s *session) startTurn(in TurnInput) (string, error) {
 		s.mu.Unlock()
 		cancel()
 	}()
-	return t.id, nil
+	return NewTurn(t.id, t.done, &t.result), nil
 }
 
 func (s *session) interrupt(turnID string) error {

@@ -72,7 +72,7 @@ func TestEachRequestTakesTheToolsRegisteredNow(t *testing.T) {
 	}
 	t.Cleanup(mgr.Close)
 	info, _ := mgr.NewSession(SessionOptions{})
-	turnID, err := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "look it up"})
+	turnID, err := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "look it up"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,11 @@ type turn struct {
 	interrupted atomic.Bool
 	approvals   atomic.Int64 // numbers the turn's approvals
 	files       turnFiles    // what the turn changed
+	result      TurnResult   // set before done closes
+	// ending is closed when the turn has finished its work and is about to
+	// report turnCompleted: a client that acts on that event must not be
+	// told the turn still runs.
+	ending chan struct{}
 
 	lastMessage string
 }
@@ -83,6 +88,8 @@ func (t *turn) run(ctx context.Context) {
 			log.Warn("this turn cannot be undone", "err", err)
 		}
 	}
+	t.result = TurnResult{Status: status, Error: errText, LastMessage: t.lastMessage}
+	close(t.ending)
 	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage, Diff: diff})
 }
 

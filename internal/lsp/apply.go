@@ -15,17 +15,20 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
-
-var _ agent.ChangeApplier = (*server)(nil)
 
 // settleTimeout bounds how long ApplyChanges waits, after the editor
 // applied an edit, for the didChange notifications that show it.
 const settleTimeout = 5 * time.Second
 
-// ApplyChanges applies a change set all or nothing (protocol section 5).
+// ApplyChanges is the agent.Frontend duty: the server applies every change
+// set itself, through the editor or to disk.
+func (s *server) ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) (bool, error) {
+	return true, s.applyChanges(ctx, cs)
+}
+
+// applyChanges applies a change set all or nothing (protocol section 5).
 //
 // A client without workspace.applyEdit gets every change written to disk,
 // atomically per file.
@@ -58,7 +61,7 @@ const settleTimeout = 5 * time.Second
 // saved version of.
 //
 // ApplyChanges must not be called from a handler: it waits for the editor.
-func (s *server) ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) error {
+func (s *server) applyChanges(ctx context.Context, cs *workspace.ChangeSet) error {
 	if err := s.out.drained(ctx); err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
@@ -102,7 +101,8 @@ func (h *applyHarness) apply(ctx context.Context, changes ...workspace.FileChang
 			changes[i].NewPath = h.path(changes[i].NewPath)
 		}
 	}
-	return h.agent.cfg.Frontend.(agent.ChangeApplier).ApplyChanges(ctx, &workspace.ChangeSet{Label: "agent: test", Changes: changes})
+	_, err := h.agent.cfg.Frontend.ApplyChanges(ctx, &workspace.ChangeSet{Label: "agent: test", Changes: changes})
+	return err
 }
 
 func (h *applyHarness) editorText(name string) string {

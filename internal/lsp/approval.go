@@ -23,8 +23,6 @@ var approvalActions = []struct{ title, decision string }{
 	{"Abort turn", agent.Abort},
 }
 
-var _ agent.Approver = (*server)(nil)
-
 type requestApprovalParams struct {
 	SessionID  string   `json:"sessionId"`
 	TurnID     string   `json:"turnId"`
@@ -54,7 +52,7 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 	}
 	if s.capabilities().AgentApprovals {
 		p := requestApprovalParams{
-			SessionID: req.SessionID, TurnID: req.TurnID, ApprovalID: req.ApprovalID, Kind: req.Kind,
+			SessionID: req.SessionID, TurnID: req.TurnID, ApprovalID: req.ApprovalID, Kind: string(req.Kind),
 			Command: req.Command, Reason: req.Reason, Diff: req.Diff, Tool: req.Tool, Options: req.Options,
 		}
 		if req.Cwd != "" {

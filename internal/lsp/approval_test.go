@@ -41,7 +41,7 @@ func TestApprovalThroughAgentRequestApproval(t *testing.T) {
 	h.initialize(editor.Options{Events: true, Approvals: true})
 	// The event queued before the request reaches the editor first.
 	h.agent.emit("s1", "t1", event.ToolCall{CallID: "c1", Tool: "shell", Kind: "execute", Title: "go test", Arguments: json.RawMessage(`{}`)})
-	d, err := h.agent.cfg.Frontend.(agent.Approver).RequestApproval(h.ctx, execRequest())
+	d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, execRequest())
 	if err != nil || d != agent.AllowAlways {
 		t.Fatalf("decision %q, %v", d, err)
 	}
@@ -88,7 +88,7 @@ func TestApprovalThroughShowMessageRequest(t *testing.T) {
 			}
 		})
 		h.initialize(editor.Options{MessageActionItems: true})
-		d, err := h.agent.cfg.Frontend.(agent.Approver).RequestApproval(h.ctx, execRequest())
+		d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, execRequest())
 		if err != nil || d != tc.want {
 			t.Errorf("choice %q: decision %q, %v; want %q", tc.choice, d, err, tc.want)
 			continue
@@ -108,7 +108,7 @@ func TestApprovalNeverAnsweredEndsWithTheTurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(h.ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.agent.cfg.Frontend.(agent.Approver).RequestApproval(ctx, execRequest())
+		_, err := h.agent.cfg.Frontend.RequestApproval(ctx, execRequest())
 		done <- err
 	}()
 	cancel() // the turn is interrupted

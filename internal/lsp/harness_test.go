@@ -63,20 +63,27 @@ func (a *fakeAgent) NewSession(opts agent.SessionOptions) (agent.SessionInfo, er
 		ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite}, nil
 }
 
-func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (string, error) {
+func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.sessions[sessionID]; !ok {
-		return "", fmt.Errorf("%w: %q", agent.ErrUnknownSession, sessionID)
+		return nil, fmt.Errorf("%w: %q", agent.ErrUnknownSession, sessionID)
 	}
 	if a.running[sessionID] != "" {
-		return "", agent.ErrTurnRunning
+		return nil, agent.ErrTurnRunning
 	}
 	a.nextID++
 	turn := fmt.Sprintf("t%d", a.nextID)
 	a.running[sessionID] = turn
 	a.turns = append(a.turns, in)
-	return turn, nil
+	// The server does not wait on the handle; tests end turns through
+	// complete.
+	return agent.NewTurn(turn, make(chan struct{}), &agent.TurnResult{}), nil
+}
+
+// UndoTurn: the fake changes no files.
+func (a *fakeAgent) UndoTurn(_ context.Context, sessionID, turnID string) ([]string, error) {
+	return nil, fmt.Errorf("%w: turn %q of session %s changed no files", agent.ErrNoTurn, turnID, sessionID)
 }
 
 func (a *fakeAgent) Interrupt(sessionID, turnID string) error {

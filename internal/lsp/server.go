@@ -30,9 +30,13 @@ type Agent interface {
 	NewSession(opts agent.SessionOptions) (agent.SessionInfo, error)
 	// StartTurn returns as soon as the turn is accepted; the turn reports
 	// through the Frontend the agent was built with.
-	StartTurn(sessionID string, in agent.TurnInput) (turnID string, err error)
+	StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn, error)
 	// Interrupt ends the session's running turn ("" = whichever runs).
 	Interrupt(sessionID, turnID string) error
+	// UndoTurn restores the files a turn changed and returns their paths.
+	UndoTurn(ctx context.Context, sessionID, turnID string) ([]string, error)
+	// Close interrupts every running turn; the agent is not used after.
+	Close()
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -307,8 +311,8 @@ func (s *server) closeAgent() {
 		s.mu.Lock()
 		a := s.agent
 		s.mu.Unlock()
-		if c, ok := a.(interface{ Close() }); ok {
-			c.Close()
+		if a != nil {
+			a.Close()
 		}
 	})
 }

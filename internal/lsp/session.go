@@ -183,10 +183,11 @@ func (s *server) beginTurn(ctx context.Context, method string, p startTurnParams
 		}
 		sessionID, makeCurrent = info.SessionID, continueCurrent
 	}
-	turnID, err := a.StartTurn(sessionID, in)
+	turn, err := a.StartTurn(sessionID, in)
 	if err != nil {
 		return nil, agentError(err)
 	}
+	turnID := turn.ID()
 	s.convs.started(sessionID, turnID)
 	if makeCurrent {
 		s.convs.setCurrent(sessionID)

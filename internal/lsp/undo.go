@@ -22,12 +22,6 @@ type undoTurnResult struct {
 	Files []string `json:"files"`
 }
 
-// Undoer is the part of the agent that undoes a turn's file changes;
-// agent.Manager implements it.
-type Undoer interface {
-	UndoTurn(ctx context.Context, sessionID, turnID string) ([]string, error)
-}
-
 // undoTurn answers agent/undoTurn. It runs off the read loop (handlers are
 // asynchronous), since restoring open documents is a workspace/applyEdit
 // the editor must answer.
@@ -43,11 +37,7 @@ func (s *server) undoTurn(ctx context.Context, params []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, ok := a.(Undoer)
-	if !ok {
-		return nil, jsonrpc2.Errorf(codeRequestFailed, "%s: this agent cannot undo turns", methodUndoTurn)
-	}
-	paths, err := u.UndoTurn(ctx, p.SessionID, p.TurnID)
+	paths, err := a.UndoTurn(ctx, p.SessionID, p.TurnID)
 	if errors.Is(err, agent.ErrNoTurn) {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
