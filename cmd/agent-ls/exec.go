@@ -97,8 +97,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	removeStaleMarkers(info.Cwd, log)
 
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
+	defer stopCommands()
 
 	turnID, err := mgr.StartTurn(info.SessionID, agent.TurnInput{Prompt: prompt})
 	if err != nil {
@@ -113,7 +114,11 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err := mgr.Interrupt(info.SessionID, turnID); err != nil && !errors.Is(err, agent.ErrNoTurn) {
 			fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		}
-		done = <-fe.done
+		select {
+		case done = <-fe.done:
+		case <-sig: // asked twice: leave now (the deferred cleanup still runs)
+			return 130
+		}
 	}
 	switch done.Status {
 	case event.StatusCompleted:

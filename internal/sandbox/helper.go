@@ -135,6 +135,7 @@ func Main(args []string) int {
 }
 
 func confineAndExec(h helperArgs) int {
+	tm := newTimings()
 	p := h.policy
 	abi := LandlockABI()
 	if abi < 1 {
@@ -142,6 +143,9 @@ func confineAndExec(h helperArgs) int {
 	}
 	if ok, note := seccompAvailable(); !ok {
 		return fail(ExitSetupFailed, fmt.Errorf("seccomp is unavailable (%s); refusing to run the command unconfined", note))
+	}
+	if _, err := supervisor(); err != nil {
+		return fail(ExitSetupFailed, fmt.Errorf("starting the process that ends everything the command starts: %w", err))
 	}
 	writable := p.writableRoots(os.Getenv("TMPDIR"))
 	if h.inNamespace {
@@ -154,12 +158,14 @@ func confineAndExec(h helperArgs) int {
 		if !inChildUserNamespace() {
 			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace"))
 		}
-		if err := protectMounts(protectedPaths(p.projectRoots(), writable), h.placeholders); err != nil {
+		paths := append(protectedPaths(p.projectRoots(), writable), lockDirProtection(writable)...)
+		if err := protectMounts(paths, h.placeholders); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
 		}
 		if p.mode() == WorkspaceWrite && privateShm() == nil {
 			writable = append(writable, "/dev/shm")
 		}
+		tm.mark("mounts")
 	}
 	if err := os.Chdir(p.Cwd); err != nil {
 		return fail(ExitSetupFailed, err)
@@ -174,12 +180,16 @@ func confineAndExec(h helperArgs) int {
 	if err := dropCapabilities(); err != nil {
 		return fail(ExitSetupFailed, err)
 	}
+	tm.mark("checks")
 	if err := restrictFilesystem(abi, writable, p.Network); err != nil {
 		return fail(ExitSetupFailed, err)
 	}
+	tm.mark("landlock")
 	if err := installSeccomp(p.Network); err != nil {
 		return fail(ExitSetupFailed, err)
 	}
+	tm.mark("seccomp")
+	tm.print()
 	err = syscall.Exec(path, h.argv, os.Environ())
 	if errors.Is(err, syscall.ENOENT) {
 		return fail(ExitNotFound, fmt.Errorf("%s: %w (a missing interpreter?)", h.argv[0], err))
