@@ -265,3 +265,21 @@ func exitCodeOf(err error) int {
 	}
 	return 0
 }
+
+// TestExplainSaysHowProcessesEnd: --explain names the mechanism in force.
+func TestExplainSaysHowProcessesEnd(t *testing.T) {
+	requireLandlock(t)
+	cwd, _ := workspace(t)
+	r := helperCLI(t, cwd, testEnv(), "--explain", "--cwd", cwd)
+	want := "a child subreaper"
+	if Probe().PIDNamespace {
+		want = "PID 1 of a PID namespace of its own"
+	}
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("--explain lacks %q:\n%s", want, r.stdout)
+	}
+	r = helperCLI(t, cwd, testEnv(NoNamespaceEnv+"=1"), "--explain", "--cwd", cwd)
+	if !strings.Contains(r.stdout, "a child subreaper") {
+		t.Errorf("--explain without namespaces lacks the subreaper:\n%s", r.stdout)
+	}
+}
