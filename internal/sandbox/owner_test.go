@@ -156,3 +156,26 @@ func TestKilledProcessLeavesPlaceholdersForTheNextStart(t *testing.T) {
 		t.Logf("lock files left (other tests may be running): %v", names)
 	}
 }
+
+// TestLockDirReadOnlyInside: when the lock directory falls inside a
+// writable root (as /tmp/agent-ls-UID does for a user without
+// /run/user/UID), a command cannot delete a lock file, which would let the
+// next agent-ls take live placeholders for abandoned ones.
+func TestLockDirReadOnlyInside(t *testing.T) {
+	requireLandlock(t)
+	nsModes[0].setup(t)
+	cwd, _ := workspace(t)
+	dir, err := ensureLockDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Cwd: cwd, WritableRoots: []string{dir}}
+	r := runIn(t, p, nil, "sh", "-c", "ls "+dir+"/*.lock && for f in "+dir+"/*.lock; do rm -f $f && echo REMOVED; done; touch "+dir+"/x && echo WROTE")
+	t.Logf("%v", r)
+	if strings.Contains(r.stdout, "REMOVED") || strings.Contains(r.stdout, "WROTE") || !strings.Contains(r.stderr, "Read-only file system") {
+		t.Errorf("ESCAPE: the lock directory is writable inside the sandbox\n%v", r)
+	}
+	if got := hostPlaceholders(t, cwd); len(got) != 0 {
+		t.Errorf("left behind: %v", got)
+	}
+}

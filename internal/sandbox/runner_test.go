@@ -319,7 +319,9 @@ func TestUnprivilegedUser(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	script := "id -u; grep CapEff /proc/self/status; echo ok > file && echo wrote-file; echo pwned >> .git/config && echo wrote-git"
+	// The placeholder lock directory of a user without /run/user/UID is
+	// below /tmp, a writable root: it must stay read-only inside.
+	script := "id -u; grep CapEff /proc/self/status; echo ok > file && echo wrote-file; echo pwned >> .git/config && echo wrote-git; touch /tmp/agent-ls-65534/x && echo wrote-lock-dir"
 	for _, m := range nsModes {
 		t.Run(m.name, func(t *testing.T) {
 			cmd := exec.Command(bin, "attack", "as-runner", cwd, "sh", "-c", script)
@@ -345,6 +347,9 @@ func TestUnprivilegedUser(t *testing.T) {
 			}
 			if strings.Contains(s, "wrote-git") || !strings.Contains(s, "Read-only file system") {
 				t.Errorf("ESCAPE: .git writable for an unprivileged agent")
+			}
+			if strings.Contains(s, "wrote-lock-dir") && !ownedDir("/run/user/65534", nobody) {
+				t.Errorf("ESCAPE: the placeholder lock directory is writable for an unprivileged agent's command")
 			}
 		})
 	}
