@@ -59,7 +59,7 @@ func lockDir() string {
 			return "/run/agent-ls"
 		}
 	}
-	return "/tmp/agent-ls-" + strconv.Itoa(uid)
+	return "/tmp/agent-ls-placeholders-" + strconv.Itoa(uid)
 }
 
 func ownedDir(path string, uid int) bool {

@@ -158,7 +158,7 @@ func TestKilledProcessLeavesPlaceholdersForTheNextStart(t *testing.T) {
 }
 
 // TestLockDirReadOnlyInside: when the lock directory falls inside a
-// writable root (as /tmp/agent-ls-UID does for a user without
+// writable root (as /tmp/agent-ls-placeholders-UID does for a user without
 // /run/user/UID), a command cannot delete a lock file, which would let the
 // next agent-ls take live placeholders for abandoned ones.
 func TestLockDirReadOnlyInside(t *testing.T) {

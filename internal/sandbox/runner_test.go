@@ -321,7 +321,7 @@ func TestUnprivilegedUser(t *testing.T) {
 	}
 	// The placeholder lock directory of a user without /run/user/UID is
 	// below /tmp, a writable root: it must stay read-only inside.
-	script := "id -u; grep CapEff /proc/self/status; echo ok > file && echo wrote-file; echo pwned >> .git/config && echo wrote-git; touch /tmp/agent-ls-65534/x && echo wrote-lock-dir"
+	script := "id -u; grep CapEff /proc/self/status; echo ok > file && echo wrote-file; echo pwned >> .git/config && echo wrote-git; touch /tmp/agent-ls-placeholders-65534/x && echo wrote-lock-dir"
 	for _, m := range nsModes {
 		t.Run(m.name, func(t *testing.T) {
 			cmd := exec.Command(bin, "attack", "as-runner", cwd, "sh", "-c", script)
