@@ -134,7 +134,7 @@ func TestNoSurvivorsAfterTimeoutOrCancel(t *testing.T) {
 					ctx, cancel := context.WithCancel(context.Background())
 					defer cancel()
 					if variant == "timeout" {
-						ctx, cancel = context.WithTimeout(ctx, time.Second)
+						ctx, cancel = context.WithTimeout(ctx, 3*time.Second)
 						defer cancel()
 					}
 					script := lingering("setsid daemon holding stdout", mk) + lingering("double fork", mk) + " echo started; exec -a " + mk + " sleep 1000"
@@ -149,7 +149,12 @@ func TestNoSurvivorsAfterTimeoutOrCancel(t *testing.T) {
 					}
 					line, _ := bufio.NewReader(stdout).ReadString('\n')
 					if line != "started\n" {
-						t.Errorf("first line %q", line)
+						// Only a cancel waits for it; the timeout may strike first.
+						if variant == "cancel" {
+							t.Errorf("first line %q", line)
+						} else {
+							t.Logf("the timeout struck before the command said it started")
+						}
 					}
 					if variant == "cancel" {
 						cancel()
