@@ -29,7 +29,9 @@
 // by killing everything and exiting once it is gone; that is how a
 // timeout, an interrupt ([KillGroup]) and the death of agent-ls, kill -9
 // included, end a command. SIGINT, SIGHUP and SIGQUIT sent to the helper
-// are passed on to the command (PID 1 would otherwise drop them).
+// are passed on to the command (PID 1 would otherwise drop them). A
+// danger-full-access command runs unconfined through the helper too, under
+// the subreaper alone.
 // [Shutdown] ends every running command on the way out of serve and exec.
 //
 // # Placeholders for missing protected paths

@@ -93,7 +93,11 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	switch p.mode() {
 	case ReadOnly, WorkspaceWrite:
 	case DangerFullAccess:
-		return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
+		// The runner's form only: no confinement, but the subreaper still
+		// ends everything the command starts (see supervise.go).
+		if !h.noNamespace || h.explain {
+			return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
+		}
 	default:
 		return h, fmt.Errorf("unknown --mode %q (want read-only or workspace-write)", p.Mode)
 	}
@@ -130,6 +134,9 @@ func Main(args []string) int {
 	}
 	if !h.inNamespace && !h.noNamespace {
 		return runFromCLI(h)
+	}
+	if h.policy.mode() == DangerFullAccess {
+		return execUnconfined(h)
 	}
 	return confineAndExec(h)
 }

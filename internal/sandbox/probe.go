@@ -116,6 +116,7 @@ func Explain(p Policy, c Capabilities) string {
 	line("mode: %s", mode)
 	if mode == DangerFullAccess {
 		line("no sandbox: the command runs with the agent's own rights, network included")
+		line("processes: a child subreaper still ends whatever the command leaves running when it exits")
 		return b.String()
 	}
 	if c.LandlockABI < 1 {

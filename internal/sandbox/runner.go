@@ -29,8 +29,9 @@ type Cmd struct {
 
 // Command builds the Cmd that runs argv under policy p: through the helper
 // binary at helperPath (the agent-ls executable, which must route
-// `helperPath sandbox ARGS...` to Main), or, for danger-full-access,
-// directly. env is the command's complete environment (nil inherits this
+// `helperPath sandbox ARGS...` to Main); for danger-full-access the helper
+// confines nothing but still ends what the command leaves running, and
+// without a helperPath the command runs directly. env is the command's complete environment (nil inherits this
 // process's, as with exec.Cmd). The command starts in a new session, so in
 // its own process group and without a controlling terminal. When the
 // command exits, times out or is cancelled, or this process dies by any
@@ -72,6 +73,15 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 		path, _, err := lookPath(argv[0], pathEnv, p.Cwd)
 		if err != nil {
 			return nil, &exec.Error{Name: argv[0], Err: err}
+		}
+		if helperPath != "" {
+			// Unconfined, but under the helper's subreaper, so that
+			// nothing the command starts outlives it either.
+			args := append([]string{"sandbox", "--no-namespace", "--mode", DangerFullAccess, "--cwd", p.Cwd, "--"}, argv...)
+			cmd := exec.CommandContext(ctx, helperPath, args...)
+			cmd.Dir, cmd.Env = p.Cwd, env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+			return &Cmd{Cmd: cmd, policy: p, helper: true}, nil
 		}
 		cmd := exec.CommandContext(ctx, path, argv[1:]...)
 		cmd.Args[0] = argv[0]

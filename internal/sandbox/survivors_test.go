@@ -288,3 +288,27 @@ func TestExplainSaysHowProcessesEnd(t *testing.T) {
 		t.Errorf("--explain without namespaces lacks the subreaper:\n%s", r.stdout)
 	}
 }
+
+// TestNoSurvivorsUnsandboxed: a danger-full-access command runs unconfined
+// through the helper, whose subreaper still ends what it leaves running.
+func TestNoSurvivorsUnsandboxed(t *testing.T) {
+	_, outside := workspace(t)
+	for _, how := range lingerWays {
+		t.Run(how, func(t *testing.T) {
+			mk := marker(t)
+			c, err := Command(context.Background(), Policy{Mode: DangerFullAccess, Cwd: outside}, []string{"bash", "-c", lingering(how, mk) + " echo free > f; echo $0"}, testEnv(), selfPath(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.WaitDelay = time.Hour
+			out, err := c.Output()
+			if err != nil || strings.TrimSpace(string(out)) != "bash" {
+				t.Errorf("unsandboxed run: %v, stdout %q", err, out)
+			}
+			if !exists(filepath.Join(outside, "f")) {
+				t.Error("danger-full-access could not write")
+			}
+			noSurvivors(t, mk)
+		})
+	}
+}
