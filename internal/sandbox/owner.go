@@ -98,7 +98,8 @@ func lockDirProtection(writable []string) []protectedPath {
 type rootLock struct {
 	root string // the project root, where the placeholders are
 	path string // the lock file
-	fd   int
+	fd   int    // -1: no lock could be taken (see holdPlaceholders)
+	own  map[string]devIno
 }
 
 // lockRoot takes root's lock: exclusive and without waiting (errLockBusy
@@ -155,6 +156,10 @@ func (l *rootLock) close() { unix.Close(l.fd) }
 // record notes a placeholder made under the lock (one short O_APPEND
 // write, so holders of the shared lock do not interleave).
 func (l *rootLock) record(path string, st unix.Stat_t) {
+	if l.fd < 0 {
+		l.own[path] = devIno{st.Dev, st.Ino}
+		return
+	}
 	line := fmt.Sprintf("%d %d %s\n", st.Dev, st.Ino, path)
 	_, _ = unix.Write(l.fd, []byte(line))
 }
@@ -164,6 +169,9 @@ type devIno struct{ dev, ino uint64 }
 // records reads what record wrote.
 func (l *rootLock) records() map[string]devIno {
 	out := map[string]devIno{}
+	if l.fd < 0 {
+		return out // nothing shared without the lock
+	}
 	var data []byte
 	buf := make([]byte, 4096)
 	for off := int64(0); ; {
@@ -227,6 +235,23 @@ func (l *rootLock) cleanup() error {
 		errs = append(errs, &os.PathError{Op: "remove", Path: l.path, Err: err})
 	}
 	return errors.Join(errs...)
+}
+
+// removeOwn removes, without a lock, the placeholders this command made
+// that are still the ones it made.
+func (l *rootLock) removeOwn() {
+	for path, r := range l.own {
+		var st unix.Stat_t
+		if unix.Lstat(path, &st) == nil && st.Dev == r.dev && st.Ino == r.ino {
+			_ = removePlaceholder(path, st.Mode&unix.S_IFMT == unix.S_IFDIR)
+		}
+	}
+}
+
+// isDenied tells a lock directory we may not write (read-only inside a
+// sandbox) from other failures.
+func isDenied(err error) bool {
+	return errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EROFS)
 }
 
 // placeholderNames are the names a placeholder can have in a root.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,22 @@ import (
 func init() {
 	// What a starting agent-ls does first in its workspace.
 	attacks["startup"] = func(a []string) error { return RemovePlaceholders(Policy{Cwd: a[0]}) }
+	// Placeholders for the root a[0], put up and taken down from inside a
+	// sandbox, where the lock directory is read-only.
+	attacks["hold-placeholders"] = func(a []string) error {
+		held, release, err := holdPlaceholders(protectedPaths(a, a))
+		if err != nil {
+			return err
+		}
+		fmt.Println("held", len(held))
+		release()
+		for _, n := range ProtectedNames {
+			if exists(filepath.Join(a[0], n)) {
+				return fmt.Errorf("%s left behind", n)
+			}
+		}
+		return nil
+	}
 }
 
 // agentProcess is the test binary playing a separate agent-ls process that
@@ -177,5 +194,27 @@ func TestLockDirReadOnlyInside(t *testing.T) {
 	}
 	if got := hostPlaceholders(t, cwd); len(got) != 0 {
 		t.Errorf("left behind: %v", got)
+	}
+}
+
+// TestPlaceholdersWithoutTheLockDir: where the lock directory cannot be
+// written (an agent-ls run inside another's sandbox), placeholders still
+// go up and come down, for the command alone.
+func TestPlaceholdersWithoutTheLockDir(t *testing.T) {
+	requireLandlock(t)
+	nsModes[0].setup(t)
+	cwd, _ := workspace(t)
+	nested := filepath.Join(cwd, "nested")
+	if err := os.Mkdir(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ensureLockDir(); err != nil {
+		t.Fatal(err)
+	}
+	r := attack(t, Policy{Cwd: cwd}, "hold-placeholders", nested)
+	// .git's socket cannot be bound there with the network off; the
+	// directories can.
+	if r.code != 0 || !(strings.Contains(r.stdout, "held 2") || strings.Contains(r.stdout, "held 3")) {
+		t.Errorf("inside the sandbox:\n%v", r)
 	}
 }
