@@ -3,14 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/proctest"
 )
 
 // The ways serve and exec can stop while a sandboxed command (with a
@@ -25,44 +23,14 @@ import (
 // no placeholder behind; after kill -9 the next start removes them.
 const stopKill = "kill -9, then the next start"
 
-// lingerMarker is a word unique to one test, given as argv[0] to the
-// processes a command leaves running, to find them in /proc.
-func lingerMarker() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return "agent-ls-linger-" + hex.EncodeToString(b)
-}
+func lingerMarker() string { return proctest.Marker() }
 
-func lingerers(m string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err == nil && strings.Contains(string(cmdline), m) && !strings.Contains(string(stat), ") Z ") {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
+func checkNoLingerers(t *testing.T, m string) { t.Helper(); proctest.Gone(t, m) }
 
-func checkNoLingerers(t *testing.T, m string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for len(lingerers(m)) > 0 {
-		if time.Now().After(deadline) {
-			pids := lingerers(m)
-			for _, p := range pids {
-				syscall.Kill(p, syscall.SIGKILL)
-			}
-			t.Fatalf("SURVIVORS: %v outlived agent-ls", pids)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+// stopProcess stops cmd the named way.
+func stopProcess(cmd *exec.Cmd, stop string) {
+	sigs := map[string]syscall.Signal{"SIGINT": syscall.SIGINT, "SIGTERM": syscall.SIGTERM, "SIGHUP": syscall.SIGHUP, stopKill: syscall.SIGKILL}
+	cmd.Process.Signal(sigs[stop])
 }
 
 func placeholdersIn(dir string) []string {
@@ -108,16 +76,7 @@ func TestExecStopsLeaveNothingBehind(t *testing.T) {
 			if got := placeholdersIn(cmd.Dir); len(got) != 3 {
 				t.Fatalf("placeholders while the command runs: %v", got)
 			}
-			switch stop {
-			case "SIGINT":
-				cmd.Process.Signal(syscall.SIGINT)
-			case "SIGTERM":
-				cmd.Process.Signal(syscall.SIGTERM)
-			case "SIGHUP":
-				cmd.Process.Signal(syscall.SIGHUP)
-			case stopKill:
-				cmd.Process.Kill()
-			}
+			stopProcess(cmd, stop)
 			go io.Copy(io.Discard, r)
 			cmd.Wait()
 			checkNoLingerers(t, mk)
@@ -184,17 +143,10 @@ func TestServeStopsLeaveNothingBehind(t *testing.T) {
 			if got := placeholdersIn(dir); len(got) != 3 {
 				t.Fatalf("placeholders while the command runs: %v", got)
 			}
-			switch stop {
-			case "SIGINT":
-				cmd.Process.Signal(syscall.SIGINT)
-			case "SIGTERM":
-				cmd.Process.Signal(syscall.SIGTERM)
-			case "SIGHUP":
-				cmd.Process.Signal(syscall.SIGHUP)
-			case "end of stdin":
+			if stop == "end of stdin" {
 				s.ed.Disconnect()
-			case stopKill:
-				cmd.Process.Kill()
+			} else {
+				stopProcess(cmd, stop)
 			}
 			select {
 			case <-exited:

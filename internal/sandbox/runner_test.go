@@ -221,17 +221,6 @@ func TestKillGroup(t *testing.T) {
 	}
 }
 
-// alive: running and not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
 // TestPlaceholders: a missing .git is masked while any command needs it,
 // git and go see "no repository", and the tree is clean afterwards.
 func TestPlaceholders(t *testing.T) {

@@ -3,8 +3,6 @@ package sandbox
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,55 +12,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-ls/agent-ls/internal/proctest"
 )
 
-// marker is a word unique to one test, put into a lingering process's
-// argv[0] (bash's `exec -a`) so that it can be found in /proc.
-func marker(t *testing.T) string {
-	t.Helper()
-	b := make([]byte, 8)
-	rand.Read(b)
-	return "agent-ls-linger-" + hex.EncodeToString(b)
-}
+func marker(*testing.T) string { return proctest.Marker() }
 
-// withMarker lists the live (not zombie) processes whose command line
-// contains m.
-func withMarker(m string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(b), m) && alive(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
+func withMarker(m string) []int { return proctest.Find(m) }
 
-// noSurvivors fails if a process carrying m is still alive after a
-// generous deadline (the check itself is immediate where nothing is left),
-// and kills what it finds so that a failure leaves nothing either.
-func noSurvivors(t *testing.T, m string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		pids := withMarker(m)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, p := range pids {
-				syscall.Kill(p, syscall.SIGKILL)
-			}
-			t.Fatalf("SURVIVORS: processes %v outlived the command", pids)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+func noSurvivors(t *testing.T, m string) { t.Helper(); proctest.Gone(t, m) }
 
 // lingering returns a shell snippet that leaves a `sleep 1000` named m
 // behind in the given way.

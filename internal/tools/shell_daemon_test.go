@@ -2,13 +2,10 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/agent-ls/agent-ls/internal/proctest"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
@@ -20,9 +17,7 @@ func TestShellDaemonDoesNotHoldTheCall(t *testing.T) {
 	if sandbox.LandlockABI() == 0 {
 		t.Skip("SKIPPING: this kernel has no Landlock, so nothing is sandboxed")
 	}
-	b := make([]byte, 8)
-	rand.Read(b)
-	mk := "agent-ls-linger-" + hex.EncodeToString(b)
+	mk := proctest.Marker()
 	for _, noNS := range []bool{false, true} {
 		if noNS {
 			t.Setenv(sandbox.NoNamespaceEnv, "1")
@@ -38,25 +33,6 @@ func TestShellDaemonDoesNotHoldTheCall(t *testing.T) {
 		if !strings.HasPrefix(out.Text, "Exit code: 0\n") || !strings.Contains(out.Text, "hi") {
 			t.Errorf("namespaces off %v: output %q", noNS, out.Text)
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for lingering(mk) {
-			if time.Now().After(deadline) {
-				t.Fatalf("namespaces off %v: the daemon outlived the call", noNS)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		proctest.Gone(t, mk)
 	}
-}
-
-// lingering tells whether a live process carries m on its command line.
-func lingering(m string) bool {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err == nil && strings.Contains(string(cmdline), m) && !strings.Contains(string(stat), ") Z ") {
-			return true
-		}
-	}
-	return false
 }
