@@ -34,8 +34,10 @@ ptrace, process_vm_* or io_uring) and no_new_privs, with no capabilities.
 In workspace-write mode the writable roots are the cwd, each --writable DIR,
 /tmp and $TMPDIR. Where user namespaces are available, .git, .agents and
 .agent-ls at the top of the cwd and of each --writable DIR stay read-only,
-and the command gets a private, writable /dev/shm. --explain prints what
-this machine enforces.
+and the command gets a private, writable /dev/shm. Everything the command
+starts ends when it exits (a PID namespace of its own, or a subreaper);
+SIGTERM ends it all at once, SIGINT, SIGHUP and SIGQUIT are passed on to
+the command. --explain prints what this machine enforces.
 
 flags:
 `

@@ -114,7 +114,10 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	cmd.Dir, cmd.Env = p.Cwd, env
 	// If this process dies, by kill -9 too, the helper tears the command
 	// and everything it started down (go's fork code closes the race
-	// with a parent that dies before the helper runs).
+	// with a parent that dies before the helper runs). The signal also
+	// comes when the OS thread that started the helper exits, which Go
+	// does only for a goroutine that ends locked to its thread; nothing
+	// that starts commands does that.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	return &Cmd{Cmd: cmd, policy: p, useNS: useNS, helper: true, argsEnd: end}, nil
 }
