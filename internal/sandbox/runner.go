@@ -31,8 +31,9 @@ type Cmd struct {
 // binary at helperPath (the agent-ls executable, which must route
 // `helperPath sandbox ARGS...` to Main); for danger-full-access the helper
 // confines nothing but still ends what the command leaves running, and
-// without a helperPath the command runs directly. env is the command's complete environment (nil inherits this
-// process's, as with exec.Cmd). The command starts in a new session, so in
+// without a helperPath the command runs directly. env is the command's
+// complete environment (nil inherits this process's, as with exec.Cmd).
+// The command starts in a new session, so in
 // its own process group and without a controlling terminal. When the
 // command exits, times out or is cancelled, or this process dies by any
 // route, everything it started ends too (see reaper.go); cancelling ctx
