@@ -1,7 +1,8 @@
 #!/bin/sh
 # What the sandbox costs per command: `true` plainly, through the agent-ls
 # sandbox helper (as the runner starts it, and as typed on the command line)
-# and through bubblewrap. Run from the repository root:
+# and through bubblewrap, then the helper's cost phase by phase. Run from
+# the repository root:
 #
 #   bench/sandbox.sh [runs]
 #

@@ -1,7 +1,10 @@
 // Command sandboxbench measures what the sandbox costs per command: the wall
 // time of `true` run plainly, through the sandbox helper (as the runner
 // starts it, with and without namespaces), and through bubblewrap, printing
-// medians and ratios. It is its own helper binary: `sandboxbench sandbox
+// medians and ratios; then where the helper's time goes, phase by phase
+// (placeholders, namespaces, the supervisor forks, the Go runtime start,
+// mounts, Landlock, seccomp), as the helper reports them with
+// AGENT_LS_SANDBOX_TIMINGS. It is its own helper binary: `sandboxbench sandbox
 // ARGS...` is `agent-ls sandbox ARGS...`.
 //
 //	go build -o /tmp/sb ./bench/sandboxbench && /tmp/sb -n 300 [-heap 512]
@@ -16,6 +19,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/sandbox"
@@ -122,6 +127,69 @@ func main() {
 		fmt.Printf("%-56s %5.1fx plain, +%.2f ms\n", variants[i].name,
 			float64(medians[i])/float64(medians[0]), ms(medians[i]-medians[0]))
 	}
+	fmt.Println()
+	phases(self, cwd, false, *runs)
+	phases(self, cwd, true, *runs)
+}
+
+// phases runs `true` through the runner with the helper reporting its
+// phases (sandbox.TimingsEnv) and prints the median of each, in µs.
+func phases(self, cwd string, noNS bool, runs int) {
+	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Cwd: cwd, NoNamespace: noNS}
+	what := "namespaces, protected paths missing"
+	if noNS {
+		what = "landlock+seccomp only"
+	}
+	fmt.Printf("where the time goes (%s), median µs of %d runs:\n", what, runs)
+	env := append(os.Environ(), sandbox.TimingsEnv+"=1")
+	samples := map[string][]int{}
+	var order []string
+	add := func(name string, us int) {
+		if _, ok := samples[name]; !ok {
+			order = append(order, name)
+		}
+		samples[name] = append(samples[name], us)
+	}
+	for range runs {
+		cmd, err := sandbox.Command(context.Background(), p, []string{"true"}, env, self)
+		if err != nil {
+			fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			fatal(fmt.Errorf("%v: %s", err, stderr.String()))
+		}
+		add("total (runner's Start to Wait)", int(time.Since(start).Microseconds()))
+		if !noNS {
+			add("placeholders (runner: lock and create)", int(cmd.PlaceholderTime().Microseconds()))
+		}
+		_, line, ok := strings.Cut(stderr.String(), "timings (µs) ")
+		if !ok {
+			fatal(fmt.Errorf("no timings from the helper: %q", stderr.String()))
+		}
+		for _, f := range strings.Fields(line) {
+			name, v, _ := strings.Cut(f, "=")
+			us, _ := strconv.Atoi(v)
+			add(phaseNames[name], us)
+		}
+	}
+	for _, name := range order {
+		v := samples[name]
+		slices.Sort(v)
+		fmt.Printf("  %-56s %6d\n", name, v[len(v)/2])
+	}
+}
+
+var phaseNames = map[string]string{
+	"namespaces": "user+mount(+PID) namespaces, id maps (C, before Go)",
+	"supervisor": "fork of the outer/init (or subreaper) and helper",
+	"runtime":    "Go runtime start of the helper",
+	"mounts":     "read-only mounts, placeholders covered, /dev/shm",
+	"checks":     "Landlock/seccomp probes, chdir, PATH lookup, caps",
+	"landlock":   "Landlock ruleset",
+	"seccomp":    "seccomp filter",
 }
 
 // runnable is an exec.Cmd or a sandbox.Cmd.

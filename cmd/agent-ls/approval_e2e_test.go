@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -119,7 +116,8 @@ func TestUnansweredApprovalEndsWithInterrupt(t *testing.T) {
 }
 
 func TestInterruptDuringToolCallKillsTheCommand(t *testing.T) {
-	script := "sleep 60 & echo $! > child.pid; echo started; wait"
+	mk := lingerMarker()
+	script := "bash -c 'exec -a " + mk + " sleep 60' & echo started; wait"
 	args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-c", script}, "timeout_ms": 60000})
 	s := start(t, nil,
 		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", string(args))),
@@ -135,26 +133,9 @@ func TestInterruptDuringToolCallKillsTheCommand(t *testing.T) {
 	if done := s.wait(turn.TurnID); done.Status != "interrupted" {
 		t.Fatalf("turn %+v", done)
 	}
-	data, err := os.ReadFile(filepath.Join(s.dir, "child.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if strings.Contains(string(stat), ") Z ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the command's child %d outlived the interrupt", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// The sleep runs in the command's own PID namespace: found by its
+	// marker, not by the pid the shell saw.
+	checkNoLingerers(t, mk)
 	next := s.startTurn(map[string]any{"sessionId": turn.SessionID, "prompt": "again"})
 	if done := s.wait(next.TurnID); done.Status != "completed" {
 		t.Fatalf("next turn %+v", done)

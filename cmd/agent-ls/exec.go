@@ -121,8 +121,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	removeStaleMarkers(info.Cwd, log)
 
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
+	defer stopCommands()
 
 	turn, err := mgr.StartTurn(info.SessionID, agent.TurnInput{Prompt: prompt})
 	if err != nil {
@@ -133,8 +134,15 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case <-turn.Done():
 	case <-sig:
 		fmt.Fprintln(stderr, "\nagent-ls: interrupting the turn…")
-		if err := mgr.Interrupt(info.SessionID, turn.ID()); err != nil && !errors.Is(err, agent.ErrNoTurn) {
-			fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		go func() {
+			if err := mgr.Interrupt(info.SessionID, turn.ID()); err != nil && !errors.Is(err, agent.ErrNoTurn) {
+				fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+			}
+		}()
+		select {
+		case <-turn.Done():
+		case <-sig: // asked twice: leave now (the deferred cleanup still runs)
+			return 130
 		}
 	}
 	switch turn.Result().Status {

@@ -49,8 +49,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer closeLog()
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	// Every way out (a signal, the end of stdin, exit) goes through the
+	// cleanup below: commands killed, placeholders released.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 	defer stop()
+	defer stopCommands()
 
 	var (
 		mu       sync.Mutex

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/model"
@@ -129,6 +131,15 @@ func removeStaleMarkers(cwd string, log *slog.Logger) {
 	if err := sandbox.RemovePlaceholders(sandbox.Policy{Cwd: cwd}); err != nil {
 		log.Warn("could not remove stale sandbox placeholders", "cwd", cwd, "err", err)
 	}
+}
+
+// stopCommands ends the commands still running and everything they
+// started, and removes the placeholders they relied on; serve and exec
+// call it on every way out.
+func stopCommands() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sandbox.Shutdown(ctx)
 }
 
 // sandboxHelper is the small agent-ls-sandbox binary next to this one, if

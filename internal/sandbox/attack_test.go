@@ -220,7 +220,7 @@ func asRunner(cwd string, argv []string) int {
 		return 2
 	}
 	fmt.Printf("namespaces %v\n", Probe().Namespaces)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

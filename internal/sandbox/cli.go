@@ -10,15 +10,15 @@ import (
 )
 
 // runFromCLI serves `agent-ls sandbox` typed by a person (or run by a
-// script) rather than started by the runner. Where user namespaces work it
-// starts a second helper inside them, so the protected paths hold here
-// too, and waits for it; it stays in the terminal's process group so job
-// control and Ctrl-C reach the command directly. Elsewhere it confines
-// itself and execs, Landlock and seccomp only.
+// script) rather than started by the runner. It starts a second helper the
+// way the runner does (inside user, mount and PID namespaces where they
+// work, so the protected paths hold here too; under a subreaper
+// elsewhere), so nothing the command starts outlives it, and waits for
+// it. It stays in the terminal's process group so job control and Ctrl-C
+// reach the command directly.
 func runFromCLI(h helperArgs) int {
 	if !Probe().Namespaces {
-		h.noNamespace = true
-		return confineAndExec(h)
+		h.policy.NoNamespace = true
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -30,7 +30,8 @@ func runFromCLI(h helperArgs) int {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// The terminal sends SIGINT and SIGQUIT to the whole foreground group,
-	// the child included; what only this process receives is passed on.
+	// the child included; what only this process receives is passed on
+	// (SIGTERM makes the helper end the command and all it started).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)

@@ -8,10 +8,45 @@
 // restricts its own process and then execs the command in place; Landlock
 // and seccomp are only ever applied there, never in the server process. The
 // runner ([Command]) builds the [Cmd] that starts the helper in its own
-// process group, telling it to enter a fresh user and mount namespace when
-// the kernel allows (the helper does so from a C constructor, before the Go
-// runtime starts threads); [Probe] says what this machine can enforce,
-// [LikelyDenied] guesses whether a failure was the sandbox's doing.
+// process group, telling it to enter fresh user, mount and PID namespaces
+// when the kernel allows (the helper does so from a C constructor, before
+// the Go runtime starts threads); [Probe] says what this machine can
+// enforce, [LikelyDenied] guesses whether a failure was the sandbox's doing.
+//
+// # Nothing outlives a command
+//
+// Every process a command starts ends when the command exits, times out or
+// is cancelled, and when agent-ls exits by any route. The helper's C
+// constructor forks before Go starts (reaper.go): with a PID namespace the
+// runner's child stays outside and relays the exit status, its child is
+// PID 1 of the namespace and reaps, and the Go helper below it execs the
+// command; when the command exits PID 1 exits with its status and the
+// kernel kills whatever is left in the namespace, daemons in other
+// sessions and double forks included, so a daemon holding the command's
+// stdout cannot hold the call either. Without user namespaces a child
+// subreaper adopts the orphans and SIGKILLs every descendant instead.
+// The helper gets SIGTERM as its parent-death signal and answers SIGTERM
+// by killing everything and exiting once it is gone; that is how a
+// timeout, an interrupt ([KillGroup]) and the death of agent-ls, kill -9
+// included, end a command. SIGINT, SIGHUP and SIGQUIT sent to the helper
+// are passed on to the command (PID 1 would otherwise drop them). A
+// danger-full-access command runs unconfined through the helper too, under
+// the subreaper alone.
+// [Shutdown] ends every running command on the way out of serve and exec.
+//
+// # Placeholders for missing protected paths
+//
+// A missing .git, .agents or .agent-ls is kept uncreatable by a
+// placeholder on the host (placeholder.go) that the helper mounts over.
+// Placeholders are shared by every command of every agent-ls process in a
+// folder and removed by the last one out; who is in is a shared flock on
+// a lock file outside the workspace, so liveness comes from the kernel
+// (owner.go). One agent-ls process never removes what another's running
+// command relies on; a clean or signalled stop leaves nothing behind; after
+// kill -9 the next start in the folder removes what the dead process left.
+// Processes of different users do not see each other's locks: a
+// placeholder made by another user is never removed, but is only shared
+// for as long as its maker keeps it.
 //
 // # Building
 //

@@ -35,9 +35,11 @@ In workspace-write mode the writable roots are the project root (--root,
 default the cwd), each --writable DIR, /tmp and $TMPDIR; --cwd only says
 where the command runs. Where user namespaces are available, .git, .agents
 and .agent-ls at the top of the project root and of each --writable DIR
-stay read-only,
-and the command gets a private, writable /dev/shm. --explain prints what
-this machine enforces.
+stay read-only, and the command gets a private, writable /dev/shm.
+Everything the command starts ends when it exits (a PID namespace of its
+own, or a subreaper); SIGTERM ends it all at once, SIGINT, SIGHUP and
+SIGQUIT are passed on to the command. --explain prints what this machine
+enforces.
 
 flags:
 `
@@ -102,7 +104,11 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	switch p.mode() {
 	case ReadOnly, WorkspaceWrite:
 	case DangerFullAccess:
-		return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
+		// The runner's form only: no confinement, but the subreaper still
+		// ends everything the command starts (see supervise.go).
+		if !h.noNamespace || h.explain {
+			return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
+		}
 	default:
 		return h, fmt.Errorf("unknown --mode %q (want %s or %s)", p.Mode, ReadOnly, WorkspaceWrite)
 	}
@@ -140,10 +146,14 @@ func Main(args []string) int {
 	if !h.inNamespace && !h.noNamespace {
 		return runFromCLI(h)
 	}
+	if h.policy.mode() == DangerFullAccess {
+		return execUnconfined(h)
+	}
 	return confineAndExec(h)
 }
 
 func confineAndExec(h helperArgs) int {
+	tm := newTimings()
 	p := h.policy
 	abi := LandlockABI()
 	if abi < 1 {
@@ -151,6 +161,9 @@ func confineAndExec(h helperArgs) int {
 	}
 	if ok, note := seccompAvailable(); !ok {
 		return fail(ExitSetupFailed, fmt.Errorf("seccomp is unavailable (%s); refusing to run the command unconfined", note))
+	}
+	if _, err := supervisor(); err != nil {
+		return fail(ExitSetupFailed, fmt.Errorf("starting the process that ends everything the command starts: %w", err))
 	}
 	writable := p.writableRoots(os.Getenv("TMPDIR"))
 	if h.inNamespace {
@@ -163,12 +176,14 @@ func confineAndExec(h helperArgs) int {
 		if !inChildUserNamespace() {
 			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace"))
 		}
-		if err := protectMounts(p.protectedPaths(os.Getenv("TMPDIR")), h.placeholders); err != nil {
+		paths := append(p.protectedPaths(os.Getenv("TMPDIR")), lockDirProtection(writable)...)
+		if err := protectMounts(paths, h.placeholders); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
 		}
 		if p.mode() == WorkspaceWrite && privateShm() == nil {
 			writable = append(writable, "/dev/shm")
 		}
+		tm.mark("mounts")
 	}
 	if err := os.Chdir(p.Cwd); err != nil {
 		return fail(ExitSetupFailed, err)
@@ -183,12 +198,16 @@ func confineAndExec(h helperArgs) int {
 	if err := dropCapabilities(); err != nil {
 		return fail(ExitSetupFailed, err)
 	}
+	tm.mark("checks")
 	if err := restrictFilesystem(abi, writable, p.Network); err != nil {
 		return fail(ExitSetupFailed, err)
 	}
+	tm.mark("landlock")
 	if err := installSeccomp(p.Network); err != nil {
 		return fail(ExitSetupFailed, err)
 	}
+	tm.mark("seccomp")
+	tm.print()
 	err = syscall.Exec(path, h.argv, os.Environ())
 	if errors.Is(err, syscall.ENOENT) {
 		return fail(ExitNotFound, fmt.Errorf("%s: %w (a missing interpreter?)", h.argv[0], err))

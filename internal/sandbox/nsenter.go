@@ -7,6 +7,7 @@ package sandbox
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 // -1: not asked; 0: in a fresh user and mount namespace; >0: the errno
@@ -30,9 +31,18 @@ static void agentls_fail(const char *step) {
 	agentls_ns_step = step;
 }
 
+extern int agentls_supervisor;
+extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
+void agentls_block_signals(void);
+void agentls_start_pid_init(void);
+void agentls_start_reaper(void);
+
+
 // Runs before the Go runtime starts its threads: unshare(CLONE_NEWUSER)
-// needs a single-threaded process. Acts only for `BINARY sandbox
-// --in-namespace ...`, the way the runner starts the helper.
+// needs a single-threaded process, and forking is only safe (and cheap)
+// before the runtime exists. Acts only for `BINARY sandbox --in-namespace
+// ...` and `BINARY sandbox --no-namespace ...`, the ways the runner starts
+// the helper.
 __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 	static char buf[8192];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -48,14 +58,31 @@ __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 	if (arg1 >= end || strcmp(arg1, "sandbox") != 0)
 		return;
 	char *arg2 = arg1 + strlen(arg1) + 1;
-	if (arg2 >= end || strcmp(arg2, "--in-namespace") != 0)
+	if (arg2 >= end)
 		return;
+	int in_ns = strcmp(arg2, "--in-namespace") == 0;
+	if (!in_ns && strcmp(arg2, "--no-namespace") != 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &agentls_t_start);
+	agentls_block_signals();
+	if (!in_ns) {
+		agentls_t_namespaces = agentls_t_start;
+		agentls_supervisor = 2;
+		agentls_start_reaper();
+		clock_gettime(CLOCK_MONOTONIC, &agentls_t_forked);
+		return;
+	}
 
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	char map[64];
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
-		{ agentls_fail("unshare(CLONE_NEWUSER|CLONE_NEWNS)"); return; }
+	// A PID namespace where the kernel allows one; otherwise a subreaper.
+	int pidns = 1;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) {
+		pidns = 0;
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+			{ agentls_fail("unshare(CLONE_NEWUSER|CLONE_NEWNS)"); return; }
+	}
 	// Map our own ids onto themselves: the only mapping an unprivileged
 	// process may write, and the command keeps its identity.
 	if (agentls_write("/proc/self/setgroups", "deny") != 0 && errno != ENOENT)
@@ -67,6 +94,13 @@ __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 	if (agentls_write("/proc/self/gid_map", map) != 0)
 		{ agentls_fail("writing /proc/self/gid_map"); return; }
 	agentls_ns_errno = 0;
+	clock_gettime(CLOCK_MONOTONIC, &agentls_t_namespaces);
+	agentls_supervisor = pidns ? 1 : 2;
+	if (pidns)
+		agentls_start_pid_init();
+	else
+		agentls_start_reaper();
+	clock_gettime(CLOCK_MONOTONIC, &agentls_t_forked);
 }
 */
 import "C"

@@ -24,79 +24,76 @@ import (
 //   - .agents, .agent-ls: the placeholder is an empty directory, which the
 //     sandbox sees read-only.
 //
-// The runner removes a placeholder as soon as the last command that needed
-// it has been waited for: keeping it longer would save the directories'
-// create/delete (about 0.3 ms each on an ext4 mounted with discard), but
-// leaves them behind whenever the process exits first, and while the .git
-// socket exists a `git init` outside the sandbox fails.
+// Placeholders are shared: every command that needs one while it exists
+// uses it, whichever agent-ls process made it, and the last command out
+// removes it (owner.go says how, with liveness from flock). Keeping them
+// longer would save the directories' create/delete (about 0.3 ms each on
+// an ext4 mounted with discard), but while the .git socket exists a
+// `git init` outside the sandbox fails.
 
-// placeholderXattr marks placeholder directories, so that cleanup after a
-// crash (RemovePlaceholders) never deletes a directory the user made.
+// placeholderXattr marks placeholder directories, so that cleanup never
+// deletes a directory the user made.
 const placeholderXattr = "user.agent-ls.placeholder"
 
-type placeholderRegistry struct {
-	mu    sync.Mutex
-	users map[string]*placeholderEntry
-}
-
-type placeholderEntry struct {
-	count    int
-	dev, ino uint64
-}
-
-var placeholders = placeholderRegistry{users: map[string]*placeholderEntry{}}
-
-// acquire makes sure each missing path has a placeholder and counts one more
-// user of it; it returns the placeholders now in use, for the helper's
-// --placeholder flags, and a release function.
-func (r *placeholderRegistry) acquire(paths []protectedPath) ([]string, func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var held []string
-	for _, p := range paths {
-		e := r.users[p.path]
-		if e == nil {
-			if !p.missing {
+// holdPlaceholders makes sure each missing path has a placeholder for a
+// command about to start, holding its root's lock shared until release.
+// It returns the placeholders in use, for the helper's --placeholder flags.
+func holdPlaceholders(paths []protectedPath) ([]string, func(), error) {
+	var (
+		held  []string
+		locks []*rootLock
+		byDir = map[string]*rootLock{}
+	)
+	release := func() {
+		for _, l := range locks {
+			if l.fd < 0 {
+				l.removeOwn()
 				continue
 			}
-			st, err := createPlaceholder(p.path)
-			if err != nil {
-				// Not creatable by us, so not by the command either.
-				continue
+			l.close()
+			// The last one out cleans up.
+			if ex, err := lockRoot(l.root, true); err == nil {
+				_ = ex.cleanup()
+				ex.close()
 			}
-			e = &placeholderEntry{dev: st.Dev, ino: st.Ino}
-			r.users[p.path] = e
 		}
-		e.count++
-		held = append(held, p.path)
+	}
+	for _, p := range paths {
+		if !p.missing && !mayBePlaceholder(p.path) {
+			continue
+		}
+		dir := filepath.Dir(p.path)
+		l := byDir[dir]
+		if l == nil {
+			var err error
+			if l, err = lockRoot(dir, false); isDenied(err) {
+				// Inside another sandbox (agent-ls testing itself) the
+				// lock directory is read-only: fall back to placeholders
+				// of this command alone.
+				l, err = &rootLock{root: dir, fd: -1, own: map[string]devIno{}}, nil
+			}
+			if err != nil {
+				release()
+				return nil, nil, err
+			}
+			byDir[dir] = l
+			locks = append(locks, l)
+		}
+		// Under the lock nothing is removed: look again.
+		if ok, _ := placeholderAt(p.path, l.records()); ok {
+			held = append(held, p.path) // another command's: share it
+			continue
+		}
+		st, err := createPlaceholder(p.path)
+		if err == nil {
+			l.record(p.path, st)
+			held = append(held, p.path)
+		}
+		// EEXIST: the user's own entry, which the helper pins as it is.
+		// Anything else: not creatable by us, so not by the command either.
 	}
 	var once sync.Once
-	return held, func() { once.Do(func() { r.release(held) }) }
-}
-
-func (r *placeholderRegistry) release(held []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, path := range held {
-		e := r.users[path]
-		if e == nil {
-			continue
-		}
-		if e.count--; e.count > 0 {
-			continue
-		}
-		r.remove(path, e)
-	}
-}
-
-// remove deletes the placeholder if it is still the one this process made.
-// Called with r.mu held.
-func (r *placeholderRegistry) remove(path string, e *placeholderEntry) {
-	delete(r.users, path)
-	var st unix.Stat_t
-	if unix.Lstat(path, &st) == nil && st.Dev == e.dev && st.Ino == e.ino {
-		_ = removePlaceholder(path, st.Mode&unix.S_IFMT == unix.S_IFDIR)
-	}
+	return held, func() { once.Do(release) }, nil
 }
 
 // createPlaceholder creates the host-side placeholder for a missing
@@ -130,8 +127,22 @@ func removePlaceholder(path string, dir bool) error {
 	return unix.Unlink(path)
 }
 
-// isPlaceholder tells a leftover placeholder from the user's own files: a
-// socket named .git, or an empty directory carrying placeholderXattr.
+// mayBePlaceholder is a quick look, without the lock, at an existing
+// protected path: could it be a placeholder (see placeholderAt)?
+func mayBePlaceholder(path string) bool {
+	if ok, _ := isPlaceholder(path); ok {
+		return true
+	}
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	_, err := unix.Lgetxattr(path, placeholderXattr, make([]byte, 8))
+	return errors.Is(err, unix.ENOTSUP)
+}
+
+// isPlaceholder tells a placeholder from the user's own files: a socket
+// named .git, or a directory carrying placeholderXattr.
 func isPlaceholder(path string) (bool, bool) {
 	var st unix.Stat_t
 	if unix.Lstat(path, &st) != nil {
@@ -148,29 +159,27 @@ func isPlaceholder(path string) (bool, bool) {
 	return false, false
 }
 
-// RemovePlaceholders deletes placeholders left below the policy's project
-// roots by a process that died before it could clean up; those of commands
-// this process runs are kept. Another agent-ls process running a sandboxed
-// command in the same roots would lose the protection of its missing
-// paths, so call this at start-up.
+// RemovePlaceholders deletes the placeholders that agent-ls processes
+// which died before they could clean up left below the policy's project
+// roots. Placeholders a live process's command relies on are kept: while
+// any command runs in a root, nothing there is removed. Call it at
+// start-up.
 func RemovePlaceholders(p Policy) error {
-	placeholders.mu.Lock()
-	defer placeholders.mu.Unlock()
 	var errs []error
 	for _, root := range p.projectRoots() {
-		for _, name := range ProtectedNames {
-			path := filepath.Join(root, name)
-			if placeholders.users[path] != nil {
-				continue
-			}
-			ok, dir := isPlaceholder(path)
-			if !ok {
-				continue
-			}
-			if err := removePlaceholder(path, dir); err != nil && !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.ENOENT) {
-				errs = append(errs, &os.PathError{Op: "remove", Path: path, Err: err})
-			}
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			continue
 		}
+		l, err := lockRoot(root, true)
+		if errors.Is(err, errLockBusy) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, l.cleanup())
+		l.close()
 	}
 	return errors.Join(errs...)
 }

@@ -166,3 +166,16 @@ func (p Policy) protectedPaths(tmpdir string) []protectedPath {
 
 // SandboxMode is the type of Policy.Mode.
 type SandboxMode = policy.SandboxMode
+
+// under reports whether path lies inside one of the roots, symlinks of
+// the roots resolved so both sides compare as the kernel sees them.
+func under(path string, roots []string) bool {
+	real := make([]string, 0, len(roots))
+	for _, r := range roots {
+		if rr, err := policy.Resolve(filepath.Clean(r)); err == nil {
+			r = rr
+		}
+		real = append(real, r)
+	}
+	return policy.Under(path, real)
+}

@@ -28,6 +28,10 @@ type Capabilities struct {
 	// writable roots; NamespaceNote says why not.
 	Namespaces    bool
 	NamespaceNote string
+	// PIDNamespace tells whether the helper also gets a PID namespace of
+	// its own, which ends everything a command started when it exits;
+	// without one a subreaper does that (see reaper.go).
+	PIDNamespace bool
 }
 
 var (
@@ -41,7 +45,9 @@ func Probe() Capabilities {
 	probeOnce.Do(func() {
 		probed.LandlockABI = LandlockABI()
 		probed.Seccomp, probed.SeccompNote = seccompAvailable()
-		if err := probeNamespaces(); err != nil {
+		if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
+			probed.Namespaces, probed.PIDNamespace = true, true
+		} else if err := probeNamespaces(0); err != nil {
 			probed.NamespaceNote = err.Error()
 		} else {
 			probed.Namespaces = true
@@ -49,21 +55,22 @@ func Probe() Capabilities {
 	})
 	c := probed
 	if os.Getenv(NoNamespaceEnv) != "" {
-		c.Namespaces = false
+		c.Namespaces, c.PIDNamespace = false, false
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv
 	}
 	return c
 }
 
-// probeNamespaces starts a child in a new user namespace that unshares its
+// probeNamespaces starts a child in a new user namespace (and the
+// namespaces in extra) that unshares its
 // mount namespace and remounts / (which Go's fork code does for
 // CLONE_NEWNS in Unshareflags), then execs a path that does not exist:
 // ENOENT from exec means every step before it worked, mounting included
 // (an LSM such as Ubuntu's AppArmor userns restriction fails that step).
-func probeNamespaces() error {
+func probeNamespaces(extra uintptr) error {
 	uid, gid := os.Geteuid(), os.Getegid()
 	attr := &syscall.ProcAttr{Sys: &syscall.SysProcAttr{
-		Cloneflags:   syscall.CLONE_NEWUSER,
+		Cloneflags:   syscall.CLONE_NEWUSER | extra,
 		Unshareflags: syscall.CLONE_NEWNS,
 		UidMappings:  []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings:  []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
@@ -92,10 +99,11 @@ func (c Capabilities) Summary() string {
 		b.WriteString("; seccomp unavailable, so sandboxed commands are refused")
 	}
 	if c.Namespaces {
-		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace.")
+		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace")
 	} else {
-		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s).", c.NamespaceNote)
+		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s)", c.NamespaceNote)
 	}
+	b.WriteString("; background processes and daemons a command starts end with it.")
 	return b.String()
 }
 
@@ -109,6 +117,7 @@ func Explain(p Policy, c Capabilities) string {
 	line("project root: %s (the command runs in %s; that only chooses where, never what is writable)", p.root(), p.Cwd)
 	if mode == DangerFullAccess {
 		line("no sandbox: the command runs with the agent's own rights, network included")
+		line("processes: a child subreaper still ends whatever the command leaves running when it exits")
 		return b.String()
 	}
 	if c.LandlockABI < 1 {
@@ -144,17 +153,24 @@ func Explain(p Policy, c Capabilities) string {
 		line("signals: only to processes inside the sandbox")
 	}
 	line("privileges: no_new_privs, no capabilities (setuid and file capabilities grant nothing)")
+	explainProcesses(line, c.PIDNamespace && !p.NoNamespace)
 	roots := p.projectRoots()
 	switch {
 	case len(roots) == 0:
 	case c.Namespaces && !p.NoNamespace:
 		line("protected (read-only inside the writable roots, through a private mount namespace):")
+		placeholders := false
 		for _, pp := range p.protectedPaths(os.Getenv("TMPDIR")) {
 			if pp.missing {
 				line("  %s (missing: a placeholder is mounted over while a command runs, so it cannot be created)", pp.path)
+				placeholders = true
 			} else {
 				line("  %s", pp.path)
 			}
+		}
+		if placeholders {
+			line("placeholders are shared by every agent-ls process in the folder and removed when the last")
+			line("  command using them ends; after a kill -9, by the next agent-ls start there")
 		}
 	default:
 		note := c.NamespaceNote

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Cmd is the exec.Cmd of a command to run under a policy. Use it like an
@@ -18,17 +20,24 @@ type Cmd struct {
 	*exec.Cmd
 	policy  Policy
 	useNS   bool
-	argsEnd int // index of "--" in Args, where placeholder flags go
+	helper  bool // runs through the helper, which tears down on SIGTERM
+	argsEnd int  // index of "--" in Args, where placeholder flags go
 	release func()
+	setup   time.Duration // spent putting up placeholders
+	live    liveEntry
 }
 
 // Command builds the Cmd that runs argv under policy p: through the helper
 // binary at helperPath (the agent-ls executable, which must route
-// `helperPath sandbox ARGS...` to Main), or, for danger-full-access,
-// directly. env is the command's complete environment (nil inherits this
-// process's, as with exec.Cmd). The command starts in a new session, so in
-// its own process group and without a controlling terminal; cancelling ctx
-// kills the whole group. Where Probe finds user
+// `helperPath sandbox ARGS...` to Main); for danger-full-access the helper
+// confines nothing but still ends what the command leaves running, and
+// without a helperPath the command runs directly. env is the command's
+// complete environment (nil inherits this process's, as with exec.Cmd).
+// The command starts in a new session, so in
+// its own process group and without a controlling terminal. When the
+// command exits, times out or is cancelled, or this process dies by any
+// route, everything it started ends too (see reaper.go); cancelling ctx
+// kills it all. Where Probe finds user
 // namespaces (and p.NoNamespace is unset) the helper enters a fresh user
 // and mount namespace, which keeps the protected paths read-only.
 //
@@ -43,6 +52,10 @@ func Command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	// to type into or to be stopped by.
 	c.SysProcAttr.Setsid = true
 	c.Cancel = func() error { return KillGroup(c) }
+	if c.WaitDelay == 0 {
+		// Should the helper not answer a teardown, Wait kills it anyway.
+		c.WaitDelay = 5 * time.Second
+	}
 	return c, nil
 }
 
@@ -61,6 +74,15 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 		path, _, err := lookPath(argv[0], pathEnv, p.Cwd)
 		if err != nil {
 			return nil, &exec.Error{Name: argv[0], Err: err}
+		}
+		if helperPath != "" {
+			// Unconfined, but under the helper's subreaper, so that
+			// nothing the command starts outlives it either.
+			args := append([]string{"sandbox", "--no-namespace", "--mode", string(DangerFullAccess), "--cwd", p.Cwd, "--"}, argv...)
+			cmd := exec.CommandContext(ctx, helperPath, args...)
+			cmd.Dir, cmd.Env = p.Cwd, env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+			return &Cmd{Cmd: cmd, policy: p, helper: true}, nil
 		}
 		cmd := exec.CommandContext(ctx, path, argv[1:]...)
 		cmd.Args[0] = argv[0]
@@ -91,8 +113,14 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	args = append(append(args, "--"), argv...)
 	cmd := exec.CommandContext(ctx, helperPath, args...)
 	cmd.Dir, cmd.Env = p.Cwd, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	return &Cmd{Cmd: cmd, policy: p, useNS: useNS, argsEnd: end}, nil
+	// If this process dies, by kill -9 too, the helper tears the command
+	// and everything it started down (go's fork code closes the race
+	// with a parent that dies before the helper runs). The signal also
+	// comes when the OS thread that started the helper exits, which Go
+	// does only for a goroutine that ends locked to its thread; nothing
+	// that starts commands does that.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	return &Cmd{Cmd: cmd, policy: p, useNS: useNS, helper: true, argsEnd: end}, nil
 }
 
 // Start puts up the placeholders the command needs, then starts it.
@@ -102,9 +130,14 @@ func (c *Cmd) Start() error {
 		if c.Env == nil {
 			tmpdir = os.Getenv("TMPDIR") // the helper inherits ours
 		}
+		start := time.Now()
 		paths := c.policy.protectedPaths(tmpdir)
-		held, release := placeholders.acquire(paths)
+		held, release, err := holdPlaceholders(paths)
+		if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
 		c.release = release
+		c.setup = time.Since(start)
 		if len(held) > 0 {
 			var flags []string
 			for _, h := range held {
@@ -117,8 +150,12 @@ func (c *Cmd) Start() error {
 		c.done()
 		return err
 	}
+	running.add(c)
 	return nil
 }
+
+// PlaceholderTime is how long Start spent putting up placeholders.
+func (c *Cmd) PlaceholderTime() time.Duration { return c.setup }
 
 // Wait waits for the command, then takes down its placeholders.
 func (c *Cmd) Wait() error {
@@ -155,6 +192,7 @@ func (c *Cmd) done() {
 	if c.release != nil {
 		c.release()
 	}
+	running.remove(c)
 }
 
 // lookupEnv finds key in env, the last setting winning as in exec.Cmd.
@@ -167,13 +205,24 @@ func lookupEnv(env []string, key string) (string, bool) {
 	return "", false
 }
 
-// KillGroup sends SIGKILL to the process group of a command started by
-// Command (the command, its children, and anything they left behind in the
-// group). A command that has not started or already went away is not an
-// error.
+// KillGroup ends a command started by Command and everything it started:
+// a sandboxed command's helper gets SIGTERM, on which it SIGKILLs all of
+// it, daemons in other sessions included, and exits once they are gone;
+// an unsandboxed command's process group gets SIGKILL. A command that has
+// not started or already went away is not an error.
 func KillGroup(c *Cmd) error {
 	if c == nil || c.Cmd == nil || c.Process == nil {
 		return nil
+	}
+	if c.helper {
+		// Signal goes through a pidfd: no other process that got the
+		// pid since can be hit. SIGCONT in case the helper was stopped.
+		err := c.Process.Signal(syscall.SIGTERM)
+		_ = c.Process.Signal(syscall.SIGCONT)
+		if errors.Is(err, os.ErrProcessDone) {
+			return nil
+		}
+		return err
 	}
 	err := syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	if errors.Is(err, syscall.ESRCH) {

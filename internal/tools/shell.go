@@ -34,7 +34,9 @@ const (
 	// shellMaxEvents bounds the execOutput events of one command.
 	shellMaxEvents = 10_000
 	// shellPipeDrain is how long Wait waits for output after the command
-	// exited or was killed (a grandchild may hold the pipe).
+	// exited or was killed. A sandboxed command's helper ends everything
+	// the command started when it exits, so its pipes close with it; the
+	// bound is for an unsandboxed command's grandchild holding the pipe.
 	shellPipeDrain = 2 * time.Second
 	// exitTimeout is the exit code reported for a command that timed out.
 	exitTimeout = 124

@@ -1,0 +1,34 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// execUnconfined runs a danger-full-access command for the runner: no
+// Landlock, seccomp or namespaces (the user approved running it outside
+// the sandbox), only the subreaper the constructor put in place, so that
+// its background processes and daemons end with it like a sandboxed
+// command's.
+func execUnconfined(h helperArgs) int {
+	if kind, err := supervisor(); err != nil || kind != supervisorSubreaper {
+		if err == nil {
+			err = errors.New("no subreaper (the helper must be started as `sandbox --no-namespace ...`)")
+		}
+		return fail(ExitSetupFailed, fmt.Errorf("starting the process that ends everything the command starts: %w", err))
+	}
+	if err := os.Chdir(h.policy.Cwd); err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	path, code, err := lookPath(h.argv[0], os.Getenv("PATH"), h.policy.Cwd)
+	if err != nil {
+		return fail(code, err)
+	}
+	err = syscall.Exec(path, h.argv, os.Environ())
+	if errors.Is(err, syscall.ENOENT) {
+		return fail(ExitNotFound, fmt.Errorf("%s: %w (a missing interpreter?)", h.argv[0], err))
+	}
+	return fail(ExitNotExecutable, fmt.Errorf("%s: %w", h.argv[0], err))
+}
