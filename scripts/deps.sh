@@ -6,6 +6,9 @@ set -euo pipefail
 packages=(
   pkg-config libseccomp-dev   # the sandbox helper links libseccomp (cgo)
   git                         # tests create repositories
+  util-linux                  # setpriv: sandbox tests run again as nobody
+  make tar sqlite3            # everyday work the sandbox tests run inside it
+  python3 python3-venv python3-pytest
   "$@"
 )
 

@@ -65,6 +65,7 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 		return nil
 	})
 	fs.BoolVar(&h.policy.Network, "network", false, "allow network sockets")
+	fs.StringVar(&h.policy.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches (default $XDG_CACHE_HOME/agent-ls/sandbox)")
 	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
 	fs.BoolVar(&h.inNamespace, "in-namespace", false, "set by the runner, first after `sandbox`: enter a fresh user and mount namespace")
 	fs.Func("placeholder", "set by the runner: a placeholder it made for a missing protected path", func(s string) error {
@@ -144,6 +145,13 @@ func confineAndExec(h helperArgs) int {
 		return fail(ExitSetupFailed, fmt.Errorf("seccomp is unavailable (%s); refusing to run the command unconfined", note))
 	}
 	writable := p.writableRoots(os.Getenv("TMPDIR"))
+	env := os.Environ()
+	if p.mode() == WorkspaceWrite {
+		var err error
+		if env, writable, err = commandCaches(p.CacheRoot, env, writable); err != nil {
+			return fail(ExitSetupFailed, err)
+		}
+	}
 	if h.inNamespace {
 		// Remounting / private in the host's own mount namespace would
 		// change the whole machine: only ever do it in a namespace of our
@@ -180,7 +188,7 @@ func confineAndExec(h helperArgs) int {
 	if err := installSeccomp(p.Network); err != nil {
 		return fail(ExitSetupFailed, err)
 	}
-	err = syscall.Exec(path, h.argv, os.Environ())
+	err = syscall.Exec(path, h.argv, env)
 	if errors.Is(err, syscall.ENOENT) {
 		return fail(ExitNotFound, fmt.Errorf("%s: %w (a missing interpreter?)", h.argv[0], err))
 	}

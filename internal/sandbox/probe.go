@@ -28,6 +28,10 @@ type Capabilities struct {
 	// writable roots; NamespaceNote says why not.
 	Namespaces    bool
 	NamespaceNote string
+	// CacheRoot is where workspace-write commands get their toolchain
+	// caches, from this process's environment (see CacheEnv); empty when
+	// the environment names no cache directory.
+	CacheRoot string
 }
 
 var (
@@ -36,7 +40,8 @@ var (
 )
 
 // Probe reports what the sandbox can enforce here. The kernel is asked
-// once per process; NoNamespaceEnv is read on every call.
+// once per process; NoNamespaceEnv and the cache root's variables are read
+// on every call.
 func Probe() Capabilities {
 	probeOnce.Do(func() {
 		probed.LandlockABI = LandlockABI()
@@ -48,6 +53,7 @@ func Probe() Capabilities {
 		}
 	})
 	c := probed
+	c.CacheRoot = DefaultCacheRoot(os.Environ())
 	if os.Getenv(NoNamespaceEnv) != "" {
 		c.Namespaces = false
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv
@@ -87,15 +93,19 @@ func (c Capabilities) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Linux sandbox: Landlock ABI %d limits writes to the writable roots", c.LandlockABI)
 	if c.Seccomp {
-		b.WriteString("; seccomp blocks network sockets (when the network is off), ptrace and io_uring")
+		b.WriteString("; with the network off, seccomp refuses every socket but Unix stream and seqpacket ones (so socketpairs and pipes to children work; connect, bind, listen and datagram sockets do not, so no host service such as Docker, an SSH agent or D-Bus is reachable); ptrace and io_uring are always refused")
 	} else {
 		b.WriteString("; seccomp unavailable, so sandboxed commands are refused")
 	}
 	if c.Namespaces {
-		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace.")
+		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace")
 	} else {
-		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s).", c.NamespaceNote)
+		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s)", c.NamespaceNote)
 	}
+	if c.CacheRoot != "" {
+		fmt.Fprintf(&b, "; in workspace-write mode commands keep HOME but get their own writable toolchain caches under %s (GOCACHE, PIP_CACHE_DIR, npm_config_cache, XDG_CACHE_HOME), while the user's own build caches and the downloaded modules (GOMODCACHE, ~/.cargo/registry) are read-only, so with the network off only dependencies already downloaded can be used", c.CacheRoot)
+	}
+	b.WriteString(".")
 	return b.String()
 }
 
@@ -125,15 +135,22 @@ func Explain(p Policy, c Capabilities) string {
 		if c.Namespaces && !p.NoNamespace {
 			line("          and a private /dev/shm, not shared with the host")
 		}
+		explainCaches(line, p, os.Environ())
 	}
 	if c.Seccomp {
 		line("seccomp: available")
 		if p.Network {
 			line("network: on; seccomp still denies %s, TIOCSTI", strings.Join(alwaysDenied, " "))
 		} else {
-			line("network: off; seccomp denies sockets other than AF_UNIX, %s, %s, TIOCSTI", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
+			line("network: off; seccomp denies %s, %s, TIOCSTI,", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
+			line("         every socket but Unix stream and seqpacket ones (no datagram sockets),")
+			line("         and sendto with an address; sockets the command holds (socketpairs")
+			line("         to its children) keep send, recv, sendmsg, recvmsg and socket options")
 			if c.LandlockABI >= 4 {
 				line("         Landlock also denies TCP bind and connect")
+			}
+			if c.LandlockABI >= 6 {
+				line("         and abstract Unix sockets outside the sandbox")
 			}
 		}
 	} else {
