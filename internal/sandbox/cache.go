@@ -34,13 +34,21 @@ var outputVars = []string{"GOTMPDIR", "CARGO_TARGET_DIR"}
 // $XDG_CACHE_HOME/agent-ls/sandbox, else $HOME/.cache/agent-ls/sandbox. It
 // is empty when the environment names neither.
 func DefaultCacheRoot(env []string) string {
+	root, _ := defaultCacheRoot(env)
+	return root
+}
+
+// defaultCacheRoot also returns the directory that must exist already for
+// the root to be created below it: HOME, or the parent of XDG_CACHE_HOME
+// (a HOME such as nobody's /nonexistent is not to be made up).
+func defaultCacheRoot(env []string) (root, base string) {
 	if d, ok := lookupEnv(env, "XDG_CACHE_HOME"); ok && filepath.IsAbs(d) {
-		return filepath.Join(d, cacheRootName)
+		return filepath.Join(d, cacheRootName), filepath.Dir(filepath.Clean(d))
 	}
 	if h, ok := lookupEnv(env, "HOME"); ok && filepath.IsAbs(h) {
-		return filepath.Join(h, ".cache", cacheRootName)
+		return filepath.Join(h, ".cache", cacheRootName), h
 	}
-	return ""
+	return "", ""
 }
 
 // userCaches are the caches of the user's own (unsandboxed) builds named
@@ -111,6 +119,17 @@ func fallbackCacheRoot(env []string) string {
 	return filepath.Join(tmp, "agent-ls-"+strconv.Itoa(os.Geteuid()), "sandbox")
 }
 
+// cacheRootCandidates are the cache roots to try, in order, for a command
+// with env and no explicit root.
+func cacheRootCandidates(env []string) []string {
+	var out []string
+	root, base := defaultCacheRoot(env)
+	if fi, err := os.Stat(base); base != "" && err == nil && fi.IsDir() {
+		out = append(out, root)
+	}
+	return append(out, fallbackCacheRoot(env))
+}
+
 // commandCaches gives a workspace-write command its own toolchain caches:
 // it picks and creates the cache root (root, or DefaultCacheRoot of env
 // with fallbackCacheRoot behind it) and returns env rewritten by CacheEnv
@@ -123,8 +142,8 @@ func commandCaches(root string, env, writable []string) ([]string, []string, err
 			return nil, nil, fmt.Errorf("toolchain caches: %w", err)
 		}
 	} else {
-		for _, r := range []string{DefaultCacheRoot(env), fallbackCacheRoot(env)} {
-			if r != "" && prepareCacheRoot(r, env) == nil {
+		for _, r := range cacheRootCandidates(env) {
+			if prepareCacheRoot(r, env) == nil {
 				root = r
 				break
 			}
@@ -182,10 +201,7 @@ func lookupEnvFold(env []string, key string) (string, bool) {
 func explainCaches(line func(string, ...any), p Policy, env []string) {
 	root := p.CacheRoot
 	if root == "" {
-		root = DefaultCacheRoot(env)
-	}
-	if root == "" {
-		root = fallbackCacheRoot(env)
+		root = cacheRootCandidates(env)[0]
 	}
 	var names []string
 	for _, v := range cacheVars {

@@ -41,7 +41,7 @@ const goMod = "module example.com/work\n\ngo 1.22\n"
 
 var legitRows = []legitRow{
 	{name: "go build", tools: []string{"go"},
-		files: map[string]string{"go.mod": goMod, "main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from a sandboxed build\") }\n"},
+		files:  map[string]string{"go.mod": goMod, "main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from a sandboxed build\") }\n"},
 		script: "go build -o hello . && ./hello", want: "hello from a sandboxed build"},
 	{name: "go test", tools: []string{"go"},
 		files: map[string]string{"go.mod": goMod, "add.go": "package work\n\nfunc Add(a, b int) int { return a + b }\n",

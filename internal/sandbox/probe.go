@@ -29,8 +29,7 @@ type Capabilities struct {
 	Namespaces    bool
 	NamespaceNote string
 	// CacheRoot is where workspace-write commands get their toolchain
-	// caches, from this process's environment (see CacheEnv); empty when
-	// the environment names no cache directory.
+	// caches, from this process's environment (see CacheEnv).
 	CacheRoot string
 }
 
@@ -53,7 +52,7 @@ func Probe() Capabilities {
 		}
 	})
 	c := probed
-	c.CacheRoot = DefaultCacheRoot(os.Environ())
+	c.CacheRoot = cacheRootCandidates(os.Environ())[0]
 	if os.Getenv(NoNamespaceEnv) != "" {
 		c.Namespaces = false
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv

@@ -1,0 +1,125 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDefaultCacheRoot(t *testing.T) {
+	cases := []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"HOME=/home/u", "XDG_CACHE_HOME=/c"}, "/c/agent-ls/sandbox"},
+		{[]string{"HOME=/home/u"}, "/home/u/.cache/agent-ls/sandbox"},
+		{[]string{"HOME=/home/u", "XDG_CACHE_HOME=relative"}, "/home/u/.cache/agent-ls/sandbox"},
+		{[]string{"PATH=/bin"}, ""},
+	}
+	for _, c := range cases {
+		if got := DefaultCacheRoot(c.env); got != c.want {
+			t.Errorf("DefaultCacheRoot(%q) = %q, want %q", c.env, got, c.want)
+		}
+	}
+}
+
+func TestCacheEnv(t *testing.T) {
+	env := []string{
+		"HOME=/home/u", "PATH=/bin", "GOCACHE=/home/u/.cache/go-build", "GOMODCACHE=/home/u/go/pkg/mod",
+		"NPM_CONFIG_CACHE=/home/u/.npm", "npm_config_cache=/home/u/.npm", "XDG_CACHE_HOME=/home/u/.cache",
+		"GOTMPDIR=/home/u/gotmp", "CARGO_TARGET_DIR=/ws/target", "PIP_CACHE_DIR=/home/u/.cache/pip",
+	}
+	got := CacheEnv(env, "/c", []string{"/ws", "/tmp"})
+	want := []string{
+		"HOME=/home/u", "PATH=/bin", "GOMODCACHE=/home/u/go/pkg/mod", "CARGO_TARGET_DIR=/ws/target",
+		"GOCACHE=/c/go-build", "PIP_CACHE_DIR=/c/pip", "npm_config_cache=/c/npm", "XDG_CACHE_HOME=/c/xdg",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("CacheEnv\n got %q\nwant %q", got, want)
+	}
+	// A target directory outside the writable roots is dropped, so cargo
+	// builds in the workspace.
+	got = CacheEnv([]string{"CARGO_TARGET_DIR=/home/u/target", "GOTMPDIR=/tmp/go"}, "/c", []string{"/ws", "/tmp"})
+	if slices.Contains(got, "CARGO_TARGET_DIR=/home/u/target") || !slices.Contains(got, "GOTMPDIR=/tmp/go") {
+		t.Errorf("CacheEnv kept an unwritable CARGO_TARGET_DIR or dropped a writable GOTMPDIR: %q", got)
+	}
+}
+
+// TestCacheRootChecks: a cache root that holds the user's own caches, or
+// that someone else owns, is refused; without HOME the fallback is a
+// directory of this user's below TMPDIR.
+func TestCacheRootChecks(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	for _, bad := range []string{home, filepath.Join(home, ".cache"), filepath.Join(home, ".cache", "go-build")} {
+		if _, _, err := commandCaches(bad, env, nil); err == nil {
+			t.Errorf("cache root %s holding the user's caches was accepted", bad)
+		}
+	}
+	if _, _, err := commandCaches("relative", env, nil); err == nil {
+		t.Error("a relative cache root was accepted")
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(shared, 0o777)
+	if _, _, err := commandCaches(shared, env, nil); err == nil || !strings.Contains(err.Error(), "writable by it alone") {
+		t.Errorf("a world-writable cache root was accepted: %v", err)
+	}
+	tmp := t.TempDir()
+	noHome := []string{"HOME=/nonexistent/agent-ls-test", "TMPDIR=" + tmp}
+	out, writable, err := commandCaches("", noHome, []string{"/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := fallbackCacheRoot(noHome)
+	if !strings.HasPrefix(root, tmp+"/") || !slices.Equal(writable, []string{"/ws", root}) || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
+		t.Errorf("fallback: root %s, writable %q, env %q", root, writable, out)
+	}
+	if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("fallback root: %v %v", fi, err)
+	}
+}
+
+// TestUserCachesStayReadOnly: inside the sandbox the toolchains see the
+// cache root, which is writable, and the user's own build cache is not.
+func TestUserCachesStayReadOnly(t *testing.T) {
+	requireLandlock(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("go is not on PATH")
+	}
+	out, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	userCache := strings.TrimSpace(string(out))
+	if err := os.MkdirAll(userCache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := workspace(t)
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd}
+	root := DefaultCacheRoot(os.Environ())
+	if under(userCache, []string{"/tmp", os.TempDir(), cwd}) {
+		t.Skipf("the user's GOCACHE %s is below a writable root here", userCache)
+	}
+	r := runIn(t, p, nil, "go", "env", "GOCACHE", "GOMODCACHE")
+	mustWork(t, r, "go env")
+	if lines := strings.Fields(r.stdout); len(lines) != 2 || lines[0] != filepath.Join(root, "go-build") {
+		t.Errorf("go env GOCACHE inside the sandbox: %q, want %s", r.stdout, filepath.Join(root, "go-build"))
+	}
+	poison := filepath.Join(userCache, "agent-ls-poison")
+	mustBlock(t, attack(t, p, "write", poison), "writing the user's own GOCACHE")
+	if exists(poison) {
+		os.Remove(poison)
+		t.Errorf("ESCAPE: wrote into the user's build cache")
+	}
+	mustWork(t, attack(t, p, "write", filepath.Join(root, "agent-ls-test")), "writing the sandbox's cache root")
+	os.Remove(filepath.Join(root, "agent-ls-test"))
+	// Read-only mode gets no writable cache.
+	mustBlock(t, attack(t, Policy{Mode: ReadOnly, Cwd: cwd}, "write", filepath.Join(root, "agent-ls-test")), "writing the cache root in read-only mode")
+}
