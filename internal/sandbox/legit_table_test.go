@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // legitRow is one piece of everyday work that must succeed in the default
@@ -266,4 +267,66 @@ func writeWheel(tb testing.TB, dir string) {
 	if err := zw.Close(); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// BenchmarkEverydayWork prints what the sandbox costs on the everyday-work
+// table: each row's wall time run plainly and in the default sandbox, one
+// after the other in the same run, each in a fresh workspace. It runs the
+// table once whatever b.N is (a row takes up to seconds); the numbers are
+// printed, never asserted.
+func BenchmarkEverydayWork(b *testing.B) {
+	requireLandlock(b)
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-58s %10s %10s %7s\n", "everyday work", "plain", "sandboxed", "ratio")
+	var plainTotal, sandboxTotal time.Duration
+	for _, row := range legitRows {
+		if tool := row.missingTool(); tool != "" {
+			fmt.Fprintf(&table, "%-58s %s not installed\n", row.name, tool)
+			continue
+		}
+		plain := timeRow(b, row, func(cwd string) result { return plainRun(b, cwd, row.script) })
+		sandboxed := timeRow(b, row, func(cwd string) result {
+			return runIn(b, Policy{Mode: WorkspaceWrite, Cwd: cwd}, nil, "sh", "-c", row.script)
+		})
+		plainTotal += plain
+		sandboxTotal += sandboxed
+		fmt.Fprintf(&table, "%-58s %9.2fs %9.2fs %6.2fx\n", row.name, plain.Seconds(), sandboxed.Seconds(), sandboxed.Seconds()/plain.Seconds())
+	}
+	fmt.Fprintf(&table, "%-58s %9.2fs %9.2fs %6.2fx\n", "total", plainTotal.Seconds(), sandboxTotal.Seconds(), sandboxTotal.Seconds()/plainTotal.Seconds())
+	// Straight to stdout: the testing package keeps only ten lines of a
+	// benchmark's log.
+	fmt.Printf("\nwall time of the everyday-work table, plain and in the sandbox (workspace-write, network off):\n%s\n", table.String())
+	b.ReportMetric(plainTotal.Seconds(), "plain-s")
+	b.ReportMetric(sandboxTotal.Seconds(), "sandboxed-s")
+}
+
+// timeRow runs one row in a fresh workspace and returns its wall time; a
+// row that fails stops the benchmark, whose numbers would mean nothing.
+func timeRow(b *testing.B, row legitRow, run func(cwd string) result) time.Duration {
+	b.Helper()
+	cwd := row.prepare(b)
+	start := time.Now()
+	r := run(cwd)
+	d := time.Since(start)
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, row.want) {
+		b.Fatalf("%s failed:\n%v", row.name, r)
+	}
+	return d
+}
+
+// plainRun runs script without any sandbox, as the user would.
+func plainRun(b *testing.B, cwd, script string) result {
+	b.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = cwd
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		b.Fatal(err)
+	}
+	return r
 }
