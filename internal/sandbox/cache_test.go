@@ -123,3 +123,33 @@ func TestUserCachesStayReadOnly(t *testing.T) {
 	// Read-only mode gets no writable cache.
 	mustBlock(t, attack(t, Policy{Mode: ReadOnly, Cwd: cwd}, "write", filepath.Join(root, "agent-ls-test")), "writing the cache root in read-only mode")
 }
+
+// TestCachesExplained: the model's summary and --explain say where the
+// caches are, that the user's own stay read-only, and what sockets work.
+func TestCachesExplained(t *testing.T) {
+	requireLandlock(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	os.Unsetenv("XDG_CACHE_HOME")
+	c := Probe()
+	want := filepath.Join(home, ".cache", "agent-ls", "sandbox")
+	if c.CacheRoot != want {
+		t.Errorf("Probe().CacheRoot = %q, want %q", c.CacheRoot, want)
+	}
+	s := c.Summary()
+	for _, w := range []string{want, "GOCACHE", "user's own build caches", "read-only", "socketpairs", "connect, bind, listen and datagram sockets do not"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("summary lacks %q: %s", w, s)
+		}
+	}
+	e := Explain(Policy{Mode: WorkspaceWrite, Cwd: home}, c)
+	for _, w := range []string{"caches:   " + want, "own build caches stay read-only", "no datagram sockets", "sendto with an address"} {
+		if !strings.Contains(e, w) {
+			t.Errorf("--explain lacks %q:\n%s", w, e)
+		}
+	}
+	if e := Explain(Policy{Mode: ReadOnly, Cwd: home}, c); strings.Contains(e, "caches:") {
+		t.Errorf("read-only mode has no writable caches, yet --explain lists them:\n%s", e)
+	}
+}

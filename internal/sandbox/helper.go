@@ -25,14 +25,17 @@ const (
 const helperPrefix = "agent-ls sandbox: "
 
 const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] [--cwd DIR]
-                        [--writable DIR]... [--network] -- CMD ARGS...
+                        [--writable DIR]... [--cache-root DIR] [--network] -- CMD ARGS...
        agent-ls sandbox --explain [--mode ...] [--cwd DIR] [--writable DIR]... [--network]
 
 Runs CMD confined by Landlock (the filesystem is readable, only the writable
-roots are writable), seccomp (no network sockets unless --network; no
-ptrace, process_vm_* or io_uring) and no_new_privs, with no capabilities.
+roots are writable), seccomp (without --network: no sockets but Unix stream
+and seqpacket ones, no connect, bind, listen or accept; always: no ptrace,
+process_vm_* or io_uring) and no_new_privs, with no capabilities.
 In workspace-write mode the writable roots are the cwd, each --writable DIR,
-/tmp and $TMPDIR. Where user namespaces are available, .git, .agents and
+/tmp, $TMPDIR and the cache root, where GOCACHE, PIP_CACHE_DIR,
+npm_config_cache and XDG_CACHE_HOME point (the user's own caches stay
+read-only). Where user namespaces are available, .git, .agents and
 .agent-ls at the top of the cwd and of each --writable DIR stay read-only,
 and the command gets a private, writable /dev/shm. --explain prints what
 this machine enforces.
