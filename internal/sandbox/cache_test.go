@@ -153,3 +153,21 @@ func TestCachesExplained(t *testing.T) {
 		t.Errorf("read-only mode has no writable caches, yet --explain lists them:\n%s", e)
 	}
 }
+
+// TestCommandPassesCacheRoot: an explicit cache root reaches the helper in
+// workspace-write mode only.
+func TestCommandPassesCacheRoot(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		want bool
+	}{{WorkspaceWrite, true}, {ReadOnly, false}} {
+		cmd, err := Command(t.Context(), Policy{Mode: c.mode, Cwd: "/w", CacheRoot: "/c", NoNamespace: true}, []string{"true"}, nil, "/usr/bin/agent-ls")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(cmd.Args, "--cache-root")
+		if got := i > 0 && cmd.Args[i+1] == "/c" && i < slices.Index(cmd.Args, "--"); got != c.want {
+			t.Errorf("%s: --cache-root /c passed: %v, want %v (%q)", c.mode, got, c.want, cmd.Args)
+		}
+	}
+}
