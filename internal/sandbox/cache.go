@@ -86,12 +86,28 @@ func prepareCacheRoot(root string, env []string) error {
 		return fmt.Errorf("cache root %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
-	for _, c := range userCaches(env) {
-		if c == root || under(c, []string{root}) {
-			return fmt.Errorf("cache root %s holds the user's own cache %s; sandboxed commands must never write there", root, c)
+	holds := func(root string) error {
+		for _, c := range userCaches(env) {
+			real, err := filepath.EvalSymlinks(c)
+			if err != nil {
+				real = c
+			}
+			if within(c, root) || within(real, root) {
+				return fmt.Errorf("cache root %s holds the user's own cache %s; sandboxed commands must never write there", root, c)
+			}
 		}
+		return nil
+	}
+	if err := holds(root); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
+		return err
+	}
+	// A symlink on the way could lead the root onto the user's caches.
+	if real, err := filepath.EvalSymlinks(root); err != nil {
+		return err
+	} else if err := holds(real); err != nil {
 		return err
 	}
 	fi, err := os.Stat(root)
@@ -169,7 +185,7 @@ func CacheEnv(env []string, root string, writable []string) []string {
 		drop[v.name] = true
 	}
 	for _, name := range outputVars {
-		if d, ok := lookupEnv(env, name); ok && !(filepath.IsAbs(d) && under(filepath.Clean(d), writable)) {
+		if d, ok := lookupEnv(env, name); ok && !(filepath.IsAbs(d) && within(d, writable...)) {
 			drop[name] = true
 		}
 	}
@@ -185,6 +201,19 @@ func CacheEnv(env []string, root string, writable []string) []string {
 		out = append(out, v.name+"="+filepath.Join(root, v.dir))
 	}
 	return out
+}
+
+// within reports whether path is one of roots or lies below one, comparing
+// clean paths as written.
+func within(path string, roots ...string) bool {
+	path = filepath.Clean(path)
+	for _, r := range roots {
+		rel, err := filepath.Rel(filepath.Clean(r), path)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }
 
 // lookupEnvFold is lookupEnv with the name compared without case.

@@ -59,6 +59,17 @@ func TestCacheRootChecks(t *testing.T) {
 			t.Errorf("cache root %s holding the user's caches was accepted", bad)
 		}
 	}
+	// A symlink leading the root onto the user's caches.
+	if err := os.MkdirAll(filepath.Join(home, ".cache", "go-build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "root")
+	if err := os.Symlink(filepath.Join(home, ".cache"), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := commandCaches(link, env, nil); err == nil {
+		t.Error("a cache root that is a symlink to the user's ~/.cache was accepted")
+	}
 	if _, _, err := commandCaches("relative", env, nil); err == nil {
 		t.Error("a relative cache root was accepted")
 	}
@@ -104,7 +115,7 @@ func TestUserCachesStayReadOnly(t *testing.T) {
 	cwd, _ := workspace(t)
 	p := Policy{Mode: WorkspaceWrite, Cwd: cwd}
 	root := DefaultCacheRoot(os.Environ())
-	if under(userCache, []string{"/tmp", os.TempDir(), cwd}) {
+	if within(userCache, "/tmp", os.TempDir(), cwd) {
 		t.Skipf("the user's GOCACHE %s is below a writable root here", userCache)
 	}
 	r := runIn(t, p, nil, "go", "env", "GOCACHE", "GOMODCACHE")
@@ -157,17 +168,16 @@ func TestCachesExplained(t *testing.T) {
 // TestCommandPassesCacheRoot: an explicit cache root reaches the helper in
 // workspace-write mode only.
 func TestCommandPassesCacheRoot(t *testing.T) {
-	for _, c := range []struct {
-		mode string
-		want bool
-	}{{WorkspaceWrite, true}, {ReadOnly, false}} {
-		cmd, err := Command(t.Context(), Policy{Mode: c.mode, Cwd: "/w", CacheRoot: "/c", NoNamespace: true}, []string{"true"}, nil, "/usr/bin/agent-ls")
+	for _, p := range []Policy{{Mode: WorkspaceWrite}, {Mode: ReadOnly}} {
+		p.Cwd, p.CacheRoot, p.NoNamespace = "/w", "/c", true
+		cmd, err := Command(t.Context(), p, []string{"true"}, nil, "/usr/bin/agent-ls")
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := slices.Index(cmd.Args, "--cache-root")
-		if got := i > 0 && cmd.Args[i+1] == "/c" && i < slices.Index(cmd.Args, "--"); got != c.want {
-			t.Errorf("%s: --cache-root /c passed: %v, want %v (%q)", c.mode, got, c.want, cmd.Args)
+		got := i > 0 && cmd.Args[i+1] == "/c" && i < slices.Index(cmd.Args, "--")
+		if want := p.Mode == WorkspaceWrite; got != want {
+			t.Errorf("%s: --cache-root /c passed: %v, want %v (%q)", p.Mode, got, want, cmd.Args)
 		}
 	}
 }
