@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // cacheRootName is where, below the user's cache directory, sandboxed
@@ -79,49 +80,76 @@ func userCaches(env []string) []string {
 }
 
 // prepareCacheRoot makes sure root exists as a directory of this user's
-// that only this user can write, and that it holds none of the user's
-// own caches.
-func prepareCacheRoot(root string, env []string) error {
+// that only this user can write and that holds none of the user's own
+// caches, and pins it: it returns a /proc/self/fd path to the very
+// directory it checked, for the Landlock rule, so that nothing swapped in
+// meanwhile gets the write access. Where root lies below a writable root
+// (the fallback in /tmp), a sandboxed command could have planted a symlink
+// on the way to lead the next command's writable cache anywhere: there no
+// symlink is followed.
+func prepareCacheRoot(root string, env, writable []string) (string, error) {
 	if !filepath.IsAbs(root) {
-		return fmt.Errorf("cache root %q is not an absolute path", root)
+		return "", fmt.Errorf("cache root %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
-	holds := func(root string) error {
+	holds := func(dir string) error {
 		for _, c := range userCaches(env) {
 			real, err := filepath.EvalSymlinks(c)
 			if err != nil {
 				real = c
 			}
-			if within(c, root) || within(real, root) {
+			if within(c, dir) || within(real, dir) {
 				return fmt.Errorf("cache root %s holds the user's own cache %s; sandboxed commands must never write there", root, c)
 			}
 		}
 		return nil
 	}
 	if err := holds(root); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return err
+		return "", err
 	}
-	// A symlink on the way could lead the root onto the user's caches.
-	if real, err := filepath.EvalSymlinks(root); err != nil {
-		return err
-	} else if err := holds(real); err != nil {
-		return err
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC}
+	if plantable(root, writable) {
+		how.Resolve = unix.RESOLVE_NO_SYMLINKS
 	}
-	fi, err := os.Stat(root)
+	fd, err := unix.Openat2(unix.AT_FDCWD, root, &how)
 	if err != nil {
-		return err
+		return "", fmt.Errorf("cache root %s: %w", root, err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok {
-		return fmt.Errorf("cache root %s is not a directory", root)
+	pinned := "/proc/self/fd/" + strconv.Itoa(fd)
+	fail := func(err error) (string, error) {
+		unix.Close(fd)
+		return "", err
 	}
-	if int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("cache root %s belongs to uid %d with mode %v; want this user's and writable by it alone", root, st.Uid, fi.Mode().Perm())
+	// Where the directory really is, symlinks on the way resolved.
+	real, err := os.Readlink(pinned)
+	if err != nil {
+		return fail(err)
 	}
-	return nil
+	if err := holds(real); err != nil {
+		return fail(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fail(err)
+	}
+	if int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0 {
+		return fail(fmt.Errorf("cache root %s belongs to uid %d with mode %o; want this user's and writable by it alone", root, st.Uid, st.Mode&0o777))
+	}
+	return pinned, nil
+}
+
+// plantable reports whether a component of path lies strictly below one
+// of the writable roots, where a sandboxed command can replace it.
+func plantable(path string, writable []string) bool {
+	for _, w := range writable {
+		if w = filepath.Clean(w); path != w && within(path, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // fallbackCacheRoot is used when the environment names no usable cache
@@ -149,18 +177,21 @@ func cacheRootCandidates(env []string) []string {
 // commandCaches gives a workspace-write command its own toolchain caches:
 // it picks and creates the cache root (root, or DefaultCacheRoot of env
 // with fallbackCacheRoot behind it) and returns env rewritten by CacheEnv
-// and the writable roots with the cache root added. An explicit root that
+// and the writable roots with the cache root added (pinned, see
+// prepareCacheRoot). An explicit root that
 // cannot be used is an error; without one the command runs with the
 // environment as it is (its tools then find their caches read-only).
 func commandCaches(root string, env, writable []string) ([]string, []string, error) {
+	var pinned string
 	if root != "" {
-		if err := prepareCacheRoot(root, env); err != nil {
+		var err error
+		if pinned, err = prepareCacheRoot(root, env, writable); err != nil {
 			return nil, nil, fmt.Errorf("toolchain caches: %w", err)
 		}
 	} else {
 		for _, r := range cacheRootCandidates(env) {
-			if prepareCacheRoot(r, env) == nil {
-				root = r
+			if p, err := prepareCacheRoot(r, env, writable); err == nil {
+				root, pinned = r, p
 				break
 			}
 		}
@@ -168,9 +199,8 @@ func commandCaches(root string, env, writable []string) ([]string, []string, err
 			return env, writable, nil
 		}
 	}
-	root = filepath.Clean(root)
-	writable = append(writable[:len(writable):len(writable)], root)
-	return CacheEnv(env, root, writable), writable, nil
+	env = CacheEnv(env, filepath.Clean(root), writable)
+	return env, append(writable[:len(writable):len(writable)], pinned), nil
 }
 
 // CacheEnv returns env for a sandboxed command whose toolchain caches live

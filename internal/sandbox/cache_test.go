@@ -88,11 +88,34 @@ func TestCacheRootChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := fallbackCacheRoot(noHome)
-	if !strings.HasPrefix(root, tmp+"/") || !slices.Equal(writable, []string{"/ws", root}) || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
+	if !strings.HasPrefix(root, tmp+"/") || len(writable) != 2 || writable[0] != "/ws" || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
 		t.Errorf("fallback: root %s, writable %q, env %q", root, writable, out)
+	}
+	if pinned, err := os.Readlink(writable[1]); err != nil || pinned != root {
+		t.Errorf("the Landlock rule names %s (%s, %v), want the cache root %s pinned", writable[1], pinned, err, root)
 	}
 	if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("fallback root: %v %v", fi, err)
+	}
+	// In a writable root a sandboxed command could plant a symlink where
+	// the root goes, to get the next command write access elsewhere: no
+	// symlink is followed there.
+	elsewhere := t.TempDir()
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, root); err != nil {
+		t.Fatal(err)
+	}
+	out, writable, err = commandCaches("", noHome, []string{"/ws", tmp})
+	if err != nil || !slices.Equal(writable, []string{"/ws", tmp}) || slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
+		t.Errorf("a planted symlink was followed: writable %q, env %q, %v", writable, out, err)
+	}
+	if _, _, err := commandCaches(root, noHome, []string{"/ws", tmp}); err == nil {
+		t.Error("an explicit cache root through a planted symlink was accepted")
+	}
+	if _, _, err := commandCaches(root, noHome, []string{"/ws"}); err != nil {
+		t.Errorf("a symlinked cache root outside the writable roots was refused: %v", err)
 	}
 }
 
