@@ -61,7 +61,7 @@ var legitRows = []legitRow{
 		files: map[string]string{"sp.c": socketpairC}, script: "gcc -o sp sp.c && ./sp", want: "send ok, sendmsg with a descriptor ok"},
 	{name: "python venv and pip install --no-index of a local wheel", tools: []string{debianPython},
 		setup: writeWheel,
-		script: debianPython + " -m venv venv && venv/bin/pip install --no-index --disable-pip-version-check ./" + wheelName +
+		script: debianPython + " -m venv venv && venv/bin/pip install --no-index ./" + wheelName +
 			" && venv/bin/python -c 'import legit_pkg; print(legit_pkg.VALUE)'",
 		want: "installed from a local wheel"},
 	{name: "python -m pytest", tools: []string{debianPython},
@@ -78,7 +78,7 @@ var legitRows = []legitRow{
 	{name: "npm install of a file: dependency", tools: []string{"npm"},
 		files: map[string]string{"package.json": `{"name":"app","version":"1.0.0","dependencies":{"dep":"file:./dep"}}`,
 			"dep/package.json": `{"name":"dep","version":"1.0.0","main":"index.js"}`, "dep/index.js": "module.exports = 'dep loaded';\n"},
-		script: "npm install --no-audit --no-fund && node -e 'console.log(require(\"dep\"))'", want: "dep loaded"},
+		script: "npm install && node -e 'console.log(require(\"dep\"))'", want: "dep loaded"},
 	{name: "git status, diff, log, stash list", tools: []string{"git"},
 		files: map[string]string{"file.txt": "one\n"}, setup: gitRepo,
 		script: "echo two >> file.txt && git status --short && git diff && git log --oneline && git stash list && echo git-done",
