@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"archive/zip"
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -25,8 +26,9 @@ type legitRow struct {
 	optional string
 	files    map[string]string
 	// setup prepares the workspace outside the sandbox (a repository, a
-	// wheel) after files are written.
-	setup func(tb testing.TB, dir string)
+	// wheel) after files are written; it returns variables to add to the
+	// environment, settings of the user's that the row needs.
+	setup func(tb testing.TB, dir string) []string
 	// script runs with `sh -c` in the workspace; its output must contain
 	// want.
 	script string
@@ -48,6 +50,11 @@ var legitRows = []legitRow{
 		files: map[string]string{"go.mod": goMod, "add.go": "package work\n\nfunc Add(a, b int) int { return a + b }\n",
 			"add_test.go": "package work\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"2+2\")\n\t}\n}\n"},
 		script: "go test ./...", want: "ok  \texample.com/work"},
+	{name: "go build with a dependency from the read-only module cache", tools: []string{"go"},
+		files: map[string]string{"go.mod": goMod + "\nrequire example.com/greet v1.0.0\n",
+			"main.go": "package main\n\nimport \"example.com/greet\"\n\nfunc main() { println(greet.Hello()) }\n"},
+		setup:  downloadedModule,
+		script: "go build -o app . && ./app", want: "hello from the module cache"},
 	{name: "go vet", tools: []string{"go"},
 		files:  map[string]string{"go.mod": goMod, "add.go": "package work\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n"},
 		script: "go vet ./... && echo vet-clean", want: "vet-clean"},
@@ -60,7 +67,7 @@ var legitRows = []legitRow{
 	{name: "gcc: compile and run, socketpair send and sendmsg", tools: []string{"gcc"},
 		files: map[string]string{"sp.c": socketpairC}, script: "gcc -o sp sp.c && ./sp", want: "send ok, sendmsg with a descriptor ok"},
 	{name: "python venv and pip install --no-index of a local wheel", tools: []string{debianPython},
-		setup: writeWheel,
+		setup: func(tb testing.TB, dir string) []string { writeWheel(tb, dir); return nil },
 		script: debianPython + " -m venv venv && venv/bin/pip install --no-index ./" + wheelName +
 			" && venv/bin/python -c 'import legit_pkg; print(legit_pkg.VALUE)'",
 		want: "installed from a local wheel"},
@@ -80,7 +87,7 @@ var legitRows = []legitRow{
 			"dep/package.json": `{"name":"dep","version":"1.0.0","main":"index.js"}`, "dep/index.js": "module.exports = 'dep loaded';\n"},
 		script: "npm install && node -e 'console.log(require(\"dep\"))'", want: "dep loaded"},
 	{name: "git status, diff, log, stash list", tools: []string{"git"},
-		files: map[string]string{"file.txt": "one\n"}, setup: gitRepo,
+		files: map[string]string{"file.txt": "one\n"}, setup: func(tb testing.TB, dir string) []string { gitRepo(tb, dir); return nil },
 		script: "echo two >> file.txt && git status --short && git diff && git log --oneline && git stash list && echo git-done",
 		want:   "+two"},
 	{name: "sqlite3 writes a database in the workspace", tools: []string{"sqlite3"},
@@ -185,8 +192,9 @@ func (r legitRow) missingTool() string {
 }
 
 // prepare makes the row's fresh workspace, or skips or fails the test when
-// a tool is missing.
-func (r legitRow) prepare(tb testing.TB) string {
+// a tool is missing. It returns the workspace and the environment to run
+// in: nil (this process's) unless the row adds to it.
+func (r legitRow) prepare(tb testing.TB) (string, []string) {
 	tb.Helper()
 	if tool := r.missingTool(); tool != "" {
 		if r.optional != "" {
@@ -204,10 +212,13 @@ func (r legitRow) prepare(tb testing.TB) string {
 			tb.Fatal(err)
 		}
 	}
+	var env []string
 	if r.setup != nil {
-		r.setup(tb, cwd)
+		if extra := r.setup(tb, cwd); extra != nil {
+			env = testEnv(extra...)
+		}
 	}
-	return cwd
+	return cwd, env
 }
 
 // TestEverydayWork runs the everyday-work table in the default sandbox
@@ -217,8 +228,8 @@ func TestEverydayWork(t *testing.T) {
 	requireLandlock(t)
 	for _, row := range legitRows {
 		t.Run(row.name, func(t *testing.T) {
-			cwd := row.prepare(t)
-			r := runIn(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, nil, "sh", "-c", row.script)
+			cwd, env := row.prepare(t)
+			r := runIn(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, env, "sh", "-c", row.script)
 			out := r.stdout + r.stderr
 			if r.code != 0 || !strings.Contains(out, row.want) {
 				t.Errorf("%s failed in the sandbox (want %q in the output)\n%v", row.name, row.want, r)
@@ -284,9 +295,9 @@ func BenchmarkEverydayWork(b *testing.B) {
 			fmt.Fprintf(&table, "%-58s %s not installed\n", row.name, tool)
 			continue
 		}
-		plain := timeRow(b, row, func(cwd string) result { return plainRun(b, cwd, row.script) })
-		sandboxed := timeRow(b, row, func(cwd string) result {
-			return runIn(b, Policy{Mode: WorkspaceWrite, Cwd: cwd}, nil, "sh", "-c", row.script)
+		plain := timeRow(b, row, func(cwd string, env []string) result { return plainRun(b, cwd, env, row.script) })
+		sandboxed := timeRow(b, row, func(cwd string, env []string) result {
+			return runIn(b, Policy{Mode: WorkspaceWrite, Cwd: cwd}, env, "sh", "-c", row.script)
 		})
 		plainTotal += plain
 		sandboxTotal += sandboxed
@@ -302,11 +313,11 @@ func BenchmarkEverydayWork(b *testing.B) {
 
 // timeRow runs one row in a fresh workspace and returns its wall time; a
 // row that fails stops the benchmark, whose numbers would mean nothing.
-func timeRow(b *testing.B, row legitRow, run func(cwd string) result) time.Duration {
+func timeRow(b *testing.B, row legitRow, run func(cwd string, env []string) result) time.Duration {
 	b.Helper()
-	cwd := row.prepare(b)
+	cwd, env := row.prepare(b)
 	start := time.Now()
-	r := run(cwd)
+	r := run(cwd, env)
 	d := time.Since(start)
 	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, row.want) {
 		b.Fatalf("%s failed:\n%v", row.name, r)
@@ -315,10 +326,10 @@ func timeRow(b *testing.B, row legitRow, run func(cwd string) result) time.Durat
 }
 
 // plainRun runs script without any sandbox, as the user would.
-func plainRun(b *testing.B, cwd, script string) result {
+func plainRun(b *testing.B, cwd string, env []string, script string) result {
 	b.Helper()
 	cmd := exec.Command("sh", "-c", script)
-	cmd.Dir = cwd
+	cmd.Dir, cmd.Env = cwd, env
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -329,4 +340,52 @@ func plainRun(b *testing.B, cwd, script string) result {
 		b.Fatal(err)
 	}
 	return r
+}
+
+// downloadedModule puts example.com/greet into a module cache outside the
+// workspace, as `go mod download` does, from a file proxy the test writes,
+// and records it in go.sum; the row then builds with that cache read-only
+// and no proxy, as with the network off.
+func downloadedModule(tb testing.TB, dir string) []string {
+	tb.Helper()
+	base := filepath.Dir(dir)
+	proxy, modcache := filepath.Join(base, "proxy"), filepath.Join(base, "gomodcache")
+	v := filepath.Join(proxy, "example.com", "greet", "@v")
+	if err := os.MkdirAll(v, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	const mod = "module example.com/greet\n\ngo 1.22\n"
+	files := map[string]string{
+		"list":        "v1.0.0\n",
+		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`,
+		"v1.0.0.mod":  mod,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(v, name), []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	for name, body := range map[string]string{"go.mod": mod, "greet.go": "package greet\n\nfunc Hello() string { return \"hello from the module cache\" }\n"} {
+		w, err := zw.Create("example.com/greet@v1.0.0/" + name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		io.WriteString(w, body)
+	}
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(v, "v1.0.0.zip"), zipped.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	// -modcacherw only so that the test can remove the cache afterwards.
+	cmd := exec.Command("go", "mod", "download", "-modcacherw", "example.com/greet")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOMODCACHE="+modcache, "GOPROXY=file://"+proxy, "GOSUMDB=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go mod download: %v\n%s", err, out)
+	}
+	return []string{"GOMODCACHE=" + modcache}
 }
