@@ -8,6 +8,9 @@ packages=(
   git                         # tests create repositories
   emacs-nox elpa-eglot        # the editor tests drive Emacs with eglot in batch mode
   neovim                      # and bare Neovim, headless
+  util-linux                  # setpriv: sandbox tests run again as nobody
+  make tar sqlite3            # everyday work the sandbox tests run inside it
+  python3 python3-venv python3-pytest
   "$@"
 )
 

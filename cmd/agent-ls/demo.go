@@ -20,6 +20,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
 // The demo's sample project. Files ending in .txt lose that ending when
@@ -50,7 +51,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// Long enough for a first sandboxed Go build, which fills agent-ls's
+	// own build cache (the user's is read-only in the sandbox).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := demo(ctx, stdout, *pace); err != nil {
 		fmt.Fprintf(stderr, "agent-ls demo: %v\n", err)
@@ -73,12 +76,17 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 		return fmt.Errorf("find the agent-ls binary: %w", err)
 	}
 
-	model := fakemodel.New(demoScript(pace)...)
+	story := &demoStory{}
+	model := fakemodel.New(demoScript(pace, story)...)
 	defer model.Close()
 
 	say := func(format string, a ...any) { fmt.Fprintf(out, format, a...) }
 	say("agent-ls demo: an editor, the agent-ls server and a scripted model, all on this machine.\n")
-	say("Sample project copied to %s\n\n", dir)
+	say("Sample project copied to %s\n", dir)
+	if cache := sandbox.Probe().CacheRoot; cache != "" && !exists(filepath.Join(cache, "go-build")) {
+		say("The sandboxed `go test` gets its own build cache in %s; filling it the first time takes a while.\n", cache)
+	}
+	say("\n")
 
 	var serverLog strings.Builder
 	cmd := exec.Command(self, "serve", "--stdio", "--log-level", "warn")
@@ -213,6 +221,9 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 	if status != "completed" {
 		return fmt.Errorf("the turn ended %s; server log:\n%s", status, serverLog.String())
 	}
+	if p := story.Problem(); p != "" {
+		return fmt.Errorf("the session did not go as the demo expects: %s (see the output above)", p)
+	}
 	say("▌ Shut the server down (exit status 0); removing %s.\n", dir)
 	return nil
 }
@@ -302,68 +313,6 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 	}
 }
 
-// demoScript is the scripted model: it thinks and plans, runs the tests,
-// explains the bug, fixes it with a patch to two files, runs the tests
-// again and sums up.
-func demoScript(pace time.Duration) []fakemodel.Step {
-	plan := func(statuses ...string) string {
-		steps := []string{"Run the tests", "Find the bug", "Fix it and add a test", "Run the tests again"}
-		var items []string
-		for i, st := range statuses {
-			items = append(items, fmt.Sprintf(`{"step":%q,"status":%q}`, steps[i], st))
-		}
-		return `{"plan":[` + strings.Join(items, ",") + `]}`
-	}
-	goTest := `{"command":["go","test","./..."],"timeout_ms":60000}`
-	explain := "`go test` confirms it: the round trip fails. The bug is operator precedence in\n" +
-		"`FahrenheitToCelsius` (convert.go:13): `f - 32*5/9` multiplies first, so it\n" +
-		"computes `f - 17.78` instead of subtracting 32 before scaling. I'll group the\n" +
-		"subtraction and add a test that pins a known value.\n"
-	fix := "*** Begin Patch\n" +
-		"*** Update File: convert.go\n" +
-		"@@ func FahrenheitToCelsius(f float64) float64 {\n" +
-		"-\treturn f - 32*5/9\n" +
-		"+\treturn (f - 32) * 5 / 9\n" +
-		" }\n" +
-		"*** Update File: convert_test.go\n" +
-		"@@\n" +
-		" \t\t}\n" +
-		" \t}\n" +
-		" }\n" +
-		"+\n" +
-		"+func TestBodyTemperature(t *testing.T) {\n" +
-		"+\tif got := FahrenheitToCelsius(98.6); got < 36.99 || got > 37.01 {\n" +
-		"+\t\tt.Errorf(\"98.6°F gave %v°C, want 37\", got)\n" +
-		"+\t}\n" +
-		"+}\n" +
-		"*** End Patch"
-	summary := "Fixed: `FahrenheitToCelsius` now computes `(f - 32) * 5 / 9`, and\n" +
-		"`TestBodyTemperature` pins 98.6°F = 37°C. `go test` passes.\n"
-	return []fakemodel.Step{
-		{Name: "plan", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.Reasoning("", "The round-trip test should fail; the formula in FahrenheitToCelsius looks wrong."),
-			fakemodel.FunctionCall("call_plan1", "update_plan", plan("in_progress", "pending", "pending", "pending")),
-			fakemodel.FunctionCall("call_test1", "shell", goTest),
-		}}},
-		{Name: "fix", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.MessageN(explain, len(fakemodel.Words(explain))),
-			fakemodel.FunctionCall("call_plan2", "update_plan", plan("completed", "completed", "in_progress", "pending")),
-			fakemodel.CustomToolCall("call_patch", "apply_patch", fix),
-		}}},
-		{Name: "retest", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.FunctionCall("call_plan3", "update_plan", plan("completed", "completed", "completed", "in_progress")),
-			fakemodel.FunctionCall("call_test2", "shell", goTest),
-		}}},
-		{Name: "summary", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.FunctionCall("call_plan4", "update_plan", plan("completed", "completed", "completed", "completed")),
-			fakemodel.MessageN(summary, len(fakemodel.Words(summary))),
-		}}},
-		{Name: "done", Pace: pace, Reply: fakemodel.Reply{Items: []fakemodel.Item{
-			fakemodel.Message("Done."),
-		}}},
-	}
-}
-
 func copySample(dir string) error {
 	return fs.WalkDir(demoFiles, "_demo", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -380,6 +329,11 @@ func copySample(dir string) error {
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func firstLine(s string) string {

@@ -508,10 +508,25 @@ func TestExitWithoutShutdownIsOne(t *testing.T) {
 	}
 }
 
+// TestDemo runs `agent-ls demo` with the Go build cache where Go puts it
+// by default (GOCACHE unset: ~/.cache/go-build, read-only in the sandbox)
+// and checks that its sandboxed go test ran and that what it says matches
+// the tool results it shows.
 func TestDemo(t *testing.T) {
-	out, err := exec.Command(binary, "demo", "--pace", "0").CombinedOutput()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOCACHE=") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(binary, "demo", "--pace", "0")
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	if err := checkDemoNarration(string(out)); err != nil {
+		t.Errorf("the demo's narration does not match its tool results: %v\n%s", err, out)
 	}
 	for _, want := range []string{"Agent: Fix this", "── plan", "wants to run: go test ./...", "[Allow always]", "(approval exec: allowAlways)",
 		"FAIL: TestRoundTrip", "── answer", "wants to change 2 file(s)", "── file change (applied)", "+\treturn (f - 32) * 5 / 9",

@@ -48,6 +48,49 @@
 // placeholder made by another user is never removed, but is only shared
 // for as long as its maker keeps it.
 //
+// # Toolchain caches
+//
+// Commands keep the user's environment, HOME included, so they find the
+// user's configuration and tools. What they must not get is write access
+// to the user's own build caches (~/.cache/go-build, ~/.cache/pip, ~/.npm,
+// ...): a cache entry is trusted by every later build, and an entry
+// written by a sandboxed command could be picked up by a build that runs
+// outside the sandbox, poisoning it. So in workspace-write mode the helper
+// gives each command caches of its own below a per-user cache root
+// ($XDG_CACHE_HOME/agent-ls/sandbox, else ~/.cache/agent-ls/sandbox; below
+// $TMPDIR when neither exists), writable to Landlock, through the
+// standard variables: GOCACHE, PIP_CACHE_DIR, npm_config_cache, and
+// XDG_CACHE_HOME for the tools that follow it ([CacheEnv]). GOTMPDIR and
+// CARGO_TARGET_DIR are dropped when they point outside the writable roots
+// (Go then uses $TMPDIR, cargo the workspace's target/). Module caches
+// that hold downloads (GOMODCACHE, ~/.cargo/registry) stay readable where
+// they are: with the network off a build uses what is already there and
+// cannot fetch more. The root holds no cache of the user's own, and is
+// shared by the sandboxed commands of one user, across projects: what one
+// project's command writes there, another project's sandboxed build may
+// read, but nothing outside the sandbox ever does. The first sandboxed Go
+// build fills that cache once (the standard library, about half a minute).
+//
+// # Sockets with the network off
+//
+// Programs talk to their own children over Unix sockets (socketpair,
+// Python's multiprocessing passing descriptors with sendmsg, asyncio's
+// self-pipe), so with the network off the filter still allows socket and
+// socketpair for AF_UNIX of type stream or seqpacket, and the calls on
+// sockets a command holds: send and recv in all their forms, sendmsg and
+// recvmsg, socket options, getsockname, getpeername, shutdown. A stream
+// socket refuses an address on send and a seqpacket socket ignores it, so
+// none of these reaches another socket. Refused: sendto with an address,
+// datagram (and raw) Unix sockets, the only kind whose sends can be
+// addressed to another process's socket; connect to any socket, bind,
+// listen and accept; every socket family but AF_UNIX. So host services
+// (Docker, an SSH agent, D-Bus, X11, tmux, an editor's --listen socket,
+// anything in $XDG_RUNTIME_DIR) are out of reach even where their socket
+// lies in a writable root such as /tmp, and on Landlock ABI 6 and later
+// abstract sockets outside the sandbox are refused by Landlock as well.
+// A Unix server (a test that listens on a socket in the workspace, Python's
+// multiprocessing forkserver or Manager) needs the network enabled.
+//
 // # Building
 //
 // The seccomp filter uses libseccomp through cgo, so building this package

@@ -25,21 +25,23 @@ const (
 const helperPrefix = "agent-ls sandbox: "
 
 const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] [--root DIR] [--cwd DIR]
-                        [--writable DIR]... [--network] -- CMD ARGS...
+                        [--writable DIR]... [--cache-root DIR] [--network] -- CMD ARGS...
        agent-ls sandbox --explain [--mode ...] [--root DIR] [--cwd DIR] [--writable DIR]... [--network]
 
 Runs CMD confined by Landlock (the filesystem is readable, only the writable
-roots are writable), seccomp (no network sockets unless --network; no
-ptrace, process_vm_* or io_uring) and no_new_privs, with no capabilities.
+roots are writable), seccomp (without --network: no sockets but Unix stream
+and seqpacket ones, no connect, bind, listen or accept; always: no ptrace,
+process_vm_* or io_uring) and no_new_privs, with no capabilities.
 In workspace-write mode the writable roots are the project root (--root,
-default the cwd), each --writable DIR, /tmp and $TMPDIR; --cwd only says
-where the command runs. Where user namespaces are available, .git, .agents
-and .agent-ls at the top of the project root and of each --writable DIR
-stay read-only, and the command gets a private, writable /dev/shm.
-Everything the command starts ends when it exits (a PID namespace of its
-own, or a subreaper); SIGTERM ends it all at once, SIGINT, SIGHUP and
-SIGQUIT are passed on to the command. --explain prints what this machine
-enforces.
+default the cwd), each --writable DIR, /tmp, $TMPDIR and the cache root,
+where GOCACHE, PIP_CACHE_DIR, npm_config_cache and XDG_CACHE_HOME point
+(the user's own caches stay read-only); --cwd only says where the command
+runs. Where user namespaces are available, .git, .agents and .agent-ls at
+the top of the project root and of each --writable DIR stay read-only, and
+the command gets a private, writable /dev/shm. Everything the command
+starts ends when it exits (a PID namespace of its own, or a subreaper);
+SIGTERM ends it all at once, SIGINT, SIGHUP and SIGQUIT are passed on to
+the command. --explain prints what this machine enforces.
 
 flags:
 `
@@ -70,6 +72,7 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 		return nil
 	})
 	fs.BoolVar(&h.policy.Network, "network", false, "allow network sockets")
+	fs.StringVar(&h.policy.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches (default $XDG_CACHE_HOME/agent-ls/sandbox)")
 	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
 	fs.BoolVar(&h.inNamespace, "in-namespace", false, "set by the runner, first after `sandbox`: enter a fresh user and mount namespace")
 	fs.Func("placeholder", "set by the runner: a placeholder it made for a missing protected path", func(s string) error {
@@ -166,6 +169,13 @@ func confineAndExec(h helperArgs) int {
 		return fail(ExitSetupFailed, fmt.Errorf("starting the process that ends everything the command starts: %w", err))
 	}
 	writable := p.writableRoots(os.Getenv("TMPDIR"))
+	env := os.Environ()
+	if p.mode() == WorkspaceWrite {
+		var err error
+		if env, writable, err = commandCaches(p.CacheRoot, env, writable); err != nil {
+			return fail(ExitSetupFailed, err)
+		}
+	}
 	if h.inNamespace {
 		// Remounting / private in the host's own mount namespace would
 		// change the whole machine: only ever do it in a namespace of our
@@ -208,7 +218,7 @@ func confineAndExec(h helperArgs) int {
 	}
 	tm.mark("seccomp")
 	tm.print()
-	err = syscall.Exec(path, h.argv, os.Environ())
+	err = syscall.Exec(path, h.argv, env)
 	if errors.Is(err, syscall.ENOENT) {
 		return fail(ExitNotFound, fmt.Errorf("%s: %w (a missing interpreter?)", h.argv[0], err))
 	}

@@ -41,6 +41,10 @@ type Policy struct {
 	// NoNamespace skips the user and mount namespace even where the kernel
 	// offers it: Landlock and seccomp only, protected paths unenforced.
 	NoNamespace bool
+	// CacheRoot is the writable directory holding the command's toolchain
+	// caches in workspace-write mode (see CacheEnv); empty means
+	// DefaultCacheRoot of the command's environment.
+	CacheRoot string
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the

@@ -32,6 +32,9 @@ type Capabilities struct {
 	// its own, which ends everything a command started when it exits;
 	// without one a subreaper does that (see reaper.go).
 	PIDNamespace bool
+	// CacheRoot is where workspace-write commands get their toolchain
+	// caches, from this process's environment (see CacheEnv).
+	CacheRoot string
 }
 
 var (
@@ -40,7 +43,8 @@ var (
 )
 
 // Probe reports what the sandbox can enforce here. The kernel is asked
-// once per process; NoNamespaceEnv is read on every call.
+// once per process; NoNamespaceEnv and the cache root's variables are read
+// on every call.
 func Probe() Capabilities {
 	probeOnce.Do(func() {
 		probed.LandlockABI = LandlockABI()
@@ -54,6 +58,7 @@ func Probe() Capabilities {
 		}
 	})
 	c := probed
+	c.CacheRoot = cacheRootCandidates(os.Environ())[0]
 	if os.Getenv(NoNamespaceEnv) != "" {
 		c.Namespaces, c.PIDNamespace = false, false
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv
@@ -94,7 +99,7 @@ func (c Capabilities) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Linux sandbox: Landlock ABI %d limits writes to the writable roots", c.LandlockABI)
 	if c.Seccomp {
-		b.WriteString("; seccomp blocks network sockets (when the network is off), ptrace and io_uring")
+		b.WriteString("; with the network off, seccomp refuses every socket but Unix stream and seqpacket ones (so socketpairs and pipes to children work; connect, bind, listen and datagram sockets do not, so no host service such as Docker, an SSH agent or D-Bus is reachable); ptrace and io_uring are always refused")
 	} else {
 		b.WriteString("; seccomp unavailable, so sandboxed commands are refused")
 	}
@@ -103,7 +108,11 @@ func (c Capabilities) Summary() string {
 	} else {
 		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s)", c.NamespaceNote)
 	}
-	b.WriteString("; background processes and daemons a command starts end with it.")
+	b.WriteString("; background processes and daemons a command starts end with it")
+	if c.CacheRoot != "" {
+		fmt.Fprintf(&b, "; in workspace-write mode commands keep HOME but get their own writable toolchain caches under %s (GOCACHE, PIP_CACHE_DIR, npm_config_cache, XDG_CACHE_HOME), while the user's own build caches and the downloaded modules (GOMODCACHE, ~/.cargo/registry) are read-only, so with the network off only dependencies already downloaded can be used", c.CacheRoot)
+	}
+	b.WriteString(".")
 	return b.String()
 }
 
@@ -135,15 +144,22 @@ func Explain(p Policy, c Capabilities) string {
 		if c.Namespaces && !p.NoNamespace {
 			line("          and a private /dev/shm, not shared with the host")
 		}
+		explainCaches(line, p, os.Environ())
 	}
 	if c.Seccomp {
 		line("seccomp: available")
 		if p.Network {
 			line("network: on; seccomp still denies %s, TIOCSTI", strings.Join(alwaysDenied, " "))
 		} else {
-			line("network: off; seccomp denies sockets other than AF_UNIX, %s, %s, TIOCSTI", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
+			line("network: off; seccomp denies %s, %s, TIOCSTI,", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
+			line("         every socket but Unix stream and seqpacket ones (no datagram sockets),")
+			line("         and sendto with an address; sockets the command holds (socketpairs")
+			line("         to its children) keep send, recv, sendmsg, recvmsg and socket options")
 			if c.LandlockABI >= 4 {
 				line("         Landlock also denies TCP bind and connect")
+			}
+			if c.LandlockABI >= 6 {
+				line("         and abstract Unix sockets outside the sandbox")
 			}
 		}
 	} else {

@@ -105,6 +105,9 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 		for _, r := range p.extraRoots() {
 			args = append(args, "--writable", r)
 		}
+		if p.CacheRoot != "" {
+			args = append(args, "--cache-root", p.CacheRoot)
+		}
 	}
 	if p.Network {
 		args = append(args, "--network")

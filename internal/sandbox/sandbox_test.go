@@ -74,7 +74,7 @@ func (r result) String() string {
 }
 
 // runIn runs argv under p through the real runner and helper.
-func runIn(t *testing.T, p Policy, env []string, argv ...string) result {
+func runIn(t testing.TB, p Policy, env []string, argv ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -148,7 +148,7 @@ func mustWork(t *testing.T, r result, why string) {
 
 // workspace makes a writable root and, beside it, a directory outside every
 // writable root (not under /tmp, which is writable in workspace-write mode).
-func workspace(t *testing.T) (cwd, outside string) {
+func workspace(t testing.TB) (cwd, outside string) {
 	t.Helper()
 	base, err := os.MkdirTemp(outsideBase(t), "sbx")
 	if err != nil {
@@ -166,7 +166,7 @@ func workspace(t *testing.T) (cwd, outside string) {
 
 // outsideBase is where test trees go: not below /tmp or $TMPDIR, which are
 // writable roots themselves.
-func outsideBase(t *testing.T) string {
+func outsideBase(t testing.TB) string {
 	t.Helper()
 	for _, d := range []string{"/var/tmp", cacheDir()} {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() && !underRoots(d, "/tmp", os.TempDir()) {

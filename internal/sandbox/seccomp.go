@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 
 	seccomp "github.com/seccomp/libseccomp-golang"
 	"golang.org/x/sys/unix"
@@ -15,18 +16,22 @@ var alwaysDenied = []string{
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
 }
 
-// offlineDenied are refused when the network is off, as Codex's filter
-// does. socket and socketpair are refused for every domain but AF_UNIX (see
-// installSeccomp); of the rest only what an anonymous socketpair needs
-// (read, write, recvfrom, sendmsg, recvmsg) stays: a command can talk to its
-// own children, but cannot reach a listener outside the sandbox (a Docker
-// or systemd socket is a way out) nor offer one to the host. Unix servers
+// offlineDenied are refused when the network is off: the calls that reach
+// another socket by address or accept one from it. A command can still talk
+// to its own children over the Unix sockets it creates (see
+// installSeccomp), but cannot reach a listener outside the sandbox (a Docker
+// or SSH agent socket is a way out) nor offer one to the host. Unix servers
 // (bind, listen, accept) therefore need the network enabled.
-var offlineDenied = []string{
-	"connect", "bind", "listen", "accept", "accept4",
-	"sendto", "sendmmsg", "recvmmsg",
-	"getsockopt", "setsockopt", "getpeername", "getsockname", "shutdown",
-}
+var offlineDenied = []string{"connect", "bind", "listen", "accept", "accept4"}
+
+// offlineSocketTypes are the only socket types a command may create with
+// the network off, for AF_UNIX alone: stream and seqpacket sockets, whose
+// sends go to their connected peer whatever address they name (stream
+// sockets refuse one, seqpacket ones ignore it). A datagram socket (and
+// SOCK_RAW, which AF_UNIX turns into one) could send to any socket on the
+// machine by path or abstract name, through sendmsg, whose address the
+// filter cannot see.
+var offlineSocketTypes = []uint64{unix.SOCK_STREAM, unix.SOCK_SEQPACKET}
 
 // installSeccomp loads the filter for all threads of the process; it is
 // inherited across exec. Calls from a foreign architecture (i386 int 0x80,
@@ -83,20 +88,52 @@ func installSeccomp(network bool) error {
 		}
 	}
 	if !network {
-		notUnix, err := seccomp.MakeCondition(0, seccomp.CompareNotEqual, unix.AF_UNIX)
-		if err != nil {
-			return fmt.Errorf("seccomp: %w", err)
-		}
-		for _, n := range []string{"socket", "socketpair"} {
-			if err := deny(n, notUnix); err != nil {
-				return err
-			}
+		if err := denyOfflineSockets(deny); err != nil {
+			return err
 		}
 	}
 	if err := f.Load(); err != nil {
 		return fmt.Errorf("seccomp: load: %w", err)
 	}
 	return nil
+}
+
+// denyOfflineSockets adds the rules that keep a command without network to
+// the Unix sockets it holds: socket and socketpair only for AF_UNIX with a
+// type in offlineSocketTypes (the type's low four bits; the high ones are
+// SOCK_NONBLOCK and SOCK_CLOEXEC), and sendto only without an address.
+// send, recv, sendmsg, recvmsg, their mmsg forms, socket options,
+// getsockname, getpeername and shutdown stay allowed: on such sockets they
+// reach nothing but the peer. Rules for one call are alternatives: any one
+// that matches denies it.
+func denyOfflineSockets(deny func(string, ...seccomp.ScmpCondition) error) error {
+	notUnix, err := seccomp.MakeCondition(0, seccomp.CompareNotEqual, unix.AF_UNIX)
+	if err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	conds := []seccomp.ScmpCondition{notUnix}
+	for typ := uint64(0); typ <= 0xf; typ++ {
+		if slices.Contains(offlineSocketTypes, typ) {
+			continue
+		}
+		c, err := seccomp.MakeCondition(1, seccomp.CompareMaskedEqual, 0xf, typ)
+		if err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+		conds = append(conds, c)
+	}
+	for _, n := range []string{"socket", "socketpair"} {
+		for _, c := range conds {
+			if err := deny(n, c); err != nil {
+				return err
+			}
+		}
+	}
+	withAddress, err := seccomp.MakeCondition(4, seccomp.CompareNotEqual, 0)
+	if err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	return deny("sendto", withAddress)
 }
 
 // seccompAvailable reports whether the kernel takes seccomp filters.

@@ -1,0 +1,206 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDefaultCacheRoot(t *testing.T) {
+	cases := []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"HOME=/home/u", "XDG_CACHE_HOME=/c"}, "/c/agent-ls/sandbox"},
+		{[]string{"HOME=/home/u"}, "/home/u/.cache/agent-ls/sandbox"},
+		{[]string{"HOME=/home/u", "XDG_CACHE_HOME=relative"}, "/home/u/.cache/agent-ls/sandbox"},
+		{[]string{"PATH=/bin"}, ""},
+	}
+	for _, c := range cases {
+		if got := DefaultCacheRoot(c.env); got != c.want {
+			t.Errorf("DefaultCacheRoot(%q) = %q, want %q", c.env, got, c.want)
+		}
+	}
+}
+
+func TestCacheEnv(t *testing.T) {
+	env := []string{
+		"HOME=/home/u", "PATH=/bin", "GOCACHE=/home/u/.cache/go-build", "GOMODCACHE=/home/u/go/pkg/mod",
+		"NPM_CONFIG_CACHE=/home/u/.npm", "npm_config_cache=/home/u/.npm", "XDG_CACHE_HOME=/home/u/.cache",
+		"GOTMPDIR=/home/u/gotmp", "CARGO_TARGET_DIR=/ws/target", "PIP_CACHE_DIR=/home/u/.cache/pip",
+	}
+	got := CacheEnv(env, "/c", []string{"/ws", "/tmp"})
+	want := []string{
+		"HOME=/home/u", "PATH=/bin", "GOMODCACHE=/home/u/go/pkg/mod", "CARGO_TARGET_DIR=/ws/target",
+		"GOCACHE=/c/go-build", "PIP_CACHE_DIR=/c/pip", "npm_config_cache=/c/npm", "XDG_CACHE_HOME=/c/xdg",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("CacheEnv\n got %q\nwant %q", got, want)
+	}
+	// A target directory outside the writable roots is dropped, so cargo
+	// builds in the workspace.
+	got = CacheEnv([]string{"CARGO_TARGET_DIR=/home/u/target", "GOTMPDIR=/tmp/go"}, "/c", []string{"/ws", "/tmp"})
+	if slices.Contains(got, "CARGO_TARGET_DIR=/home/u/target") || !slices.Contains(got, "GOTMPDIR=/tmp/go") {
+		t.Errorf("CacheEnv kept an unwritable CARGO_TARGET_DIR or dropped a writable GOTMPDIR: %q", got)
+	}
+}
+
+// TestCacheRootChecks: a cache root that holds the user's own caches, or
+// that someone else owns, is refused; without HOME the fallback is a
+// directory of this user's below TMPDIR.
+func TestCacheRootChecks(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	for _, bad := range []string{home, filepath.Join(home, ".cache"), filepath.Join(home, ".cache", "go-build")} {
+		if _, _, err := commandCaches(bad, env, nil); err == nil {
+			t.Errorf("cache root %s holding the user's caches was accepted", bad)
+		}
+	}
+	// A symlink leading the root onto the user's caches.
+	if err := os.MkdirAll(filepath.Join(home, ".cache", "go-build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "root")
+	if err := os.Symlink(filepath.Join(home, ".cache"), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := commandCaches(link, env, nil); err == nil {
+		t.Error("a cache root that is a symlink to the user's ~/.cache was accepted")
+	}
+	if _, _, err := commandCaches("relative", env, nil); err == nil {
+		t.Error("a relative cache root was accepted")
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(shared, 0o777)
+	if _, _, err := commandCaches(shared, env, nil); err == nil || !strings.Contains(err.Error(), "writable by it alone") {
+		t.Errorf("a world-writable cache root was accepted: %v", err)
+	}
+	tmp := t.TempDir()
+	noHome := []string{"HOME=/nonexistent/agent-ls-test", "TMPDIR=" + tmp}
+	out, writable, err := commandCaches("", noHome, []string{"/ws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := fallbackCacheRoot(noHome)
+	if !strings.HasPrefix(root, tmp+"/") || len(writable) != 2 || writable[0] != "/ws" || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
+		t.Errorf("fallback: root %s, writable %q, env %q", root, writable, out)
+	}
+	if pinned, err := os.Readlink(writable[1]); err != nil || pinned != root {
+		t.Errorf("the Landlock rule names %s (%s, %v), want the cache root %s pinned", writable[1], pinned, err, root)
+	}
+	if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("fallback root: %v %v", fi, err)
+	}
+	// In a writable root a sandboxed command could plant a symlink where
+	// the root goes, to get the next command write access elsewhere: no
+	// symlink is followed there.
+	elsewhere := t.TempDir()
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, root); err != nil {
+		t.Fatal(err)
+	}
+	out, writable, err = commandCaches("", noHome, []string{"/ws", tmp})
+	if err != nil || !slices.Equal(writable, []string{"/ws", tmp}) || slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
+		t.Errorf("a planted symlink was followed: writable %q, env %q, %v", writable, out, err)
+	}
+	if _, _, err := commandCaches(root, noHome, []string{"/ws", tmp}); err == nil {
+		t.Error("an explicit cache root through a planted symlink was accepted")
+	}
+	if _, _, err := commandCaches(root, noHome, []string{"/ws"}); err != nil {
+		t.Errorf("a symlinked cache root outside the writable roots was refused: %v", err)
+	}
+}
+
+// TestUserCachesStayReadOnly: inside the sandbox the toolchains see the
+// cache root, which is writable, and the user's own build cache is not.
+func TestUserCachesStayReadOnly(t *testing.T) {
+	requireLandlock(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal("go is not on PATH")
+	}
+	out, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	userCache := strings.TrimSpace(string(out))
+	if err := os.MkdirAll(userCache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cwd, _ := workspace(t)
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd}
+	root := DefaultCacheRoot(os.Environ())
+	if within(userCache, "/tmp", os.TempDir(), cwd) {
+		t.Skipf("the user's GOCACHE %s is below a writable root here", userCache)
+	}
+	r := runIn(t, p, nil, "go", "env", "GOCACHE", "GOMODCACHE")
+	mustWork(t, r, "go env")
+	if lines := strings.Fields(r.stdout); len(lines) != 2 || lines[0] != filepath.Join(root, "go-build") {
+		t.Errorf("go env GOCACHE inside the sandbox: %q, want %s", r.stdout, filepath.Join(root, "go-build"))
+	}
+	poison := filepath.Join(userCache, "agent-ls-poison")
+	mustBlock(t, attack(t, p, "write", poison), "writing the user's own GOCACHE")
+	if exists(poison) {
+		os.Remove(poison)
+		t.Errorf("ESCAPE: wrote into the user's build cache")
+	}
+	mustWork(t, attack(t, p, "write", filepath.Join(root, "agent-ls-test")), "writing the sandbox's cache root")
+	os.Remove(filepath.Join(root, "agent-ls-test"))
+	// Read-only mode gets no writable cache.
+	mustBlock(t, attack(t, Policy{Mode: ReadOnly, Cwd: cwd}, "write", filepath.Join(root, "agent-ls-test")), "writing the cache root in read-only mode")
+}
+
+// TestCachesExplained: the model's summary and --explain say where the
+// caches are, that the user's own stay read-only, and what sockets work.
+func TestCachesExplained(t *testing.T) {
+	requireLandlock(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	os.Unsetenv("XDG_CACHE_HOME")
+	c := Probe()
+	want := filepath.Join(home, ".cache", "agent-ls", "sandbox")
+	if c.CacheRoot != want {
+		t.Errorf("Probe().CacheRoot = %q, want %q", c.CacheRoot, want)
+	}
+	s := c.Summary()
+	for _, w := range []string{want, "GOCACHE", "user's own build caches", "read-only", "socketpairs", "connect, bind, listen and datagram sockets do not"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("summary lacks %q: %s", w, s)
+		}
+	}
+	e := Explain(Policy{Mode: WorkspaceWrite, Cwd: home}, c)
+	for _, w := range []string{"caches:   " + want, "own build caches stay read-only", "no datagram sockets", "sendto with an address"} {
+		if !strings.Contains(e, w) {
+			t.Errorf("--explain lacks %q:\n%s", w, e)
+		}
+	}
+	if e := Explain(Policy{Mode: ReadOnly, Cwd: home}, c); strings.Contains(e, "caches:") {
+		t.Errorf("read-only mode has no writable caches, yet --explain lists them:\n%s", e)
+	}
+}
+
+// TestCommandPassesCacheRoot: an explicit cache root reaches the helper in
+// workspace-write mode only.
+func TestCommandPassesCacheRoot(t *testing.T) {
+	for _, p := range []Policy{{Mode: WorkspaceWrite}, {Mode: ReadOnly}} {
+		p.Cwd, p.CacheRoot, p.NoNamespace = "/w", "/c", true
+		cmd, err := Command(t.Context(), p, []string{"true"}, nil, "/usr/bin/agent-ls")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(cmd.Args, "--cache-root")
+		got := i > 0 && cmd.Args[i+1] == "/c" && i < slices.Index(cmd.Args, "--")
+		if want := p.Mode == WorkspaceWrite; got != want {
+			t.Errorf("%s: --cache-root /c passed: %v, want %v (%q)", p.Mode, got, want, cmd.Args)
+		}
+	}
+}
