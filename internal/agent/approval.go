@@ -51,6 +51,8 @@ type ApprovalRequest struct {
 	Cwd     string
 	Files   []string
 	Diff    string
+	// Additions and Deletions count the lines the patch adds and removes.
+	Additions, Deletions int
 	// Reason says why the agent asks, in words for the user.
 	Reason    string
 	Tool      string
@@ -303,7 +305,7 @@ func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalPatch), Decision: AutoReject})
 		return tools.Decision{Reason: reason}, nil
 	}
-	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalPatch, Files: req.Paths, Diff: req.Diff,
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalPatch, Files: req.Paths, Diff: req.Diff, Additions: req.Additions, Deletions: req.Deletions,
 		Cwd: s.info.Cwd, Reason: strings.TrimSpace(req.Summary + "\n" + reason)})
 	if err != nil {
 		return tools.Decision{}, err

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aymanbagabas/go-udiff"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -64,22 +63,22 @@ func (tf *turnFiles) diff(cwd string) string {
 	defer tf.mu.Unlock()
 	var b strings.Builder
 	for _, p := range tf.order {
-		b.WriteString(unifiedDiff(cwd, p, tf.before[p], tf.after[p]))
+		b.WriteString(fileDiff(p, tf.before[p], tf.after[p]).Diff(cwd))
 	}
 	return b.String()
 }
 
-// unifiedDiff renders one file's change with git-style names.
-func unifiedDiff(cwd, path string, before, after fileState) string {
-	name := relPath(cwd, path)
-	from, to := "a/"+name, "b/"+name
-	if !before.exists {
-		from = "/dev/null"
+// fileDiff is one file's change from before to after, as a change for the
+// workspace's renderer.
+func fileDiff(path string, before, after fileState) workspace.FileChange {
+	fc := workspace.FileChange{Kind: workspace.Update, Path: path, OldContent: before.content, NewContent: after.content}
+	switch {
+	case !before.exists:
+		fc.Kind, fc.OldContent = workspace.Add, nil
+	case !after.exists:
+		fc.Kind, fc.NewContent = workspace.Delete, nil
 	}
-	if !after.exists {
-		to = "/dev/null"
-	}
-	return udiff.Unified(from, to, string(before.content), string(after.content))
+	return fc
 }
 
 func relPath(cwd, path string) string {
@@ -87,20 +86,6 @@ func relPath(cwd, path string) string {
 		return rel
 	}
 	return path
-}
-
-// DiffStat counts the added and removed lines of a unified diff.
-func DiffStat(diff string) (add, del int) {
-	for _, line := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-		case strings.HasPrefix(line, "+"):
-			add++
-		case strings.HasPrefix(line, "-"):
-			del++
-		}
-	}
-	return add, del
 }
 
 // turnChanger is the tools.Changer of one turn: it applies change sets
@@ -132,19 +117,16 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 	var diff strings.Builder
 	for _, fc := range cs.Changes {
 		after := fileState{exists: fc.Kind != workspace.Delete && fc.Kind != workspace.Move, content: fc.NewContent}
-		d := unifiedDiff(t.s.info.Cwd, fc.Path, befores[fc.Path], after)
 		entry := event.FileChangeEntry{URI: string(uri.File(fc.Path)), Kind: fc.Kind.String()}
 		if fc.Kind == workspace.Move {
 			entry.NewURI = string(uri.File(fc.NewPath))
-			moved := fileState{exists: true, content: fc.NewContent}
-			d = unifiedDiff(t.s.info.Cwd, fc.NewPath, fileState{exists: true, content: fc.OldContent}, moved)
 			if status == ChangeApplied {
-				t.files.record(fc.NewPath, befores[fc.NewPath], moved)
+				t.files.record(fc.NewPath, befores[fc.NewPath], fileState{exists: true, content: fc.NewContent})
 			}
 		}
-		entry.Additions, entry.Deletions = DiffStat(d)
+		entry.Additions, entry.Deletions = fc.Stats()
 		ev.Changes = append(ev.Changes, entry)
-		diff.WriteString(d)
+		diff.WriteString(fc.Diff(t.s.info.Cwd))
 		if status == ChangeApplied {
 			t.files.record(fc.Path, befores[fc.Path], after)
 		}

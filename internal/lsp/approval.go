@@ -101,7 +101,7 @@ func approvalMessage(req *agent.ApprovalRequest) string {
 		for _, f := range req.Files {
 			fmt.Fprintf(&b, "\n  %s", f)
 		}
-		if add, del := agent.DiffStat(req.Diff); add+del > 0 {
+		if add, del := req.Additions, req.Deletions; add+del > 0 {
 			fmt.Fprintf(&b, "\n(+%d -%d lines)", add, del)
 		}
 		b.WriteString(diffHead(req.Diff))

@@ -119,7 +119,7 @@ func TestApprovalNeverAnsweredEndsWithTheTurn(t *testing.T) {
 
 func TestApprovalMessageForPatch(t *testing.T) {
 	msg := approvalMessage(&agent.ApprovalRequest{Kind: agent.ApprovalPatch, Files: []string{"/r/a.go", "/r/b.go"},
-		Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n-x\n+y\n+z\n", Reason: "Outside the project."})
+		Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n-x\n+y\n+z\n", Additions: 2, Deletions: 1, Reason: "Outside the project."})
 	for _, want := range []string{"change 2 file(s)", "/r/a.go", "(+2 -1 lines)", "Outside the project."} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
@@ -132,7 +132,7 @@ func TestApprovalMessageForPatch(t *testing.T) {
 	for i := range 20 {
 		fmt.Fprintf(&diff, "+line %d\n", i)
 	}
-	msg = approvalMessage(&agent.ApprovalRequest{Kind: agent.ApprovalPatch, Files: []string{"/r/a.go"}, Diff: diff.String()})
+	msg = approvalMessage(&agent.ApprovalRequest{Kind: agent.ApprovalPatch, Files: []string{"/r/a.go"}, Diff: diff.String(), Additions: 20, Deletions: 1})
 	want := "agent-ls wants to change 1 file(s):\n  /r/a.go\n(+20 -1 lines)\n@@ -1,20 +1,20 @@\n-" + strings.Repeat("é", 118) + "…"
 	for i := range 10 {
 		want += fmt.Sprintf("\n+line %d", i)

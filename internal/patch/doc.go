@@ -27,9 +27,10 @@
 // lines (a pure insertion) is appended at the end of the file, as in Codex,
 // except in a unified diff, where its line number places it.
 //
-// Besides the new contents, a Change gives its exact line edits (Edits),
-// its line counts (Stats) and a git-style diff (UnifiedDiff); ChangeSet.
-// Summary is the success text Codex prints.
+// Besides the new contents, a Change gives its exact line edits (Edits);
+// ChangeSet.Summary is the success text Codex prints. Diffs and line
+// counts for people are rendered by workspace.FileChange, for every kind
+// of change alike.
 //
 // Error messages are those of Codex, word for word, because models are
 // trained to react to them. Where agent-ls deliberately differs from Codex:

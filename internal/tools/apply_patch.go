@@ -108,5 +108,5 @@ func (ApplyPatch) Handle(ctx context.Context, env *Env, call *Call) (Output, err
 		}
 		cs.Changes = append(cs.Changes, fc)
 	}
-	return changeFiles(ctx, env, call, cs, changes.UnifiedDiff(), changes.Summary())
+	return changeFiles(ctx, env, call, cs, changes.Summary())
 }

@@ -57,7 +57,9 @@ type PatchRequest struct {
 	// same order: where each write really lands and whether it may go
 	// ahead without asking.
 	Targets []policy.Target
-	// Diff is the unified diff shown to the user; Summary one line.
-	Diff    string
-	Summary string
+	// Diff is the unified diff shown to the user, Additions and Deletions
+	// its line counts; Summary one line.
+	Diff                 string
+	Additions, Deletions int
+	Summary              string
 }

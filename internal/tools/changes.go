@@ -20,7 +20,7 @@ type Changer interface {
 
 // changeFiles runs the common path of every file-changing tool: approval,
 // then application. It returns the output for the model.
-func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.ChangeSet, diff, success string) (Output, error) {
+func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.ChangeSet, success string) (Output, error) {
 	if env.Approver == nil || env.Changes == nil {
 		return Output{Text: "rejected: files cannot be changed in this session", Failed: true, Rejected: true}, nil
 	}
@@ -39,7 +39,9 @@ func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.Change
 			paths, targets = append(paths, c.NewPath), append(targets, t)
 		}
 	}
-	d, err := env.Approver.Patch(ctx, PatchRequest{CallID: call.CallID, Paths: paths, Targets: targets, Diff: diff, Summary: cs.Label})
+	add, del := cs.Stats()
+	d, err := env.Approver.Patch(ctx, PatchRequest{CallID: call.CallID, Paths: paths, Targets: targets,
+		Diff: cs.Diff(env.Cwd), Additions: add, Deletions: del, Summary: cs.Label})
 	if err != nil {
 		return Output{}, err
 	}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
@@ -71,6 +69,5 @@ func (WriteFile) Handle(ctx context.Context, env *Env, call *Call) (Output, erro
 		}
 	}
 	cs := &workspace.ChangeSet{Label: "agent-ls: write " + a.FilePath, Changes: []workspace.FileChange{fc}}
-	diff := udiff.Unified("a/"+a.FilePath, "b/"+a.FilePath, string(old), a.Content)
-	return changeFiles(ctx, env, call, cs, diff, fmt.Sprintf("Success. Updated the following files:\n%s %s", letter, a.FilePath))
+	return changeFiles(ctx, env, call, cs, fmt.Sprintf("Success. Updated the following files:\n%s %s", letter, a.FilePath))
 }
