@@ -79,6 +79,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer closeLog()
+	for _, msg := range recoverChangeSets(log) {
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", msg)
+	}
 
 	client, err := s.modelClient()
 	if err != nil {

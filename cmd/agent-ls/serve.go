@@ -80,7 +80,8 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		mu.Unlock()
 		return mgr, nil
 	}
-	code, err := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Version: version, Logger: log, NewAgent: newAgent})
+	notices := recoverChangeSets(log)
+	code, err := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{Version: version, Logger: log, NewAgent: newAgent, Notices: notices})
 	mu.Lock()
 	for _, m := range managers {
 		m.Close() // interrupt whatever still runs

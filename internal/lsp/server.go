@@ -71,6 +71,9 @@ type Options struct {
 	// editor to answer window/workDoneProgress/create before the turn goes
 	// without progress (default 10s).
 	ProgressTimeout time.Duration
+	// Notices are shown to the user (window/showMessage) once the editor
+	// has initialized.
+	Notices []string
 }
 
 // Serve runs the language server on rwc until the editor sends exit, the
