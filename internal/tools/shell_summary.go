@@ -36,7 +36,7 @@ func summarize(c *capture, n, maxBytes int) outputSummary {
 		hn = int((lines + 1) / 2)
 		tn = max(1, int(lines)-hn)
 	}
-	a := headEnd(head, hn, maxBytes/2)                   // bytes [0, a) are shown
+	a := headEnd(head, hn, maxBytes/2)                  // bytes [0, a) are shown
 	b := total - int64(tailStart(tail, tn, maxBytes/2)) // and [b, total)
 	if int64(a) >= b {
 		sum.text = validUTF8(head)
