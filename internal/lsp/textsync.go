@@ -34,7 +34,7 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 		return handled, nil
 	}
 	if err := t.s.syncDocument(req.Method(), req.Params()); err != nil {
-		t.s.log.Warn("document notification ignored", "method", req.Method(), "err", err)
+		t.s.notifyError(req.Method(), err)
 	}
 	return handled, nil
 }
@@ -56,6 +56,9 @@ func (s *server) syncDocument(method string, params []byte) error {
 		})
 
 	case protocol.MethodTextDocumentDidChange:
+		if err := checkContentChanges(params); err != nil {
+			return err
+		}
 		var p protocol.DidChangeTextDocumentParams
 		if err := protocol.Unmarshal(params, &p); err != nil {
 			return err

@@ -113,6 +113,16 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		reply, pass := screen(body)
+		if reply != nil {
+			if _, err := s.WriteFrame(ctx, reply); err != nil {
+				s.log.Warn("answering a message the connection may not handle", "err", err)
+			}
+		}
+		if pass == nil {
+			continue
+		}
+		body = pass
 		if id, rpcErr, answer := check(body); rpcErr != nil {
 			s.log.Warn("dropping a malformed message", "err", rpcErr.Message, "body", truncate(string(body), 200))
 			if answer {
