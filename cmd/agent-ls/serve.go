@@ -31,16 +31,15 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s.register(fs, "info")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := s.parseFlags(fs, args, serveUsage, stderr); done {
+		return code
 	}
 	log, closeLog, err := s.logger(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls: %v\n", err)
-		return 2
+		return usageError(stderr, serveUsage, err)
+	}
+	if isTerminal(stdin) {
+		fmt.Fprint(stderr, waitingNotice)
 	}
 	defer closeLog()
 
