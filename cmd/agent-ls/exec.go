@@ -316,6 +316,12 @@ func (f *termFrontend) show(p event.Payload) {
 			f.midLine = !strings.HasSuffix(rest, "\n")
 		}
 		f.endLine()
+	case event.Usage:
+		// A response ended. What was shown is keyed by response and item:
+		// some servers number items per response, so the next response
+		// may reuse these ids for new text. Retries happen within a
+		// response, before this.
+		clear(f.streamed)
 	case event.Reasoning:
 		fmt.Fprintf(f.errw, "thinking: %s\n", oneLine(e.Text, 200))
 	case event.ToolCall:
