@@ -77,6 +77,8 @@ type ChangeApplier interface {
 	// workspace view see the new contents; a document the user has
 	// unsaved edits in gets the change in its buffer only, and
 	// workspace.NotOnDisk(cs) names those files, whose saved version is
-	// what commands see.
+	// what commands see. A *workspace.UnconfirmedError means the editor
+	// said it applied the change but did not show the new text of some
+	// files; it says what each holds.
 	ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) error
 }
