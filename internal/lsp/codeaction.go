@@ -25,7 +25,7 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	if p.Range.Start == p.Range.End {
 		return nil, nil
 	}
-	diags := p.Context.Diagnostics
+	diags := boundDiagnostics(p.Context.Diagnostics)
 	fixKind := protocol.CodeActionKindRefactorRewrite
 	fixPrompt := "Fix this code."
 	if len(diags) > 0 {

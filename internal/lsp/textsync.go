@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -47,10 +48,13 @@ func (s *server) syncDocument(method string, params []byte) error {
 			return err
 		}
 		item := p.TextDocument
+		// Short strings decoded from a message may point into its whole
+		// body; copies let a large body go (see bigmsg.go).
+		docURI := strings.Clone(string(item.URI))
 		s.store.Open(workspace.Doc{
-			Path:       docKey(string(item.URI)),
-			URI:        string(item.URI),
-			LanguageID: string(item.LanguageID),
+			Path:       docKey(docURI),
+			URI:        docURI,
+			LanguageID: strings.Clone(string(item.LanguageID)),
 			Version:    item.Version,
 			Text:       item.Text,
 		})
