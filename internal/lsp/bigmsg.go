@@ -1,11 +1,14 @@
 package lsp
 
 import (
+	"encoding/json"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // Large messages (a huge document opened, a code action carrying many
@@ -18,15 +21,31 @@ const (
 	releaseDelay   = time.Second
 	maxDiagnostic  = 4 << 10 // bytes of one diagnostic's message put in a prompt
 	maxDiagnostics = 100     // diagnostics a code action takes into its prompt
+	// bigMessageGCPercent is GOGC while a large message is handled.
+	bigMessageGCPercent = 10
 )
 
 var (
 	releaseMu    sync.Mutex
 	releaseTimer *time.Timer
+	tightGC      bool
+	savedPercent int
 )
 
+// tightenGC makes the collector run at a lower heap growth while a large
+// message is decoded and handled: copies of it then do not pile up to
+// twice the live heap before a collection.
+func tightenGC() {
+	releaseMu.Lock()
+	defer releaseMu.Unlock()
+	if !tightGC {
+		tightGC = true
+		savedPercent = debug.SetGCPercent(bigMessageGCPercent)
+	}
+}
+
 // releaseLater frees memory to the system shortly after the last large
-// message.
+// message, and restores the collector's pace.
 func releaseLater() {
 	releaseMu.Lock()
 	defer releaseMu.Unlock()
@@ -34,7 +53,20 @@ func releaseLater() {
 		releaseTimer.Reset(releaseDelay)
 		return
 	}
-	releaseTimer = time.AfterFunc(releaseDelay, debug.FreeOSMemory)
+	releaseTimer = time.AfterFunc(releaseDelay, release)
+}
+
+func release() {
+	releaseMu.Lock()
+	if tightGC {
+		tightGC = false
+		debug.SetGCPercent(savedPercent)
+	}
+	releaseMu.Unlock()
+	debug.FreeOSMemory()
+	// A request's handler may still hold the message: free again once
+	// it is likely done.
+	time.AfterFunc(2*releaseDelay, debug.FreeOSMemory)
 }
 
 // boundDiagnostics keeps what a code action needs of the diagnostics an
@@ -53,4 +85,37 @@ func boundDiagnostics(diags []protocol.Diagnostic) []protocol.Diagnostic {
 		out[i] = d
 	}
 	return out
+}
+
+// openLarge takes a large didOpen notification straight from its frame:
+// decoded once into the few fields the store keeps, the document costs
+// its frame and its text, not the several copies the generic path makes.
+// It reports whether body was such a notification.
+func (s *server) openLarge(body []byte) bool {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &head) != nil || head.ID != nil || head.Method != protocol.MethodTextDocumentDidOpen {
+		return false
+	}
+	var msg struct {
+		Params struct {
+			TextDocument struct {
+				URI        string `json:"uri"`
+				LanguageID string `json:"languageId"`
+				Version    int32  `json:"version"`
+				Text       string `json:"text"`
+			} `json:"textDocument"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return false // the generic path answers what is wrong with it
+	}
+	if s.state.Load() != stateInitialized {
+		return true // as textSync drops it
+	}
+	item := msg.Params.TextDocument
+	s.store.Open(workspace.Doc{Path: docKey(item.URI), URI: item.URI, LanguageID: item.LanguageID, Version: item.Version, Text: item.Text})
+	return true
 }

@@ -44,3 +44,22 @@ func TestCodeActionBoundsDiagnostics(t *testing.T) {
 		t.Error("the diagnostics' text is missing from the prompt")
 	}
 }
+
+// A document large enough for the direct path arrives whole, escapes and
+// all, and later changes apply to it.
+func TestLargeDidOpen(t *testing.T) {
+	h := newApplyHarness(t, editor.Options{})
+	text := strings.Repeat("line \"é\" \\ \t😀 </x>\n", (bigFrame/20)+1000)
+	h.write("big.txt", "")
+	if err := h.ed.Open(h.ctx, h.uri("big.txt"), "text", text); err != nil {
+		t.Fatal(err)
+	}
+	d := h.waitStore("big.txt", text)
+	if d.Version != 1 || d.LanguageID != "text" || d.URI != h.uri("big.txt") {
+		t.Errorf("document %q v%d %s", d.URI, d.Version, d.LanguageID)
+	}
+	if err := h.ed.Change(h.ctx, h.uri("big.txt"), editor.Change{Text: "small\n"}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStore("big.txt", "small\n")
+}

@@ -84,7 +84,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	s.conn = jsonrpc2.NewConn(newStream(rwc, s.log),
+	st := newStream(rwc, s.log)
+	st.openLarge = s.openLarge
+	s.conn = jsonrpc2.NewConn(st,
 		jsonrpc2.WithCodec(codec{}),
 		jsonrpc2.WithPreempter(textSync{s}))
 	s.client = protocol.ClientDispatcher(s.conn)

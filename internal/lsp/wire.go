@@ -66,6 +66,8 @@ type stream struct {
 	log *slog.Logger
 	buf []byte
 	big bool // the last frame read was large
+	// openLarge, when set, takes a large didOpen itself (bigmsg.go).
+	openLarge func(body []byte) bool
 }
 
 type frameWriter interface {
@@ -120,6 +122,9 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if s.big && s.openLarge != nil && s.openLarge(body) {
+			continue
+		}
 		reply, pass := screen(body)
 		if reply != nil {
 			if _, err := s.WriteFrame(ctx, reply); err != nil {
@@ -150,6 +155,7 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 	var body []byte
 	switch {
 	case length > bigFrame:
+		tightenGC()
 		body = make([]byte, length) // not kept: see bigmsg.go
 		s.big = true
 	case cap(s.buf) < length:
