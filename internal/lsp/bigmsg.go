@@ -22,7 +22,7 @@ const (
 	maxDiagnostic  = 4 << 10 // bytes of one diagnostic's message put in a prompt
 	maxDiagnostics = 100     // diagnostics a code action takes into its prompt
 	// bigMessageGCPercent is GOGC while a large message is handled.
-	bigMessageGCPercent = 10
+	bigMessageGCPercent = 20
 )
 
 var (
