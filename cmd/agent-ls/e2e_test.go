@@ -31,6 +31,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "agent-ls")
+	// Change-set journals of the servers under test stay out of $HOME.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	// The sandbox helper binary beside agent-ls, as `make build` installs
 	// it, so the tests run commands the way users do.
 	for _, b := range [][]string{{binary, "."}, {filepath.Join(dir, "agent-ls-sandbox"), "../agent-ls-sandbox"}} {

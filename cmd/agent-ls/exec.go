@@ -50,11 +50,8 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := s.parseFlags(fs, args, execUsage, stderr); done {
+		return code
 	}
 	if *fullAuto {
 		*yes = true
@@ -66,20 +63,20 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := checkUnattended(&s, *yes, *bypass); err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
-		return 2
+		return usageError(stderr, execUsage, err)
 	}
 	prompt, err := execPrompt(fs.Args(), stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
-		return 2
+		return usageError(stderr, execUsage, err)
 	}
 	log, closeLog, err := s.logger(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
-		return 2
+		return usageError(stderr, execUsage, err)
 	}
 	defer closeLog()
+	for _, msg := range recoverChangeSets(log) {
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", msg)
+	}
 
 	client, err := s.modelClient()
 	if err != nil {
@@ -102,8 +99,10 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// --cd chooses where the session runs; made absolute here so that
 		// nothing later resolves it against another directory.
 		if opts.Cwd, err = filepath.Abs(*cwd); err != nil {
-			fmt.Fprintf(stderr, "agent-ls exec: --cd: %v\n", err)
-			return 2
+			return usageError(stderr, execUsage, fmt.Errorf("--cd: %w", err))
+		}
+		if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
+			return usageError(stderr, execUsage, fmt.Errorf("--cd %s: not a directory", *cwd))
 		}
 	}
 	opts.Unattended = *yes && !*bypass
@@ -323,6 +322,12 @@ func (f *termFrontend) show(p event.Payload) {
 			f.midLine = !strings.HasSuffix(rest, "\n")
 		}
 		f.endLine()
+	case event.Usage:
+		// A response ended. What was shown is keyed by response and item:
+		// some servers number items per response, so the next response
+		// may reuse these ids for new text. Retries happen within a
+		// response, before this.
+		clear(f.streamed)
 	case event.Reasoning:
 		fmt.Fprintf(f.errw, "thinking: %s\n", oneLine(e.Text, 200))
 	case event.ToolCall:

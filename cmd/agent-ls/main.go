@@ -31,6 +31,8 @@ Model settings come from flags and the environment:
   OPENAI_BASE_URL     e.g. http://127.0.0.1:11434/v1 for Ollama
   AGENT_LS_MODEL      model name (flag --model)
   AGENT_LS_WIRE_API   responses (default) or chat (flag --wire-api)
+  AGENT_LS_STREAM_IDLE_TIMEOUT_MS
+                      retry a model stream silent this long (flag --stream-idle-timeout)
 `
 
 func main() {

@@ -36,16 +36,15 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	saveEdits := fs.Bool("save-agent-edits", true, "after an agent edit to a buffer without unsaved changes, write the file too, so commands see it")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := s.parseFlags(fs, args, serveUsage, stderr); done {
+		return code
 	}
 	log, closeLog, err := s.logger(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls: %v\n", err)
-		return 2
+		return usageError(stderr, serveUsage, err)
+	}
+	if isTerminal(stdin) {
+		fmt.Fprint(stderr, waitingNotice)
 	}
 	defer closeLog()
 
@@ -88,12 +87,14 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		mu.Unlock()
 		return mgr, nil
 	}
+	notices := recoverChangeSets(log)
 	code, err := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
 		Version:        version,
 		Logger:         log,
 		NewAgent:       newAgent,
 		TranscriptDir:  transcriptDir(),
 		SaveAgentEdits: saveEdits,
+		Notices:        notices,
 	})
 	mu.Lock()
 	for _, m := range managers {

@@ -31,6 +31,7 @@ type settings struct {
 	writableRoots   []string
 	logFile         string
 	logLevel        string
+	idleTimeout     time.Duration
 }
 
 func (s *settings) register(fs *flag.FlagSet, defaultLogLevel string) {
@@ -47,8 +48,8 @@ func (s *settings) register(fs *flag.FlagSet, defaultLogLevel string) {
 		s.sandboxMode = m
 		return err
 	})
-	fs.StringVar(&s.reasoningEffort, "reasoning-effort", "", "reasoning effort for reasoning models: minimal, low, medium (default), high")
-	fs.IntVar(&s.maxRequests, "max-requests", agent.DefaultMaxRequests, "most model requests in one turn")
+	s.maxRequests = agent.DefaultMaxRequests
+	s.registerChecked(fs)
 	fs.BoolVar(&s.network, "network", false, "let sandboxed commands use the network")
 	fs.Func("writable-root", "a folder sandboxed commands may write besides the workspace (repeatable)", func(v string) error {
 		abs, err := filepath.Abs(v)
@@ -88,6 +89,9 @@ func (s *settings) modelClient() (model.Client, error) {
 	}
 	if s.wireAPI != "" {
 		cfg.WireAPI = strings.ToLower(s.wireAPI)
+	}
+	if s.idleTimeout > 0 {
+		cfg.IdleTimeout = s.idleTimeout
 	}
 	return model.New(cfg)
 }

@@ -37,7 +37,10 @@ type Frontend interface {
 	// changed. After it applied, later reads through the workspace view
 	// see the new contents; a document the user has unsaved edits in gets
 	// the change in its buffer only, and workspace.NotOnDisk(cs) names
-	// those files, whose saved version is what commands see.
+	// those files, whose saved version is what commands see. A
+	// *workspace.UnconfirmedError means the editor said it applied the
+	// change but did not show the new text of some files; it says what
+	// each holds.
 	ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) (applied bool, err error)
 }
 

@@ -107,9 +107,12 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 	err := t.s.mgr.applyChanges(ctx, cs)
 	status := ChangeApplied
 	var rejected *workspace.RejectedError
+	var unconfirmed *workspace.UnconfirmedError
 	switch {
 	case errors.As(err, &rejected):
 		status = ChangeRejected
+	case errors.As(err, &unconfirmed):
+		// The editor said it applied the change: the user sees it there.
 	case err != nil:
 		status = ChangeFailed
 	}

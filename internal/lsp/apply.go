@@ -101,9 +101,11 @@ func (s *server) applyChanges(ctx context.Context, cs *workspace.ChangeSet) erro
 		if rbErr := written.Rollback(); rbErr != nil {
 			return fmt.Errorf("the editor did not apply the change (%s), and undoing the files already written failed: %w", reason, rbErr)
 		}
-		return &workspace.RejectedError{Reason: reason, Paths: plan.paths}
+		return &workspace.RejectedError{Reason: reason, Paths: plan.paths, Declined: userDeclined(reason)}
 	}
-	s.settle(ctx, plan.open)
+	if pending := s.settle(ctx, plan.open); len(pending) > 0 {
+		return &workspace.UnconfirmedError{States: s.unconfirmedStates(pending)}
+	}
 	return nil
 }
 
@@ -324,8 +326,9 @@ func onDisk(c workspace.FileChange) (fc workspace.FileChange, ok bool, err error
 }
 
 // settle waits until the store shows what the editor applied, then saves
-// the documents that were clean before.
-func (s *server) settle(ctx context.Context, open []*openEdit) {
+// the documents that were clean before. It returns those whose new text
+// the editor did not report in time.
+func (s *server) settle(ctx context.Context, open []*openEdit) []*openEdit {
 	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 	defer cancel()
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -346,17 +349,18 @@ func (s *server) settle(ctx context.Context, open []*openEdit) {
 			return true
 		})
 		if len(pending) == 0 {
-			return
+			return nil
 		}
 		select {
 		case <-ctx.Done():
 			for _, oe := range pending {
 				s.log.Warn("the editor applied an edit but did not report the new text", "path", oe.path)
 			}
-			return
+			return pending
 		case <-tick.C:
 		}
 	}
+	return nil
 }
 
 // save writes a document that had no unsaved edits to disk, if the disk

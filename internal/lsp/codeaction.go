@@ -32,7 +32,7 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	if rng.Start == rng.End {
 		rng = s.cursorBlock(string(p.TextDocument.URI), rng.Start)
 	}
-	diags := p.Context.Diagnostics
+	diags := boundDiagnostics(p.Context.Diagnostics)
 	fixKind := protocol.CodeActionKindRefactorRewrite
 	fixPrompt := "Fix this code."
 	if len(diags) > 0 {

@@ -39,6 +39,7 @@ type outbox struct {
 
 	mu    sync.Mutex
 	queue []outItem
+	state queueState // see outqueue.go
 	wake  chan struct{}
 }
 
@@ -53,6 +54,8 @@ type outItem struct {
 	// reached, when set, is closed once everything queued before it has
 	// been delivered.
 	reached chan struct{}
+	// capped holds a merged execOutput grown too long (outqueue.go).
+	capped *capped
 }
 
 func newOutbox(s *server) *outbox {
@@ -67,7 +70,7 @@ func newOutbox(s *server) *outbox {
 
 func (o *outbox) push(it outItem) {
 	o.mu.Lock()
-	o.queue = append(o.queue, it)
+	o.enqueue(it)
 	o.mu.Unlock()
 	select {
 	case o.wake <- struct{}{}:
@@ -99,6 +102,7 @@ func (o *outbox) run(ctx context.Context) {
 		o.mu.Lock()
 		batch := o.queue
 		o.queue = nil
+		o.taken(batch)
 		o.mu.Unlock()
 		for _, it := range batch {
 			if ctx.Err() != nil {

@@ -215,8 +215,12 @@ func checkPolicies(approval policy.ApprovalPolicy, mode policy.SandboxMode) erro
 	return nil
 }
 
-// Initialized needs no work: everything happened at initialize.
-func (s *server) Initialized(context.Context, *protocol.InitializedParams) error { return nil }
+// Initialized only shows the start-up notices: everything else happened
+// at initialize.
+func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	s.sendNotices(ctx)
+	return nil
+}
 
 // Shutdown ends the running turns; after it only exit is accepted.
 func (s *server) Shutdown(context.Context) error {

@@ -85,6 +85,9 @@ type Options struct {
 	// editor to answer window/workDoneProgress/create before the turn goes
 	// without progress (default 10s).
 	ProgressTimeout time.Duration
+	// Notices are shown to the user (window/showMessage) once the editor
+	// has initialized.
+	Notices []string
 }
 
 // Serve runs the language server on rwc until the editor sends exit, the
@@ -95,7 +98,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	s.conn = jsonrpc2.NewConn(newStream(rwc, s.log),
+	st := newStream(rwc, s.log)
+	st.openLarge = s.openLarge
+	s.conn = jsonrpc2.NewConn(st,
 		jsonrpc2.WithCodec(codec{}),
 		jsonrpc2.WithPreempter(textSync{s}))
 	s.client = protocol.ClientDispatcher(s.conn)

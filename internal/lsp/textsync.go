@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -34,7 +35,7 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 		return handled, nil
 	}
 	if err := t.s.syncDocument(req.Method(), req.Params()); err != nil {
-		t.s.log.Warn("document notification ignored", "method", req.Method(), "err", err)
+		t.s.notifyError(req.Method(), err)
 	}
 	return handled, nil
 }
@@ -47,15 +48,21 @@ func (s *server) syncDocument(method string, params []byte) error {
 			return err
 		}
 		item := p.TextDocument
+		// Short strings decoded from a message may point into its whole
+		// body; copies let a large body go (see bigmsg.go).
+		docURI := strings.Clone(string(item.URI))
 		s.store.Open(workspace.Doc{
-			Path:       docKey(string(item.URI)),
-			URI:        string(item.URI),
-			LanguageID: string(item.LanguageID),
+			Path:       docKey(docURI),
+			URI:        docURI,
+			LanguageID: strings.Clone(string(item.LanguageID)),
 			Version:    item.Version,
 			Text:       item.Text,
 		})
 
 	case protocol.MethodTextDocumentDidChange:
+		if err := checkContentChanges(params); err != nil {
+			return err
+		}
 		var p protocol.DidChangeTextDocumentParams
 		if err := protocol.Unmarshal(params, &p); err != nil {
 			return err

@@ -65,6 +65,9 @@ type stream struct {
 	out jsonrpc2.Stream // jsonrpc2's header stream, used for writing only
 	log *slog.Logger
 	buf []byte
+	big bool // the last frame read was large
+	// openLarge, when set, takes a large didOpen itself (bigmsg.go).
+	openLarge func(body []byte) bool
 }
 
 type frameWriter interface {
@@ -97,6 +100,12 @@ func (s *stream) Close() error { return s.out.Close() }
 // ReadFrame returns the body of the next well-formed message, answering
 // malformed ones on the way.
 func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	if s.big {
+		// The large message before this read has been handled (or, for
+		// a request, handed to its handler).
+		s.big = false
+		releaseLater()
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
@@ -113,6 +122,19 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if s.big && s.openLarge != nil && s.openLarge(body) {
+			continue
+		}
+		reply, pass := screen(body)
+		if reply != nil {
+			if _, err := s.WriteFrame(ctx, reply); err != nil {
+				s.log.Warn("answering a message the connection may not handle", "err", err)
+			}
+		}
+		if pass == nil {
+			continue
+		}
+		body = pass
 		if id, rpcErr, answer := check(body); rpcErr != nil {
 			s.log.Warn("dropping a malformed message", "err", rpcErr.Message, "body", truncate(string(body), 200))
 			if answer {
@@ -130,10 +152,18 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if cap(s.buf) < length {
+	var body []byte
+	switch {
+	case length > bigFrame:
+		tightenGC()
+		body = make([]byte, length) // not kept: see bigmsg.go
+		s.big = true
+	case cap(s.buf) < length:
 		s.buf = make([]byte, length)
+		fallthrough
+	default:
+		body = s.buf[:length]
 	}
-	body := s.buf[:length]
 	if _, err := io.ReadFull(s.in, body); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF

@@ -51,8 +51,12 @@ func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.Change
 	if err := env.Changes.Apply(ctx, call.CallID, cs); err != nil {
 		var rej *workspace.RejectedError
 		var changed *workspace.ChangedError
-		if errors.As(err, &rej) || errors.As(err, &changed) {
+		var unconfirmed *workspace.UnconfirmedError
+		switch {
+		case errors.As(err, &rej) || errors.As(err, &changed):
 			return Output{Text: err.Error(), Failed: true, Rejected: true}, nil
+		case errors.As(err, &unconfirmed):
+			return Output{Text: err.Error(), Failed: true}, nil
 		}
 		return Output{}, err
 	}

@@ -13,5 +13,13 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "sandbox" {
 		os.Exit(sandbox.Main(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	// Change-set journals stay out of $HOME.
+	state, err := os.MkdirTemp("", "agent-ls-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }

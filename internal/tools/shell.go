@@ -31,8 +31,6 @@ const (
 	// shellCaptureBytes bounds what is kept of a command's output: the
 	// first and the last this many bytes.
 	shellCaptureBytes = 1 << 20
-	// shellMaxEvents bounds the execOutput events of one command.
-	shellMaxEvents = 10_000
 	// shellPipeDrain is how long Wait waits for output after the command
 	// exited or was killed. A sandboxed command's helper ends everything
 	// the command started when it exits, so its pipes close with it; the
@@ -196,17 +194,15 @@ func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir
 	cmd.Dir = dir
 	cmd.WaitDelay = shellPipeDrain
 	var mu sync.Mutex // orders the combined capture and the events
-	events := 0
+	live := newLiveOutput(env.Emit, callID)
+	defer live.close()
 	stream := func(name string, own *capture) *streamWriter {
 		return &streamWriter{write: func(p []byte) {
 			mu.Lock()
 			defer mu.Unlock()
 			own.Write(p)
 			res.combined.Write(p)
-			if events < shellMaxEvents && env.Emit != nil {
-				events++
-				env.Emit(event.ExecOutput{CallID: callID, Stream: name, Chunk: strings.ToValidUTF8(string(p), "\uFFFD")})
-			}
+			live.write(name, p)
 		}}
 	}
 	cmd.Stdout = stream("stdout", res.stdout)
@@ -263,23 +259,23 @@ func commandEnv(environ []string) []string {
 }
 
 // format renders the result for the model: exit code, wall time and the
-// output, cut in the middle when long.
+// output, cut in the middle when long, with its exact size.
 func (r *commandResult) format() string {
 	var b strings.Builder
-	body := r.combined.String()
-	if r.notFound != "" {
-		body = fmt.Sprintf("command not found: %s", r.notFound)
-	}
-	if r.timedOut > 0 {
-		body = fmt.Sprintf("command timed out after %d milliseconds\n%s", r.timedOut.Milliseconds(), body)
-	}
-	body, cut, total := middleCut(body, shellHeadTailLines, shellMaxOutputBytes)
 	fmt.Fprintf(&b, "Exit code: %d\nWall time: %.1f seconds\n", r.exitCode, r.wall.Seconds())
-	if cut {
-		fmt.Fprintf(&b, "Total output lines: %d\n", total)
+	if r.timedOut > 0 {
+		fmt.Fprintf(&b, "command timed out after %d milliseconds\n", r.timedOut.Milliseconds())
+	}
+	if r.notFound != "" {
+		fmt.Fprintf(&b, "Output:\ncommand not found: %s", r.notFound)
+		return b.String()
+	}
+	sum := summarize(r.combined, shellHeadTailLines, shellMaxOutputBytes)
+	if sum.cut {
+		fmt.Fprintf(&b, "Total output lines: %d\nTotal output bytes: %d\n", sum.lines, sum.bytes)
 	}
 	b.WriteString("Output:\n")
-	b.WriteString(body)
+	b.WriteString(sum.text)
 	return strings.TrimRight(b.String(), "\n")
 }
 
@@ -288,27 +284,3 @@ const (
 	shellHeadTailLines  = 128
 	shellMaxOutputBytes = 10 << 10
 )
-
-// middleCut keeps the first and last n lines of s (and at most maxBytes,
-// half from each end) with a marker saying how much was left out. It
-// reports whether it cut and how many lines s had.
-func middleCut(s string, n, maxBytes int) (string, bool, int) {
-	lines := strings.SplitAfter(s, "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	total := len(lines)
-	if total <= 2*n && len(s) <= maxBytes {
-		return s, false, total
-	}
-	head, tail := lines, []string(nil)
-	if total > 2*n {
-		head, tail = lines[:n], lines[total-n:]
-	} else {
-		head, tail = lines[:total/2], lines[total/2:]
-	}
-	headText := clip(strings.Join(head, ""), maxBytes/2, false)
-	tailText := clip(strings.Join(tail, ""), maxBytes/2, true)
-	omitted := total - strings.Count(headText, "\n") - strings.Count(tailText, "\n")
-	return fmt.Sprintf("%s[... omitted %d of %d lines ...]\n%s", headText, omitted, total, tailText), true, total
-}

@@ -1,9 +1,9 @@
 package tools
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // capture keeps the beginning and the end of a stream that may be far too
@@ -13,12 +13,21 @@ type capture struct {
 	tail    []byte // ring buffer once full
 	tailPos int
 	total   int64
+	// newlines counts every "\n" written, so that the number of lines is
+	// exact whatever the size.
+	newlines int64
+	last     byte
 }
 
 func newCapture() *capture { return &capture{} }
 
 func (c *capture) Write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
 	c.total += int64(len(p))
+	c.newlines += int64(bytes.Count(p, newline))
+	c.last = p[len(p)-1]
 	if room := shellCaptureBytes - len(c.head); room > 0 {
 		n := min(room, len(p))
 		c.head = append(c.head, p[:n]...)
@@ -35,6 +44,33 @@ func (c *capture) Write(p []byte) {
 		c.tailPos = (c.tailPos + n) % shellCaptureBytes
 		p = p[n:]
 	}
+}
+
+var newline = []byte{'\n'}
+
+// lines is the exact number of lines written; a last line without a
+// newline counts.
+func (c *capture) lines() int64 {
+	if c.total > 0 && c.last != '\n' {
+		return c.newlines + 1
+	}
+	return c.newlines
+}
+
+// whole tells whether every byte written was kept.
+func (c *capture) whole() bool {
+	return int64(len(c.head)+len(c.tail)) == c.total
+}
+
+// ends returns the kept beginning and end of the stream in order: head
+// is its first len(head) bytes, tail its last len(tail). When everything
+// was kept both are the whole stream.
+func (c *capture) ends() (head, tail []byte) {
+	if c.whole() {
+		all := c.bytes()
+		return all, all
+	}
+	return c.head, c.bytes()[len(c.head):]
 }
 
 // bytes returns what was kept, in order.
@@ -66,24 +102,4 @@ type streamWriter struct{ write func([]byte) }
 func (w *streamWriter) Write(p []byte) (int, error) {
 	w.write(p)
 	return len(p), nil
-}
-
-// clip keeps at most max bytes of s: the start, or the end when fromEnd,
-// without splitting a UTF-8 sequence.
-func clip(s string, max int, fromEnd bool) string {
-	if len(s) <= max {
-		return s
-	}
-	if fromEnd {
-		i := len(s) - max
-		for i < len(s) && !utf8.RuneStart(s[i]) {
-			i++
-		}
-		return s[i:]
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "\n"
 }

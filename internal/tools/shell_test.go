@@ -129,7 +129,7 @@ func TestShellNonUTF8AndLongOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Total output lines: 1000", "\n1\n", "[... omitted 744 of 1000 lines ...]", "\n1000"} {
+	for _, want := range []string{"Total output lines: 1000", "\n1\n", "[... omitted lines 129 to 872 of 1000 (2976 of 3893 bytes) ...]", "Total output bytes: 3893", "\n1000"} {
 		if !strings.Contains(out.Text, want) {
 			t.Errorf("long output lacks %q:\n%s", want, out.Text)
 		}

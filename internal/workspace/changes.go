@@ -62,9 +62,19 @@ type RejectedError struct {
 	Reason string
 	// Paths are the open documents the edit was for.
 	Paths []string
+	// Declined: the user declined the edit in the editor (such as eglot's
+	// confirmation), a decision like a rejected approval.
+	Declined bool
 }
 
 func (e *RejectedError) Error() string {
+	if e.Declined {
+		msg := "rejected: the user declined this change in the editor"
+		if e.Reason != "" {
+			msg += " (" + e.Reason + ")"
+		}
+		return msg + "; nothing was changed. Do not make the same change again unasked: ask the user what they want instead"
+	}
 	msg := "the editor did not apply the change"
 	if e.Reason != "" {
 		msg += " (" + e.Reason + ")"

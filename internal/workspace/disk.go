@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/policy"
@@ -78,16 +77,7 @@ func Write(cs *ChangeSet) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Written{}
-	for _, op := range plan {
-		if err := w.do(op); err != nil {
-			if rbErr := w.Rollback(); rbErr != nil {
-				return nil, fmt.Errorf("%w; rolling back failed too, so files may be left changed: %v", err, rbErr)
-			}
-			return nil, fmt.Errorf("%w; nothing was changed", err)
-		}
-	}
-	return w, nil
+	return applyOps(cs.Label, plan)
 }
 
 // Rollback undoes the writes, last first: files written get their old
@@ -99,44 +89,63 @@ func (w *Written) Rollback() error {
 	if w == nil {
 		return nil
 	}
-	var errs []error
-	for i := len(w.steps) - 1; i >= 0; i-- {
-		if err := undo(w.steps[i]); err != nil {
-			errs = append(errs, err)
+	plan, dirs, errs := w.undoPlan()
+	w.steps = nil
+	if _, err := applyOps("undo", plan); err != nil {
+		errs = append(errs, err)
+	}
+	for _, d := range dirs {
+		if err := removeDirReal(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove directory %s: %w", d, err))
 		}
 	}
-	w.steps = nil
 	return errors.Join(errs...)
 }
 
-func undo(st step) error {
-	switch st.kind {
-	case stepMkdir:
-		if err := removeDirReal(st.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove directory %s: %w", st.path, err)
+// undoPlan returns the operations that undo the steps, last first, and
+// the directories to remove after them; a step whose file no longer holds
+// what it left there is skipped and named in errs.
+func (w *Written) undoPlan() (plan []op, dirs []string, errs []error) {
+	// planned is what a path holds once the operations so far are done
+	// (nil value: nothing).
+	planned := make(map[string]*[]byte)
+	current := func(path string) ([]byte, bool, error) {
+		if c, ok := planned[path]; ok {
+			if c == nil {
+				return nil, false, nil
+			}
+			return *c, true, nil
 		}
-		return nil
-	case stepWrite:
-		cur, exists, err := readCurrent(st.path)
-		if err != nil {
-			return err
-		}
-		if !exists || !bytes.Equal(cur, st.wrote) {
-			return fmt.Errorf("%s was changed by someone else: not restored", st.path)
-		}
-		if !st.had {
-			return removeReal(st.path)
-		}
-		return writeReal(st.path, st.old, st.mode)
-	case stepRemove:
-		if _, exists, err := readCurrent(st.path); err != nil {
-			return err
-		} else if exists {
-			return fmt.Errorf("%s was created again by someone else: not restored", st.path)
-		}
-		return writeReal(st.path, st.old, st.mode)
+		return readCurrent(path)
 	}
-	return nil
+	for i := len(w.steps) - 1; i >= 0; i-- {
+		st := w.steps[i]
+		if st.kind == stepMkdir {
+			dirs = append(dirs, st.path)
+			continue
+		}
+		cur, exists, err := current(st.path)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		case st.kind == stepWrite && (!exists || !bytes.Equal(cur, st.wrote)):
+			errs = append(errs, fmt.Errorf("%s was changed by someone else: not restored", st.path))
+			continue
+		case st.kind == stepRemove && exists:
+			errs = append(errs, fmt.Errorf("%s was created again by someone else: not restored", st.path))
+			continue
+		}
+		if st.kind == stepWrite && !st.had {
+			plan = append(plan, op{path: st.path, display: st.path, remove: true})
+			planned[st.path] = nil
+			continue
+		}
+		old := nonNil(st.old)
+		plan = append(plan, op{path: st.path, display: st.path, content: old, mode: st.mode})
+		planned[st.path] = &old
+	}
+	return plan, dirs, errs
 }
 
 // op is one file operation of a plan: write content to path (with mode),
@@ -293,67 +302,6 @@ func named(err error, shown string) error {
 		ce.Path = shown
 	}
 	return err
-}
-
-// do carries out one operation and records how to undo it.
-func (w *Written) do(o op) error {
-	old, had, err := readCurrent(o.path)
-	if err != nil {
-		return err
-	}
-	var mode fs.FileMode = 0o644
-	if had {
-		if mode, err = modeOf(o.path); err != nil {
-			return err
-		}
-	}
-	if o.remove {
-		if err := removeReal(o.path); err != nil {
-			return err
-		}
-		w.steps = append(w.steps, step{kind: stepRemove, path: o.path, had: true, old: old, mode: mode})
-		return nil
-	}
-	if err := w.mkdirs(filepath.Dir(o.path)); err != nil {
-		return err
-	}
-	newMode := mode
-	if o.mode != 0 {
-		newMode = o.mode
-	}
-	if err := writeReal(o.path, o.content, newMode); err != nil {
-		return err
-	}
-	w.steps = append(w.steps, step{kind: stepWrite, path: o.path, had: had, old: old, mode: mode, wrote: o.content})
-	return nil
-}
-
-// mkdirs creates dir and its missing parents, recording each it creates.
-func (w *Written) mkdirs(dir string) error {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		isDir, exists, err := dirState(d)
-		if err != nil {
-			return fmt.Errorf("create directory %s: %w", dir, unwrapPath(err))
-		}
-		if exists {
-			if !isDir {
-				return fmt.Errorf("create directory %s: %s is not a directory", dir, d)
-			}
-			break
-		}
-		missing = append(missing, d)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	for _, d := range slices.Backward(missing) {
-		if err := mkdirReal(d); err != nil {
-			return fmt.Errorf("create directory %s: %w", d, unwrapPath(err))
-		}
-		w.steps = append(w.steps, step{kind: stepMkdir, path: d})
-	}
-	return nil
 }
 
 // unwrapPath drops the temporary file's name from an error about it.

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -125,50 +124,6 @@ func modeOf(path string) (fs.FileMode, error) {
 }
 
 var tmpCounter atomic.Uint64
-
-// writeReal replaces the real path with content: readers see the old file
-// or the new one, never a part. The temporary file is created in the
-// same directory, opened without following links, and renamed over the
-// final name, so a link there is replaced, never written through.
-func writeReal(path string, content []byte, mode fs.FileMode) error {
-	dirfd, err := openDir(filepath.Dir(path))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
-	}
-	defer unix.Close(dirfd)
-	base := filepath.Base(path)
-	var tmp string
-	var fd int
-	for {
-		tmp = "." + base + ".agent-ls-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(tmpCounter.Add(1), 10)
-		fd, err = unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if !errors.Is(err, unix.EEXIST) {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.Write(content)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = renameAt(dirfd, tmp, base)
-	}
-	if err != nil {
-		_ = unix.Unlinkat(dirfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
-	}
-	return nil
-}
 
 // renameAt is unix.Renameat; tests replace it to make a write fail
 // part-way.

@@ -15,6 +15,10 @@ import (
 // opened.
 var ErrNotOpen = errors.New("document is not open")
 
+// ErrStaleVersion is returned for a change older than the document's
+// version.
+var ErrStaleVersion = errors.New("change is older than the document")
+
 // Doc is one document as the editor has it.
 type Doc struct {
 	// Path is the document's key: the absolute file path for file URIs,
@@ -101,6 +105,11 @@ func (s *Store) Change(path string, version int32, changes []Change) error {
 	e, ok := s.docs[path]
 	if !ok {
 		return fmt.Errorf("change %s: %w", path, ErrNotOpen)
+	}
+	if version < e.doc.Version {
+		// Versions only rise (LSP): this change is older than the text
+		// held, which is kept rather than rolled back.
+		return fmt.Errorf("change %s: %w (version %d after %d); the newer text is kept", path, ErrStaleVersion, version, e.doc.Version)
 	}
 	for _, c := range changes {
 		e.text.apply(c, s.enc)

@@ -1,0 +1,121 @@
+package lsp
+
+import (
+	"encoding/json"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
+)
+
+// Large messages (a huge document opened, a code action carrying many
+// diagnostics) are allowed, but they must not keep their memory: the
+// frame buffer of one is not reused, and once the server has been quiet
+// about them for a moment the Go runtime is asked to give the freed
+// memory back to the system at once instead of over minutes.
+const (
+	bigFrame       = 4 << 20
+	releaseDelay   = time.Second
+	maxDiagnostic  = 4 << 10 // bytes of one diagnostic's message put in a prompt
+	maxDiagnostics = 100     // diagnostics a code action takes into its prompt
+	// bigMessageGCPercent is GOGC while a large message is handled.
+	bigMessageGCPercent = 20
+)
+
+var (
+	releaseMu    sync.Mutex
+	releaseTimer *time.Timer
+	tightGC      bool
+	savedPercent int
+)
+
+// tightenGC makes the collector run at a lower heap growth while a large
+// message is decoded and handled: copies of it then do not pile up to
+// twice the live heap before a collection.
+func tightenGC() {
+	releaseMu.Lock()
+	defer releaseMu.Unlock()
+	if !tightGC {
+		tightGC = true
+		savedPercent = debug.SetGCPercent(bigMessageGCPercent)
+	}
+}
+
+// releaseLater frees memory to the system shortly after the last large
+// message, and restores the collector's pace.
+func releaseLater() {
+	releaseMu.Lock()
+	defer releaseMu.Unlock()
+	if releaseTimer != nil {
+		releaseTimer.Reset(releaseDelay)
+		return
+	}
+	releaseTimer = time.AfterFunc(releaseDelay, release)
+}
+
+func release() {
+	releaseMu.Lock()
+	if tightGC {
+		tightGC = false
+		debug.SetGCPercent(savedPercent)
+	}
+	releaseMu.Unlock()
+	debug.FreeOSMemory()
+	// A request's handler may still hold the message: free again once
+	// it is likely done.
+	time.AfterFunc(2*releaseDelay, debug.FreeOSMemory)
+}
+
+// boundDiagnostics keeps what a code action needs of the diagnostics an
+// editor sent: the first maxDiagnostics, each message cut to
+// maxDiagnostic bytes. The prompt and the action's own diagnostics then
+// stay small however many the editor sends.
+func boundDiagnostics(diags []protocol.Diagnostic) []protocol.Diagnostic {
+	if len(diags) > maxDiagnostics {
+		diags = diags[:maxDiagnostics]
+	}
+	out := make([]protocol.Diagnostic, len(diags))
+	for i, d := range diags {
+		if s, ok := d.Message.(protocol.String); ok && len(s) > maxDiagnostic {
+			d.Message = protocol.String(truncate(string(s), maxDiagnostic))
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// openLarge takes a large didOpen notification straight from its frame:
+// decoded once into the few fields the store keeps, the document costs
+// its frame and its text, not the several copies the generic path makes.
+// It reports whether body was such a notification.
+func (s *server) openLarge(body []byte) bool {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &head) != nil || head.ID != nil || head.Method != protocol.MethodTextDocumentDidOpen {
+		return false
+	}
+	var msg struct {
+		Params struct {
+			TextDocument struct {
+				URI        string `json:"uri"`
+				LanguageID string `json:"languageId"`
+				Version    int32  `json:"version"`
+				Text       string `json:"text"`
+			} `json:"textDocument"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return false // the generic path answers what is wrong with it
+	}
+	if s.state.Load() != stateInitialized {
+		return true // as textSync drops it
+	}
+	item := msg.Params.TextDocument
+	s.store.Open(workspace.Doc{Path: docKey(item.URI), URI: item.URI, LanguageID: item.LanguageID, Version: item.Version, Text: item.Text})
+	return true
+}

@@ -1,0 +1,25 @@
+package lsp
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/editor"
+)
+
+// What agent-ls did at start (a change set a crash interrupted, finished)
+// is shown once the editor has initialized, once.
+func TestNoticesShownAfterInitialized(t *testing.T) {
+	h := newHarness(t, func(o *Options, _ *editor.Config) { o.Notices = []string{"a change set was completed"} })
+	h.initialize(editor.Options{})
+	for len(h.ed.Messages()) == 0 {
+		select {
+		case <-h.ctx.Done():
+			t.Fatal("no notice shown")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if msgs := h.ed.Messages(); len(msgs) != 1 || msgs[0].Message != "a change set was completed" {
+		t.Errorf("messages %+v", msgs)
+	}
+}
