@@ -73,6 +73,19 @@ func (c *fakeClock) stallNextWait() {
 	c.stall = true
 }
 
+// armed is the number of timers running.
+func (c *fakeClock) armed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, t := range c.timers {
+		if t.armed {
+			n++
+		}
+	}
+	return n
+}
+
 // sleeps returns the waits so far.
 func (c *fakeClock) sleeps() []time.Duration {
 	c.mu.Lock()

@@ -21,9 +21,9 @@ func newFake(t testing.TB, steps ...fakemodel.Step) *fakemodel.Server {
 func newClient(t testing.TB, srv *fakemodel.Server, wire string, edit ...func(*Config)) Client {
 	t.Helper()
 	cfg := Config{
-		WireAPI:        wire,
-		BaseURL:        srv.URL(),
-		IdleTimeout:    time.Minute,
+		WireAPI:     wire,
+		BaseURL:     srv.URL(),
+		IdleTimeout: time.Minute,
 	}
 	for _, e := range edit {
 		e(&cfg)

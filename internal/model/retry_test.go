@@ -179,13 +179,22 @@ func TestRetryStall(t *testing.T) {
 // A slow caller is not a silent server: time spent in emit does not count
 // toward the idle timeout.
 func TestIdleTimeoutIgnoresSlowEmit(t *testing.T) {
-	srv := newFake(t, fakemodel.Step{Reply: hello})
+	// The server holds the rest of the stream until the first delta has
+	// been handled, so the attempt is still reading when the slow emit
+	// returns.
+	gate := fakemodel.NewGate(5)
+	defer gate.Release()
+	srv := newFake(t, fakemodel.Step{Reply: hello, Gate: gate})
 	c := newClient(t, srv, WireResponses, func(c *Config) { c.IdleTimeout = 400 * time.Millisecond })
 	clock := clockOf(t, c)
 	var rec recorder
 	_, err := c.Stream(context.Background(), &Request{Model: "m"}, func(e Event) {
+		if n := clock.armed(); n != 0 {
+			t.Errorf("%d idle timers run while the caller handles a %v event", n, e.Kind)
+		}
 		if e.Kind == TextDelta {
 			clock.advance(time.Hour) // a caller far slower than the timeout
+			gate.Release()
 		}
 		rec.emit(e)
 	})
