@@ -30,18 +30,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "agent-ls")
 	// Change-set journals of the servers under test stay out of $HOME.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	// The sandbox helper binary beside agent-ls, as `make build` installs
-	// it, so the tests run commands the way users do.
-	for _, b := range [][]string{{binary, "."}, {filepath.Join(dir, "agent-ls-sandbox"), "../agent-ls-sandbox"}} {
-		build := exec.Command("go", "build", "-o", b[0], b[1])
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build:", err)
-			os.Exit(1)
-		}
+	if binary, err = buildBinaries(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "build:", err)
+		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -17,6 +17,7 @@ import (
 // client is the Client of both wire APIs.
 type client struct {
 	cfg       Config
+	clock     clock
 	responses responses.ResponseService
 	chat      openai.ChatCompletionService
 }
@@ -84,6 +85,7 @@ func New(cfg Config) (Client, error) {
 	}
 	return &client{
 		cfg:       cfg,
+		clock:     realClock{},
 		responses: responses.NewResponseService(opts...),
 		chat:      openai.NewChatCompletionService(opts...),
 	}, nil
@@ -151,7 +153,7 @@ func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*R
 			delay = backoff(c.cfg.RetryBaseDelay, c.cfg.RetryMaxDelay, n)
 		}
 		emit(Event{Kind: Retrying, Retry: &RetryInfo{Attempt: n + 1, DelayMs: delay.Milliseconds(), Message: err.Error()}})
-		if err := sleep(ctx, delay); err != nil {
+		if err := c.clock.sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("model request: %w", err)
 		}
 		rp.retry()
@@ -162,7 +164,7 @@ func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*R
 func (c *client) attempt(ctx context.Context, run runFunc, rp *replay) (*Response, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	at := &attempt{replay: rp, idle: newWatchdog(c.cfg.IdleTimeout, cancel)}
+	at := &attempt{replay: rp, idle: newWatchdog(c.clock, c.cfg.IdleTimeout, cancel)}
 	defer at.idle.stop()
 	resp, err := run(actx, at)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errStalled) {
@@ -196,18 +198,6 @@ func backoff(base, most time.Duration, n int) time.Duration {
 	return min(d, most)
 }
 
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 func newNonce() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -219,11 +209,11 @@ func newNonce() string {
 // caller's emit is busy.
 type watchdog struct {
 	d time.Duration
-	t *time.Timer
+	t timer
 }
 
-func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
-	return &watchdog{d: d, t: time.AfterFunc(d, func() { cancel(errStalled) })}
+func newWatchdog(c clock, d time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	return &watchdog{d: d, t: c.afterFunc(d, func() { cancel(errStalled) })}
 }
 
 // arm restarts the countdown: the attempt is waiting for the server.

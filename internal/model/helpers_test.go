@@ -16,16 +16,14 @@ func newFake(t testing.TB, steps ...fakemodel.Step) *fakemodel.Server {
 	return srv
 }
 
-// newClient returns a client of srv with fast retries; edit adjusts the
-// config.
+// newClient returns a client of srv on a fake clock (retries and idle
+// timeouts wait for no real time: see clockOf); edit adjusts the config.
 func newClient(t testing.TB, srv *fakemodel.Server, wire string, edit ...func(*Config)) Client {
 	t.Helper()
 	cfg := Config{
-		WireAPI:        wire,
-		BaseURL:        srv.URL(),
-		RetryBaseDelay: time.Millisecond,
-		RetryMaxDelay:  5 * time.Millisecond,
-		IdleTimeout:    time.Minute,
+		WireAPI:     wire,
+		BaseURL:     srv.URL(),
+		IdleTimeout: time.Minute,
 	}
 	for _, e := range edit {
 		e(&cfg)
@@ -34,6 +32,7 @@ func newClient(t testing.TB, srv *fakemodel.Server, wire string, edit ...func(*C
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.(*client).clock = &fakeClock{}
 	return c
 }
 

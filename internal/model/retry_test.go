@@ -16,7 +16,7 @@ var hello = fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("Hello, ",
 
 // expectRetriedOnce checks a stream that failed once and then succeeded:
 // one Retrying event, before the delivered text, the text once.
-func expectRetriedOnce(t *testing.T, rec *recorder, resp *Response, srv *fakemodel.Server, cause string) RetryInfo {
+func expectRetriedOnce(t *testing.T, c Client, rec *recorder, resp *Response, srv *fakemodel.Server, cause string) RetryInfo {
 	t.Helper()
 	retries := rec.of(Retrying)
 	if len(retries) != 1 {
@@ -42,6 +42,10 @@ func expectRetriedOnce(t *testing.T, rec *recorder, resp *Response, srv *fakemod
 	if srv.Remaining() != 0 {
 		t.Errorf("%d steps unused", srv.Remaining())
 	}
+	// The client waited, once, the delay it announced.
+	if slept := clockOf(t, c).sleeps(); len(slept) != 1 || slept[0].Milliseconds() != r.DelayMs {
+		t.Errorf("slept %v, announced %dms", slept, r.DelayMs)
+	}
 	return r
 }
 
@@ -56,7 +60,7 @@ func TestRetryHTTPStatus(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				expectRetriedOnce(t, &rec, resp, srv, fmt.Sprint(status))
+				expectRetriedOnce(t, c, &rec, resp, srv, fmt.Sprint(status))
 			})
 		}
 	}
@@ -84,7 +88,7 @@ func TestRetryAfterHeaders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := expectRetriedOnce(t, &rec, resp, srv, "Rate limit reached")
+			r := expectRetriedOnce(t, c, &rec, resp, srv, "Rate limit reached")
 			if r.DelayMs != tt.wantMs {
 				t.Errorf("delay %dms, want %dms", r.DelayMs, tt.wantMs)
 			}
@@ -103,7 +107,7 @@ func TestRetryPlainTextErrorBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expectRetriedOnce(t, &rec, resp, srv, "502 Bad Gateway: upstream connect error")
+	expectRetriedOnce(t, c, &rec, resp, srv, "502 Bad Gateway: upstream connect error")
 }
 
 func TestRetryBrokenStreams(t *testing.T) {
@@ -136,23 +140,38 @@ func TestRetryBrokenStreams(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				expectRetriedOnce(t, &rec, resp, srv, tt.cause)
+				expectRetriedOnce(t, c, &rec, resp, srv, tt.cause)
 			})
 		}
 	}
 }
 
+// A stream that goes silent after the first text delta is abandoned once
+// the idle timeout passes, and retried.
 func TestRetryStall(t *testing.T) {
-	for _, wire := range []string{WireResponses, WireChat} {
+	// Events up to and including the first text delta: Responses sends
+	// created, in_progress, output_item.added and content_part.added
+	// before it; Chat a role chunk.
+	for wire, events := range map[string]int{WireResponses: 5, WireChat: 2} {
 		t.Run(wire, func(t *testing.T) {
-			srv := newFake(t, fakemodel.Step{Failures: []fakemodel.Failure{fakemodel.StallAfter(5)}, Reply: hello})
+			srv := newFake(t, fakemodel.Step{Failures: []fakemodel.Failure{fakemodel.StallAfter(events)}, Reply: hello})
 			c := newClient(t, srv, wire, func(c *Config) { c.IdleTimeout = 500 * time.Millisecond })
+			clock := clockOf(t, c)
 			var rec recorder
-			resp, err := c.Stream(context.Background(), &Request{Model: "m"}, rec.emit)
+			stalled := false
+			resp, err := c.Stream(context.Background(), &Request{Model: "m"}, func(e Event) {
+				rec.emit(e)
+				if e.Kind == TextDelta && !stalled {
+					// The server says nothing more on this attempt: the
+					// client's next wait for it outlasts the timeout.
+					stalled = true
+					clock.stallNextWait()
+				}
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			expectRetriedOnce(t, &rec, resp, srv, "no data from the model server for 500ms")
+			expectRetriedOnce(t, c, &rec, resp, srv, "no data from the model server for 500ms")
 		})
 	}
 }
@@ -160,12 +179,22 @@ func TestRetryStall(t *testing.T) {
 // A slow caller is not a silent server: time spent in emit does not count
 // toward the idle timeout.
 func TestIdleTimeoutIgnoresSlowEmit(t *testing.T) {
-	srv := newFake(t, fakemodel.Step{Reply: hello})
+	// The server holds the rest of the stream until the first delta has
+	// been handled, so the attempt is still reading when the slow emit
+	// returns.
+	gate := fakemodel.NewGate(5)
+	defer gate.Release()
+	srv := newFake(t, fakemodel.Step{Reply: hello, Gate: gate})
 	c := newClient(t, srv, WireResponses, func(c *Config) { c.IdleTimeout = 400 * time.Millisecond })
+	clock := clockOf(t, c)
 	var rec recorder
 	_, err := c.Stream(context.Background(), &Request{Model: "m"}, func(e Event) {
+		if n := clock.armed(); n != 0 {
+			t.Errorf("%d idle timers run while the caller handles a %v event", n, e.Kind)
+		}
 		if e.Kind == TextDelta {
-			time.Sleep(600 * time.Millisecond)
+			clock.advance(time.Hour) // a caller far slower than the timeout
+			gate.Release()
 		}
 		rec.emit(e)
 	})
@@ -202,9 +231,14 @@ func TestRetriesExhausted(t *testing.T) {
 	if len(retries) != 3 {
 		t.Fatalf("%d Retrying events, want 3", len(retries))
 	}
+	// The waits are the announced ones, growing from the default base
+	// delay (±20% jitter).
+	slept := clockOf(t, c).sleeps()
 	for i, r := range retries {
-		if r.Retry.Attempt != i+2 || r.Retry.DelayMs < 0 {
-			t.Errorf("retry %d: %+v", i, r.Retry)
+		want := DefaultRetryBaseDelay << i
+		if r.Retry.Attempt != i+2 || i >= len(slept) || slept[i].Milliseconds() != r.Retry.DelayMs ||
+			slept[i] < want*8/10 || slept[i] > want*12/10 {
+			t.Errorf("retry %d: %+v, slept %v, want %v ±20%%", i, r.Retry, slept, want)
 		}
 	}
 	if n := len(srv.Requests()); n != 4 {

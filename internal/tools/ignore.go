@@ -111,7 +111,11 @@ func parseIgnore(data []byte) []ignoreRule {
 			r.anchored = true
 			line = strings.TrimPrefix(line, "/")
 		}
-		re, err := regexp.Compile("^" + globRegexp(line, false) + "$")
+		start := -1
+		if r.anchored {
+			start = strings.IndexAny(line, `*?[\`)
+		}
+		re, err := regexp.Compile("^" + globRegexpFrom(line, false, start, true) + "$")
 		if err != nil {
 			continue // a malformed line is ignored, as git does
 		}
@@ -126,6 +130,16 @@ func parseIgnore(data []byte) []ignoreRule {
 // segments, `[...]` is a class (`!` or `^` negates) and, when braces is
 // set, `{a,b}` is an alternation.
 func globRegexp(glob string, braces bool) string {
+	return globRegexpFrom(glob, braces, -1, false)
+}
+
+// globRegexpFrom is globRegexp, with git's rules when git is set:
+// asterisks not both after a segment start and before a slash or the end
+// are one `*`, and a `**` at byte offset start also counts as starting a
+// segment (git compares an anchored pattern's
+// leading literal (up to its first `*?[\`) apart and matches the rest as
+// a pattern of its own, so in `a**/b` the `**/` spans directories).
+func globRegexpFrom(glob string, braces bool, start int, git bool) string {
 	var b strings.Builder
 	depth := 0
 	for i := 0; i < len(glob); i++ {
@@ -133,13 +147,20 @@ func globRegexp(glob string, braces bool) string {
 		switch {
 		case c == '*' && strings.HasPrefix(glob[i:], "**"):
 			j := i + 2
-			atStart := i == 0 || glob[i-1] == '/'
+			for j < len(glob) && glob[j] == '*' {
+				j++
+			}
+			atStart := i == 0 || glob[i-1] == '/' || i == start
 			switch {
 			case atStart && j < len(glob) && glob[j] == '/':
 				b.WriteString("(?:.*/)?")
 				i = j
-			case atStart && j == len(glob) && i > 0:
+			case atStart && j == len(glob):
 				b.WriteString(".*")
+				i = j - 1
+			case git:
+				// Elsewhere consecutive asterisks are one `*`.
+				b.WriteString("[^/]*")
 				i = j - 1
 			default:
 				b.WriteString(".*")
@@ -150,30 +171,13 @@ func globRegexp(glob string, braces bool) string {
 		case c == '?':
 			b.WriteString("[^/]")
 		case c == '[':
-			end := strings.IndexByte(glob[i+1:], ']')
-			if end < 0 {
+			class, n := globClass(glob[i:])
+			if n == 0 {
 				b.WriteString(`\[`)
 				continue
 			}
-			// A ']' right after '[' (or '[!') is part of the class.
-			class := glob[i+1 : i+1+end]
-			if class == "" || class == "!" || class == "^" {
-				end2 := strings.IndexByte(glob[i+2+end:], ']')
-				if end2 < 0 {
-					b.WriteString(`\[`)
-					continue
-				}
-				end = end + 1 + end2
-				class = glob[i+1 : i+1+end]
-			}
-			b.WriteByte('[')
-			if class[0] == '!' || class[0] == '^' {
-				b.WriteByte('^')
-				class = class[1:]
-			}
-			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(class, `\`, `\\`), "[", `\[`))
-			b.WriteByte(']')
-			i += end + 1
+			b.WriteString(class)
+			i += n - 1
 		case c == '\\' && i+1 < len(glob):
 			i++
 			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
@@ -193,6 +197,51 @@ func globRegexp(glob string, braces bool) string {
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// globClass translates the bracket expression at the start of glob
+// ("[...]": `!` or `^` negates, a `]` first is a member, POSIX classes
+// such as `[:alpha:]` and backslash escapes inside) into a regexp class,
+// and says how many bytes of glob it took; 0 when the bracket is not
+// closed (it is then a literal '[').
+func globClass(glob string) (string, int) {
+	j := 1
+	var b strings.Builder
+	b.WriteByte('[')
+	if j < len(glob) && (glob[j] == '!' || glob[j] == '^') {
+		b.WriteByte('^')
+		j++
+	}
+	first := true
+	for j < len(glob) {
+		c := glob[j]
+		switch {
+		case c == ']' && !first:
+			b.WriteByte(']')
+			return b.String(), j + 1
+		case c == '[' && strings.HasPrefix(glob[j:], "[:"):
+			end := strings.Index(glob[j+2:], ":]")
+			if end < 0 {
+				b.WriteString(`\[`)
+				j++
+				break
+			}
+			b.WriteString(glob[j : j+2+end+2])
+			j += 2 + end + 2
+		case c == '\\' && j+1 < len(glob):
+			b.WriteString(regexp.QuoteMeta(glob[j+1 : j+2]))
+			j += 2
+		case c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'):
+			b.WriteByte(c)
+			j++
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+			j++
+		}
+		first = false
+	}
+	return "", 0
 }
 
 // compileGlob compiles a glob matched against whole slash-separated

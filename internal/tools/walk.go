@@ -174,11 +174,15 @@ func (w *walker) note(abs string, err error) {
 }
 
 // ignoreChain loads the ignore files of base and of every directory
-// between it and root (root's own are read by the walk).
+// between it and root (root's own are read by the walk), over git's
+// excludes when base is a repository root.
 func ignoreChain(base, root string) *ignoreStack {
-	var s *ignoreStack
-	if base == "" || !lexicallyWithin(base, root) || base == root {
+	if base == "" || !lexicallyWithin(base, root) {
 		return nil
+	}
+	s := gitExcludes(base, os.Getenv)
+	if base == root {
+		return s
 	}
 	rel, _ := filepath.Rel(base, root)
 	dir := base

@@ -12,8 +12,32 @@
 // from the queue. A request that no step accepts gets a 500 whose JSON
 // error names the problem (and says not to retry).
 //
-// Every request is recorded (Requests) for assertions; Remaining tells how
-// many steps were never completed.
+// Every request is recorded (Requests) for assertions, and logged as JSON
+// lines when LogRequests is set; Remaining tells how many steps were never
+// completed.
+//
+// # Scripts from outside Go
+//
+// Tests in other languages (editor tests) use one launcher, the fakemodel
+// command under cmd/fakemodel, and one script format, Script: JSON read by
+// ParseScript. The command prints the API root on its first stdout line
+// and logs every request to a file:
+//
+//	go build -o fakemodel ./internal/model/fakemodel/cmd/fakemodel
+//	./fakemodel -script turns.json -log requests.jsonl
+//	# first line on stdout: http://127.0.0.1:PORT/v1 (OPENAI_BASE_URL)
+//
+// A script with a failed first attempt and two turns:
+//
+//	{"steps": [
+//	  {"name": "read", "failures": [{"status": 503}],
+//	   "reply": {"items": [
+//	     {"type": "message", "text": "Reading the test."},
+//	     {"type": "function_call", "name": "read_file", "arguments": {"file_path": "a_test.go"}}]}},
+//	  {"name": "answer", "reply": {"items": [{"type": "message", "text": "Done."}]}}
+//	]}
+//
+// Go tests start the server in-process with New and the same Steps.
 package fakemodel
 
 import (
@@ -56,6 +80,7 @@ type Server struct {
 	wg   sync.WaitGroup
 
 	mu       sync.Mutex
+	log      io.Writer // request log, JSON lines; nil for none
 	closed   bool
 	added    int
 	steps    []*step
@@ -91,6 +116,38 @@ func (s *Server) Add(steps ...Step) {
 		}
 		s.steps = append(s.steps, &step{Step: st, name: name})
 	}
+}
+
+// LogRequests writes every request from now on to w as one JSON line:
+// {"seq", "method", "path", "step", "body"}, body being the request's
+// JSON (or its text when it is not JSON) and step the step that served it
+// ("" for none).
+func (s *Server) LogRequests(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = w
+}
+
+// logRequest writes req to the request log; the caller holds s.mu.
+func (s *Server) logRequest(req *Request) {
+	if s.log == nil {
+		return
+	}
+	body := json.RawMessage(req.Body)
+	if !json.Valid(req.Body) {
+		body, _ = json.Marshal(string(req.Body))
+	}
+	line, err := json.Marshal(struct {
+		Seq    int             `json:"seq"`
+		Method string          `json:"method"`
+		Path   string          `json:"path"`
+		Step   string          `json:"step"`
+		Body   json.RawMessage `json:"body"`
+	}{req.Seq, req.Method, req.Path, req.Step, body})
+	if err != nil {
+		return
+	}
+	_, _ = s.log.Write(append(line, '\n'))
 }
 
 // Remaining is the number of steps that have not served their reply.
@@ -160,6 +217,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if stream, _ := req.JSON["stream"].(bool); !stream {
 		s.mu.Lock()
 		s.record(req)
+		s.logRequest(req)
 		s.mu.Unlock()
 		msg := "fakemodel: only streaming requests (\"stream\": true) are served"
 		if req.JSON == nil {
@@ -223,6 +281,7 @@ func (s *Server) take(req *Request) (*step, *Failure, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.record(req)
+	defer s.logRequest(req)
 	for i, st := range s.steps {
 		if st.Match != nil && !st.Match(req) {
 			continue

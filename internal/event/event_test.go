@@ -1,0 +1,150 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// samples holds one event of every type, with every field set (optional
+// ones too) and text that needs escaping, so the golden files pin the
+// whole wire shape.
+var samples = []Payload{
+	TurnStarted{Prompt: "Fix the failing test in <main.go> & \"explain\"\n"},
+	MessageDelta{ItemID: "msg_1", Delta: "Fixed "},
+	Message{ItemID: "msg_1", Text: "Fixed the test.\nIt failed on 日本 input."},
+	ReasoningDelta{ItemID: "rs_1", Delta: "Looking "},
+	Reasoning{ItemID: "rs_1", Text: "Looking at the test.\n\nThen the code."},
+	ToolCall{CallID: "call_1", Tool: "shell", Kind: KindExecute, Title: "go test ./...",
+		Arguments: json.RawMessage(`{"command":["bash","-lc","go test ./..."],"timeout_ms":60000}`)},
+	ExecOutput{CallID: "call_1", Stream: "stderr", Chunk: "--- FAIL: TestRoundTrip\n\x1b[31mred\x1b[0m\n"},
+	ToolResult{CallID: "call_1", Tool: "shell", Status: ToolFailed, Output: "Exit code: 1\nOutput:\nFAIL\n", DurationMs: 1234},
+	FileChange{CallID: "call_2", Changes: []FileChangeEntry{
+		{URI: "file:///w/a.go", Kind: "update", Additions: 2, Deletions: 1},
+		{URI: "file:///w/old.go", Kind: "move", NewURI: "file:///w/new.go"},
+	}, Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n-x\n+y\n+z\n", Status: "applied"},
+	Plan{Explanation: "Two steps.", Steps: []PlanStep{{Step: "fix", Status: StepCompleted}, {Step: "test", Status: StepInProgress}, {Step: "ship", Status: StepPending}}},
+	Approval{ApprovalID: "ap_1", Kind: "exec", Decision: "allowAlways"},
+	Usage{InputTokens: 1200, CachedInputTokens: 1000, OutputTokens: 80, ReasoningTokens: 40, ContextWindow: 272000},
+	Retry{Attempt: 2, DelayMs: 400, Message: "503 Service Unavailable: overloaded"},
+	Compacted{Summary: "The user asked for a fix; tests pass.", TokensBefore: 200000, TokensAfter: 12000},
+	TurnCompleted{Status: StatusFailed, Error: "model request failed after 5 attempts", LastMessage: "Fixed.", Diff: "--- a/a.go\n+++ b/a.go\n"},
+}
+
+// TestGoldenJSON checks each event type's JSON against
+// testdata/golden/<type>.json (go test -update rewrites them): the header
+// fields first, then the payload's, with the names and omissions the
+// protocol defines.
+func TestGoldenJSON(t *testing.T) {
+	for i, p := range samples {
+		t.Run(p.EventType(), func(t *testing.T) {
+			ev := Event{SessionID: "s1", TurnID: "t1", Seq: int64(i + 1), Payload: p}
+			got, err := json.MarshalIndent(ev, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", "golden", p.EventType()+".json")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to write it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("JSON of %s differs from %s:\n got %s\nwant %s", p.EventType(), path, got, want)
+			}
+			// The header is read back from the same object.
+			var head struct {
+				SessionID, TurnID, Type string
+				Seq                     int64
+			}
+			if err := json.Unmarshal(got, &head); err != nil || head.SessionID != "s1" || head.TurnID != "t1" ||
+				head.Seq != int64(i+1) || head.Type != p.EventType() {
+				t.Errorf("header read back as %+v (%v)", head, err)
+			}
+		})
+	}
+}
+
+// A payload with only empty optional fields still carries its required
+// ones: omitempty is on exactly the optional fields.
+func TestOptionalFieldsOmitted(t *testing.T) {
+	for _, tc := range []struct {
+		p      Payload
+		absent []string
+	}{
+		{Plan{Steps: []PlanStep{}}, []string{"explanation"}},
+		{Usage{}, []string{"contextWindow"}},
+		{TurnCompleted{Status: StatusCompleted}, []string{"error", "lastMessage"}},
+		{FileChange{Changes: []FileChangeEntry{{URI: "file:///a", Kind: "add"}}}, []string{"newUri"}},
+	} {
+		b, err := json.Marshal(Event{Payload: tc.p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range tc.absent {
+			if bytes.Contains(b, []byte(`"`+k+`"`)) {
+				t.Errorf("%s: %s present when empty: %s", tc.p.EventType(), k, b)
+			}
+		}
+		if tc.p.EventType() == "turnCompleted" && !bytes.Contains(b, []byte(`"diff":""`)) {
+			t.Errorf("turnCompleted without its diff: %s", b)
+		}
+	}
+	if _, err := json.Marshal(Event{Seq: 3}); err == nil || !strings.Contains(err.Error(), "no payload") {
+		t.Errorf("an event without payload marshals: %v", err)
+	}
+}
+
+// Every type with an EventType method has a sample, and every golden file
+// a type, so a new event cannot go out without its golden JSON.
+func TestEveryEventTypeHasGolden(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Name.Name != "EventType" || fn.Recv == nil {
+					continue
+				}
+				if id, ok := fn.Recv.List[0].Type.(*ast.Ident); ok {
+					declared = append(declared, id.Name)
+				}
+			}
+		}
+	}
+	var sampled []string
+	for _, p := range samples {
+		sampled = append(sampled, strings.TrimPrefix(fmt.Sprintf("%T", p), "event."))
+	}
+	slices.Sort(declared)
+	slices.Sort(sampled)
+	if !slices.Equal(declared, sampled) {
+		t.Errorf("payload types %v, samples of %v", declared, sampled)
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
+	if len(files) != len(samples) {
+		t.Errorf("%d golden files for %d event types: %v", len(files), len(samples), files)
+	}
+}
