@@ -77,6 +77,20 @@ func newGates(t *testing.T) gates {
 	return g
 }
 
+// whenReached answers with f once the held model answer has started: the
+// turn to stop has then sent its request, so the count of model requests
+// does not depend on how fast the server got there.
+func whenReached(g *fakemodel.Gate, f func(string) (string, error)) func(string) (string, error) {
+	return func(shown string) (string, error) {
+		select {
+		case <-g.Reached():
+		case <-time.After(deadline):
+			return "", errorf("the turn to stop never reached the model")
+		}
+		return f(shown)
+	}
+}
+
 // fullFlow is the model's side of the whole flow: a turn that streams,
 // patches the buffer, runs a command behind an approval (which must see
 // the patched file) and answers; a second turn in the same conversation;

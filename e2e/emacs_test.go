@@ -95,7 +95,7 @@ func TestEmacsFullFlow(t *testing.T) {
 		{"code actions at point", emacsActions, answer("Agent: Explain this")},
 		{"the second turn accepted", emacsAccepted, release(g.start2)},
 		{"code actions", emacsActions, answer("Agent: Refactor this")},
-		{"code actions while the turn runs", emacsActions, answer("Agent: Stop")},
+		{"code actions while the turn runs", emacsActions, whenReached(g.hold, answer("Agent: Stop"))},
 		{"code actions after the turn", emacsActions, answer("Agent: Show conversation")},
 		{"the file changed on disk", emacsChanged, answer("yes")},
 	}, emacsError)

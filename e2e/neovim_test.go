@@ -81,7 +81,7 @@ func TestNeovimFullFlow(t *testing.T) {
 		{"approval of the command", nvimList, approval},
 		{"code actions at the cursor", nvimList, choose("Agent: Explain this")},
 		{"code actions", nvimList, choose("Agent: Refactor this")},
-		{"code actions while the turn runs", nvimList, choose("Agent: Stop")},
+		{"code actions while the turn runs", nvimList, whenReached(g.hold, choose("Agent: Stop"))},
 		{"code actions after the turn", nvimList, choose("Agent: Show conversation")},
 		{"the file changed on disk", nvimChanged, func(string) (string, error) { return "y", nil }},
 	}, nvimErrorLine)
