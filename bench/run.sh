@@ -24,3 +24,11 @@ bench/sandbox.sh
 echo
 echo "== grep_files next to ripgrep"
 bench/grep.sh "$bin"
+
+echo
+echo "== server memory while a command writes 1 GB to a slow editor and to one that reads nothing"
+bench/output.sh
+
+echo
+echo "== server memory for one 50 MB didOpen and one 50 MB code action"
+go run ./bench/bigmsgbench -bin "$bin"
