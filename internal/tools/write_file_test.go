@@ -87,7 +87,7 @@ func TestWriteFileCreates(t *testing.T) {
 	if req.CallID != "c1" || len(req.Paths) != 1 || req.Paths[0] != abs || len(req.Targets) != 1 || !req.Targets[0].Writable {
 		t.Errorf("approval request %+v", req)
 	}
-	for _, want := range []string{"--- a/sub/dir/new.go", "+++ b/sub/dir/new.go", "+package dir", "+func F() {}"} {
+	for _, want := range []string{"--- /dev/null\n+++ b/sub/dir/new.go", "@@ -0,0 +1,3 @@", "+package dir", "+func F() {}"} {
 		if !strings.Contains(req.Diff, want) {
 			t.Errorf("diff lacks %q:\n%s", want, req.Diff)
 		}
