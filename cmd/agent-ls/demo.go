@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"context"
 	"embed"
 	"encoding/json"
@@ -249,7 +251,7 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 		}
 		switch ev.Type {
 		case "turnStarted":
-			fmt.Fprintf(out, "── turn started: %s\n", firstLine(ev.Prompt))
+			fmt.Fprintf(out, "── turn started: %s\n", textcut.Summary(ev.Prompt, 0))
 		case "reasoning":
 			endLine()
 			fmt.Fprintf(out, "   (thinking) %s\n", ev.Text)
@@ -281,7 +283,7 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 		case "approval":
 			fmt.Fprintf(out, "   (approval %s: %s)\n", ev.Kind, ev.Decision)
 		case "toolResult":
-			fmt.Fprintf(out, "   → %s: %s\n", ev.Status, firstLine(ev.Output))
+			fmt.Fprintf(out, "   → %s: %s\n", ev.Status, textcut.Summary(ev.Output, 0))
 		case "messageDelta":
 			if !midLine {
 				fmt.Fprint(out, "── answer\n")
@@ -334,12 +336,4 @@ func copySample(dir string) error {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -35,7 +37,7 @@ func TestDemoScriptFollowsResults(t *testing.T) {
 		{"summary", "call_test2", cacheUnwritable, "`go test` passes", false},
 	}
 	for _, c := range cases {
-		t.Run(c.step+" after "+firstLine(c.output[strings.Index(c.output, "Output:")+1:]), func(t *testing.T) {
+		t.Run(c.step+" after "+textcut.FirstLine(c.output[strings.Index(c.output, "Output:")+1:], 0), func(t *testing.T) {
 			story := &demoStory{}
 			reply := respond(t, demoScript(0, story), c.step, c.callID, c.output)
 			text, calls := replyText(reply)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -329,7 +331,7 @@ func (f *termFrontend) show(p event.Payload) {
 		// response, before this.
 		clear(f.streamed)
 	case event.Reasoning:
-		fmt.Fprintf(f.errw, "thinking: %s\n", oneLine(e.Text, 200))
+		fmt.Fprintf(f.errw, "thinking: %s\n", textcut.Summary(e.Text, 200))
 	case event.ToolCall:
 		f.endLine()
 		fmt.Fprintf(f.errw, "▸ %s\n", e.Title)
@@ -337,7 +339,7 @@ func (f *termFrontend) show(p event.Payload) {
 		if e.Status == event.ToolCompleted {
 			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", e.Tool, e.DurationMs)
 		} else {
-			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", e.Tool, e.Status, oneLine(e.Output, 200))
+			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", e.Tool, e.Status, textcut.Summary(e.Output, 200))
 		}
 	case event.ExecOutput:
 		f.errw.WriteString(e.Chunk)
@@ -375,19 +377,4 @@ func (f *termFrontend) endLine() {
 		f.out.WriteByte('\n')
 		f.midLine = false
 	}
-}
-
-// oneLine shortens s to its first line and at most n bytes.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	if len(s) > n {
-		for n > 0 && s[n]&0xC0 == 0x80 { // do not split a UTF-8 sequence
-			n--
-		}
-		s = s[:n] + "…"
-	}
-	return s
 }

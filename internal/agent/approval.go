@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -259,7 +261,7 @@ func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecReques
 		return tools.Decision{Allowed: true}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
-		Reason: "The sandbox blocked this command (" + firstLine(output) + "). Run it again without the sandbox?"})
+		Reason: "The sandbox blocked this command (" + textcut.FirstLine(output, 200) + "). Run it again without the sandbox?"})
 	if err != nil {
 		return tools.Decision{}, err
 	}
@@ -359,15 +361,4 @@ func rejection(decision string) string {
 
 func (t *turn) nextApprovalID() string {
 	return fmt.Sprintf("%s-a%d", t.id, t.approvals.Add(1))
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = truncateUTF8(s, 200) + "…"
-	}
-	return s
 }

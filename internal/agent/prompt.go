@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"github.com/agent-ls/agent-ls/internal/policy"
 
 	_ "embed"
@@ -99,7 +101,7 @@ func projectDocs(files FileReader, cwd string, maxBytes int) string {
 				continue
 			}
 			if len(text) > budget {
-				text = truncateUTF8(text, budget)
+				text = textcut.Prefix(text, budget)
 			}
 			budget -= len(text)
 			parts = append(parts, text)
@@ -129,16 +131,6 @@ func chain(cwd string) []string {
 		dirs[i], dirs[j] = dirs[j], dirs[i]
 	}
 	return dirs
-}
-
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // userMessage renders the user's prompt with the editor context it came

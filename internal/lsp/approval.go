@@ -1,6 +1,10 @@
 package lsp
 
 import (
+	"strconv"
+
+	"mvdan.cc/sh/v3/syntax"
+
 	"context"
 	"fmt"
 	"strings"
@@ -146,18 +150,17 @@ func diffHead(diff string) string {
 	return b.String()
 }
 
-// shellQuote renders argv as a shell would need it typed.
+// shellQuote renders argv as a shell would need it typed (bash quoting,
+// so a newline or a control character shows as $'\n' rather than breaking
+// the message).
 func shellQuote(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' ||
-				(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-		}) < 0 {
-			parts[i] = a
-			continue
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil { // a NUL byte: no shell can carry it
+			q = strconv.Quote(a)
 		}
-		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		parts[i] = q
 	}
 	return strings.Join(parts, " ")
 }

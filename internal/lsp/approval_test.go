@@ -141,7 +141,7 @@ func TestApprovalMessageForPatch(t *testing.T) {
 	if msg != want {
 		t.Errorf("message\n%s\nwant\n%s", msg, want)
 	}
-	if q := shellQuote([]string{"bash", "-lc", "echo 'hi' && ls"}); q != `bash -lc 'echo '\''hi'\'' && ls'` {
+	if q := shellQuote([]string{"bash", "-lc", "echo 'hi' && ls", "a\nb", ""}); q != `bash -lc "echo 'hi' && ls" $'a\nb' ''` {
 		t.Errorf("shellQuote = %s", q)
 	}
 }

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"encoding/json"
 	"runtime/debug"
 	"sync"
@@ -80,7 +82,7 @@ func boundDiagnostics(diags []protocol.Diagnostic) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, len(diags))
 	for i, d := range diags {
 		if s, ok := d.Message.(protocol.String); ok && len(s) > maxDiagnostic {
-			d.Message = protocol.String(truncate(string(s), maxDiagnostic))
+			d.Message = protocol.String(textcut.Cut(string(s), maxDiagnostic))
 		}
 		out[i] = d
 	}

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -154,7 +156,7 @@ func checkContentChanges(params []byte) error {
 		}
 		if err := json.Unmarshal(raw, &r); err != nil || r.Start == nil || r.End == nil ||
 			r.Start.Line == nil || r.Start.Character == nil || r.End.Line == nil || r.End.Character == nil {
-			return fmt.Errorf("contentChanges[%d].range %s is not a range of non-negative integer positions; the change was not applied", i, truncate(string(raw), 120))
+			return fmt.Errorf("contentChanges[%d].range %s is not a range of non-negative integer positions; the change was not applied", i, textcut.Cut(string(raw), 120))
 		}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"context"
 	"strings"
 
@@ -60,7 +62,7 @@ func (p *plain) event(ctx context.Context, ev event.Event) {
 		if title == "" {
 			title = e.Tool
 		}
-		p.log(ctx, "Agent: "+oneLine(title))
+		p.log(ctx, "Agent: "+textcut.FirstLine(title, 0))
 	case event.FileChange:
 		if e.Status == "applied" {
 			t.files += len(e.Changes)

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"context"
 	"errors"
 	"fmt"
@@ -88,7 +90,7 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 			}
 		}
 	case event.Retry:
-		p.report(ctx, tp, fmt.Sprintf("Retrying (attempt %d): %s", e.Attempt, firstLine(e.Message)))
+		p.report(ctx, tp, fmt.Sprintf("Retrying (attempt %d): %s", e.Attempt, textcut.FirstLine(e.Message, 100)))
 	case event.Compacted:
 		p.report(ctx, tp, "Compacted the conversation")
 	case event.TurnCompleted:
@@ -115,7 +117,7 @@ func (p *progress) start(ctx context.Context, key turnKey, prompt string) {
 	tp.pending = append(tp.pending, &protocol.WorkDoneProgressBegin{
 		Kind:        "begin",
 		Title:       "Agent",
-		Message:     ptr(firstLine(prompt)),
+		Message:     ptr(textcut.FirstLine(prompt, 100)),
 		Cancellable: ptr(true),
 	})
 	p.turns[key] = tp
@@ -224,7 +226,7 @@ func summary(tools, files int, e event.TurnCompleted) string {
 		return "Interrupted"
 	case event.StatusFailed:
 		if e.Error != "" {
-			return "Failed: " + firstLine(e.Error)
+			return "Failed: " + textcut.FirstLine(e.Error, 100)
 		}
 		return "Failed"
 	}
@@ -246,18 +248,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// firstLine returns the first non-empty line of s, cut to a length that
-// fits a status bar.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	s, _, _ = strings.Cut(s, "\n")
-	s = strings.TrimSpace(s)
-	if r := []rune(s); len(r) > 100 {
-		return string(r[:99]) + "…"
-	}
-	return s
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"github.com/agent-ls/agent-ls/internal/policy"
 
 	"context"
@@ -194,7 +196,7 @@ func (s *server) beginTurn(ctx context.Context, method string, p startTurnParams
 	}
 	if caps := s.capabilities(); !caps.AgentEvents && !caps.WorkDoneProgress {
 		s.out.push(outItem{notice: &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo,
-			Message: fmt.Sprintf("Agent: working on “%s” (code action “Agent: Stop” interrupts it)", firstLine(*p.Prompt))}})
+			Message: fmt.Sprintf("Agent: working on “%s” (code action “Agent: Stop” interrupts it)", textcut.FirstLine(*p.Prompt, 100))}})
 		if err := s.out.drained(ctx); err != nil {
 			return nil, err
 		}

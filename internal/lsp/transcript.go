@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"context"
 	"fmt"
 	"os"
@@ -61,7 +63,7 @@ func (t *transcripts) record(ev event.Event) error {
 		if title == "" {
 			title = e.Tool
 		}
-		fmt.Fprintf(&b, "- %s\n\n", oneLine(title))
+		fmt.Fprintf(&b, "- %s\n\n", textcut.FirstLine(title, 0))
 	case event.ToolResult:
 		if e.Status != event.ToolCompleted {
 			fmt.Fprintf(&b, "- %s: %s\n\n", e.Tool, e.Status)
@@ -76,7 +78,7 @@ func (t *transcripts) record(ev event.Event) error {
 	case event.TurnCompleted:
 		fmt.Fprintf(&b, "_Turn %s", e.Status)
 		if e.Error != "" {
-			fmt.Fprintf(&b, ": %s", oneLine(e.Error))
+			fmt.Fprintf(&b, ": %s", textcut.FirstLine(e.Error, 0))
 		}
 		b.WriteString("._\n")
 	}
@@ -95,12 +97,6 @@ func (t *transcripts) record(ev event.Event) error {
 		err = cerr
 	}
 	return err
-}
-
-// oneLine keeps the first line of s.
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // displayPath shows a file URI as a path.

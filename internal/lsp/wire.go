@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -136,7 +138,7 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		}
 		body = pass
 		if id, rpcErr, answer := check(body); rpcErr != nil {
-			s.log.Warn("dropping a malformed message", "err", rpcErr.Message, "body", truncate(string(body), 200))
+			s.log.Warn("dropping a malformed message", "err", rpcErr.Message, "body", textcut.Cut(string(body), 200))
 			if answer {
 				s.reject(ctx, id, rpcErr)
 			}
@@ -199,14 +201,14 @@ func (s *stream) readHeader() (length, n int, err error) {
 		}
 		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
-			return 0, n, fmt.Errorf("%w: %q", errBadHeader, truncate(string(line), 80))
+			return 0, n, fmt.Errorf("%w: %q", errBadHeader, textcut.Cut(string(line), 80))
 		}
 		if !bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
 			continue // Content-Type and anything else
 		}
 		v, err := strconv.Atoi(string(bytes.TrimSpace(value)))
 		if err != nil || v < 0 || v > maxContentLength {
-			return 0, n, fmt.Errorf("%w: Content-Length %q", errBadHeader, truncate(string(value), 40))
+			return 0, n, fmt.Errorf("%w: Content-Length %q", errBadHeader, textcut.Cut(string(value), 40))
 		}
 		length = v
 	}
@@ -287,11 +289,4 @@ func (s *stream) reject(ctx context.Context, id jsonrpc2.ID, rpcErr *jsonrpc2.Er
 	if _, err := s.out.Write(ctx, jsonrpc2.NewResponse(id, nil, rpcErr)); err != nil {
 		s.log.Warn("answering a malformed message", "err", err)
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"github.com/agent-ls/agent-ls/internal/textcut"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -139,7 +141,7 @@ func parseErrorBody(body []byte) (code, msg string) {
 		Type    string          `json:"type"`
 	}
 	if json.Unmarshal(body, &v) != nil {
-		return "", truncate(string(body), 500)
+		return "", textcut.Cut(string(body), 500)
 	}
 	if len(v.Error) > 0 && v.Error[0] == '{' {
 		return parseErrorBody(v.Error)
@@ -231,11 +233,4 @@ func classify(err error) (retry bool, after time.Duration) {
 	}
 	// Connection errors, resets, truncated and stalled streams.
 	return true, 0
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }
