@@ -76,9 +76,6 @@ func (b *budget) Add(line string) bool {
 // Full reports whether a line was refused.
 func (b *budget) Full() bool { return b.full }
 
-// Lines is how many lines were taken.
-func (b *budget) Lines() int { return b.lines }
-
 // String returns the collected lines followed by trailer, if any.
 func (b *budget) String(trailer string) string {
 	s := strings.TrimSuffix(b.b.String(), "\n")
