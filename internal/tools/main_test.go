@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/sandbox"
+	"github.com/agent-ls/agent-ls/internal/testenv"
 )
 
 // TestMain lets the test binary serve as the sandbox helper, as the
@@ -14,12 +15,5 @@ func TestMain(m *testing.M) {
 		os.Exit(sandbox.Main(os.Args[2:]))
 	}
 	// Change-set journals stay out of $HOME.
-	state, err := os.MkdirTemp("", "agent-ls-state-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_STATE_HOME", state)
-	code := m.Run()
-	os.RemoveAll(state)
-	os.Exit(code)
+	os.Exit(testenv.RunWithPrivateState(m))
 }

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"github.com/agent-ls/agent-ls/internal/testenv"
+
 	"bufio"
 	"errors"
 	"fmt"
@@ -28,15 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(crashHelper(root))
 	}
 	// Journals of this package's tests stay in a directory of their own.
-	state, err := os.MkdirTemp("", "agent-ls-state-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("XDG_STATE_HOME", state)
-	code := m.Run()
-	os.RemoveAll(state)
-	os.Exit(code)
+	os.Exit(testenv.RunWithPrivateState(m))
 }
 
 // crashHelper applies the scripted change set under root, dying or
