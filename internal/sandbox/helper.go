@@ -168,7 +168,15 @@ func confineAndExec(h helperArgs) int {
 	if _, err := supervisor(); err != nil {
 		return fail(ExitSetupFailed, fmt.Errorf("starting the process that ends everything the command starts: %w", err))
 	}
-	writable := p.writableRoots(os.Getenv("TMPDIR"))
+	// The boundary is built once: its roots are resolved on the disk.
+	b, err := p.boundary(os.Getenv("TMPDIR"))
+	if err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	var writable []string
+	if p.mode() == WorkspaceWrite {
+		writable = b.WritableRoots()
+	}
 	env := os.Environ()
 	if p.mode() == WorkspaceWrite {
 		var err error
@@ -186,7 +194,7 @@ func confineAndExec(h helperArgs) int {
 		if !inChildUserNamespace() {
 			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace"))
 		}
-		paths := append(p.protectedPaths(os.Getenv("TMPDIR")), lockDirProtection(writable)...)
+		paths := append(protectedPathsIn(b), lockDirProtection(writable)...)
 		if err := protectMounts(paths, h.placeholders); err != nil {
 			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
 		}

@@ -148,6 +148,14 @@ func (p Policy) protectedPaths(tmpdir string) []protectedPath {
 	if err != nil {
 		return nil
 	}
+	return protectedPathsIn(b)
+}
+
+// protectedPathsIn is protectedPaths for a boundary already built.
+func protectedPathsIn(b *policy.Boundary) []protectedPath {
+	if b.Mode() != WorkspaceWrite {
+		return nil
+	}
 	writable, roots := b.WritableRoots(), b.ProjectRoots()
 	var out []protectedPath
 	seen := map[string]bool{}
