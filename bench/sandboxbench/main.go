@@ -2,7 +2,7 @@
 // time of `true` run plainly, through the sandbox helper (as the runner
 // starts it, with and without namespaces), and through bubblewrap, printing
 // medians and ratios; then where the helper's time goes, phase by phase
-// (placeholders, namespaces, the supervisor forks, the Go runtime start,
+// (placeholders, the plan, namespaces, the supervisor forks,
 // mounts, Landlock, seccomp), as the helper reports them with
 // AGENT_LS_SANDBOX_TIMINGS. It is its own helper binary: `sandboxbench sandbox
 // ARGS...` is `agent-ls sandbox ARGS...`.
@@ -165,6 +165,7 @@ func phases(self, cwd string, noNS bool, runs int) {
 		if !noNS {
 			add("placeholders (runner: lock and create)", int(cmd.PlaceholderTime().Microseconds()))
 		}
+		add("plan (runner: roots, caches, rules, PATH lookup)", int(cmd.PlanTime().Microseconds()))
 		_, line, ok := strings.Cut(stderr.String(), "timings (µs) ")
 		if !ok {
 			fatal(fmt.Errorf("no timings from the helper: %q", stderr.String()))
@@ -183,13 +184,13 @@ func phases(self, cwd string, noNS bool, runs int) {
 }
 
 var phaseNames = map[string]string{
-	"namespaces": "user+mount(+PID) namespaces, id maps (C, before Go)",
-	"supervisor": "fork of the outer/init (or subreaper) and helper",
-	"runtime":    "Go runtime start of the helper",
-	"mounts":     "read-only mounts, placeholders covered, /dev/shm",
-	"checks":     "Landlock/seccomp probes, chdir, PATH lookup, caps",
-	"landlock":   "Landlock ruleset",
-	"seccomp":    "seccomp filter",
+	"namespaces": "helper: user+mount(+PID) namespaces, id maps",
+	"supervisor": "helper: fork of the outer/init (or subreaper)",
+	"plan":       "helper: reading the plan",
+	"mounts":     "helper: read-only mounts, placeholders, /dev/shm",
+	"checks":     "helper: chdir, descriptors, capabilities",
+	"landlock":   "helper: Landlock ruleset",
+	"seccomp":    "helper: seccomp filter (loading the compiled one)",
 }
 
 // runnable is an exec.Cmd or a sandbox.Cmd.

@@ -81,15 +81,15 @@ func userCaches(env []string) []string {
 
 // prepareCacheRoot makes sure root exists as a directory of this user's
 // that only this user can write and that holds none of the user's own
-// caches, and pins it: it returns a /proc/self/fd path to the very
-// directory it checked, for the Landlock rule, so that nothing swapped in
-// meanwhile gets the write access. Where root lies below a writable root
+// caches, and pins it: it returns the very directory it checked, opened
+// with O_PATH, for the Landlock rule (the helper gets it as a descriptor),
+// so that nothing swapped in meanwhile gets the write access. Where root lies below a writable root
 // (the fallback in /tmp), a sandboxed command could have planted a symlink
 // on the way to lead the next command's writable cache anywhere: there no
 // symlink is followed.
-func prepareCacheRoot(root string, env, writable []string) (string, error) {
+func prepareCacheRoot(root string, env, writable []string) (*os.File, error) {
 	if !filepath.IsAbs(root) {
-		return "", fmt.Errorf("cache root %q is not an absolute path", root)
+		return nil, fmt.Errorf("cache root %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
 	holds := func(dir string) error {
@@ -105,10 +105,10 @@ func prepareCacheRoot(root string, env, writable []string) (string, error) {
 		return nil
 	}
 	if err := holds(root); err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return "", err
+		return nil, err
 	}
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC}
 	if plantable(root, writable) {
@@ -116,12 +116,12 @@ func prepareCacheRoot(root string, env, writable []string) (string, error) {
 	}
 	fd, err := unix.Openat2(unix.AT_FDCWD, root, &how)
 	if err != nil {
-		return "", fmt.Errorf("cache root %s: %w", root, err)
+		return nil, fmt.Errorf("cache root %s: %w", root, err)
 	}
 	pinned := "/proc/self/fd/" + strconv.Itoa(fd)
-	fail := func(err error) (string, error) {
+	fail := func(err error) (*os.File, error) {
 		unix.Close(fd)
-		return "", err
+		return nil, err
 	}
 	// Where the directory really is, symlinks on the way resolved.
 	real, err := os.Readlink(pinned)
@@ -138,7 +138,7 @@ func prepareCacheRoot(root string, env, writable []string) (string, error) {
 	if int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0 {
 		return fail(fmt.Errorf("cache root %s belongs to uid %d with mode %o; want this user's and writable by it alone", root, st.Uid, st.Mode&0o777))
 	}
-	return pinned, nil
+	return os.NewFile(uintptr(fd), real), nil
 }
 
 // plantable reports whether a component of path lies strictly below one
@@ -177,12 +177,12 @@ func cacheRootCandidates(env []string) []string {
 // commandCaches gives a workspace-write command its own toolchain caches:
 // it picks and creates the cache root (root, or DefaultCacheRoot of env
 // with fallbackCacheRoot behind it) and returns env rewritten by CacheEnv
-// and the writable roots with the cache root added (pinned, see
-// prepareCacheRoot). An explicit root that
-// cannot be used is an error; without one the command runs with the
-// environment as it is (its tools then find their caches read-only).
-func commandCaches(root string, env, writable []string) ([]string, []string, error) {
-	var pinned string
+// and the cache root, pinned (see prepareCacheRoot; its Name is where it
+// is), for the caller to close. An explicit root that cannot be used is an
+// error; without one the command runs with the environment as it is (its
+// tools then find their caches read-only) and the root is nil.
+func commandCaches(root string, env, writable []string) ([]string, *os.File, error) {
+	var pinned *os.File
 	if root != "" {
 		var err error
 		if pinned, err = prepareCacheRoot(root, env, writable); err != nil {
@@ -196,11 +196,10 @@ func commandCaches(root string, env, writable []string) ([]string, []string, err
 			}
 		}
 		if root == "" {
-			return env, writable, nil
+			return env, nil, nil
 		}
 	}
-	env = CacheEnv(env, filepath.Clean(root), writable)
-	return env, append(writable[:len(writable):len(writable)], pinned), nil
+	return CacheEnv(env, filepath.Clean(root), writable), pinned, nil
 }
 
 // CacheEnv returns env for a sandboxed command whose toolchain caches live

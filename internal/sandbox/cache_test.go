@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,17 +84,18 @@ func TestCacheRootChecks(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	noHome := []string{"HOME=/nonexistent/agent-ls-test", "TMPDIR=" + tmp}
-	out, writable, err := commandCaches("", noHome, []string{"/ws"})
+	out, dir, err := commandCaches("", noHome, []string{"/ws"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := fallbackCacheRoot(noHome)
-	if !strings.HasPrefix(root, tmp+"/") || len(writable) != 2 || writable[0] != "/ws" || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
-		t.Errorf("fallback: root %s, writable %q, env %q", root, writable, out)
+	if !strings.HasPrefix(root, tmp+"/") || dir == nil || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
+		t.Errorf("fallback: root %s, pinned %v, env %q", root, dir, out)
 	}
-	if pinned, err := os.Readlink(writable[1]); err != nil || pinned != root {
-		t.Errorf("the Landlock rule names %s (%s, %v), want the cache root %s pinned", writable[1], pinned, err, root)
+	if pinned, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", dir.Fd())); err != nil || pinned != root || dir.Name() != root {
+		t.Errorf("the Landlock rule's directory is %s (%s, %v), want the cache root %s pinned", dir.Name(), pinned, err, root)
 	}
+	dir.Close()
 	if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("fallback root: %v %v", fi, err)
 	}
@@ -107,9 +109,9 @@ func TestCacheRootChecks(t *testing.T) {
 	if err := os.Symlink(elsewhere, root); err != nil {
 		t.Fatal(err)
 	}
-	out, writable, err = commandCaches("", noHome, []string{"/ws", tmp})
-	if err != nil || !slices.Equal(writable, []string{"/ws", tmp}) || slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
-		t.Errorf("a planted symlink was followed: writable %q, env %q, %v", writable, out, err)
+	out, dir, err = commandCaches("", noHome, []string{"/ws", tmp})
+	if err != nil || dir != nil || slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
+		t.Errorf("a planted symlink was followed: pinned %v, env %q, %v", dir, out, err)
 	}
 	if _, _, err := commandCaches(root, noHome, []string{"/ws", tmp}); err == nil {
 		t.Error("an explicit cache root through a planted symlink was accepted")
@@ -188,19 +190,24 @@ func TestCachesExplained(t *testing.T) {
 	}
 }
 
-// TestCommandPassesCacheRoot: an explicit cache root reaches the helper in
-// workspace-write mode only.
-func TestCommandPassesCacheRoot(t *testing.T) {
+// TestPlanPassesCacheRoot: an explicit cache root reaches the helper in
+// workspace-write mode only, as the descriptor its Landlock rule names.
+func TestPlanPassesCacheRoot(t *testing.T) {
+	requireLandlock(t)
+	cwd, _ := workspace(t)
+	root := filepath.Join(t.TempDir(), "cache")
 	for _, p := range []Policy{{Mode: WorkspaceWrite}, {Mode: ReadOnly}} {
-		p.Cwd, p.CacheRoot, p.NoNamespace = "/w", "/c", true
-		cmd, err := Command(t.Context(), p, []string{"true"}, nil, "/usr/bin/agent-ls")
-		if err != nil {
-			t.Fatal(err)
+		p.Cwd, p.CacheRoot, p.NoNamespace = cwd, root, true
+		pl, env := buildPlan(p, []string{"true"}, testEnv(), nil, false)
+		if pl.fail != nil {
+			t.Fatalf("%s: %s", p.Mode, pl.fail.msg)
 		}
-		i := slices.Index(cmd.Args, "--cache-root")
-		got := i > 0 && cmd.Args[i+1] == "/c" && i < slices.Index(cmd.Args, "--")
+		got := pl.cacheRoot != nil && pl.cacheRoot.Name() == root &&
+			slices.ContainsFunc(pl.landlock.rules, func(r landlockRule) bool { return r.path == cacheRootRule }) &&
+			slices.Contains(env, "GOCACHE="+filepath.Join(root, "go-build"))
 		if want := p.Mode == WorkspaceWrite; got != want {
-			t.Errorf("%s: --cache-root /c passed: %v, want %v (%q)", p.Mode, got, want, cmd.Args)
+			t.Errorf("%s: cache root %s passed: %v, want %v (%+v)", p.Mode, root, got, want, pl.landlock.rules)
 		}
+		pl.close()
 	}
 }

@@ -4,14 +4,23 @@
 // unprivileged user namespaces, a private mount namespace that keeps .git,
 // .agents and .agent-ls read-only inside the writable roots.
 //
-// Two halves live here. The helper ([Main], reached as `agent-ls sandbox`)
-// restricts its own process and then execs the command in place; Landlock
-// and seccomp are only ever applied there, never in the server process. The
-// runner ([Command]) builds the [Cmd] that starts the helper in its own
-// process group, telling it to enter fresh user, mount and PID namespaces
-// when the kernel allows (the helper does so from a C constructor, before
-// the Go runtime starts threads); [Probe] says what this machine can
-// enforce, [LikelyDenied] guesses whether a failure was the sandbox's doing.
+// Two halves live here. The runner ([Command]) builds the [Cmd] that starts
+// the helper (`agent-ls sandbox`, or the smaller agent-ls-sandbox binary)
+// in its own process group, and at Start works out the helper's whole job
+// as a plan (plan.go): the writable roots and toolchain caches, the
+// read-only mounts, the Landlock rules for the kernel's ABI, the compiled
+// seccomp program (compiled once per process) and the command's path. The
+// helper carries the plan out in C from its constructor (nsenter.go,
+// exec_plan.go): it enters fresh user, mount and PID namespaces when the
+// kernel allows, pins the protected paths, drops its capabilities,
+// restricts itself with Landlock and seccomp and execs the command in
+// place. The Go runtime never starts in the helper, which was most of its
+// cost per command; Landlock and seccomp are only ever applied there,
+// never in the server process, and a plan that would confine the command
+// with less than both is refused. [Main] is the same helper typed by a
+// person: it runs the command through the runner. [Probe] says what this
+// machine can enforce, [LikelyDenied] guesses whether a failure was the
+// sandbox's doing.
 //
 // # Nothing outlives a command
 //
@@ -19,7 +28,7 @@
 // is cancelled, and when agent-ls exits by any route. The helper's C
 // constructor forks before Go starts (reaper.go): with a PID namespace the
 // runner's child stays outside and relays the exit status, its child is
-// PID 1 of the namespace and reaps, and the Go helper below it execs the
+// PID 1 of the namespace and reaps, and the helper below it execs the
 // command; when the command exits PID 1 exits with its status and the
 // kernel kills whatever is left in the namespace, daemons in other
 // sessions and double forks included, so a daemon holding the command's

@@ -5,12 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,16 +44,13 @@ flags:
 `
 
 type helperArgs struct {
-	policy       Policy
-	argv         []string
-	explain      bool
-	inNamespace  bool // started by the runner inside fresh namespaces
-	noNamespace  bool // started by the runner without them
-	placeholders map[string]bool
+	policy  Policy
+	argv    []string
+	explain bool
 }
 
 func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
-	h := helperArgs{placeholders: map[string]bool{}}
+	var h helperArgs
 	fs := flag.NewFlagSet("agent-ls sandbox", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, prefixed, by Main
 	fs.Usage = func() {
@@ -74,12 +68,7 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	fs.BoolVar(&h.policy.Network, "network", false, "allow network sockets")
 	fs.StringVar(&h.policy.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches (default $XDG_CACHE_HOME/agent-ls/sandbox)")
 	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
-	fs.BoolVar(&h.inNamespace, "in-namespace", false, "set by the runner, first after `sandbox`: enter a fresh user and mount namespace")
-	fs.Func("placeholder", "set by the runner: a placeholder it made for a missing protected path", func(s string) error {
-		h.placeholders[filepath.Clean(s)] = true
-		return nil
-	})
-	fs.BoolVar(&h.noNamespace, "no-namespace", false, "Landlock and seccomp only: do not protect .git, .agents, .agent-ls")
+	fs.BoolVar(&h.policy.NoNamespace, "no-namespace", false, "Landlock and seccomp only: do not protect .git, .agents, .agent-ls")
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			err = fmt.Errorf("%w (see agent-ls sandbox --help)", err)
@@ -107,34 +96,28 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	switch p.mode() {
 	case ReadOnly, WorkspaceWrite:
 	case DangerFullAccess:
-		// The runner's form only: no confinement, but the subreaper still
-		// ends everything the command starts (see supervise.go).
-		if !h.noNamespace || h.explain {
-			return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
-		}
+		return h, errors.New("danger-full-access runs without the sandbox; run the command directly")
 	default:
 		return h, fmt.Errorf("unknown --mode %q (want %s or %s)", p.Mode, ReadOnly, WorkspaceWrite)
 	}
 	if p.mode() == ReadOnly && len(p.WritableRoots) > 0 {
 		return h, errors.New("--writable needs --mode workspace-write")
 	}
-	if h.inNamespace && h.noNamespace {
-		return h, errors.New("--in-namespace and --no-namespace exclude each other")
-	}
-	p.NoNamespace = h.noNamespace
 	if !h.explain && len(h.argv) == 0 {
 		return h, errors.New("no command given (usage: agent-ls sandbox [flags] -- CMD ARGS...)")
 	}
 	return h, nil
 }
 
-// Main is `agent-ls sandbox`; args are the words after "sandbox". On
-// success it does not return: the command replaces the process. It returns
-// the exit code otherwise (see ExitSetupFailed and friends).
+// Main is `agent-ls sandbox`; args are the words after "sandbox". It
+// runs the command the way the agent does (see Command) and returns its
+// exit code, or one of ExitSetupFailed and friends. The runner's own form,
+// `sandbox --in-namespace|--no-namespace --plan`, never gets here: the
+// helper's constructor carries the plan out before Go starts.
 func Main(args []string) int {
-	// Capabilities and the thread-directed prctls below belong to one OS
-	// thread; exec must happen from that same thread.
-	runtime.LockOSThread()
+	if len(args) > 1 && args[1] == "--plan" {
+		return fail(ExitSetupFailed, errors.New("this build of the helper cannot carry out a plan (it needs cgo on Linux)"))
+	}
 	h, err := parseHelperArgs(args, os.Stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -146,91 +129,7 @@ func Main(args []string) int {
 		fmt.Print(Explain(h.policy, Probe()))
 		return 0
 	}
-	if !h.inNamespace && !h.noNamespace {
-		return runFromCLI(h)
-	}
-	if h.policy.mode() == DangerFullAccess {
-		return execUnconfined(h)
-	}
-	return confineAndExec(h)
-}
-
-func confineAndExec(h helperArgs) int {
-	tm := newTimings()
-	p := h.policy
-	abi := LandlockABI()
-	if abi < 1 {
-		return fail(ExitSetupFailed, errors.New("the kernel has no Landlock support (needs Linux 5.13+ with landlock enabled); refusing to run the command unconfined"))
-	}
-	if ok, note := seccompAvailable(); !ok {
-		return fail(ExitSetupFailed, fmt.Errorf("seccomp is unavailable (%s); refusing to run the command unconfined", note))
-	}
-	if _, err := supervisor(); err != nil {
-		return fail(ExitSetupFailed, fmt.Errorf("starting the process that ends everything the command starts: %w", err))
-	}
-	// The boundary is built once: its roots are resolved on the disk.
-	b, err := p.boundary(os.Getenv("TMPDIR"))
-	if err != nil {
-		return fail(ExitSetupFailed, err)
-	}
-	var writable []string
-	if p.mode() == WorkspaceWrite {
-		writable = b.WritableRoots()
-	}
-	env := os.Environ()
-	if p.mode() == WorkspaceWrite {
-		var err error
-		if env, writable, err = commandCaches(p.CacheRoot, env, writable); err != nil {
-			return fail(ExitSetupFailed, err)
-		}
-	}
-	if h.inNamespace {
-		// Remounting / private in the host's own mount namespace would
-		// change the whole machine: only ever do it in a namespace of our
-		// own.
-		if err := enteredNamespaces(); err != nil {
-			return fail(ExitSetupFailed, fmt.Errorf("entering the user and mount namespace: %w", err))
-		}
-		if !inChildUserNamespace() {
-			return fail(ExitSetupFailed, errors.New("--in-namespace given, but this is the initial user namespace"))
-		}
-		paths := append(protectedPathsIn(b), lockDirProtection(writable)...)
-		if err := protectMounts(paths, h.placeholders); err != nil {
-			return fail(ExitSetupFailed, fmt.Errorf("protecting paths in the mount namespace: %w", err))
-		}
-		if p.mode() == WorkspaceWrite && privateShm() == nil {
-			writable = append(writable, "/dev/shm")
-		}
-		tm.mark("mounts")
-	}
-	if err := os.Chdir(p.Cwd); err != nil {
-		return fail(ExitSetupFailed, err)
-	}
-	path, code, err := lookPath(h.argv[0], os.Getenv("PATH"), p.Cwd)
-	if err != nil {
-		return fail(code, err)
-	}
-	// Descriptors the helper inherited beyond stdio must not reach the
-	// command: an open socket would be a way around the filter.
-	_ = unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
-	if err := dropCapabilities(); err != nil {
-		return fail(ExitSetupFailed, err)
-	}
-	tm.mark("checks")
-	if err := restrictFilesystem(abi, writable, p.Network); err != nil {
-		return fail(ExitSetupFailed, err)
-	}
-	tm.mark("landlock")
-	if err := installSeccomp(p.Network); err != nil {
-		return fail(ExitSetupFailed, err)
-	}
-	tm.mark("seccomp")
-	tm.print()
-	err = syscall.Exec(path, h.argv, env)
-	if errors.Is(err, syscall.ENOENT) {
-		return fail(ExitNotFound, fmt.Errorf("%s: %w (a missing interpreter?)", h.argv[0], err))
-	}
-	return fail(ExitNotExecutable, fmt.Errorf("%s: %w", h.argv[0], err))
+	return runFromCLI(h)
 }
 
 func fail(code int, err error) int {
@@ -293,15 +192,4 @@ func executable(path string) error {
 		return errors.New("permission denied (not executable)")
 	}
 	return nil
-}
-
-// inChildUserNamespace tells whether this process runs in a user namespace
-// other than the initial one, whose uid_map is the identity over all ids.
-func inChildUserNamespace() bool {
-	b, err := os.ReadFile("/proc/self/uid_map")
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b))
-	return !(len(f) == 3 && f[0] == "0" && f[1] == "0" && f[2] == "4294967295")
 }

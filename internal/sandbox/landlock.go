@@ -1,9 +1,8 @@
 package sandbox
 
 import (
-	"fmt"
+	"errors"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -22,38 +21,86 @@ func LandlockABI() int {
 // terminals); none of them reaches persistent state.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
-// restrictFilesystem applies one Landlock ruleset: the whole filesystem
-// readable and executable, the writable roots and the harmless devices
-// writable. With the network off it also denies TCP bind/connect and, in
-// the IPC scopes, abstract Unix sockets outside the sandbox; signals to
-// processes outside the sandbox are always denied.
-func restrictFilesystem(abi int, writable []string, network bool) error {
-	if abi < 1 {
-		return fmt.Errorf("the kernel has no Landlock support (needs Linux 5.13+ with landlock in the lsm= list); refusing to run the command unconfined")
-	}
-	cfg := landlock.V11
-	if network {
-		cfg.HandledAccessNet = 0
-		cfg.HandledAccessFS &^= landlock.AccessFSSet(ll.AccessFSResolveUnix)
-		cfg.Scoped &^= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
-	}
-	rw := landlock.RWDirs(writable...).IgnoreIfMissing()
+// errNoLandlock is why the helper refuses to run a command where the
+// kernel has no Landlock.
+var errNoLandlock = errors.New("the kernel has no Landlock support (needs Linux 5.13+ with landlock in the lsm= list); refusing to run the command unconfined")
+
+// Landlock access rights by ABI version: what each version handles.
+var landlockABIRights = []struct{ fs, net, scoped uint64 }{
+	{},
+	{fs: 1<<13 - 1},
+	{fs: 1<<14 - 1},
+	{fs: 1<<15 - 1},
+	{fs: 1<<15 - 1, net: 1<<2 - 1},
+	{fs: 1<<16 - 1, net: 1<<2 - 1},
+	{fs: 1<<16 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
+	{fs: 1<<16 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
+	{fs: 1<<16 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
+	{fs: 1<<17 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
+	{fs: 1<<17 - 1, net: 1<<4 - 1, scoped: 1<<2 - 1},
+}
+
+// Groups of filesystem rights, as go-landlock names them.
+const (
+	llRead      = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	llWrite     = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSTruncate
+	llReadWrite = llRead | llWrite
+	// llFile are the rights that apply to a file; a rule on a file gets
+	// no others (the helper narrows it, exec_plan.go).
+	llFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile | ll.AccessFSIoctlDev
+)
+
+// writableDirRights are the rights of a writable root on this ABI: read,
+// write, and from ABI 2 on refer, which lets rename and link work across
+// directories inside the roots.
+func writableDirRights(abi int) uint64 {
+	r := uint64(llReadWrite)
 	if abi >= 2 {
-		// Refer lets rename and link work across directories inside the
-		// roots; on ABI 1 asking for it would make the best-effort
-		// downgrade drop Landlock altogether.
-		rw = rw.WithRefer()
+		r |= ll.AccessFSRefer
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
-		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+	return r & abiRights(abi).fs
+}
+
+func abiRights(abi int) struct{ fs, net, scoped uint64 } {
+	if abi >= len(landlockABIRights) {
+		abi = len(landlockABIRights) - 1
 	}
-	if len(writable) > 0 {
-		rules = append(rules, rw)
+	if abi < 0 {
+		abi = 0
 	}
-	if err := cfg.BestEffort().Restrict(rules...); err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	return landlockABIRights[abi]
+}
+
+// landlockPlan is the one Landlock ruleset of a command, for the kernel's
+// ABI: the whole filesystem readable and executable, the writable roots
+// and the harmless devices writable. Everything the ABI knows is handled,
+// so what no rule grants is denied. With the network off it also denies
+// TCP and UDP bind/connect, Unix socket paths (ABI 9) and, in the IPC
+// scopes, abstract Unix sockets outside the sandbox; signals to processes
+// outside the sandbox are always denied (ABI 6).
+func landlockPlan(abi int, writable []string, network bool) (landlockRuleset, error) {
+	if abi < 1 {
+		return landlockRuleset{}, errNoLandlock
 	}
-	return nil
+	have := abiRights(abi)
+	rs := landlockRuleset{handledFS: have.fs, handledNet: have.net, scoped: have.scoped}
+	if network {
+		rs.handledNet = 0
+		rs.handledFS &^= ll.AccessFSResolveUnix
+		rs.scoped &^= ll.ScopeAbstractUnixSocket
+	}
+	add := func(access uint64, optional bool, paths ...string) {
+		access &= rs.handledFS
+		if access == 0 {
+			return
+		}
+		for _, p := range paths {
+			rs.rules = append(rs.rules, landlockRule{path: p, access: access, optional: optional})
+		}
+	}
+	add(llRead, false, "/")
+	add(llReadWrite&llFile|ll.AccessFSIoctlDev, true, devFiles...)
+	add(llReadWrite|ll.AccessFSIoctlDev, true, "/dev/pts")
+	add(writableDirRights(abi), true, writable...)
+	return rs, nil
 }

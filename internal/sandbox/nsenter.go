@@ -36,13 +36,18 @@ extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
 void agentls_block_signals(void);
 void agentls_start_pid_init(void);
 void agentls_start_reaper(void);
+void agentls_run_plan(int in_ns);
+
+static void agentls_enter(int in_ns);
 
 
 // Runs before the Go runtime starts its threads: unshare(CLONE_NEWUSER)
 // needs a single-threaded process, and forking is only safe (and cheap)
 // before the runtime exists. Acts only for `BINARY sandbox --in-namespace
-// ...` and `BINARY sandbox --no-namespace ...`, the ways the runner starts
-// the helper.
+// --plan` and `BINARY sandbox --no-namespace --plan`, the ways the runner
+// starts the helper: it enters the namespaces, puts the supervisor in
+// place and carries out the runner's plan (exec_plan.go), so the command
+// runs without the Go runtime ever starting in the helper.
 __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 	static char buf[8192];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
@@ -63,6 +68,17 @@ __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 	int in_ns = strcmp(arg2, "--in-namespace") == 0;
 	if (!in_ns && strcmp(arg2, "--no-namespace") != 0)
 		return;
+	char *arg3 = arg2 + strlen(arg2) + 1;
+	if (arg3 >= end || strcmp(arg3, "--plan") != 0)
+		return;
+	agentls_enter(in_ns);
+	agentls_run_plan(in_ns);
+}
+
+// agentls_enter enters the namespaces (in_ns) and starts the supervisor.
+// It returns in the process that goes on to run the command, or with
+// agentls_ns_errno or agentls_sup_errno set.
+static void agentls_enter(int in_ns) {
 	clock_gettime(CLOCK_MONOTONIC, &agentls_t_start);
 	agentls_block_signals();
 	if (!in_ns) {
@@ -104,27 +120,3 @@ __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 }
 */
 import "C"
-
-import (
-	"errors"
-	"fmt"
-	"syscall"
-)
-
-// enteredNamespaces reports whether the process, started as `sandbox
-// --in-namespace`, entered its own user and mount namespace before the Go
-// runtime started (see the C constructor above). The runner starts the
-// helper plainly and lets it do this itself: creating the namespaces from
-// the agent through SysProcAttr makes Go fork instead of vfork, copying the
-// agent's page tables on every command (measured: 22 ms per command with a
-// 512 MiB heap, against 0.8 ms).
-func enteredNamespaces() error {
-	switch e := int(C.agentls_ns_errno); e {
-	case 0:
-		return nil
-	case -1:
-		return errors.New("the helper did not enter a user namespace (it must be started as `sandbox --in-namespace ...`)")
-	default:
-		return fmt.Errorf("%s: %w", C.GoString(C.agentls_ns_step), syscall.Errno(e))
-	}
-}

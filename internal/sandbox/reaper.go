@@ -28,7 +28,8 @@ package sandbox
 //	       reaps orphans, and exits with the command's status when the
 //	       command exits; the kernel then kills every process left in the
 //	       namespace, daemons and double forks included.
-//	helper the Go helper (PID 2), which execs the command in place.
+//	helper PID 2, which carries out the plan and execs the command in
+//	       place (exec_plan.go).
 //
 // Without one (started as `sandbox --no-namespace`):
 //
@@ -73,7 +74,7 @@ void agentls_block_signals(void) {
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-// agentls_unblock_signals gives the process that goes on to be the Go
+// agentls_unblock_signals gives the process that goes on to be the
 // helper (and the command) the signal mask it was started with.
 static void agentls_unblock_signals(void) {
 	sigset_t set;
@@ -212,7 +213,7 @@ static void agentls_kill_descendants(void) {
 
 // agentls_start_pid_init runs in the outer helper just after it entered
 // fresh user, mount and PID namespaces. It returns only in the process
-// that goes on to be the Go helper (PID 2), or with agentls_ns_errno set.
+// that goes on to carry out the plan (PID 2), or with agentls_ns_errno set.
 void agentls_start_pid_init(void) {
 	int alive[2];
 	if (pipe2(alive, O_CLOEXEC) != 0) {
@@ -254,7 +255,7 @@ void agentls_start_pid_init(void) {
 }
 
 // agentls_start_reaper runs in a helper started without namespaces. It
-// returns only in the child that goes on to be the Go helper, or with
+// returns only in the child that goes on to carry out the plan, or with
 // agentls_ns_errno set.
 void agentls_start_reaper(void) {
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
@@ -282,48 +283,3 @@ void agentls_start_reaper(void) {
 }
 */
 import "C"
-
-import (
-	"errors"
-	"fmt"
-	"syscall"
-	"time"
-)
-
-// How the processes of a command are kept from outliving it.
-const (
-	supervisorNone      = 0
-	supervisorPIDNS     = 1 // PID 1 of a PID namespace of its own
-	supervisorSubreaper = 2 // a child subreaper that kills what is left
-)
-
-// supervisor says which supervisor the constructor put in place, or why
-// it could not.
-func supervisor() (int, error) {
-	kind := int(C.agentls_supervisor)
-	if kind == supervisorNone {
-		return kind, nil
-	}
-	if e := int(C.agentls_sup_errno); e != 0 {
-		err := error(syscall.Errno(e))
-		if e < 0 {
-			err = errors.New("not started")
-		}
-		return kind, fmt.Errorf("%s: %w", C.GoString(C.agentls_sup_step), err)
-	}
-	return kind, nil
-}
-
-// startTimes returns how long the constructor took to enter the
-// namespaces and to fork the supervisor, and when it finished, on the
-// monotonic clock (for --timings).
-func startTimes() (namespaces, fork time.Duration, forked time.Duration) {
-	ts := func(t C.struct_timespec) time.Duration {
-		return time.Duration(t.tv_sec)*time.Second + time.Duration(t.tv_nsec)
-	}
-	start, ns, fk := ts(C.agentls_t_start), ts(C.agentls_t_namespaces), ts(C.agentls_t_forked)
-	if start == 0 {
-		return 0, 0, 0
-	}
-	return ns - start, fk - ns, fk
-}

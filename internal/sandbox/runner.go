@@ -18,13 +18,14 @@ import (
 // uncreatable while the command runs, so always Wait for a started Cmd.
 type Cmd struct {
 	*exec.Cmd
-	policy  Policy
-	useNS   bool
-	helper  bool // runs through the helper, which tears down on SIGTERM
-	argsEnd int  // index of "--" in Args, where placeholder flags go
-	release func()
-	setup   time.Duration // spent putting up placeholders
-	live    liveEntry
+	policy   Policy
+	argv     []string
+	useNS    bool
+	helper   bool // runs through the helper, which tears down on SIGTERM
+	release  func()
+	setup    time.Duration // spent putting up placeholders
+	planTime time.Duration // spent working out the helper's plan
+	live     liveEntry
 }
 
 // Command builds the Cmd that runs argv under policy p: through the helper
@@ -66,7 +67,7 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	if p.mode() == DangerFullAccess {
+	if p.mode() == DangerFullAccess && helperPath == "" {
 		pathEnv, ok := lookupEnv(env, "PATH")
 		if !ok {
 			pathEnv = os.Getenv("PATH")
@@ -75,46 +76,27 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 		if err != nil {
 			return nil, &exec.Error{Name: argv[0], Err: err}
 		}
-		if helperPath != "" {
-			// Unconfined, but under the helper's subreaper, so that
-			// nothing the command starts outlives it either.
-			args := append([]string{"sandbox", "--no-namespace", "--mode", string(DangerFullAccess), "--cwd", p.Cwd, "--"}, argv...)
-			cmd := exec.CommandContext(ctx, helperPath, args...)
-			cmd.Dir, cmd.Env = p.Cwd, env
-			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-			return &Cmd{Cmd: cmd, policy: p, helper: true}, nil
-		}
 		cmd := exec.CommandContext(ctx, path, argv[1:]...)
 		cmd.Args[0] = argv[0]
 		cmd.Dir, cmd.Env = p.Cwd, env
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
-		return &Cmd{Cmd: cmd, policy: p}, nil
+		return &Cmd{Cmd: cmd, policy: p, argv: argv}, nil
 	}
 	if helperPath == "" {
 		return nil, errors.New("sandbox: no helper binary given")
 	}
-	useNS := !p.NoNamespace && Probe().Namespaces
-	// --in-namespace must come first: the helper's C constructor looks for
-	// it there to enter the namespaces before the Go runtime starts.
-	args := []string{"sandbox", "--no-namespace"}
+	// Danger-full-access confines nothing, but the helper's subreaper
+	// still ends everything the command starts.
+	useNS := p.mode() != DangerFullAccess && !p.NoNamespace && Probe().Namespaces
+	// The helper's C constructor looks for these two words first: it
+	// enters the namespaces and carries out the plan (descriptor 3)
+	// before the Go runtime would start. The command's words follow for
+	// people reading ps; the plan is what runs.
+	args := []string{"sandbox", "--no-namespace", "--plan", "--"}
 	if useNS {
 		args[1] = "--in-namespace"
 	}
-	args = append(args, "--mode", string(p.mode()), "--root", p.root(), "--cwd", p.Cwd)
-	if p.mode() == WorkspaceWrite {
-		for _, r := range p.extraRoots() {
-			args = append(args, "--writable", r)
-		}
-		if p.CacheRoot != "" {
-			args = append(args, "--cache-root", p.CacheRoot)
-		}
-	}
-	if p.Network {
-		args = append(args, "--network")
-	}
-	end := len(args) + 1 // Args[0] is the helper path
-	args = append(append(args, "--"), argv...)
-	cmd := exec.CommandContext(ctx, helperPath, args...)
+	cmd := exec.CommandContext(ctx, helperPath, append(args, argv...)...)
 	cmd.Dir, cmd.Env = p.Cwd, env
 	// If this process dies, by kill -9 too, the helper tears the command
 	// and everything it started down (go's fork code closes the race
@@ -123,31 +105,45 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	// does only for a goroutine that ends locked to its thread; nothing
 	// that starts commands does that.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	return &Cmd{Cmd: cmd, policy: p, useNS: useNS, helper: true, argsEnd: end}, nil
+	return &Cmd{Cmd: cmd, policy: p, argv: argv, useNS: useNS, helper: true}, nil
 }
 
-// Start puts up the placeholders the command needs, then starts it.
+// Start puts up the placeholders the command needs, works out the
+// helper's plan, then starts it.
 func (c *Cmd) Start() error {
-	if c.useNS && c.release == nil {
-		tmpdir, _ := lookupEnv(c.Env, "TMPDIR")
-		if c.Env == nil {
-			tmpdir = os.Getenv("TMPDIR") // the helper inherits ours
+	if c.helper && c.release == nil {
+		env := c.Env
+		if env == nil {
+			env = os.Environ() // the helper inherits ours
 		}
 		start := time.Now()
-		paths := c.policy.protectedPaths(tmpdir)
-		held, release, err := holdPlaceholders(paths)
+		var held []string
+		if c.useNS {
+			tmpdir, _ := lookupEnv(env, "TMPDIR")
+			paths := c.policy.protectedPaths(tmpdir)
+			h, release, err := holdPlaceholders(paths)
+			if err != nil {
+				return fmt.Errorf("sandbox: %w", err)
+			}
+			held, c.release = h, release
+		}
+		c.setup = time.Since(start)
+		var pl *plan
+		if c.policy.mode() == DangerFullAccess {
+			pl = unconfinedPlan(c.policy, c.argv, env)
+		} else {
+			pl, env = buildPlan(c.policy, c.argv, env, held, c.useNS)
+		}
+		defer pl.close()
+		f, err := planFile(pl.encode())
 		if err != nil {
+			c.done()
 			return fmt.Errorf("sandbox: %w", err)
 		}
-		c.release = release
-		c.setup = time.Since(start)
-		if len(held) > 0 {
-			var flags []string
-			for _, h := range held {
-				flags = append(flags, "--placeholder", h)
-			}
-			c.Args = append(c.Args[:c.argsEnd:c.argsEnd], append(flags, c.Args[c.argsEnd:]...)...)
-		}
+		defer f.Close()
+		c.Env = env
+		c.ExtraFiles = append([]*os.File{f}, pl.files()...)
+		c.planTime = time.Since(start) - c.setup
 	}
 	if err := c.Cmd.Start(); err != nil {
 		c.done()
@@ -156,6 +152,9 @@ func (c *Cmd) Start() error {
 	running.add(c)
 	return nil
 }
+
+// PlanTime is how long Start spent working out the helper's plan.
+func (c *Cmd) PlanTime() time.Duration { return c.planTime }
 
 // PlaceholderTime is how long Start spent putting up placeholders.
 func (c *Cmd) PlaceholderTime() time.Duration { return c.setup }

@@ -84,7 +84,9 @@ func TestHelperErrors(t *testing.T) {
 		{"not executable", []string{"--cwd", cwd, "--", "./script"}, ExitNotExecutable, "not executable"},
 		{"a directory", []string{"--cwd", cwd, "--", "/etc"}, ExitNotExecutable, "is a directory"},
 		{"missing interpreter", []string{"--cwd", cwd, "--", "./bad-interp"}, ExitNotFound, "missing interpreter"},
-		{"runner flag out of place", []string{"--cwd", cwd, "--in-namespace", "--", "true"}, ExitSetupFailed, "did not enter a user namespace"},
+		{"runner flag out of place", []string{"--cwd", cwd, "--in-namespace", "--", "true"}, ExitSetupFailed, "flag provided but not defined"},
+		{"runner's form without a plan", []string{"--no-namespace", "--plan", "--", "true"}, ExitSetupFailed, "reading the plan from descriptor 3: bad file descriptor"},
+		{"runner's form in namespaces without a plan", []string{"--in-namespace", "--plan", "--", "true"}, ExitSetupFailed, "reading the plan from descriptor 3: bad file descriptor"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,9 +102,9 @@ func TestHelperErrors(t *testing.T) {
 }
 
 func TestRefusesWithoutLandlock(t *testing.T) {
-	err := restrictFilesystem(0, nil, false)
+	_, err := landlockPlan(0, nil, false)
 	if err == nil || !strings.Contains(err.Error(), "refusing to run the command unconfined") {
-		t.Fatalf("restrictFilesystem without Landlock = %v", err)
+		t.Fatalf("landlockPlan without Landlock = %v", err)
 	}
 }
 
@@ -157,7 +159,7 @@ func TestCommandArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/usr/bin/agent-ls", "sandbox", "--no-namespace", "--mode", "workspace-write", "--root", "/w", "--cwd", "/w/sub", "--writable", "/w/extra", "--writable", "/abs", "--network", "--", "ls", "-l"}
+	want := []string{"/usr/bin/agent-ls", "sandbox", "--no-namespace", "--plan", "--", "ls", "-l"}
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("args\n got %q\nwant %q", c.Args, want)
 	}

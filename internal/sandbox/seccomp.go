@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"slices"
+	"sync"
 
 	seccomp "github.com/seccomp/libseccomp-golang"
 	"golang.org/x/sys/unix"
@@ -33,23 +36,78 @@ var offlineDenied = []string{"connect", "bind", "listen", "accept", "accept4"}
 // filter cannot see.
 var offlineSocketTypes = []uint64{unix.SOCK_STREAM, unix.SOCK_SEQPACKET}
 
-// installSeccomp loads the filter for all threads of the process; it is
+// seccompPrograms caches the compiled filter per network setting: it
+// depends on nothing else, and compiling it costs more than loading it.
+var seccompPrograms struct {
+	sync.Mutex
+	bpf [2][]byte
+}
+
+// seccompProgram returns the filter of a command, compiled to the BPF
+// program the helper loads (exec_plan.go) with no_new_privs set. It is
 // inherited across exec. Calls from a foreign architecture (i386 int 0x80,
 // x32) kill the process.
-func installSeccomp(network bool) error {
+func seccompProgram(network bool) ([]byte, error) {
+	i := 0
+	if network {
+		i = 1
+	}
+	seccompPrograms.Lock()
+	defer seccompPrograms.Unlock()
+	if b := seccompPrograms.bpf[i]; b != nil {
+		return b, nil
+	}
+	b, err := compileSeccomp(network)
+	if err != nil {
+		return nil, err
+	}
+	seccompPrograms.bpf[i] = b
+	return b, nil
+}
+
+func compileSeccomp(network bool) ([]byte, error) {
 	f, err := seccomp.NewFilter(seccomp.ActAllow)
 	if err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+		return nil, fmt.Errorf("seccomp: %w", err)
 	}
 	defer f.Release()
-	if err := f.SetNoNewPrivsBit(true); err != nil {
-		return fmt.Errorf("seccomp: %w", err)
-	}
 	// The default kills only the calling thread, which leaves a
 	// multithreaded program (any Go binary) hanging.
 	if err := f.SetBadArchAction(seccomp.ActKillProcess); err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+		return nil, fmt.Errorf("seccomp: %w", err)
 	}
+	if err := addRules(f, network); err != nil {
+		return nil, err
+	}
+	return exportBPF(f)
+}
+
+// exportBPF compiles f through a memfd (libseccomp before 2.6 can only
+// write the program to a descriptor).
+func exportBPF(f *seccomp.ScmpFilter) ([]byte, error) {
+	fd, err := unix.MemfdCreate("agent-ls-seccomp", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: memfd: %w", err)
+	}
+	file := os.NewFile(uintptr(fd), "agent-ls-seccomp")
+	defer file.Close()
+	if err := f.ExportBPF(file); err != nil {
+		return nil, fmt.Errorf("seccomp: compiling the filter: %w", err)
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("seccomp: reading the compiled filter: %w", err)
+	}
+	b, err := io.ReadAll(file)
+	if err != nil {
+		return nil, fmt.Errorf("seccomp: reading the compiled filter: %w", err)
+	}
+	if len(b) == 0 || len(b)%8 != 0 {
+		return nil, fmt.Errorf("seccomp: the compiled filter has %d bytes, not a whole number of instructions", len(b))
+	}
+	return b, nil
+}
+
+func addRules(f *seccomp.ScmpFilter, network bool) error {
 	eperm := seccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
 	deny := func(name string, conds ...seccomp.ScmpCondition) error {
 		sc, err := seccomp.GetSyscallFromName(name)
@@ -88,12 +146,7 @@ func installSeccomp(network bool) error {
 		}
 	}
 	if !network {
-		if err := denyOfflineSockets(deny); err != nil {
-			return err
-		}
-	}
-	if err := f.Load(); err != nil {
-		return fmt.Errorf("seccomp: load: %w", err)
+		return denyOfflineSockets(deny)
 	}
 	return nil
 }

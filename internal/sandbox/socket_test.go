@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"net"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func init() {
 		// is asked; this one runs unconfined and applies Landlock alone
 		// (network off, so abstract sockets are scoped).
 		"landlock-only-abstract": func(a []string) error {
-			if err := restrictFilesystem(LandlockABI(), nil, false); err != nil {
+			if err := applyLandlock(LandlockABI(), false); err != nil {
 				return errors.New("landlock: " + err.Error())
 			}
 			return abstractConnect(a)
@@ -371,4 +372,43 @@ func TestAbstractSocketScoped(t *testing.T) {
 	if !strings.Contains(r.stdout, "errno "+strconv.Itoa(int(unix.EPERM))+")") {
 		t.Errorf("want EPERM from Landlock's scope: %v", r)
 	}
+}
+
+// applyLandlock enforces the Landlock ruleset of a command with no
+// writable roots on this test process, without the seccomp filter, as the
+// helper does (exec_plan.go).
+func applyLandlock(abi int, network bool) error {
+	rs, err := landlockPlan(abi, nil, network)
+	if err != nil {
+		return err
+	}
+	attr := ll.RulesetAttr{HandledAccessFS: rs.handledFS, HandledAccessNet: rs.handledNet, Scoped: rs.scoped}
+	fd, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	for _, r := range rs.rules {
+		pfd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if r.optional && errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return err
+		}
+		var st unix.Stat_t
+		access := r.access
+		if unix.Fstat(pfd, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			access &= llFile
+		}
+		err = ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{ParentFd: pfd, AllowedAccess: access}, 0)
+		unix.Close(pfd)
+		if err != nil {
+			return fmt.Errorf("rule for %s: %w", r.path, err)
+		}
+	}
+	if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	return ll.AllThreadsLandlockRestrictSelf(fd, 0)
 }

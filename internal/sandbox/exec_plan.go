@@ -1,0 +1,453 @@
+package sandbox
+
+/*
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+// The helper's work between its start and the command's exec, carried out
+// from the constructor (nsenter.go) so that the Go runtime never starts in
+// the helper: the runner worked everything out and wrote it as a plan
+// (plan.go) to descriptor 3. Every step that fails ends the helper with
+// the step named, before the command runs; nothing here runs the command
+// less confined than the plan says.
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x4
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x1
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+// Exit codes, as ExitSetupFailed, ExitNotExecutable and ExitNotFound.
+#define PLAN_SETUP_FAILED 125
+#define PLAN_NOT_EXECUTABLE 126
+#define PLAN_NOT_FOUND 127
+
+// The rights of a Landlock rule on something that is not a directory.
+#define LL_FILE_RIGHTS ((1ULL << 0) | (1ULL << 1) | (1ULL << 2) | (1ULL << 14) | (1ULL << 15))
+
+struct agentls_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+struct agentls_ll_ruleset_attr {
+	uint64_t handled_access_fs, handled_access_net, scoped;
+};
+
+struct agentls_ll_path_beneath {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+struct agentls_plan {
+	const char *fail_msg;
+	int fail_code;
+	const char *cwd, *path;
+	char **argv;
+	int argc, unconfined;
+	uint64_t shm_rights;
+	int has_landlock;
+	struct agentls_ll_ruleset_attr ll;
+	struct sock_filter *bpf;
+	unsigned short bpf_len;
+};
+
+extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
+extern int agentls_ns_errno, agentls_sup_errno;
+extern const char *agentls_ns_step, *agentls_sup_step;
+extern char **environ;
+
+static int agentls_timings_on;
+static struct timespec agentls_t_last;
+static char agentls_timings[512];
+
+static long agentls_us(struct timespec a, struct timespec b) {
+	return (long)((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000L);
+}
+
+static void agentls_phase(const char *name, long us) {
+	size_t n = strlen(agentls_timings);
+	snprintf(agentls_timings + n, sizeof agentls_timings - n, "%s%s=%ld", n ? " " : "", name, us);
+}
+
+static void agentls_mark(const char *name) {
+	if (!agentls_timings_on)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	agentls_phase(name, agentls_us(agentls_t_last, now));
+	agentls_t_last = now;
+}
+
+// agentls_die reports what failed, as the Go helper did ("agent-ls
+// sandbox: WHAT: reason", the reason in Go's lower-case errno wording),
+// and exits with code.
+static void agentls_die(int code, const char *what, const char *detail, int err) {
+	char msg[4096];
+	char reason[256] = "";
+	if (err) {
+		snprintf(reason, sizeof reason, "%s", strerror(err));
+		if (reason[0] >= 'A' && reason[0] <= 'Z' && !(reason[1] >= 'A' && reason[1] <= 'Z'))
+			reason[0] += 'a' - 'A';
+	}
+	snprintf(msg, sizeof msg, "agent-ls sandbox: %s%s%s%s%s\n", what,
+		detail ? detail : "", err ? ": " : "", reason,
+		code == PLAN_NOT_FOUND && err ? " (a missing interpreter?)" : "");
+	ssize_t r = write(2, msg, strlen(msg));
+	(void)r;
+	_exit(code);
+}
+
+static uint64_t agentls_u64(const unsigned char *p) {
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+// agentls_read_plan reads descriptor 3 to its end; the records' strings
+// are NUL-terminated in place (each record's tag byte of the next record
+// is copied out first).
+static unsigned char *agentls_read_plan(size_t *len) {
+	size_t cap = 1 << 14, n = 0;
+	unsigned char *buf = malloc(cap + 1);
+	if (!buf)
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+	for (;;) {
+		if (n == cap) {
+			cap *= 2;
+			unsigned char *b = realloc(buf, cap + 1);
+			if (!b)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+			buf = b;
+		}
+		ssize_t r = read(3, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan from descriptor 3", NULL, errno);
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(3);
+	*len = n;
+	return buf;
+}
+
+// A record's payload as a C string: copied, since the payload is not
+// NUL-terminated in the buffer.
+static char *agentls_str(const unsigned char *p, uint32_t n) {
+	char *s = malloc(n + 1);
+	if (!s)
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+	memcpy(s, p, n);
+	s[n] = 0;
+	if (strlen(s) != n)
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a NUL byte in a string", 0);
+	return s;
+}
+
+static int agentls_bind_ro_classic(const char *src, const char *dst) {
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+		return -1;
+	struct statfs st;
+	if (statfs(dst, &st) != 0)
+		return -1;
+	unsigned long keep = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME;
+	return mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | (st.f_flags & keep), NULL);
+}
+
+// agentls_bind_ro mounts src read-only onto dst, recursively. A symlink is
+// pinned as the link itself. The new mount API keeps the source's
+// nosuid/nodev/noexec/atime flags, which a user namespace may not drop;
+// kernels before 5.12 get the classic bind and remount, which follows a
+// final symlink.
+static int agentls_bind_ro(const char *src, const char *dst) {
+	int fd = syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+	if (fd < 0 && errno == ENOSYS)
+		return agentls_bind_ro_classic(src, dst);
+	if (fd < 0)
+		return -1;
+	struct agentls_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
+		int e = errno;
+		close(fd);
+		if (e == ENOSYS)
+			return agentls_bind_ro_classic(src, dst);
+		errno = e;
+		return -1;
+	}
+	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+// agentls_cover pins a placeholder: a directory by a read-only bind of
+// itself (it is empty), anything else by a read-only /dev/null.
+static int agentls_cover(const char *path) {
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return -1;
+	if (S_ISDIR(st.st_mode))
+		return agentls_bind_ro(path, path);
+	return agentls_bind_ro("/dev/null", path);
+}
+
+static void agentls_mount_step(int cover, const char *path) {
+	if ((cover ? agentls_cover(path) : agentls_bind_ro(path, path)) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "protecting paths in the mount namespace: read-only mount of ", path, errno);
+}
+
+// agentls_drop_caps leaves the process with no capabilities: bounding set
+// emptied (so exec as root cannot regain any), ambient and inheritable
+// cleared, permitted and effective zeroed. Without CAP_SETPCAP (an
+// unprivileged user outside a user namespace) the bounding set cannot
+// shrink, but then there is nothing to regain either: no_new_privs keeps
+// exec from adding any.
+static void agentls_drop_caps(void) {
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+		agentls_die(PLAN_SETUP_FAILED, "clearing ambient capabilities", NULL, errno);
+	for (int c = 0; c < 64; c++) {
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL)
+			break; // beyond the kernel's last capability
+		if (errno != EPERM)
+			agentls_die(PLAN_SETUP_FAILED, "dropping a capability from the bounding set", NULL, errno);
+	}
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capset, &hdr, data) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "clearing capabilities", NULL, errno);
+}
+
+static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int optional, uint64_t handled) {
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (optional && errno == ENOENT)
+			return;
+		agentls_die(PLAN_SETUP_FAILED, "landlock: opening ", path, errno);
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "landlock: ", path, errno);
+	access &= handled;
+	if (!S_ISDIR(st.st_mode))
+		access &= LL_FILE_RIGHTS;
+	if (access != 0) {
+		struct agentls_ll_path_beneath pb = {.allowed_access = access, .parent_fd = fd};
+		if (syscall(SYS_landlock_add_rule, ruleset, 1 , &pb, 0) != 0)
+			agentls_die(PLAN_SETUP_FAILED, "landlock: adding the rule for ", path, errno);
+	}
+	close(fd);
+}
+
+// agentls_run_plan carries out the plan and execs the command; it never
+// returns. in_ns: the constructor entered fresh user and mount namespaces.
+void agentls_run_plan(int in_ns) {
+	agentls_timings_on = getenv("AGENT_LS_SANDBOX_TIMINGS") && *getenv("AGENT_LS_SANDBOX_TIMINGS");
+	clock_gettime(CLOCK_MONOTONIC, &agentls_t_last);
+	if (agentls_timings_on && agentls_t_start.tv_sec) {
+		agentls_phase("namespaces", agentls_us(agentls_t_start, agentls_t_namespaces));
+		agentls_phase("supervisor", agentls_us(agentls_t_namespaces, agentls_t_forked));
+		agentls_t_last = agentls_t_forked;
+	}
+	size_t len;
+	unsigned char *buf = agentls_read_plan(&len);
+	agentls_mark("plan");
+	struct agentls_plan pl;
+	memset(&pl, 0, sizeof pl);
+	pl.argv = calloc(len / 5 + 2, sizeof(char *));
+	if (!pl.argv)
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+
+	// The first pass reads the plan; the mounts wait for the namespace
+	// checks, and the rules for the ruleset, in the second.
+	for (size_t off = 0; off < len;) {
+		if (len - off < 5)
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a truncated record", 0);
+		unsigned char tag = buf[off];
+		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
+		const unsigned char *p = buf + off + 5;
+		if (n > len - off - 5)
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a truncated record", 0);
+		off += 5 + (size_t)n;
+		switch (tag) {
+		case 'F':
+			if (n < 1)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": an empty failure", 0);
+			pl.fail_code = p[0];
+			pl.fail_msg = agentls_str(p + 1, n - 1);
+			break;
+		case 'C': pl.cwd = agentls_str(p, n); break;
+		case 'P': pl.path = agentls_str(p, n); break;
+		case 'A': pl.argv[pl.argc++] = agentls_str(p, n); break;
+		case 'U': pl.unconfined = 1; break;
+		case 'M': case 'H': case 'R': case 'r': break; // second pass
+		case 'S':
+			if (n != 8)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad /dev/shm record", 0);
+			pl.shm_rights = agentls_u64(p);
+			break;
+		case 'L':
+			if (n != 24)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad Landlock record", 0);
+			pl.has_landlock = 1;
+			pl.ll.handled_access_fs = agentls_u64(p);
+			pl.ll.handled_access_net = agentls_u64(p + 8);
+			pl.ll.scoped = agentls_u64(p + 16);
+			break;
+		case 'B':
+			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > 0xffff)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad seccomp program", 0);
+			pl.bpf = malloc(n);
+			if (!pl.bpf)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+			memcpy(pl.bpf, p, n);
+			pl.bpf_len = n / sizeof(struct sock_filter);
+			break;
+		default:
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": an unknown record", 0);
+		}
+	}
+	if (pl.fail_msg) {
+		char msg[4200];
+		snprintf(msg, sizeof msg, "agent-ls sandbox: %s\n", pl.fail_msg);
+		ssize_t r = write(2, msg, strlen(msg));
+		(void)r;
+		_exit(pl.fail_code);
+	}
+	if (in_ns && agentls_ns_errno != 0)
+		agentls_die(PLAN_SETUP_FAILED, "entering the user and mount namespace: ", agentls_ns_step, agentls_ns_errno > 0 ? agentls_ns_errno : EINVAL);
+	if (agentls_sup_errno != 0)
+		agentls_die(PLAN_SETUP_FAILED, "starting the process that ends everything the command starts: ", agentls_sup_step, agentls_sup_errno > 0 ? agentls_sup_errno : EINVAL);
+	if (!pl.cwd || !pl.path || pl.argc == 0)
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": no command in it", 0);
+	// Never less than the plan says: confined means Landlock and seccomp.
+	if (!pl.unconfined && (!pl.has_landlock || !pl.bpf))
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": it confines the command with neither Landlock nor seccomp", 0);
+
+	if (!pl.unconfined && in_ns) {
+		// Remounting / private in the host's own mount namespace would
+		// change the whole machine: the constructor made this one ours.
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+			agentls_die(PLAN_SETUP_FAILED, "protecting paths in the mount namespace: making mounts private", NULL, errno);
+		for (size_t off = 0; off < len;) {
+			unsigned char tag = buf[off];
+			uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
+			if (tag == 'M' || tag == 'H')
+				agentls_mount_step(tag == 'H', agentls_str(buf + off + 5, n));
+			off += 5 + (size_t)n;
+		}
+		// A private /dev/shm: POSIX shared memory and semaphores
+		// (Python's multiprocessing) work without the host's segments.
+		if (pl.shm_rights && mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+			pl.shm_rights = 0;
+		agentls_mark("mounts");
+	}
+	if (chdir(pl.cwd) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "chdir ", pl.cwd, errno);
+	if (!pl.unconfined) {
+		// Descriptors the helper inherited beyond stdio must not reach
+		// the command: an open socket would be a way around the filter.
+		if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+			for (int fd = 3; fd < 65536; fd++)
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+		agentls_drop_caps();
+		agentls_mark("checks");
+
+		int rs = syscall(SYS_landlock_create_ruleset, &pl.ll, sizeof pl.ll, 0);
+		if (rs < 0)
+			agentls_die(PLAN_SETUP_FAILED, "landlock: creating the ruleset", NULL, errno);
+		for (size_t off = 0; off < len;) {
+			unsigned char tag = buf[off];
+			uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
+			if ((tag == 'R' || tag == 'r') && n > 8)
+				agentls_ll_rule(rs, agentls_str(buf + off + 13, n - 8), agentls_u64(buf + off + 5), tag == 'r', pl.ll.handled_access_fs);
+			else if (tag == 'R' || tag == 'r')
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad Landlock rule", 0);
+			off += 5 + (size_t)n;
+		}
+		if (pl.shm_rights)
+			agentls_ll_rule(rs, "/dev/shm", pl.shm_rights, 0, pl.ll.handled_access_fs);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+			agentls_die(PLAN_SETUP_FAILED, "prctl(PR_SET_NO_NEW_PRIVS)", NULL, errno);
+		if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
+			agentls_die(PLAN_SETUP_FAILED, "landlock: enforcing the ruleset", NULL, errno);
+		close(rs);
+		agentls_mark("landlock");
+
+		struct sock_fprog prog = {.len = pl.bpf_len, .filter = pl.bpf};
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+			agentls_die(PLAN_SETUP_FAILED, "seccomp: load", NULL, errno);
+		agentls_mark("seccomp");
+	}
+	if (agentls_timings_on) {
+		char line[600];
+		snprintf(line, sizeof line, "agent-ls sandbox: timings (µs) %s\n", agentls_timings);
+		ssize_t r = write(2, line, strlen(line));
+		(void)r;
+	}
+	execve(pl.path, pl.argv, environ);
+	int e = errno;
+	agentls_die(e == ENOENT ? PLAN_NOT_FOUND : PLAN_NOT_EXECUTABLE, pl.argv[0], NULL, e);
+}
+*/
+import "C"

@@ -1,0 +1,274 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// A plan is everything the helper does between its start and the exec of
+// the command, worked out here, in the runner, where the Go runtime is
+// already running: the read-only mounts, the Landlock rules, the compiled
+// seccomp program, the command's path and environment. The helper carries
+// it out in C from its constructor (exec_plan.go) and never starts the Go
+// runtime, which was most of its cost per command.
+//
+// The plan reaches the helper as a memfd on descriptor 3, a list of
+// records: a tag byte, a little-endian uint32 length, the payload.
+type plan struct {
+	fail        *planFailure // report this and exit instead of running anything
+	cwd         string
+	path        string   // the command's executable, found on its PATH
+	argv        []string // the command's argument vector
+	unconfined  bool     // danger-full-access: chdir and exec, nothing else
+	privateShm  uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
+	mounts      []planMount
+	landlock    landlockRuleset
+	seccomp     []byte // a compiled BPF program (struct sock_filter array)
+	hasLandlock bool
+	// cacheRoot is the toolchain cache root, opened where it was checked;
+	// the helper gets it as descriptor 4 (cacheRootRule) and the runner
+	// closes it once the helper started.
+	cacheRoot *os.File
+}
+
+// cacheRootRule names the cache root in the helper's Landlock rules: the
+// descriptor the runner passes it, so the rule lands on the directory the
+// runner checked, whatever was swapped in on its path since.
+const cacheRootRule = "/proc/self/fd/4"
+
+// planFailure is a start-up error the helper reports as its own, with its
+// exit code, so the caller sees it exactly as before (ExitNotFound for a
+// missing command, ExitSetupFailed when the sandbox cannot be set up).
+type planFailure struct {
+	code int
+	msg  string
+}
+
+// planMount pins a protected path read-only in the helper's mount
+// namespace: the path itself, or, for a placeholder, the empty directory
+// or a read-only /dev/null over it.
+type planMount struct {
+	path  string
+	cover bool
+}
+
+// landlockRuleset is a Landlock ruleset worked out for the running kernel's
+// ABI: the handled rights and the rules, each already narrowed to what the
+// ruleset handles.
+type landlockRuleset struct {
+	handledFS, handledNet, scoped uint64
+	rules                         []landlockRule
+}
+
+type landlockRule struct {
+	path     string
+	access   uint64
+	optional bool // a missing path is skipped
+}
+
+// The record tags, shared with exec_plan.go.
+const (
+	tagFail       = 'F'
+	tagCwd        = 'C'
+	tagPath       = 'P'
+	tagArg        = 'A'
+	tagUnconfined = 'U'
+	tagMount      = 'M'
+	tagCover      = 'H'
+	tagShm        = 'S'
+	tagLandlock   = 'L'
+	tagRule       = 'R'
+	tagRuleOpt    = 'r'
+	tagSeccomp    = 'B'
+)
+
+func (p *plan) encode() []byte {
+	var b []byte
+	rec := func(tag byte, payload []byte) {
+		b = append(b, tag)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
+		b = append(b, payload...)
+	}
+	u64s := func(vs ...uint64) []byte {
+		var out []byte
+		for _, v := range vs {
+			out = binary.LittleEndian.AppendUint64(out, v)
+		}
+		return out
+	}
+	if p.fail != nil {
+		rec(tagFail, append([]byte{byte(p.fail.code)}, p.fail.msg...))
+		return b
+	}
+	rec(tagCwd, []byte(p.cwd))
+	rec(tagPath, []byte(p.path))
+	for _, a := range p.argv {
+		rec(tagArg, []byte(a))
+	}
+	if p.unconfined {
+		rec(tagUnconfined, nil)
+		return b
+	}
+	for _, m := range p.mounts {
+		tag := byte(tagMount)
+		if m.cover {
+			tag = tagCover
+		}
+		rec(tag, []byte(m.path))
+	}
+	if p.privateShm != 0 {
+		rec(tagShm, u64s(p.privateShm))
+	}
+	if p.hasLandlock {
+		l := p.landlock
+		rec(tagLandlock, u64s(l.handledFS, l.handledNet, l.scoped))
+		for _, r := range l.rules {
+			tag := byte(tagRule)
+			if r.optional {
+				tag = tagRuleOpt
+			}
+			rec(tag, append(u64s(r.access), r.path...))
+		}
+	}
+	if p.seccomp != nil {
+		rec(tagSeccomp, p.seccomp)
+	}
+	return b
+}
+
+// planFile puts the encoded plan in a sealed-size memfd for the helper.
+func planFile(b []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate("agent-ls-sandbox-plan", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("memfd for the sandbox plan: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "agent-ls-sandbox-plan")
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing the sandbox plan: %w", err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing the sandbox plan: %w", err)
+	}
+	return f, nil
+}
+
+// failPlan is the plan of a command that cannot start: the helper reports
+// err with code, as its own error.
+func failPlan(code int, err error) *plan {
+	return &plan{fail: &planFailure{code: code, msg: err.Error()}}
+}
+
+// buildPlan works out what the helper does for a sandboxed command (not
+// danger-full-access): env is the command's environment (it gains the
+// toolchain caches), held the placeholders the runner put up, inNS whether
+// the helper enters its own namespaces. Problems that the helper used to
+// report as its own come back as a failing plan, not as an error.
+func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, []string) {
+	abi := LandlockABI()
+	if abi < 1 {
+		return failPlan(ExitSetupFailed, errNoLandlock), env
+	}
+	if ok, note := seccompAvailable(); !ok {
+		return failPlan(ExitSetupFailed, fmt.Errorf("seccomp is unavailable (%s); refusing to run the command unconfined", note)), env
+	}
+	tmpdir, _ := lookupEnv(env, "TMPDIR")
+	b, err := p.boundary(tmpdir)
+	if err != nil {
+		return failPlan(ExitSetupFailed, err), env
+	}
+	pl := &plan{cwd: p.Cwd, argv: argv}
+	var writable, rules []string
+	if p.mode() == WorkspaceWrite {
+		writable = b.WritableRoots()
+		rules = writable
+		if env, pl.cacheRoot, err = commandCaches(p.CacheRoot, env, writable); err != nil {
+			return failPlan(ExitSetupFailed, err), env
+		}
+		if pl.cacheRoot != nil {
+			writable = append(writable[:len(writable):len(writable)], pl.cacheRoot.Name())
+			rules = append(rules[:len(rules):len(rules)], cacheRootRule)
+		}
+	}
+	if inNS {
+		pl.mounts = planMounts(append(protectedPathsIn(b), lockDirProtection(writable)...), held)
+		if p.mode() == WorkspaceWrite {
+			pl.privateShm = writableDirRights(abi)
+		}
+	}
+	pathEnv, _ := lookupEnv(env, "PATH")
+	path, code, err := lookPath(argv[0], pathEnv, p.Cwd)
+	if err != nil {
+		pl.close()
+		return failPlan(code, err), env
+	}
+	pl.path = path
+	if pl.landlock, err = landlockPlan(abi, rules, p.Network); err != nil {
+		pl.close()
+		return failPlan(ExitSetupFailed, err), env
+	}
+	pl.hasLandlock = true
+	if pl.seccomp, err = seccompProgram(p.Network); err != nil {
+		pl.close()
+		return failPlan(ExitSetupFailed, err), env
+	}
+	return pl, env
+}
+
+// files are the descriptors the helper gets besides the plan (from 4 on).
+func (p *plan) files() []*os.File {
+	if p.cacheRoot == nil {
+		return nil
+	}
+	return []*os.File{p.cacheRoot}
+}
+
+func (p *plan) close() {
+	if p.cacheRoot != nil {
+		p.cacheRoot.Close()
+	}
+}
+
+// unconfinedPlan is the plan of a danger-full-access command: the helper
+// only stands by as its subreaper.
+func unconfinedPlan(p Policy, argv, env []string) *plan {
+	pathEnv, _ := lookupEnv(env, "PATH")
+	path, code, err := lookPath(argv[0], pathEnv, p.Cwd)
+	if err != nil {
+		return failPlan(code, err)
+	}
+	return &plan{cwd: p.Cwd, path: path, argv: argv, unconfined: true}
+}
+
+// planMounts turns the protected paths into mounts: a placeholder the
+// runner holds is covered, an existing path pinned as it is, and a path
+// still missing (not creatable by this user, so not by the command) left
+// alone. Should a pinned path vanish before the helper mounts it, the
+// helper refuses to run the command.
+func planMounts(paths []protectedPath, held []string) []planMount {
+	isHeld := map[string]bool{}
+	for _, h := range held {
+		isHeld[filepath.Clean(h)] = true
+	}
+	var out []planMount
+	for _, p := range paths {
+		switch {
+		case isHeld[p.path]:
+			out = append(out, planMount{path: p.path, cover: true})
+		case p.missing:
+			if _, err := os.Lstat(p.path); errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			out = append(out, planMount{path: p.path})
+		default:
+			out = append(out, planMount{path: p.path})
+		}
+	}
+	return out
+}
