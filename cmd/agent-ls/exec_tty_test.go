@@ -53,12 +53,11 @@ func TestExecAsksOnTheTerminal(t *testing.T) {
 			}
 		}
 	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	// Read to the end before Wait, which closes the pipe and would drop
+	// what is still unread.
 	select {
-	case err := <-done:
-		out := <-seen
-		if err != nil {
+	case out := <-seen:
+		if err := cmd.Wait(); err != nil {
 			t.Fatalf("exec on a terminal: %v\n%s", err, out)
 		}
 		if !strings.Contains(out, "? run touch made-on-tty") || !strings.Contains(out, "made it") {
