@@ -164,13 +164,36 @@ func TestArchitectureDocNamesEveryPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ignored := ignoredDirs(t)
 	for _, e := range entries {
 		// A top-level directory may be listed through what it holds
-		// (cmd/agent-ls/ for cmd/).
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !strings.Contains(layout, "\n"+e.Name()+"/") {
+		// (cmd/agent-ls/ for cmd/). Build outputs (bin/) are not part of
+		// the layout.
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !ignored[e.Name()] && !strings.Contains(layout, "\n"+e.Name()+"/") {
 			t.Errorf("the README's layout does not list the directory %s/", e.Name())
 		}
 	}
+}
+
+// ignoredDirs returns the top-level directories the repository's
+// .gitignore names (such as /bin/).
+func ignoredDirs(t *testing.T) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(moduleRoot(t), ".gitignore"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		t.Fatal(err)
+	}
+	dirs := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(strings.TrimSpace(line), "/"), "/")
+		if ok && name != "" && !strings.ContainsAny(name, "/*?[!#") {
+			dirs[name] = true
+		}
+	}
+	return dirs
 }
 
 // listsDir reports whether a line of layout starts with dir/ and then a
