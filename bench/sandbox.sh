@@ -38,7 +38,7 @@ if command -v hyperfine >/dev/null 2>&1; then
 		"$tmp/sb sandbox -- true" \
 		"$tmp/sb sandbox --no-namespace -- true"
 	if command -v bwrap >/dev/null 2>&1; then
-		set -- "$@" "bwrap --ro-bind / / --dev /dev --unshare-net true"
+		set -- "$@" "bwrap --ro-bind / / --dev /dev --bind $tmp/ws $tmp/ws --unshare-net true"
 	fi
 	hyperfine -N --warmup 20 --runs "$runs" "$@"
 fi

@@ -91,8 +91,10 @@ func main() {
 		{"agent-ls sandbox, landlock+seccomp only", policy(cwd, true)},
 	}
 	if bwrap, err := exec.LookPath("bwrap"); err == nil {
-		variants = append(variants, variant{"bwrap --ro-bind / / --dev /dev --unshare-net true", func() runnable {
-			return exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", truePath)
+		// The comparable set-up: the filesystem read-only, the workspace
+		// writable, no network.
+		variants = append(variants, variant{"bwrap --ro-bind / / --dev /dev --bind WS WS --unshare-net true", func() runnable {
+			return exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--bind", cwd, cwd, "--unshare-net", truePath)
 		}})
 	} else {
 		fmt.Println("bwrap not found: skipping the bubblewrap comparison")

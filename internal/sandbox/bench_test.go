@@ -51,7 +51,8 @@ func BenchmarkSandboxTrue(b *testing.B) {
 			name string
 			run  func() error
 		}{"bwrap", func() error {
-			return exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", truePath).Run()
+			// Comparable: read-only root, writable workspace, no network.
+			return exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--bind", bare, bare, "--unshare-net", truePath).Run()
 		}})
 	}
 	for _, c := range cases {
