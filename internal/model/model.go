@@ -99,6 +99,12 @@ type Request struct {
 	ReasoningSummary string
 	// PromptCacheKey groups requests of one conversation for caching.
 	PromptCacheKey string
+	// FunctionToolsOnly says the model was not trained on freeform tools:
+	// custom tools are offered to it as function tools taking one `input`
+	// string (their grammar in the description), and its calls of them
+	// come back as custom tool calls. Chat Completions, which has no
+	// freeform tools, always offers them so.
+	FunctionToolsOnly bool
 }
 
 // Usage is the token accounting of one response.
