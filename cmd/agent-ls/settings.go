@@ -102,17 +102,12 @@ func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files ag
 	if err != nil {
 		return agent.Options{}, err
 	}
-	wire := s.wireAPI
-	if wire == "" {
-		wire = model.ConfigFromEnv().WireAPI
-	}
 	return agent.Options{
 		Model:           client,
 		Frontend:        fe,
 		Tools:           reg,
 		Files:           files,
 		ModelName:       s.model,
-		WireAPI:         wire,
 		ApprovalPolicy:  s.approvalPolicy,
 		SandboxMode:     s.sandboxMode,
 		ReasoningEffort: s.reasoningEffort,
