@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Custom (freeform) tools offered as function tools.
@@ -25,7 +26,7 @@ func asFunctionTool(t Tool) Tool {
 	if t.Type != ToolCustom {
 		return t
 	}
-	desc := t.Description
+	desc := strings.TrimRight(t.Description, "\n")
 	if desc != "" {
 		desc += "\n\n"
 	}
