@@ -104,14 +104,14 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var flags layer
-	flags.register(fs, "warn")
+	flags.register(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
 	cwd := fs.String("cd", "", "run in this directory instead of the current one")
 	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
 	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
-	s, code, done := parseSettings(fs, &flags, args, execUsage, "warn", stderr)
+	s, code, done := parseSettings(fs, &flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
 	}

@@ -85,8 +85,8 @@ func TestStreamIdleTimeoutFromFlagAndEnvironment(t *testing.T) {
 		t.Setenv(envStreamIdleTimeout, env)
 		fs := flag.NewFlagSet("x", flag.ContinueOnError)
 		var flags layer
-		flags.register(fs, "info")
-		s, code, done := parseSettings(fs, &flags, args, "Usage: x", "info", io.Discard)
+		flags.register(fs)
+		s, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
 		if done {
 			t.Fatalf("parse %v with %q: exit %d", args, env, code)
 		}

@@ -32,11 +32,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var flags layer
-	flags.register(fs, "warn")
+	flags.register(fs)
 	saveEdits := fs.Bool("save-agent-edits", true, "after an agent edit to a buffer without unsaved changes, write the file too, so commands see it")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	s, code, done := parseSettings(fs, &flags, args, serveUsage, "warn", stderr)
+	s, code, done := parseSettings(fs, &flags, args, serveUsage, stderr)
 	if done {
 		return code
 	}

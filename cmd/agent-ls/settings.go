@@ -97,10 +97,14 @@ func set[T any](dst *T, v *T) {
 // ptr is v as a set layer field.
 func ptr[T any](v T) *T { return &v }
 
+// defaultLogLevel keeps logs to warnings and errors: editors show every
+// stderr line as an error.
+const defaultLogLevel = "warn"
+
 // defaultsLayer is what no source has to say: the settings whose default
 // belongs to the command rather than to a package.
-func defaultsLayer(logLevel string) *layer {
-	return &layer{LogLevel: ptr(logLevel), MaxRequests: ptr(agent.DefaultMaxRequests)}
+func defaultsLayer() *layer {
+	return &layer{LogLevel: ptr(defaultLogLevel), MaxRequests: ptr(agent.DefaultMaxRequests)}
 }
 
 // agent-ls's own environment variables; the model package names those of
@@ -146,38 +150,38 @@ func nonEmpty(v string) *string {
 
 // register adds the flags shared by serve and exec; each is checked as it
 // is parsed and sets its field of l.
-func (l *layer) register(fs *flag.FlagSet, defaultLogLevel string) {
-	fs.Func("model", "model name (env "+envModel+"; default gpt-5-codex)", func(v string) error { l.Model = &v; return nil })
-	fs.Func("wire-api", "model API: responses or chat (env "+model.EnvWireAPI+"; default responses)", func(v string) error {
+func (l *layer) register(fs *flag.FlagSet) {
+	fs.Func("model", "model `name` (env "+envModel+"; default gpt-5-codex)", func(v string) error { l.Model = &v; return nil })
+	fs.Func("wire-api", "model `API`: responses or chat (env "+model.EnvWireAPI+"; default responses)", func(v string) error {
 		w, err := parseWireAPI(v)
 		l.WireAPI = &w
 		return err
 	})
-	fs.Func("base-url", "model server base URL, e.g. http://127.0.0.1:11434/v1 (default $"+model.EnvBaseURL+" or OpenAI)", func(v string) error {
+	fs.Func("base-url", "model server base `URL`, e.g. http://127.0.0.1:11434/v1 (default $"+model.EnvBaseURL+" or OpenAI)", func(v string) error {
 		l.BaseURL = nonEmpty(v) // empty: the environment's or OpenAI's
 		return nil
 	})
-	fs.Func("approval-policy", "untrusted, on-failure, on-request (default) or never", func(v string) error {
+	fs.Func("approval-policy", "approval `policy`: untrusted, on-failure, on-request (default) or never", func(v string) error {
 		p, err := policy.ParseApprovalPolicy(v)
 		l.ApprovalPolicy = &p
 		return err
 	})
-	fs.Func("sandbox", "read-only, workspace-write (default) or danger-full-access", func(v string) error {
+	fs.Func("sandbox", "sandbox `mode`: read-only, workspace-write (default) or danger-full-access", func(v string) error {
 		m, err := policy.ParseSandboxMode(v)
 		l.SandboxMode = &m
 		return err
 	})
-	fs.Func("reasoning-effort", "reasoning effort for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
+	fs.Func("reasoning-effort", "reasoning `effort` for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
 		e, err := parseReasoningEffort(v)
 		l.ReasoningEffort = &e
 		return err
 	})
-	fs.Func("max-requests", fmt.Sprintf("most model requests in one turn, at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
+	fs.Func("max-requests", fmt.Sprintf("the most model requests in one turn, a `number` of at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
 		n, err := parseMaxRequests(v)
 		l.MaxRequests = &n
 		return err
 	})
-	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent this long, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
+	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
 		d, err := parseIdleTimeout(v)
 		l.IdleTimeout = &d
 		return err
@@ -187,7 +191,7 @@ func (l *layer) register(fs *flag.FlagSet, defaultLogLevel string) {
 		l.Network = &b
 		return err
 	})
-	fs.Func("writable-root", "a folder sandboxed commands may write besides the workspace (repeatable)", func(v string) error {
+	fs.Func("writable-root", "a `folder` sandboxed commands may write besides the workspace (repeatable)", func(v string) error {
 		abs, err := filepath.Abs(v)
 		if err != nil {
 			return err
@@ -195,8 +199,8 @@ func (l *layer) register(fs *flag.FlagSet, defaultLogLevel string) {
 		l.WritableRoots = append(l.WritableRoots, abs)
 		return nil
 	})
-	fs.Func("log-file", "write logs to this file (default stderr)", func(v string) error { l.LogFile = &v; return nil })
-	fs.Func("log-level", "debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { l.LogLevel = &v; return nil })
+	fs.Func("log-file", "write logs to this `file` (default stderr)", func(v string) error { l.LogFile = &v; return nil })
+	fs.Func("log-level", "log `level`: debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { l.LogLevel = &v; return nil })
 }
 
 // parseSettings parses args into the flags registered on fs (with
@@ -204,7 +208,7 @@ func (l *layer) register(fs *flag.FlagSet, defaultLogLevel string) {
 // resolves the settings. done is true when the caller must return code at
 // once: help was asked for, or a flag or variable is bad (reported with
 // the usage line, status 2, as flag does).
-func parseSettings(fs *flag.FlagSet, flags *layer, args []string, usage, defaultLogLevel string, stderr io.Writer) (s Settings, code int, done bool) {
+func parseSettings(fs *flag.FlagSet, flags *layer, args []string, usage string, stderr io.Writer) (s Settings, code int, done bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return s, 0, true
@@ -216,7 +220,7 @@ func parseSettings(fs *flag.FlagSet, flags *layer, args []string, usage, default
 		return s, usageError(stderr, usage, err), true
 	}
 	// A config file layer goes between the defaults and the environment.
-	return resolveSettings(defaultsLayer(defaultLogLevel), env, flags), 0, false
+	return resolveSettings(defaultsLayer(), env, flags), 0, false
 }
 
 // logger opens the log destination. Logs never go to stdout: in serve

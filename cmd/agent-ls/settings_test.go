@@ -27,8 +27,8 @@ func parseTest(t *testing.T, env map[string]string, args ...string) (Settings, i
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var flags layer
-	flags.register(fs, "warn")
-	return parseSettings(fs, &flags, args, "Usage: x", "warn", io.Discard)
+	flags.register(fs)
+	return parseSettings(fs, &flags, args, "Usage: x", io.Discard)
 }
 
 // TestSettingsLayers: flags over the environment over the defaults, an
