@@ -208,7 +208,9 @@ func (m *Manager) Defaults() Defaults {
 // defaults. A bad policy name is an error and changes nothing. Sessions
 // that exist already, and the turns running in them, keep the settings
 // they started with: a session's model, policies and sandbox stay what
-// the user saw when it started.
+// the user saw when it started. update runs with the manager locked, so
+// concurrent updates do not lose each other's changes; it must not call
+// the manager.
 func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
