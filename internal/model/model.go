@@ -3,7 +3,9 @@
 // Chat Completions for local OpenAI-compatible servers) and turns the wire
 // stream back into model-neutral events. Retries, idle timeouts and the
 // de-duplication of text replayed by a retried stream live here, so callers
-// see one clean stream per request.
+// see one clean stream per request. So does offering a freeform tool as a
+// function where the wire or the model cannot take it as such
+// (Request.FunctionToolsOnly): callers offer their tools as they are.
 package model
 
 import (
