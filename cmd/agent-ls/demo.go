@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/agent-ls/agent-ls/internal/textcut"
-
 	"context"
 	"embed"
 	"encoding/json"
@@ -64,6 +62,21 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// demoRun is one run of the demo: the sample project, the editor and
+// what it has shown.
+type demoRun struct {
+	out       io.Writer
+	dir       string
+	ed        *editor.Editor
+	serverLog strings.Builder
+	// shown counts the events printed so far: a question is printed only
+	// once every event that came before it has been (the server sends
+	// them first; the printer runs on its own goroutine).
+	shown atomic.Int64
+}
+
+func (d *demoRun) say(format string, a ...any) { fmt.Fprintf(d.out, format, a...) }
+
 func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 	dir, err := os.MkdirTemp("", "agent-ls-demo-")
 	if err != nil {
@@ -73,246 +86,186 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 	if err := copySample(dir); err != nil {
 		return fmt.Errorf("copy the sample project: %w", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find the agent-ls binary: %w", err)
-	}
-
 	story := &demoStory{}
 	model := fakemodel.New(demoScript(pace, story)...)
 	defer model.Close()
 
-	say := func(format string, a ...any) { fmt.Fprintf(out, format, a...) }
-	say("agent-ls demo: an editor, the agent-ls server and a scripted model, all on this machine.\n")
-	say("Sample project copied to %s\n", dir)
+	d := &demoRun{out: out, dir: dir}
+	d.say("agent-ls demo: an editor, the agent-ls server and a scripted model, all on this machine.\n")
+	d.say("Sample project copied to %s\n", dir)
 	if cache := sandbox.Probe().CacheRoot; cache != "" && !exists(filepath.Join(cache, "go-build")) {
-		say("The sandboxed `go test` gets its own build cache in %s; filling it the first time takes a while.\n", cache)
+		d.say("The sandboxed `go test` gets its own build cache in %s; filling it the first time takes a while.\n", cache)
 	}
-	say("\n")
+	d.say("\n")
+	if err := d.startServer(ctx, model.URL()); err != nil {
+		return err
+	}
+	defer d.ed.Disconnect()
 
-	var serverLog strings.Builder
-	cmd := exec.Command(self, "serve", "--stdio", "--log-level", "warn")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"OPENAI_BASE_URL="+model.URL(),
-		"OPENAI_API_KEY=demo-key",
-		"AGENT_LS_MODEL=gpt-5-codex",
-		"AGENT_LS_WIRE_API=responses",
-	)
-	cmd.Stderr = &serverLog
-	// The editor shows approval requests as a message with buttons; the
-	// demo user clicks "Allow once".
-	// shown counts the events printed so far: a question is printed only
-	// once every event that came before it has been (the server sends
-	// them first; the printer runs on its own goroutine).
-	var shown atomic.Int64
-	var ed *editor.Editor
-	ask := func(ctx context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
-		for received := int64(len(ed.Events())); shown.Load() < received && ctx.Err() == nil; {
-			time.Sleep(time.Millisecond)
-		}
-		say("\n▌ The editor pops up a question from agent-ls:\n")
-		for _, line := range strings.Split(p.Message, "\n") {
-			say("    │ %s\n", line)
-		}
-		var titles []string
-		for _, a := range p.Actions {
-			titles = append(titles, "["+a.Title+"]")
-		}
-		choice := "Allow once"
-		if strings.Contains(p.Message, "wants to run") {
-			choice = "Allow always" // the tests may run again without asking
-		}
-		say("    │ %s\n▌ The user clicks [%s].\n\n", strings.Join(titles, " "), choice)
-		return &protocol.MessageActionItem{Title: choice}, nil
+	uri, sel, err := d.openSelection(ctx)
+	if err != nil {
+		return err
 	}
-	ed, err = editor.Start(cmd, editor.Config{ShowMessageRequest: ask})
+	fix, err := d.pickFix(ctx, uri, sel)
+	if err != nil {
+		return err
+	}
+	events := d.ed.EventStream()
+	var started struct {
+		SessionID string `json:"sessionId"`
+		TurnID    string `json:"turnId"`
+	}
+	if err := d.ed.Request(ctx, "workspace/executeCommand", map[string]any{
+		"command": fix.Command, "arguments": fix.Arguments,
+	}, &started); err != nil {
+		return fmt.Errorf("start the turn: %w", err)
+	}
+	status, err := showTurn(ctx, out, events, started.TurnID, &d.shown)
+	if err != nil {
+		return err
+	}
+	if err := d.finish(ctx, status); err != nil {
+		return err
+	}
+	if p := story.Problem(); p != "" {
+		return fmt.Errorf("the session did not go as the demo expects: %s (see the output above)", p)
+	}
+	d.say("▌ Shut the server down (exit status 0); removing %s.\n", dir)
+	return nil
+}
+
+// startServer starts `agent-ls serve` in the sample project, talking to
+// the scripted model at modelURL, and initializes it as an editor does.
+// The server builds its agent as for any editor: the demo exercises the
+// real server, settings and all.
+func (d *demoRun) startServer(ctx context.Context, modelURL string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the agent-ls binary: %w", err)
+	}
+	cmd := exec.Command(self, "serve", "--stdio", "--log-level", "warn",
+		"--base-url", modelURL, "--model", "gpt-5-codex", "--wire-api", "responses")
+	cmd.Dir = d.dir
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=demo-key")
+	cmd.Stderr = &d.serverLog
+	d.ed, err = editor.Start(cmd, editor.Config{ShowMessageRequest: d.ask})
 	if err != nil {
 		return fmt.Errorf("start the server: %w", err)
 	}
-	defer ed.Disconnect()
-
-	init, err := ed.Initialize(ctx, editor.Options{
+	init, err := d.ed.Initialize(ctx, editor.Options{
 		Events: true, Progress: true, ApplyEdit: true, DocumentChanges: true,
-		MessageActionItems: true, WorkspaceFolders: []string{dir}, ClientName: "agent-ls demo editor",
+		MessageActionItems: true, WorkspaceFolders: []string{d.dir}, ClientName: "agent-ls demo editor",
 		// "untrusted": the agent asks before any command that is not
 		// known to only read.
 		InitializationOptions: map[string]any{"approvalPolicy": "untrusted"},
 	})
 	if err != nil {
+		d.ed.Disconnect()
 		return fmt.Errorf("initialize: %w", err)
 	}
 	ver, _ := init.ServerInfo.Version.Get()
-	name := init.ServerInfo.Name + " " + ver
-	say("▌ Editor started %s over stdio and initialized it.\n", name)
+	d.say("▌ Editor started %s over stdio and initialized it.\n", init.ServerInfo.Name+" "+ver)
+	return nil
+}
 
-	file := filepath.Join(dir, "convert.go")
+// ask answers an approval request as the demo user: the editor shows it
+// as a message with buttons, and the user clicks "Allow once" ("Allow
+// always" for commands: the tests may run again without asking).
+func (d *demoRun) ask(ctx context.Context, p *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	for received := int64(len(d.ed.Events())); d.shown.Load() < received && ctx.Err() == nil; {
+		time.Sleep(time.Millisecond)
+	}
+	d.say("\n▌ The editor pops up a question from agent-ls:\n")
+	for _, line := range strings.Split(p.Message, "\n") {
+		d.say("    │ %s\n", line)
+	}
+	var titles []string
+	for _, a := range p.Actions {
+		titles = append(titles, "["+a.Title+"]")
+	}
+	choice := "Allow once"
+	if strings.Contains(p.Message, "wants to run") {
+		choice = "Allow always"
+	}
+	d.say("    │ %s\n▌ The user clicks [%s].\n\n", strings.Join(titles, " "), choice)
+	return &protocol.MessageActionItem{Title: choice}, nil
+}
+
+// openSelection opens convert.go and selects FahrenheitToCelsius (lines
+// 10-14 of the file), as the user does.
+func (d *demoRun) openSelection(ctx context.Context) (string, protocol.Range, error) {
+	sel := protocol.Range{Start: protocol.Position{Line: 9}, End: protocol.Position{Line: 14}}
+	file := filepath.Join(d.dir, "convert.go")
 	text, err := os.ReadFile(file)
 	if err != nil {
-		return err
+		return "", sel, err
 	}
 	uri := "file://" + file
-	if err := ed.Open(ctx, uri, "go", string(text)); err != nil {
-		return err
+	if err := d.ed.Open(ctx, uri, "go", string(text)); err != nil {
+		return "", sel, err
 	}
-	// The user selects FahrenheitToCelsius (lines 10-14 of the file).
-	sel := protocol.Range{Start: protocol.Position{Line: 9}, End: protocol.Position{Line: 14}}
-	say("▌ Opened convert.go and selected lines %d-%d:\n\n", sel.Start.Line+1, sel.End.Line)
+	d.say("▌ Opened convert.go and selected lines %d-%d:\n\n", sel.Start.Line+1, sel.End.Line)
 	lines := strings.Split(string(text), "\n")
 	for i := sel.Start.Line; i < sel.End.Line; i++ {
-		say("    %2d │ %s\n", i+1, lines[i])
+		d.say("    %2d │ %s\n", i+1, lines[i])
 	}
+	return uri, sel, nil
+}
 
+// pickFix asks for the code actions on the selection, shows them and
+// returns the command of "Agent: Fix this".
+func (d *demoRun) pickFix(ctx context.Context, uri string, sel protocol.Range) (*protocol.Command, error) {
 	var actions []json.RawMessage
-	err = ed.Request(ctx, "textDocument/codeAction", map[string]any{
+	err := d.ed.Request(ctx, "textDocument/codeAction", map[string]any{
 		"textDocument": map[string]string{"uri": uri},
 		"range":        sel,
 		"context":      map[string]any{"diagnostics": []any{}},
 	}, &actions)
 	if err != nil {
-		return fmt.Errorf("code actions: %w", err)
+		return nil, fmt.Errorf("code actions: %w", err)
 	}
 	var fix *protocol.Command
-	say("\n▌ Code actions offered for the selection:\n")
+	d.say("\n▌ Code actions offered for the selection:\n")
 	for _, raw := range actions {
 		var a struct {
 			Title   string            `json:"title"`
 			Command *protocol.Command `json:"command"`
 		}
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return fmt.Errorf("decode code action: %w", err)
+			return nil, fmt.Errorf("decode code action: %w", err)
 		}
-		say("    • %s\n", a.Title)
+		d.say("    • %s\n", a.Title)
 		if a.Title == "Agent: Fix this" {
 			fix = a.Command
 		}
 	}
 	if fix == nil {
-		return errors.New("the server offered no \"Agent: Fix this\" action")
+		return nil, errors.New("the server offered no \"Agent: Fix this\" action")
 	}
-	say("\n▌ The user picks \"Agent: Fix this\"; the editor runs its command.\n\n")
+	d.say("\n▌ The user picks \"Agent: Fix this\"; the editor runs its command.\n\n")
+	return fix, nil
+}
 
-	events := ed.EventStream()
-	var started struct {
-		SessionID string `json:"sessionId"`
-		TurnID    string `json:"turnId"`
+// finish waits for the progress to end, shuts the server down and checks
+// it exited cleanly after a completed turn.
+func (d *demoRun) finish(ctx context.Context, status string) error {
+	if end, err := d.ed.WaitProgress(ctx, func(p editor.Progress) bool { return p.Kind == "end" }); err == nil {
+		d.say("▌ The progress in the editor's status bar ended with %q.\n", end.Message)
 	}
-	if err := ed.Request(ctx, "workspace/executeCommand", map[string]any{
-		"command": fix.Command, "arguments": fix.Arguments,
-	}, &started); err != nil {
-		return fmt.Errorf("start the turn: %w", err)
-	}
-
-	status, err := showTurn(ctx, out, events, started.TurnID, &shown)
-	if err != nil {
-		return err
-	}
-	if end, err := ed.WaitProgress(ctx, func(p editor.Progress) bool { return p.Kind == "end" }); err == nil {
-		say("▌ The progress in the editor's status bar ended with %q.\n", end.Message)
-	}
-	if err := ed.Shutdown(ctx); err != nil {
+	if err := d.ed.Shutdown(ctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	code, err := ed.Exit(ctx)
+	code, err := d.ed.Exit(ctx)
 	if err != nil {
 		return fmt.Errorf("exit: %w", err)
 	}
 	if code != 0 {
-		return fmt.Errorf("the server exited with status %d; its log:\n%s", code, serverLog.String())
+		return fmt.Errorf("the server exited with status %d; its log:\n%s", code, d.serverLog.String())
 	}
 	if status != "completed" {
-		return fmt.Errorf("the turn ended %s; server log:\n%s", status, serverLog.String())
+		return fmt.Errorf("the turn ended %s; server log:\n%s", status, d.serverLog.String())
 	}
-	if p := story.Problem(); p != "" {
-		return fmt.Errorf("the session did not go as the demo expects: %s (see the output above)", p)
-	}
-	say("▌ Shut the server down (exit status 0); removing %s.\n", dir)
 	return nil
-}
-
-// showTurn prints the turn's events as an editor user would see them and
-// returns the turn's final status.
-func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, turnID string, shown *atomic.Int64) (string, error) {
-	midLine := false
-	endLine := func() {
-		if midLine {
-			fmt.Fprintln(out)
-			midLine = false
-		}
-	}
-	for {
-		ev, err := events.Next(ctx)
-		if err != nil {
-			return "", fmt.Errorf("waiting for the turn's events: %w", err)
-		}
-		shown.Add(1)
-		if ev.TurnID != turnID {
-			continue
-		}
-		switch ev.Type {
-		case "turnStarted":
-			fmt.Fprintf(out, "── turn started: %s\n", textcut.Summary(ev.Prompt, 0))
-		case "reasoning":
-			endLine()
-			fmt.Fprintf(out, "   (thinking) %s\n", ev.Text)
-		case "plan":
-			endLine()
-			fmt.Fprintln(out, "── plan")
-			for _, s := range ev.Steps {
-				mark := "☐"
-				switch s.Status {
-				case "in_progress":
-					mark = "▶"
-				case "completed":
-					mark = "☑"
-				}
-				fmt.Fprintf(out, "   %s %s\n", mark, s.Step)
-			}
-		case "toolCall":
-			endLine()
-			fmt.Fprintf(out, "── tool: %s\n", ev.Title)
-		case "execOutput":
-			for _, line := range strings.SplitAfter(ev.Chunk, "\n") {
-				if line != "" {
-					fmt.Fprintf(out, "   │ %s", line)
-				}
-			}
-			if !strings.HasSuffix(ev.Chunk, "\n") {
-				fmt.Fprintln(out)
-			}
-		case "approval":
-			fmt.Fprintf(out, "   (approval %s: %s)\n", ev.Kind, ev.Decision)
-		case "toolResult":
-			fmt.Fprintf(out, "   → %s: %s\n", ev.Status, textcut.Summary(ev.Output, 0))
-		case "messageDelta":
-			if !midLine {
-				fmt.Fprint(out, "── answer\n")
-			}
-			fmt.Fprint(out, ev.Delta)
-			midLine = true
-		case "message":
-			endLine()
-		case "fileChange":
-			endLine()
-			fmt.Fprintf(out, "── file change (%s)\n", ev.Status)
-			for _, line := range strings.Split(strings.TrimRight(ev.Diff, "\n"), "\n") {
-				fmt.Fprintf(out, "   %s\n", line)
-			}
-		case "usage":
-			fmt.Fprintf(out, "   (tokens: %d in, %d out)\n", ev.InputTokens, ev.OutputTokens)
-		case "retry":
-			endLine()
-			fmt.Fprintf(out, "   (retrying: %s)\n", ev.Message)
-		case "turnCompleted":
-			endLine()
-			fmt.Fprintf(out, "── turn %s", ev.Status)
-			if ev.Error != "" {
-				fmt.Fprintf(out, ": %s", ev.Error)
-			}
-			fmt.Fprint(out, "\n\n")
-			return ev.Status, nil
-		}
-	}
 }
 
 func copySample(dir string) error {

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"github.com/agent-ls/agent-ls/internal/textcut"
-
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agent-ls/agent-ls/internal/policy"
 	"io"
 	"os"
 	"os/signal"
@@ -19,6 +17,8 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -42,36 +42,11 @@ Flags:
 `
 
 func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var s settings
-	s.register(fs, "warn")
-	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
-	cwd := fs.String("cd", "", "run in this directory instead of the current one")
-	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
-	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
-	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
-	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
-	if code, done := s.parseFlags(fs, args, execUsage, stderr); done {
+	o, code, done := parseExec(args, stdin, stderr)
+	if done {
 		return code
 	}
-	if *fullAuto {
-		*yes = true
-		if s.sandboxMode == "" {
-			s.sandboxMode = policy.WorkspaceWrite
-		}
-		if s.approvalPolicy == "" {
-			s.approvalPolicy = policy.OnRequest
-		}
-	}
-	if err := checkUnattended(&s, *yes, *bypass); err != nil {
-		return usageError(stderr, execUsage, err)
-	}
-	prompt, err := execPrompt(fs.Args(), stdin)
-	if err != nil {
-		return usageError(stderr, execUsage, err)
-	}
-	log, closeLog, err := s.logger(stderr)
+	log, closeLog, err := o.settings.logger(stderr)
 	if err != nil {
 		return usageError(stderr, execUsage, err)
 	}
@@ -79,36 +54,22 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, msg := range recoverChangeSets(log) {
 		fmt.Fprintf(stderr, "agent-ls exec: %s\n", msg)
 	}
-
-	client, err := s.modelClient()
+	r, err := newRoot(o.settings, log)
+	if err == nil {
+		_, err = r.clientFor(agent.SessionInfo{})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
-	fe := newTermFrontend(stdout, stderr, *jsonOut)
+	fe := newTermFrontend(stdout, stderr, o.jsonOut)
 	switch {
-	case *yes, *bypass:
+	case o.yes, o.bypass:
 		fe.answer = func(context.Context, *agent.ApprovalRequest) (string, error) { return agent.AllowOnce, nil }
 	case isTerminal(stdin):
 		fe.answer = terminalPrompt(stdin, stderr)
 	}
-	opts, err := s.agentOptions(client, fe, nil, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
-		return 1
-	}
-	if *cwd != "" {
-		// --cd chooses where the session runs; made absolute here so that
-		// nothing later resolves it against another directory.
-		if opts.Cwd, err = filepath.Abs(*cwd); err != nil {
-			return usageError(stderr, execUsage, fmt.Errorf("--cd: %w", err))
-		}
-		if st, err := os.Stat(opts.Cwd); err != nil || !st.IsDir() {
-			return usageError(stderr, execUsage, fmt.Errorf("--cd %s: not a directory", *cwd))
-		}
-	}
-	opts.Unattended = *yes && !*bypass
-	mgr, err := agent.NewManager(opts)
+	mgr, err := r.newManager(o.settings, frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 2
@@ -125,8 +86,73 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
 	defer stopCommands()
+	return runExecTurn(mgr, info.SessionID, o.prompt, sig, stderr)
+}
 
-	turn, err := mgr.StartTurn(info.SessionID, agent.TurnInput{Prompt: prompt})
+// execOptions are what exec's command line asks for.
+type execOptions struct {
+	settings    Settings
+	prompt      string
+	cwd         string // absolute; "" for the current directory
+	jsonOut     bool
+	yes, bypass bool
+}
+
+// parseExec reads exec's flags, the environment and the prompt. done is
+// true when the caller must return code at once (help, or a usage error).
+func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions, code int, done bool) {
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var flags layer
+	flags.register(fs)
+	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
+	cwd := fs.String("cd", "", "run in this directory instead of the current one")
+	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
+	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
+	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
+	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
+	s, code, done := parseSettings(fs, &flags, args, execUsage, stderr)
+	if done {
+		return o, code, true
+	}
+	if *fullAuto {
+		*yes = true
+		s.SandboxMode = cmp.Or(s.SandboxMode, policy.WorkspaceWrite)
+		s.ApprovalPolicy = cmp.Or(s.ApprovalPolicy, policy.OnRequest)
+	}
+	o = execOptions{settings: s, jsonOut: *jsonOut, yes: *yes, bypass: *bypass}
+	err := checkUnattended(&o.settings, *yes, *bypass)
+	if err == nil {
+		o.prompt, err = execPrompt(fs.Args(), stdin)
+	}
+	if err == nil && *cwd != "" {
+		o.cwd, err = execDir(*cwd)
+	}
+	if err != nil {
+		return o, usageError(stderr, execUsage, err), true
+	}
+	return o, 0, false
+}
+
+// execDir checks --cd, which chooses where the session runs; it is made
+// absolute here so that nothing later resolves it against another
+// directory.
+func execDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--cd: %w", err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("--cd %s: not a directory", dir)
+	}
+	return abs, nil
+}
+
+// runExecTurn runs the turn and returns exec's exit status: 0 completed,
+// 130 interrupted (Ctrl-C once interrupts the turn, twice leaves at
+// once), 1 otherwise.
+func runExecTurn(mgr *agent.Manager, sessionID, prompt string, sig <-chan os.Signal, stderr io.Writer) int {
+	turn, err := mgr.StartTurn(sessionID, agent.TurnInput{Prompt: prompt})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
@@ -136,7 +162,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case <-sig:
 		fmt.Fprintln(stderr, "\nagent-ls: interrupting the turn…")
 		go func() {
-			if err := mgr.Interrupt(info.SessionID, turn.ID()); err != nil && !errors.Is(err, agent.ErrNoTurn) {
+			if err := mgr.Interrupt(sessionID, turn.ID()); err != nil && !errors.Is(err, agent.ErrNoTurn) {
 				fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 			}
 		}()
@@ -159,13 +185,13 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // checkUnattended keeps --yes from ever meaning "without the sandbox":
 // running unsandboxed and unattended takes --dangerously-bypass-sandbox,
 // which sets the sandbox mode itself.
-func checkUnattended(s *settings, yes, bypass bool) error {
+func checkUnattended(s *Settings, yes, bypass bool) error {
 	switch {
-	case bypass && s.sandboxMode != "" && s.sandboxMode != policy.DangerFullAccess:
-		return fmt.Errorf("--dangerously-bypass-sandbox runs without the sandbox; it cannot go with --sandbox %s", s.sandboxMode)
+	case bypass && s.SandboxMode != "" && s.SandboxMode != policy.DangerFullAccess:
+		return fmt.Errorf("--dangerously-bypass-sandbox runs without the sandbox; it cannot go with --sandbox %s", s.SandboxMode)
 	case bypass:
-		s.sandboxMode = policy.DangerFullAccess
-	case yes && s.sandboxMode == policy.DangerFullAccess:
+		s.SandboxMode = policy.DangerFullAccess
+	case yes && s.SandboxMode == policy.DangerFullAccess:
 		return errors.New("--yes and --full-auto allow only what stays inside the sandbox, and --sandbox danger-full-access has none; to run unattended without the sandbox, say --dangerously-bypass-sandbox")
 	}
 	return nil

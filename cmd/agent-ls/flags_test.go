@@ -80,24 +80,25 @@ func TestServeOnATerminalSaysWhatItIs(t *testing.T) {
 }
 
 func TestStreamIdleTimeoutFromFlagAndEnvironment(t *testing.T) {
-	parse := func(env string, args ...string) settings {
+	parse := func(env string, args ...string) Settings {
 		t.Helper()
 		t.Setenv(envStreamIdleTimeout, env)
 		fs := flag.NewFlagSet("x", flag.ContinueOnError)
-		var s settings
-		s.register(fs, "info")
-		if code, done := s.parseFlags(fs, args, "Usage: x", io.Discard); done {
+		var flags layer
+		flags.register(fs)
+		s, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
+		if done {
 			t.Fatalf("parse %v with %q: exit %d", args, env, code)
 		}
 		return s
 	}
-	if s := parse("1500"); s.idleTimeout != 1500*time.Millisecond {
-		t.Errorf("from the environment: %v", s.idleTimeout)
+	if s := parse("1500"); s.IdleTimeout != 1500*time.Millisecond {
+		t.Errorf("from the environment: %v", s.IdleTimeout)
 	}
-	if s := parse("1500", "--stream-idle-timeout", "2m"); s.idleTimeout != 2*time.Minute {
-		t.Errorf("the flag over the environment: %v", s.idleTimeout)
+	if s := parse("1500", "--stream-idle-timeout", "2m"); s.IdleTimeout != 2*time.Minute {
+		t.Errorf("the flag over the environment: %v", s.IdleTimeout)
 	}
-	if s := parse(""); s.idleTimeout != 0 {
-		t.Errorf("default: %v", s.idleTimeout)
+	if s := parse(""); s.IdleTimeout != 0 {
+		t.Errorf("default: %v", s.IdleTimeout)
 	}
 }

@@ -3,6 +3,19 @@
 // Editors start it over stdio (`agent-ls`, or `agent-ls serve --stdio`);
 // `agent-ls exec PROMPT` runs one turn from the terminal; `agent-ls demo`
 // shows an offline, scripted session end to end.
+//
+// Settings come from layers (defaults, then the environment, then flags;
+// a config file will slot in between the defaults and the environment)
+// resolved in settings.go, and one composition root (root.go) turns them
+// into the model clients, the tool registry and the agent managers that
+// serve and exec run; the demo runs serve.
+//
+// The demo drives the real server with the scriptable editor
+// (internal/editor) and the fake model server (internal/model/fakemodel).
+// Those are linked into agent-ls for the demo alone: only this package's
+// demo*.go files import them, nothing else agent-ls links does, and no
+// test-only package (testing, httptest) is linked; TestDemoAloneLinksTestEquipment
+// checks all three.
 package main
 
 import (

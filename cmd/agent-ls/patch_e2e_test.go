@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,5 +136,69 @@ func TestPatchRejectedByTheEditorChangesNothing(t *testing.T) {
 	}
 	if body := string(s.model.Requests()[1].Body); !strings.Contains(body, "the document changed") {
 		t.Errorf("the model was not told why: %s", body)
+	}
+}
+
+// A model without freeform tools (on Chat Completions, or on the Responses
+// API a model not trained on them) gets apply_patch as a function whose
+// description carries the patch grammar; its function call edits the file,
+// and goes back to it on the next request as the function call it made.
+func TestApplyPatchAsAFunction(t *testing.T) {
+	const patch = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch"
+	args, _ := json.Marshal(map[string]string{"input": patch})
+	for _, tc := range []struct {
+		wire, model string
+		// callBack finds the call in the second request's body.
+		callBack string
+	}{
+		{"chat", "llama3", `"tool_calls":[{"id":"p1","function":{"arguments":` + strconv.Quote(string(args)) + `,"name":"apply_patch"}`},
+		{"responses", "gpt-4.1", `{"arguments":` + strconv.Quote(string(args)) + `,"call_id":"p1","name":"apply_patch","type":"function_call"}`},
+	} {
+		t.Run(tc.wire, func(t *testing.T) {
+			s := start(t, []string{"AGENT_LS_WIRE_API=" + tc.wire, "AGENT_LS_MODEL=" + tc.model},
+				fakemodel.Answer(fakemodel.FunctionCall("p1", "apply_patch", string(args))),
+				fakemodel.Say("added"),
+			)
+			turn := s.startTurn(map[string]any{"prompt": "add hello.txt"})
+			if done := s.wait(turn.TurnID); done.Status != "completed" {
+				t.Fatalf("turn %+v", done)
+			}
+			if got, _ := os.ReadFile(filepath.Join(s.dir, "hello.txt")); string(got) != "hello\n" {
+				t.Errorf("hello.txt holds %q", got)
+			}
+			reqs := s.model.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d model requests", len(reqs))
+			}
+			var first struct {
+				Tools []struct {
+					Type     string `json:"type"`
+					Name     string `json:"name"`
+					Desc     string `json:"description"`
+					Function struct {
+						Name string `json:"name"`
+						Desc string `json:"description"`
+					} `json:"function"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal(reqs[0].Body, &first); err != nil {
+				t.Fatal(err)
+			}
+			var desc string
+			for _, tool := range first.Tools {
+				if tool.Name == "apply_patch" && tool.Type == "function" {
+					desc = tool.Desc
+				}
+				if tool.Function.Name == "apply_patch" {
+					desc = tool.Function.Desc
+				}
+			}
+			if !strings.Contains(desc, "lark grammar") || !strings.Contains(desc, `begin_patch: "*** Begin Patch" LF`) {
+				t.Errorf("apply_patch offered without its grammar: %q", desc)
+			}
+			if body := string(reqs[1].Body); !strings.Contains(body, tc.callBack) {
+				t.Errorf("the second request does not carry the call as %s:\n%s", tc.callBack, body)
+			}
+		})
 	}
 }

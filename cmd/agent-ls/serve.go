@@ -31,12 +31,13 @@ Flags:
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var s settings
-	s.register(fs, "warn")
+	var flags layer
+	flags.register(fs)
 	saveEdits := fs.Bool("save-agent-edits", true, "after an agent edit to a buffer without unsaved changes, write the file too, so commands see it")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	if code, done := s.parseFlags(fs, args, serveUsage, stderr); done {
+	s, code, done := parseSettings(fs, &flags, args, serveUsage, stderr)
+	if done {
 		return code
 	}
 	log, closeLog, err := s.logger(stderr)
@@ -47,6 +48,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, waitingNotice)
 	}
 	defer closeLog()
+	r, err := newRoot(s, log)
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
 
 	// Every way out (a signal, the end of stdin, exit) goes through the
 	// cleanup below: commands killed, placeholders released.
@@ -54,41 +60,18 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	defer stopCommands()
 
-	var (
-		mu       sync.Mutex
-		managers []*agent.Manager
-	)
+	var managers managerList
 	newAgent := func(cfg lsp.AgentConfig) (lsp.Agent, error) {
-		client, err := s.modelClient()
-		if err != nil {
-			return nil, err
-		}
-		opts, err := s.agentOptions(client, cfg.Frontend, cfg.Files, log)
-		if err != nil {
-			return nil, err
-		}
-		opts.Cwd = cfg.Cwd
 		removeStaleMarkers(cfg.Cwd, log)
-		if cfg.Init.Model != "" {
-			opts.ModelName = cfg.Init.Model
-		}
-		if cfg.Init.ApprovalPolicy != "" {
-			opts.ApprovalPolicy = cfg.Init.ApprovalPolicy
-		}
-		if cfg.Init.SandboxMode != "" {
-			opts.SandboxMode = cfg.Init.SandboxMode
-		}
-		mgr, err := agent.NewManager(opts)
+		mgr, err := r.newManager(s.with(editorLayer(cfg.Init)), frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cfg.Cwd})
 		if err != nil {
 			return nil, err
 		}
-		mu.Lock()
-		managers = append(managers, mgr)
-		mu.Unlock()
+		managers.add(mgr)
 		return mgr, nil
 	}
 	notices := recoverChangeSets(log)
-	code, err := lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
+	code, err = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
 		Version:        version,
 		Logger:         log,
 		NewAgent:       newAgent,
@@ -96,15 +79,53 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SaveAgentEdits: saveEdits,
 		Notices:        notices,
 	})
-	mu.Lock()
-	for _, m := range managers {
-		m.Close() // interrupt whatever still runs
-	}
-	mu.Unlock()
+	managers.closeAll() // interrupt whatever still runs
 	if err != nil {
 		log.Error("server stopped", "err", err)
 	}
 	return code
+}
+
+// editorLayer is what an editor's initializationOptions set. Today it
+// goes over the flags; workspace/didChangeConfiguration brings a new one
+// for the sessions started after it (agent.Manager.UpdateDefaults).
+func editorLayer(init lsp.InitOptions) *layer {
+	var l layer
+	l.Model = nonEmpty(init.Model)
+	if init.ApprovalPolicy != "" {
+		l.ApprovalPolicy = &init.ApprovalPolicy
+	}
+	if init.SandboxMode != "" {
+		l.SandboxMode = &init.SandboxMode
+	}
+	return &l
+}
+
+// with returns s with l applied over it.
+func (s Settings) with(l *layer) Settings {
+	l.apply(&s)
+	return s
+}
+
+// managerList keeps the managers serve built, to close them on the way
+// out.
+type managerList struct {
+	mu   sync.Mutex
+	list []*agent.Manager
+}
+
+func (m *managerList) add(mgr *agent.Manager) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.list = append(m.list, mgr)
+}
+
+func (m *managerList) closeAll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, mgr := range m.list {
+		mgr.Close()
+	}
 }
 
 // transcriptDir is where conversations are kept: the XDG state

@@ -1,78 +1,238 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
-	"github.com/agent-ls/agent-ls/internal/sandbox"
-	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
-// settings are the flags shared by serve and exec.
-type settings struct {
-	model           string
-	wireAPI         string
-	baseURL         string
-	approvalPolicy  policy.ApprovalPolicy
-	sandboxMode     policy.SandboxMode
-	reasoningEffort string
-	maxRequests     int
-	network         bool
-	writableRoots   []string
-	logFile         string
-	logLevel        string
-	idleTimeout     time.Duration
+// Settings are what agent-ls runs with. They are resolved from layers,
+// each overriding the ones before it:
+//
+//	defaults < config file (to come) < environment < flags
+//
+// and, for an editor's connection, its initializationOptions over those.
+// An empty field means agent-ls's own default, which the package owning
+// the setting fills in (the agent for the model name and the policies,
+// the model client for the wire API and the base URL).
+type Settings struct {
+	Model           string
+	WireAPI         string
+	BaseURL         string
+	APIKey          string
+	IdleTimeout     time.Duration
+	ApprovalPolicy  policy.ApprovalPolicy
+	SandboxMode     policy.SandboxMode
+	ReasoningEffort string
+	MaxRequests     int
+	Network         bool
+	WritableRoots   []string
+	LogFile         string
+	LogLevel        string
 }
 
-func (s *settings) register(fs *flag.FlagSet, defaultLogLevel string) {
-	fs.StringVar(&s.model, "model", os.Getenv("AGENT_LS_MODEL"), "model name (env AGENT_LS_MODEL; default gpt-5-codex)")
-	fs.StringVar(&s.wireAPI, "wire-api", os.Getenv("AGENT_LS_WIRE_API"), "model API: responses or chat (env AGENT_LS_WIRE_API; default responses)")
-	fs.StringVar(&s.baseURL, "base-url", "", "model server base URL, e.g. http://127.0.0.1:11434/v1 (default $OPENAI_BASE_URL or OpenAI)")
-	fs.Func("approval-policy", "untrusted, on-failure, on-request (default) or never", func(v string) error {
+// layer is one source of settings; a nil field is one the source leaves
+// alone. A config file decodes into one (its pointers tell a key set to
+// its zero value from a key not given) and slots in between the defaults
+// and the environment.
+type layer struct {
+	Model           *string
+	WireAPI         *string
+	BaseURL         *string
+	APIKey          *string
+	IdleTimeout     *time.Duration
+	ApprovalPolicy  *policy.ApprovalPolicy
+	SandboxMode     *policy.SandboxMode
+	ReasoningEffort *string
+	MaxRequests     *int
+	Network         *bool
+	WritableRoots   []string // nil: not set
+	LogFile         *string
+	LogLevel        *string
+}
+
+// resolveSettings applies layers in order, later ones winning.
+func resolveSettings(layers ...*layer) Settings {
+	var s Settings
+	for _, l := range layers {
+		l.apply(&s)
+	}
+	return s
+}
+
+func (l *layer) apply(s *Settings) {
+	set(&s.Model, l.Model)
+	set(&s.WireAPI, l.WireAPI)
+	set(&s.BaseURL, l.BaseURL)
+	set(&s.APIKey, l.APIKey)
+	set(&s.IdleTimeout, l.IdleTimeout)
+	set(&s.ApprovalPolicy, l.ApprovalPolicy)
+	set(&s.SandboxMode, l.SandboxMode)
+	set(&s.ReasoningEffort, l.ReasoningEffort)
+	set(&s.MaxRequests, l.MaxRequests)
+	set(&s.Network, l.Network)
+	if l.WritableRoots != nil {
+		s.WritableRoots = l.WritableRoots
+	}
+	set(&s.LogFile, l.LogFile)
+	set(&s.LogLevel, l.LogLevel)
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// ptr is v as a set layer field.
+func ptr[T any](v T) *T { return &v }
+
+// defaultLogLevel keeps logs to warnings and errors: editors show every
+// stderr line as an error.
+const defaultLogLevel = "warn"
+
+// defaultsLayer is what no source has to say: the settings whose default
+// belongs to the command rather than to a package.
+func defaultsLayer() *layer {
+	return &layer{LogLevel: ptr(defaultLogLevel), MaxRequests: ptr(agent.DefaultMaxRequests)}
+}
+
+// agent-ls's own environment variables; the model package names those of
+// the model server's connection. envStreamIdleTimeout is in milliseconds.
+const (
+	envModel             = "AGENT_LS_MODEL"
+	envStreamIdleTimeout = "AGENT_LS_STREAM_IDLE_TIMEOUT_MS"
+)
+
+// envLayer reads agent-ls's environment variables, the one place they
+// are read. A value is checked only when flags, which override it, leave
+// it in force: a bad variable the user overrides on the command line is
+// no error.
+func envLayer(flags *layer) (*layer, error) {
+	var l layer
+	cfg := model.ConfigFromEnv()
+	l.APIKey = nonEmpty(cfg.APIKey)
+	l.BaseURL = nonEmpty(cfg.BaseURL)
+	l.Model = nonEmpty(os.Getenv(envModel))
+	if cfg.WireAPI != "" && flags.WireAPI == nil {
+		w, err := parseWireAPI(cfg.WireAPI)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", model.EnvWireAPI, err)
+		}
+		l.WireAPI = &w
+	}
+	if v := os.Getenv(envStreamIdleTimeout); v != "" && flags.IdleTimeout == nil {
+		d, err := parseIdleTimeout(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", envStreamIdleTimeout, err)
+		}
+		l.IdleTimeout = &d
+	}
+	return &l, nil
+}
+
+func nonEmpty(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
+}
+
+// register adds the flags shared by serve and exec; each is checked as it
+// is parsed and sets its field of l.
+func (l *layer) register(fs *flag.FlagSet) {
+	fs.Func("model", "model `name` (env "+envModel+"; default gpt-5-codex)", func(v string) error { l.Model = &v; return nil })
+	fs.Func("wire-api", "model `API`: responses or chat (env "+model.EnvWireAPI+"; default responses)", func(v string) error {
+		w, err := parseWireAPI(v)
+		l.WireAPI = &w
+		return err
+	})
+	fs.Func("base-url", "model server base `URL`, e.g. http://127.0.0.1:11434/v1 (default $"+model.EnvBaseURL+" or OpenAI)", func(v string) error {
+		l.BaseURL = nonEmpty(v) // empty: the environment's or OpenAI's
+		return nil
+	})
+	fs.Func("approval-policy", "approval `policy`: untrusted, on-failure, on-request (default) or never", func(v string) error {
 		p, err := policy.ParseApprovalPolicy(v)
-		s.approvalPolicy = p
+		l.ApprovalPolicy = &p
 		return err
 	})
-	fs.Func("sandbox", "read-only, workspace-write (default) or danger-full-access", func(v string) error {
+	fs.Func("sandbox", "sandbox `mode`: read-only, workspace-write (default) or danger-full-access", func(v string) error {
 		m, err := policy.ParseSandboxMode(v)
-		s.sandboxMode = m
+		l.SandboxMode = &m
 		return err
 	})
-	s.maxRequests = agent.DefaultMaxRequests
-	s.registerChecked(fs)
-	fs.BoolVar(&s.network, "network", false, "let sandboxed commands use the network")
-	fs.Func("writable-root", "a folder sandboxed commands may write besides the workspace (repeatable)", func(v string) error {
+	fs.Func("reasoning-effort", "reasoning `effort` for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
+		e, err := parseReasoningEffort(v)
+		l.ReasoningEffort = &e
+		return err
+	})
+	fs.Func("max-requests", fmt.Sprintf("the most model requests in one turn, a `number` of at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
+		n, err := parseMaxRequests(v)
+		l.MaxRequests = &n
+		return err
+	})
+	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
+		d, err := parseIdleTimeout(v)
+		l.IdleTimeout = &d
+		return err
+	})
+	fs.BoolFunc("network", "let sandboxed commands use the network", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		l.Network = &b
+		return err
+	})
+	fs.Func("writable-root", "a `folder` sandboxed commands may write besides the workspace (repeatable)", func(v string) error {
 		abs, err := filepath.Abs(v)
 		if err != nil {
 			return err
 		}
-		s.writableRoots = append(s.writableRoots, abs)
+		l.WritableRoots = append(l.WritableRoots, abs)
 		return nil
 	})
-	fs.StringVar(&s.logFile, "log-file", "", "write logs to this file (default stderr)")
-	fs.StringVar(&s.logLevel, "log-level", defaultLogLevel, "debug, info, warn or error")
+	fs.Func("log-file", "write logs to this `file` (default stderr)", func(v string) error { l.LogFile = &v; return nil })
+	fs.Func("log-level", "log `level`: debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { l.LogLevel = &v; return nil })
+}
+
+// parseSettings parses args into the flags registered on fs (with
+// flags.register and the command's own), reads the environment and
+// resolves the settings. done is true when the caller must return code at
+// once: help was asked for, or a flag or variable is bad (reported with
+// the usage line, status 2, as flag does).
+func parseSettings(fs *flag.FlagSet, flags *layer, args []string, usage string, stderr io.Writer) (s Settings, code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return s, 0, true
+		}
+		return s, 2, true
+	}
+	env, err := envLayer(flags)
+	if err != nil {
+		return s, usageError(stderr, usage, err), true
+	}
+	// A config file layer goes between the defaults and the environment.
+	return resolveSettings(defaultsLayer(), env, flags), 0, false
 }
 
 // logger opens the log destination. Logs never go to stdout: in serve
 // mode stdout carries the protocol.
-func (s *settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
+func (s *Settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(s.logLevel)); err != nil {
-		return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", s.logLevel)
+	if err := level.UnmarshalText([]byte(s.LogLevel)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", s.LogLevel)
 	}
 	w, closeFn := stderr, func() {}
-	if s.logFile != "" {
-		f, err := os.OpenFile(s.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if s.LogFile != "" {
+		f, err := os.OpenFile(s.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--log-file: %w", err)
 		}
@@ -81,83 +241,7 @@ func (s *settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
 }
 
-// modelClient builds the model client from the flags and the environment.
-func (s *settings) modelClient() (model.Client, error) {
-	cfg := model.ConfigFromEnv()
-	if s.baseURL != "" {
-		cfg.BaseURL = s.baseURL
-	}
-	if s.wireAPI != "" {
-		cfg.WireAPI = strings.ToLower(s.wireAPI)
-	}
-	if s.idleTimeout > 0 {
-		cfg.IdleTimeout = s.idleTimeout
-	}
-	return model.New(cfg)
-}
-
-// agentOptions are the manager options the flags determine.
-func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files agent.FileReader, log *slog.Logger) (agent.Options, error) {
-	reg, err := tools.NewRegistry(tools.Builtin()...)
-	if err != nil {
-		return agent.Options{}, err
-	}
-	wire := s.wireAPI
-	if wire == "" {
-		wire = model.ConfigFromEnv().WireAPI
-	}
-	return agent.Options{
-		Model:           client,
-		Frontend:        fe,
-		Tools:           reg,
-		Files:           files,
-		ModelName:       s.model,
-		WireAPI:         wire,
-		ApprovalPolicy:  s.approvalPolicy,
-		SandboxMode:     s.sandboxMode,
-		ReasoningEffort: s.reasoningEffort,
-		MaxRequests:     s.maxRequests,
-		NetworkAccess:   s.network,
-		WritableRoots:   s.writableRoots,
-		Logger:          log,
-		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
-		HelperPath:      sandboxHelper(),
-	}, nil
-}
-
-// removeStaleMarkers deletes the placeholders a crashed agent-ls may have
-// left over missing protected paths (.git, .agents, .agent-ls) in the
-// workspace; they would otherwise stop `git init` there.
-func removeStaleMarkers(cwd string, log *slog.Logger) {
-	if cwd == "" {
-		return
-	}
-	if err := sandbox.RemovePlaceholders(sandbox.Policy{Cwd: cwd}); err != nil {
-		log.Warn("could not remove stale sandbox placeholders", "cwd", cwd, "err", err)
-	}
-}
-
-// stopCommands ends the commands still running and everything they
-// started, and removes the placeholders they relied on; serve and exec
-// call it on every way out.
-func stopCommands() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	sandbox.Shutdown(ctx)
-}
-
-// sandboxHelper is the small agent-ls-sandbox binary next to this one, if
-// it was installed: it starts in about a millisecond less than agent-ls
-// itself, which every sandboxed command pays. Empty means agent-ls runs
-// its own `sandbox` subcommand.
-func sandboxHelper() string {
-	self, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	helper := filepath.Join(filepath.Dir(self), "agent-ls-sandbox")
-	if st, err := os.Stat(helper); err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
-		return ""
-	}
-	return helper
+// modelConfig is the model client's configuration.
+func (s *Settings) modelConfig() model.Config {
+	return model.Config{WireAPI: s.WireAPI, BaseURL: s.BaseURL, APIKey: s.APIKey, IdleTimeout: s.IdleTimeout}
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +19,6 @@ var reasoningEfforts = []shared.ReasoningEffort{
 	shared.ReasoningEffortMedium, shared.ReasoningEffortHigh, shared.ReasoningEffortXhigh,
 	shared.ReasoningEffortMax,
 }
-
-// envStreamIdleTimeout sets the stream idle timeout in milliseconds.
-const envStreamIdleTimeout = "AGENT_LS_STREAM_IDLE_TIMEOUT_MS"
 
 func parseReasoningEffort(v string) (string, error) {
 	names := make([]string, len(reasoningEfforts))
@@ -70,73 +64,12 @@ func parseIdleTimeout(v string) (time.Duration, error) {
 	return d, nil
 }
 
-// registerChecked adds the flags whose values are checked as they are
-// parsed, and reads their environment variables.
-func (s *settings) registerChecked(fs *flag.FlagSet) {
-	fs.Func("reasoning-effort", "reasoning effort for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
-		e, err := parseReasoningEffort(v)
-		s.reasoningEffort = e
-		return err
-	})
-	fs.Func("max-requests", fmt.Sprintf("most model requests in one turn, at least 1 (default %d)", s.maxRequests), func(v string) error {
-		n, err := parseMaxRequests(v)
-		s.maxRequests = n
-		return err
-	})
-	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent this long, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
-		d, err := parseIdleTimeout(v)
-		s.idleTimeout = d
-		return err
-	})
-}
-
-// checkEnv checks the settings that came from the environment, which no
-// flag overrode.
-func (s *settings) checkEnv(fs *flag.FlagSet) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if s.wireAPI != "" {
-		w, err := parseWireAPI(s.wireAPI)
-		if err != nil {
-			if set["wire-api"] {
-				return fmt.Errorf("--wire-api: %w", err)
-			}
-			return fmt.Errorf("%s: %w", model.EnvWireAPI, err)
-		}
-		s.wireAPI = w
-	}
-	if v := os.Getenv(envStreamIdleTimeout); v != "" && !set["stream-idle-timeout"] {
-		d, err := parseIdleTimeout(v)
-		if err != nil {
-			return fmt.Errorf("%s: %w", envStreamIdleTimeout, err)
-		}
-		s.idleTimeout = d
-	}
-	return nil
-}
-
 // usageError reports a usage error the way flag does: the problem, then
 // the command's usage line; the exit status is 2.
 func usageError(stderr io.Writer, usage string, err error) int {
 	line, _, _ := strings.Cut(usage, "\n")
 	fmt.Fprintf(stderr, "agent-ls: %v\n%s\nRun 'agent-ls help' for more.\n", err, line)
 	return 2
-}
-
-// parseFlags parses args, checks the settings and reports a usage error
-// (exit status 2) as flag does. done is true when the caller must return
-// code at once.
-func (s *settings) parseFlags(fs *flag.FlagSet, args []string, usage string, stderr io.Writer) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, true
-		}
-		return 2, true
-	}
-	if err := s.checkEnv(fs); err != nil {
-		return usageError(stderr, usage, err), true
-	}
-	return 0, false
 }
 
 // waitingNotice is shown when agent-ls serves a terminal: someone ran it

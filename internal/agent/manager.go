@@ -6,6 +6,7 @@
 package agent
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,43 +33,51 @@ const DefaultMaxRequests = 100
 // disk); the tools read through it too.
 type FileReader = tools.FileView
 
-// Options configure a Manager. Model, Frontend and Tools are required.
+// Options configure a Manager. Frontend, Tools and a model (Model or
+// ClientFor) are required.
 type Options struct {
-	Model    model.Client
-	Frontend Frontend
-	Tools    *tools.Registry
+	// Model is the client every session talks to, unless ClientFor is set.
+	Model model.Client
+	// ClientFor picks the model client of a new session from its settings
+	// (the model name, later its provider), so sessions may talk to
+	// different servers; it is called once per session, when the session
+	// starts, and its error fails the session's start. Nil means Model for
+	// every session.
+	ClientFor func(SessionInfo) (model.Client, error)
+	Frontend  Frontend
+	Tools     *tools.Registry
 	// Files is the workspace view; nil reads the disk.
 	Files FileReader
 
-	// Defaults for new sessions.
+	// Defaults for new sessions (see Defaults; UpdateDefaults changes them
+	// later).
 	ModelName      string                // default "gpt-5-codex"
-	WireAPI        string                // "responses" (default) or "chat"
 	ApprovalPolicy policy.ApprovalPolicy // default on-request
 	SandboxMode    policy.SandboxMode    // default workspace-write
 	NetworkAccess  bool
+	// WritableRoots are folders besides the session cwd (and /tmp) that
+	// commands and file changes may write in workspace-write mode.
+	WritableRoots []string
+	// ReasoningEffort and ReasoningSummary apply to reasoning models;
+	// defaults "medium" and "auto".
+	ReasoningEffort  string
+	ReasoningSummary string
+	// MaxRequests bounds the model requests of one turn (default 100).
+	MaxRequests int
+
 	// Unattended: nobody answers approvals as they come (exec --yes).
 	// Actions that stay inside the sandbox and the writable roots go to
 	// the frontend's approver as usual; anything that would leave them
 	// (an escalation, a rerun without the sandbox, a change outside the
 	// writable roots) is refused with a reason for the model.
 	Unattended bool
-	// WritableRoots are folders besides the session cwd (and /tmp) that
-	// commands and file changes may write in workspace-write mode.
-	WritableRoots []string
-	Cwd           string // default: the process's working directory
-
-	// ReasoningEffort and ReasoningSummary apply to reasoning models;
-	// defaults "medium" and "auto".
-	ReasoningEffort  string
-	ReasoningSummary string
+	Cwd        string // default: the process's working directory
 
 	// UndoTurns is how many of a session's latest turns that changed
 	// files stay undoable (default 100); older ones are forgotten, and
 	// their saved contents with them.
 	UndoTurns int
 
-	// MaxRequests bounds the model requests of one turn (default 100).
-	MaxRequests int
 	// ProjectDocMaxBytes is the AGENTS.md budget (default 32 KiB; negative
 	// disables AGENTS.md).
 	ProjectDocMaxBytes int
@@ -83,12 +93,61 @@ type Options struct {
 	Now    func() time.Time
 }
 
+// Defaults are what a new session starts with where its SessionOptions
+// say nothing. A session keeps the settings it started with.
+type Defaults struct {
+	ModelName        string
+	ApprovalPolicy   policy.ApprovalPolicy
+	SandboxMode      policy.SandboxMode
+	ReasoningEffort  string
+	ReasoningSummary string
+	MaxRequests      int
+	NetworkAccess    bool
+	WritableRoots    []string
+}
+
+// defaults are the Defaults opts set.
+func (o *Options) defaults() Defaults {
+	return Defaults{
+		ModelName:        o.ModelName,
+		ApprovalPolicy:   o.ApprovalPolicy,
+		SandboxMode:      o.SandboxMode,
+		ReasoningEffort:  o.ReasoningEffort,
+		ReasoningSummary: o.ReasoningSummary,
+		MaxRequests:      o.MaxRequests,
+		NetworkAccess:    o.NetworkAccess,
+		WritableRoots:    o.WritableRoots,
+	}
+}
+
+// complete fills the empty fields of d with agent-ls's own defaults and
+// checks the policy names.
+func (d *Defaults) complete() error {
+	if d.ModelName == "" {
+		d.ModelName = "gpt-5-codex"
+	}
+	if d.ReasoningEffort == "" {
+		d.ReasoningEffort = "medium"
+	}
+	if d.ReasoningSummary == "" {
+		d.ReasoningSummary = "auto"
+	}
+	if d.MaxRequests <= 0 {
+		d.MaxRequests = DefaultMaxRequests
+	}
+	d.WritableRoots = slices.Clone(d.WritableRoots)
+	var err error
+	d.ApprovalPolicy, d.SandboxMode, err = parsePolicies(d.ApprovalPolicy, d.SandboxMode)
+	return err
+}
+
 // Manager owns the sessions of one frontend.
 type Manager struct {
 	opts Options
 	log  *slog.Logger
 
 	mu       sync.Mutex
+	defaults Defaults
 	sessions map[string]*session
 	closed   bool
 
@@ -98,29 +157,18 @@ type Manager struct {
 
 // NewManager returns a manager with opts, defaults filled in.
 func NewManager(opts Options) (*Manager, error) {
-	if opts.Model == nil || opts.Frontend == nil || opts.Tools == nil {
-		return nil, errors.New("agent: Model, Frontend and Tools are required")
+	if (opts.Model == nil && opts.ClientFor == nil) || opts.Frontend == nil || opts.Tools == nil {
+		return nil, errors.New("agent: a model (Model or ClientFor), Frontend and Tools are required")
+	}
+	if opts.ClientFor == nil {
+		client := opts.Model
+		opts.ClientFor = func(SessionInfo) (model.Client, error) { return client, nil }
 	}
 	if opts.Files == nil {
 		opts.Files = tools.DiskView{}
 	}
-	if opts.ModelName == "" {
-		opts.ModelName = "gpt-5-codex"
-	}
-	if opts.WireAPI == "" {
-		opts.WireAPI = "responses"
-	}
-	if opts.ReasoningEffort == "" {
-		opts.ReasoningEffort = "medium"
-	}
-	if opts.ReasoningSummary == "" {
-		opts.ReasoningSummary = "auto"
-	}
 	if opts.UndoTurns <= 0 {
 		opts.UndoTurns = DefaultUndoTurns
-	}
-	if opts.MaxRequests <= 0 {
-		opts.MaxRequests = DefaultMaxRequests
 	}
 	if opts.ProjectDocMaxBytes == 0 {
 		opts.ProjectDocMaxBytes = 32 << 10
@@ -138,11 +186,42 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	var err error
-	if opts.ApprovalPolicy, opts.SandboxMode, err = parsePolicies(opts.ApprovalPolicy, opts.SandboxMode); err != nil {
+	d := opts.defaults()
+	if err := d.complete(); err != nil {
 		return nil, err
 	}
-	return &Manager{opts: opts, log: opts.Logger, sessions: make(map[string]*session)}, nil
+	return &Manager{opts: opts, log: opts.Logger, defaults: d, sessions: make(map[string]*session)}, nil
+}
+
+// Defaults returns what new sessions start with now.
+func (m *Manager) Defaults() Defaults {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.defaults
+	d.WritableRoots = slices.Clone(d.WritableRoots)
+	return d
+}
+
+// UpdateDefaults changes what sessions started from now on start with
+// (workspace/didChangeConfiguration, a reloaded config file): update gets
+// the current defaults to change; fields it empties take agent-ls's own
+// defaults. A bad policy name is an error and changes nothing. Sessions
+// that exist already, and the turns running in them, keep the settings
+// they started with: a session's model, policies and sandbox stay what
+// the user saw when it started. update runs with the manager locked, so
+// concurrent updates do not lose each other's changes; it must not call
+// the manager.
+func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.defaults
+	d.WritableRoots = slices.Clone(d.WritableRoots)
+	update(&d)
+	if err := d.complete(); err != nil {
+		return fmt.Errorf("agent: defaults: %w", err)
+	}
+	m.defaults = d
+	return nil
 }
 
 // NewSession starts a conversation. Empty fields of o take the manager's
@@ -163,12 +242,13 @@ var (
 // newSession builds a session with id from o and the defaults, without
 // registering it.
 func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
+	cfg := m.Defaults()
 	info := SessionInfo{
 		SessionID:      id,
 		Cwd:            o.Cwd,
-		Model:          o.Model,
-		ApprovalPolicy: o.ApprovalPolicy,
-		SandboxMode:    o.SandboxMode,
+		Model:          cmp.Or(o.Model, cfg.ModelName),
+		ApprovalPolicy: cmp.Or(o.ApprovalPolicy, cfg.ApprovalPolicy),
+		SandboxMode:    cmp.Or(o.SandboxMode, cfg.SandboxMode),
 	}
 	if info.Cwd == "" {
 		info.Cwd = m.opts.Cwd
@@ -181,24 +261,20 @@ func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("session cwd %s is not a directory", info.Cwd)
 	}
-	if info.Model == "" {
-		info.Model = m.opts.ModelName
-	}
-	if info.ApprovalPolicy == "" {
-		info.ApprovalPolicy = m.opts.ApprovalPolicy
-	}
-	if info.SandboxMode == "" {
-		info.SandboxMode = m.opts.SandboxMode
-	}
 	var err error
 	if info.ApprovalPolicy, info.SandboxMode, err = parsePolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
 		return nil, err
 	}
-	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, m.opts.WritableRoots, policy.TempRoots(os.Getenv("TMPDIR")))
+	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
+	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, cfg.WritableRoots, policy.TempRoots(os.Getenv("TMPDIR")))
 	if err != nil {
 		return nil, fmt.Errorf("session boundary: %w", err)
 	}
-	return &session{mgr: m, info: info, boundary: boundary, undo: newUndoStore(m.opts.UndoTurns)}, nil
+	client, err := m.opts.ClientFor(info)
+	if err != nil {
+		return nil, fmt.Errorf("session model client: %w", err)
+	}
+	return &session{mgr: m, info: info, cfg: cfg, client: client, boundary: boundary, undo: newUndoStore(m.opts.UndoTurns)}, nil
 }
 
 // add registers a new session.

@@ -36,7 +36,7 @@ func (s *session) contextItems() []model.Item {
 func (s *session) environmentContext() string {
 	opts := s.mgr.opts
 	network := "restricted"
-	if s.info.SandboxMode == policy.DangerFullAccess || opts.NetworkAccess {
+	if s.info.SandboxMode == policy.DangerFullAccess || s.cfg.NetworkAccess {
 		network = "enabled"
 	}
 	shell := os.Getenv("SHELL")

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/model"
 )
 
 // session is one conversation. Its history is touched only by the turn
@@ -15,6 +16,11 @@ import (
 type session struct {
 	mgr  *Manager
 	info SessionInfo
+	// cfg is what the session started with: the manager's defaults then,
+	// with info's model and policies.
+	cfg Defaults
+	// client talks to the session's model.
+	client model.Client
 	// boundary decides what is inside the project and what may be
 	// written without asking; built once, when the session starts.
 	boundary *policy.Boundary

@@ -44,13 +44,13 @@ func (t *turn) run(ctx context.Context) {
 	s.history.Append(userMessage(t.input, s.info.Cwd))
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
-		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: opts.NetworkAccess}, Log: log}
+		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: s.cfg.NetworkAccess}, Log: log}
 	fam := familyOf(s.info.Model)
 
 	status, errText := event.StatusCompleted, ""
 	for n := 0; ; n++ {
-		if n == opts.MaxRequests {
-			status, errText = event.StatusFailed, fmt.Sprintf("the turn reached its limit of %d model requests", opts.MaxRequests)
+		if n == s.cfg.MaxRequests {
+			status, errText = event.StatusFailed, fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests)
 			break
 		}
 		// Each request offers the tools registered now (MCP servers come
@@ -100,16 +100,17 @@ func (t *turn) emit(p event.Payload) { t.s.emit(t.id, p) }
 // the model had finished are kept, with calls answered as aborted so the
 // history stays valid for the next request.
 func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*model.Response, error) {
-	s, opts := t.s, t.s.mgr.opts
+	s := t.s
 	req := &model.Request{
-		Model:          s.info.Model,
-		Instructions:   baseInstructions,
-		Input:          s.history.Items(),
-		Tools:          modelTools(specs, fam.freeformTools && opts.WireAPI != "chat"),
-		PromptCacheKey: s.info.SessionID,
+		Model:             s.info.Model,
+		Instructions:      baseInstructions,
+		Input:             s.history.Items(),
+		Tools:             modelTools(specs),
+		PromptCacheKey:    s.info.SessionID,
+		FunctionToolsOnly: !fam.freeformTools,
 	}
 	if fam.reasoning {
-		req.ReasoningEffort, req.ReasoningSummary = opts.ReasoningEffort, opts.ReasoningSummary
+		req.ReasoningEffort, req.ReasoningSummary = s.cfg.ReasoningEffort, s.cfg.ReasoningSummary
 	}
 	var finished []model.Item // items finished by the current attempt
 	emit := func(ev model.Event) {
@@ -130,7 +131,7 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 			t.itemDone(ev.ItemID, &it)
 		}
 	}
-	resp, err := opts.Model.Stream(ctx, req, emit)
+	resp, err := s.client.Stream(ctx, req, emit)
 	if err != nil {
 		for _, it := range finished {
 			s.history.Append(it)
@@ -229,22 +230,17 @@ func outputItem(c *tools.Call, out tools.Output) model.Item {
 	return model.Item{Type: typ, CallID: c.CallID, Output: out.Text, Images: out.Images}
 }
 
-// modelTools converts tool specs for the model. Freeform tools are offered
-// as such only to models trained on them over the Responses API; for every
-// other model and for Chat Completions they become function tools taking
-// one `input` string.
-func modelTools(specs []tools.Spec, freeform bool) []model.Tool {
+// modelTools converts tool specs for the model. How a freeform tool
+// reaches a model that cannot take it as such (as a function taking its
+// input) is the model client's business: see model.Request.FunctionToolsOnly.
+func modelTools(specs []tools.Spec) []model.Tool {
 	out := make([]model.Tool, 0, len(specs))
 	for _, sp := range specs {
 		mt := model.Tool{Type: model.ToolFunction, Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters}
 		if sp.Type == tools.Custom {
-			if !freeform {
-				mt.Parameters = json.RawMessage(`{"type":"object","properties":{"input":{"type":"string"}},"required":["input"],"additionalProperties":false}`)
-			} else {
-				mt.Type = model.ToolCustom
-				if sp.Grammar != "" {
-					mt.Grammar = &model.Grammar{Syntax: sp.GrammarSyntax, Definition: sp.Grammar}
-				}
+			mt.Type, mt.Parameters = model.ToolCustom, nil
+			if sp.Grammar != "" {
+				mt.Grammar = &model.Grammar{Syntax: sp.GrammarSyntax, Definition: sp.Grammar}
 			}
 		}
 		out = append(out, mt)

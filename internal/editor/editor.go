@@ -3,6 +3,10 @@
 // does. End-to-end tests and the offline demo use it to initialize, edit
 // documents, start turns, follow agent/event and $/progress, and answer the
 // server's requests.
+//
+// It is test equipment that `agent-ls demo` also needs at run time, so the
+// agent-ls binary links it through the demo's files only (see the
+// cmd/agent-ls package documentation); it imports nothing test-only.
 package editor
 
 import (

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/openai/openai-go/v3"
@@ -13,8 +12,8 @@ import (
 // developer messages become system messages too (many local servers know
 // no developer role), consecutive calls become one assistant message with
 // tool_calls, outputs become tool messages, and reasoning items are
-// dropped. Custom tools are offered as function tools taking {"input":
-// string}; a call of one comes back as a custom_tool_call.
+// dropped. Custom tools are offered as function tools (see
+// asFunctionTool).
 func chatParams(req *Request) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
@@ -89,15 +88,11 @@ func chatMessages(req *Request) ([]openai.ChatCompletionMessageParamUnion, error
 				msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &openai.ChatCompletionAssistantMessageParam{}})
 				lastAssistant = msgs[len(msgs)-1].OfAssistant
 			}
-			args := it.Arguments
-			if it.Type == ItemCustomToolCall {
-				b, _ := json.Marshal(map[string]string{"input": it.Input})
-				args = string(b)
-			}
+			call := asFunctionItem(*it)
 			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       it.CallID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: args},
+					ID:       call.CallID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: call.Name, Arguments: call.Arguments},
 				},
 			})
 		case ItemFunctionCallOutput, ItemCustomToolCallOutput:
@@ -125,33 +120,18 @@ func imageParts(text string, images []string) []openai.ChatCompletionContentPart
 	return parts
 }
 
-// customInputSchema is the parameters of a custom tool offered as a
-// function tool.
-var customInputSchema = json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The raw input of the tool."}},"required":["input"],"additionalProperties":false}`)
-
 func chatTool(t Tool) (openai.ChatCompletionToolUnionParam, error) {
-	fd := shared.FunctionDefinitionParam{Name: t.Name, Strict: openai.Bool(false)}
-	desc := t.Description
-	var schema json.RawMessage
-	switch t.Type {
-	case ToolFunction, "":
-		s, err := toolSchema(t)
-		if err != nil {
-			return openai.ChatCompletionToolUnionParam{}, err
-		}
-		schema = s
-	case ToolCustom:
-		schema = customInputSchema
-		if g := t.Grammar; g != nil {
-			desc += fmt.Sprintf("\n\nPass the raw input in the `input` field; it must match this %s grammar:\n%s", g.Syntax, g.Definition)
-		} else {
-			desc += "\n\nPass the raw input in the `input` field."
-		}
-	default:
+	t = asFunctionTool(t)
+	if t.Type != ToolFunction && t.Type != "" {
 		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("model: tool %q: unsupported tool type %q", t.Name, t.Type)
 	}
-	if desc != "" {
-		fd.Description = openai.String(desc)
+	schema, err := toolSchema(t)
+	if err != nil {
+		return openai.ChatCompletionToolUnionParam{}, err
+	}
+	fd := shared.FunctionDefinitionParam{Name: t.Name, Strict: openai.Bool(false)}
+	if t.Description != "" {
+		fd.Description = openai.String(t.Description)
 	}
 	fd.SetExtraFields(map[string]any{"parameters": schema})
 	return openai.ChatCompletionFunctionTool(fd), nil

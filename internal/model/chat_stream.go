@@ -126,11 +126,7 @@ func (c *client) runChat(ctx context.Context, params openai.ChatCompletionNewPar
 			// unique and stable across retries.
 			callID = fmt.Sprintf("call_%s_%d", rp.nonce, i)
 		}
-		it := Item{Type: ItemFunctionCall, CallID: callID, Name: call.name, Arguments: call.arguments.String()}
-		if isCustomTool(req, call.name) {
-			it = Item{Type: ItemCustomToolCall, CallID: callID, Name: call.name, Input: customInput(it.Arguments)}
-		}
-		finish(pos, it)
+		finish(pos, fromFunctionCall(req, Item{Type: ItemFunctionCall, CallID: callID, Name: call.name, Arguments: call.arguments.String()}))
 	}
 	return resp, nil
 }

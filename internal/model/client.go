@@ -125,7 +125,7 @@ func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*R
 			return nil, err
 		}
 		run = func(ctx context.Context, at *attempt) (*Response, error) {
-			return c.runResponses(ctx, params, at)
+			return c.runResponses(ctx, params, req, at)
 		}
 	}
 

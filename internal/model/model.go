@@ -3,7 +3,9 @@
 // Chat Completions for local OpenAI-compatible servers) and turns the wire
 // stream back into model-neutral events. Retries, idle timeouts and the
 // de-duplication of text replayed by a retried stream live here, so callers
-// see one clean stream per request.
+// see one clean stream per request. So does offering a freeform tool as a
+// function where the wire or the model cannot take it as such
+// (Request.FunctionToolsOnly): callers offer their tools as they are.
 package model
 
 import (
@@ -99,6 +101,12 @@ type Request struct {
 	ReasoningSummary string
 	// PromptCacheKey groups requests of one conversation for caching.
 	PromptCacheKey string
+	// FunctionToolsOnly says the model was not trained on freeform tools:
+	// custom tools are offered to it as function tools taking one `input`
+	// string (their grammar in the description), and its calls of them
+	// come back as custom tool calls. Chat Completions, which has no
+	// freeform tools, always offers them so.
+	FunctionToolsOnly bool
 }
 
 // Usage is the token accounting of one response.

@@ -16,7 +16,8 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // responsesParams builds the Responses API request for req. The request is
 // stateless (store: false): the whole history is sent each time, reasoning
 // items with their encrypted content, and no item ids (the server keeps no
-// items to refer to).
+// items to refer to). With FunctionToolsOnly, custom tools and their calls
+// travel as functions (see asFunctionTool).
 func responsesParams(req *Request) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{
 		Model:             shared.ResponsesModel(req.Model),
@@ -41,7 +42,11 @@ func responsesParams(req *Request) (responses.ResponseNewParams, error) {
 	}
 	input := make(responses.ResponseInputParam, 0, len(req.Input))
 	for i := range req.Input {
-		it, err := responsesInputItem(&req.Input[i])
+		item := req.Input[i]
+		if req.FunctionToolsOnly {
+			item = asFunctionItem(item)
+		}
+		it, err := responsesInputItem(&item)
 		if err != nil {
 			return p, fmt.Errorf("model: input item %d: %w", i, err)
 		}
@@ -49,6 +54,9 @@ func responsesParams(req *Request) (responses.ResponseNewParams, error) {
 	}
 	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	for _, t := range req.Tools {
+		if req.FunctionToolsOnly {
+			t = asFunctionTool(t)
+		}
 		tool, err := responsesTool(t)
 		if err != nil {
 			return p, err

@@ -13,8 +13,9 @@ import (
 // runResponses makes one attempt on the Responses API and maps its stream:
 // output_text (and refusal) deltas become TextDelta, reasoning summary
 // deltas ReasoningDelta, output_item.done ItemDone, and response.completed
-// the Response.
-func (c *client) runResponses(ctx context.Context, params responses.ResponseNewParams, at *attempt) (*Response, error) {
+// the Response. Function calls of custom tools offered as functions are
+// mapped back to custom tool calls.
+func (c *client) runResponses(ctx context.Context, params responses.ResponseNewParams, req *Request, at *attempt) (*Response, error) {
 	stream := c.responses.NewStreaming(ctx, params, option.WithMiddleware(at.http.middleware))
 	defer stream.Close()
 	rp := at.replay
@@ -49,13 +50,14 @@ func (c *client) runResponses(ctx context.Context, params responses.ResponseNewP
 				s = rp.item(pos, it.Type, it.ID)
 			}
 			it.ID = s.id
+			it = fromFunctionCall(req, it)
 			rp.done(s, it)
 			for len(done) <= pos {
 				done = append(done, Item{})
 			}
 			done[pos] = it
 		case "response.completed":
-			return completedResponse(&ev.Response, rp, done), nil
+			return completedResponse(&ev.Response, req, rp, done), nil
 		case "response.failed":
 			e := ev.Response.Error
 			msg := e.Message
@@ -93,7 +95,7 @@ func deltaSlot(rp *replay, pos int, kind ItemType, upstreamID string) *slot {
 }
 
 // completedResponse maps the final response; item ids are the caller's.
-func completedResponse(r *responses.Response, rp *replay, done []Item) *Response {
+func completedResponse(r *responses.Response, req *Request, rp *replay, done []Item) *Response {
 	out := &Response{ID: r.ID, Usage: Usage{
 		InputTokens:       r.Usage.InputTokens,
 		CachedInputTokens: r.Usage.InputTokensDetails.CachedTokens,
@@ -108,7 +110,7 @@ func completedResponse(r *responses.Response, rp *replay, done []Item) *Response
 		if s := rp.lookup(pos); s != nil && s.kind == it.Type {
 			it.ID = s.id
 		}
-		out.Output = append(out.Output, it)
+		out.Output = append(out.Output, fromFunctionCall(req, it))
 	}
 	if len(out.Output) == 0 {
 		// Some compatible servers send a bare response.completed; the

@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// runTurn runs one turn in the session and waits for it to end.
+func runTurn(t *testing.T, mgr *Manager, sessionID, prompt string) TurnResult {
+	t.Helper()
+	turn, err := mgr.StartTurn(sessionID, TurnInput{Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-turn.Done()
+	return turn.Result()
+}
+
+// TestUpdateDefaultsAffectsOnlyLaterSessions: new defaults reach the
+// sessions started after the update, in their info, their environment
+// context and their requests; a session started before keeps what it
+// started with, also in its later turns; a bad update changes nothing.
+func TestUpdateDefaultsAffectsOnlyLaterSessions(t *testing.T) {
+	m := &scriptedModel{}
+	m.add(say("a1", "one"), say("b1", "two"), say("a2", "three"))
+	reg, err := tools.NewRegistry(tools.Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5-before"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Close)
+	before, err := mgr.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := mgr.UpdateDefaults(func(d *Defaults) {
+		d.ModelName, d.ApprovalPolicy, d.SandboxMode = "gpt-5-after", policy.Never, policy.ReadOnly
+		d.ReasoningEffort, d.MaxRequests = "high", 7
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.UpdateDefaults(func(d *Defaults) { d.ModelName, d.ApprovalPolicy = "gpt-5-bad", "sometimes" }); err == nil || !strings.Contains(err.Error(), "sometimes") {
+		t.Errorf("bad approval policy: %v", err)
+	}
+	if d := mgr.Defaults(); d.ModelName != "gpt-5-after" || d.ApprovalPolicy != policy.Never || d.ReasoningSummary != "auto" || d.MaxRequests != 7 {
+		t.Errorf("defaults after a good and a bad update: %+v", d)
+	}
+	after, err := mgr.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Model != "gpt-5-after" || after.ApprovalPolicy != policy.Never || after.SandboxMode != policy.ReadOnly {
+		t.Errorf("session started after the update: %+v", after)
+	}
+	if before.Model != "gpt-5-before" || before.ApprovalPolicy != policy.OnRequest || before.SandboxMode != policy.WorkspaceWrite {
+		t.Errorf("session started before the update: %+v", before)
+	}
+
+	for _, id := range []string{before.SessionID, after.SessionID, before.SessionID} {
+		if r := runTurn(t, mgr, id, "go"); r.Status != event.StatusCompleted {
+			t.Fatalf("turn in %s: %+v", id, r)
+		}
+	}
+	for i, want := range []struct{ model, effort, policy string }{
+		{"gpt-5-before", "medium", "on-request"},
+		{"gpt-5-after", "high", "never"},
+		{"gpt-5-before", "medium", "on-request"}, // a later turn of the older session
+	} {
+		req := m.request(i)
+		var env string
+		for _, it := range req.Input {
+			if strings.Contains(it.Text, "<environment_context>") {
+				env = it.Text
+			}
+		}
+		if req.Model != want.model || req.ReasoningEffort != want.effort || !strings.Contains(env, "<approval_policy>"+want.policy+"<") {
+			t.Errorf("request %d: model %q, effort %q, environment\n%s\nwant %+v", i, req.Model, req.ReasoningEffort, env, want)
+		}
+	}
+}
+
+// TestClientForPicksEachSessionsClient: each session talks to the client
+// picked for it when it started, and a client that cannot be made fails
+// the session's start.
+func TestClientForPicksEachSessionsClient(t *testing.T) {
+	clients := map[string]*scriptedModel{"local-a": {}, "local-b": {}}
+	clients["local-a"].add(say("a", "from a"))
+	clients["local-b"].add(say("b", "from b"))
+	var asked []string
+	reg, err := tools.NewRegistry(tools.Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := NewManager(Options{Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "local-a",
+		ClientFor: func(info SessionInfo) (model.Client, error) {
+			asked = append(asked, info.Model)
+			if c, ok := clients[info.Model]; ok {
+				return c, nil
+			}
+			return nil, errors.New("no provider serves " + info.Model)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Close)
+	a, err := mgr.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mgr.NewSession(SessionOptions{Model: "local-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mgr.NewSession(SessionOptions{Model: "elsewhere"}); err == nil || !strings.Contains(err.Error(), "no provider serves elsewhere") {
+		t.Errorf("a session without a client: %v", err)
+	}
+	if got := strings.Join(asked, ","); got != "local-a,local-b,elsewhere" {
+		t.Errorf("ClientFor asked for %s", got)
+	}
+	if r := runTurn(t, mgr, b.SessionID, "hi"); r.LastMessage != "from b" {
+		t.Errorf("session b: %+v", r)
+	}
+	if r := runTurn(t, mgr, a.SessionID, "hi"); r.LastMessage != "from a" {
+		t.Errorf("session a: %+v", r)
+	}
+	for name, c := range clients {
+		if len(c.requests) != 1 || c.requests[0].Model != name {
+			t.Errorf("client %s got %d requests", name, len(c.requests))
+		}
+	}
+	if _, err := NewManager(Options{Frontend: newRecorder(), Tools: reg}); err == nil {
+		t.Error("a manager without Model or ClientFor")
+	}
+}
+
+// TestToolsReachTheModelAsTheyAre: the agent offers apply_patch as the
+// freeform tool it is, grammar included, to every model, and says which
+// models take function tools only; how it travels is the client's affair.
+func TestToolsReachTheModelAsTheyAre(t *testing.T) {
+	for name, functionsOnly := range map[string]bool{"gpt-5-codex": false, "llama3": true, "o3": true} {
+		m := &scriptedModel{}
+		m.add(say("m", "ok"))
+		rec := newRecorder()
+		mgr := newTestManager(t, m, rec)
+		info, err := mgr.NewSession(SessionOptions{Model: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runTurn(t, mgr, info.SessionID, "hi")
+		req := m.request(0)
+		if req.FunctionToolsOnly != functionsOnly {
+			t.Errorf("%s: FunctionToolsOnly %v", name, req.FunctionToolsOnly)
+		}
+		var patch *model.Tool
+		for i := range req.Tools {
+			if req.Tools[i].Name == "apply_patch" {
+				patch = &req.Tools[i]
+			}
+		}
+		if patch == nil || patch.Type != model.ToolCustom || patch.Grammar == nil || patch.Grammar.Syntax != "lark" ||
+			!strings.Contains(patch.Grammar.Definition, "begin_patch") {
+			t.Errorf("%s: apply_patch offered as %+v", name, patch)
+		}
+	}
+}
