@@ -144,7 +144,7 @@ func (s *session) wait(turnID string) editor.Event {
 func types(evs []editor.Event) string {
 	var ts []string
 	for _, ev := range evs {
-		ts = append(ts, ev.Type)
+		ts = append(ts, string(ev.Type))
 	}
 	return strings.Join(ts, ",")
 }

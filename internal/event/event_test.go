@@ -48,14 +48,14 @@ var samples = []Payload{
 // protocol defines.
 func TestGoldenJSON(t *testing.T) {
 	for i, p := range samples {
-		t.Run(p.EventType(), func(t *testing.T) {
+		t.Run(string(p.EventType()), func(t *testing.T) {
 			ev := Event{SessionID: "s1", TurnID: "t1", Seq: int64(i + 1), Payload: p}
 			got, err := json.MarshalIndent(ev, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", p.EventType()+".json")
+			path := filepath.Join("testdata", "golden", string(p.EventType())+".json")
 			if *update {
 				if err := os.WriteFile(path, got, 0o644); err != nil {
 					t.Fatal(err)
@@ -75,7 +75,7 @@ func TestGoldenJSON(t *testing.T) {
 				Seq                     int64
 			}
 			if err := json.Unmarshal(got, &head); err != nil || head.SessionID != "s1" || head.TurnID != "t1" ||
-				head.Seq != int64(i+1) || head.Type != p.EventType() {
+				head.Seq != int64(i+1) || head.Type != string(p.EventType()) {
 				t.Errorf("header read back as %+v (%v)", head, err)
 			}
 		})

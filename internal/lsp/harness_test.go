@@ -124,7 +124,7 @@ func (a *fakeAgent) emit(session, turn string, p event.Payload) {
 }
 
 // complete ends a turn with turnCompleted.
-func (a *fakeAgent) complete(session, turn, status string) {
+func (a *fakeAgent) complete(session, turn string, status event.TurnStatus) {
 	a.mu.Lock()
 	if a.running[session] == turn {
 		delete(a.running, session)

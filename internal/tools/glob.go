@@ -37,8 +37,8 @@ func (Glob) Spec() Spec {
 	return Spec{Type: Function, Name: "glob", Description: globDescription, Parameters: globSchema}
 }
 
-func (Glob) Kind() string        { return event.KindSearch }
-func (Glob) Mutating(*Call) bool { return false }
+func (Glob) Kind() event.ToolKind { return event.KindSearch }
+func (Glob) Mutating(*Call) bool  { return false }
 
 type globArgs struct {
 	Pattern string `json:"pattern"`

@@ -52,8 +52,8 @@ func (GrepFiles) Spec() Spec {
 	return Spec{Type: Function, Name: "grep_files", Description: grepFilesDescription, Parameters: grepFilesSchema}
 }
 
-func (GrepFiles) Kind() string        { return event.KindSearch }
-func (GrepFiles) Mutating(*Call) bool { return false }
+func (GrepFiles) Kind() event.ToolKind { return event.KindSearch }
+func (GrepFiles) Mutating(*Call) bool  { return false }
 
 type grepArgs struct {
 	Pattern       string `json:"pattern"`

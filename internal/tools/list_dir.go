@@ -42,8 +42,8 @@ func (ListDir) Spec() Spec {
 	return Spec{Type: Function, Name: "list_dir", Description: listDirDescription, Parameters: listDirSchema}
 }
 
-func (ListDir) Kind() string        { return event.KindRead }
-func (ListDir) Mutating(*Call) bool { return false }
+func (ListDir) Kind() event.ToolKind { return event.KindRead }
+func (ListDir) Mutating(*Call) bool  { return false }
 
 type listDirArgs struct {
 	DirPath string `json:"dir_path"`
