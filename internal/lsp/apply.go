@@ -144,7 +144,7 @@ func (s *server) revertPartial(ctx context.Context, open []*openEdit) {
 }
 
 // diskError turns a file that changed under the change into a rejection,
-// which tells the model to read it again.
+// as the editor's own version check does for an open document.
 func diskError(err error) error {
 	var ce *workspace.ChangedError
 	if errors.As(err, &ce) {

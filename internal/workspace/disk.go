@@ -13,7 +13,8 @@ import (
 )
 
 // ChangedError says a file no longer holds the content a change was
-// computed from: someone changed it after it was read.
+// computed from: someone changed it after it was read. Nothing of the
+// change set was written.
 type ChangedError struct {
 	Path string
 	// Detail says how it differs ("it was deleted", "it exists now", ...).
@@ -25,7 +26,7 @@ func (e *ChangedError) Error() string {
 	if e.Detail != "" {
 		msg += " (" + e.Detail + ")"
 	}
-	return msg + "; nothing was changed: read it again and redo the change"
+	return msg + "; nothing was changed"
 }
 
 // WriteToDisk applies every change of cs to disk, all or nothing. Each
