@@ -266,3 +266,16 @@ func rpcError(t *testing.T, err error, code int64) string {
 	}
 	return rpc.Message
 }
+
+// sync returns once the server has handled everything the editor sent
+// before: text synchronization runs in wire order on the server's read
+// loop (a Preempter, bigmsg.go's direct path), so the answer to a request
+// sent after it comes after it.
+func (h *harness) sync() {
+	h.t.Helper()
+	err := h.ed.Request(h.ctx, "agent-ls/test/sync", nil, nil)
+	var rpcErr *jsonrpc2.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc2.MethodNotFound {
+		h.t.Fatalf("sync request: %v, want MethodNotFound", err)
+	}
+}
