@@ -192,7 +192,7 @@ func TestWireEdgesAgainstTheBinary(t *testing.T) {
 	var burst strings.Builder
 	for i := 100; i < 120; i++ {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"unknown/x"}`, i)
-		fmt.Fprintf(&burst, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		lspframe.Write(&burst, []byte(body))
 	}
 	s.write(burst.String())
 	seen := map[string]bool{}
