@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/proctest"
 )
 
 // binDir holds agent-ls and agent-ls-sandbox as `make install` put them.
@@ -392,15 +393,14 @@ func (r *editorRun) play(ctx context.Context, send func(string) error, prompts [
 		r.t.Fatal("the editor did not exit")
 	}
 	// The editor's agent-ls sees its stdin close and exits on its own.
-	for {
-		left := serversRunning()
-		if len(left) == 0 {
-			return
+	// The editor has exited, so no new one starts: wait for those left.
+	for _, pid := range serversRunning() {
+		wait := time.Minute
+		if d, ok := ctx.Deadline(); ok {
+			wait = time.Until(d)
 		}
-		select {
-		case <-ctx.Done():
-			r.t.Fatalf("agent-ls processes %v outlived the editor", left)
-		case <-time.After(20 * time.Millisecond): // polling /proc, which has no notification
+		if exited, err := proctest.WaitExit(pid, wait); err != nil || !exited {
+			r.t.Fatalf("agent-ls process %d outlived the editor (%v)", pid, err)
 		}
 	}
 }

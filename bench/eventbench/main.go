@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/editor"
+	"github.com/agent-ls/agent-ls/internal/event"
 )
 
 var epoch = time.Now()
@@ -95,13 +96,13 @@ func interrupt(bin string) (time.Duration, error) {
 			return 0, err
 		}
 		switch ev.Type {
-		case "messageDelta":
+		case event.TypeMessageDelta:
 			if t0.IsZero() {
 				t0 = time.Now()
 				go ed.Request(ctx, "agent/interrupt", map[string]any{"sessionId": started.SessionID}, nil)
 			}
-		case "turnCompleted":
-			if ev.Status != "interrupted" {
+		case event.TypeTurnCompleted:
+			if ev.Status != string(event.StatusInterrupted) {
 				return 0, fmt.Errorf("turn ended %s", ev.Status)
 			}
 			return time.Since(t0), nil
@@ -136,7 +137,7 @@ func run(bin string, n int, pace time.Duration) ([]time.Duration, time.Duration,
 		}
 		now := time.Since(epoch)
 		switch ev.Type {
-		case "messageDelta":
+		case event.TypeMessageDelta:
 			sent, err := strconv.ParseInt(strings.TrimSpace(ev.Delta), 10, 64)
 			if err != nil {
 				return nil, 0, fmt.Errorf("delta %q: %w", ev.Delta, err)
@@ -146,8 +147,8 @@ func run(bin string, n int, pace time.Duration) ([]time.Duration, time.Duration,
 			}
 			lat = append(lat, now-time.Duration(sent))
 			last = now
-		case "turnCompleted":
-			if ev.Status != "completed" {
+		case event.TypeTurnCompleted:
+			if ev.Status != string(event.StatusCompleted) {
 				return nil, 0, fmt.Errorf("turn %s: %s", ev.Status, ev.Error)
 			}
 			if len(lat) != n {

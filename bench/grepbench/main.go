@@ -29,9 +29,19 @@ type query struct {
 }
 
 func main() {
-	dir := flag.String("dir", filepath.Join(runtime.GOROOT(), "src"), "tree to search")
+	dir := flag.String("dir", "", "tree to search (default: $(go env GOROOT)/src)")
 	runs := flag.Int("n", 5, "timed runs per tool and query (the median is reported)")
 	flag.Parse()
+	if *dir == "" {
+		// The go command's GOROOT: runtime.GOROOT is the one this binary
+		// was built with, which need not exist here.
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "grepbench: no -dir and no go command to find GOROOT:", err)
+			os.Exit(2)
+		}
+		*dir = filepath.Join(strings.TrimSpace(string(out)), "src")
+	}
 
 	queries := []query{
 		{"literal", "func NewReader", []string{"--fixed-strings"}},

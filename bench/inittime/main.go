@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent-ls/agent-ls/internal/lspframe"
 )
 
 func main() {
@@ -113,7 +115,6 @@ func once(argv []string, root string, timeout time.Duration) (time.Duration, int
 		"workspaceFolders": []map[string]string{{"uri": "file://" + root, "name": filepath.Base(root)}},
 	}
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
-	frame := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(msg), msg)
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -123,7 +124,7 @@ func once(argv []string, root string, timeout time.Duration) (time.Duration, int
 		cmd.Process.Kill()
 		cmd.Wait()
 	}()
-	if _, err := io.WriteString(stdin, frame); err != nil {
+	if err := lspframe.Write(stdin, msg); err != nil {
 		return 0, 0, err
 	}
 	type result struct {
@@ -134,7 +135,7 @@ func once(argv []string, root string, timeout time.Duration) (time.Duration, int
 	go func() {
 		r := bufio.NewReader(stdout)
 		for {
-			body, err := readFrame(r)
+			body, err := lspframe.Read(r)
 			if err != nil {
 				done <- result{err: err}
 				return
@@ -157,29 +158,6 @@ func once(argv []string, root string, timeout time.Duration) (time.Duration, int
 	case <-time.After(timeout):
 		return 0, 0, fmt.Errorf("no initialize result within %v", timeout)
 	}
-}
-
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	n := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-			n, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	if n < 0 {
-		return nil, fmt.Errorf("frame without Content-Length")
-	}
-	body := make([]byte, n)
-	_, err := io.ReadFull(r, body)
-	return body, err
 }
 
 func rssKB(pid int) int {

@@ -34,45 +34,76 @@ func main() {
 	warmup := flag.Int("warmup", 20, "untimed runs per variant")
 	heapMiB := flag.Int("heap", 0, "MiB of live heap to hold first, like a long-running agent (spawn cost must not grow with it)")
 	flag.Parse()
-	heap := make([][]byte, 0, *heapMiB)
-	for range *heapMiB {
+	heap := holdHeap(*heapMiB)
+
+	self, err := os.Executable()
+	if err != nil {
+		fatal(err)
+	}
+	cwd, present := roots()
+	defer os.RemoveAll(cwd)
+	defer os.RemoveAll(present)
+	fmt.Println(sandbox.Probe().Summary())
+
+	vs := variants(self, cwd, present)
+	medians := timeVariants(vs, *warmup, *runs)
+	runtime.KeepAlive(heap)
+	fmt.Println()
+	for i := 1; i < len(vs); i++ {
+		fmt.Printf("%-56s %5.1fx plain, +%.2f ms\n", vs[i].name,
+			float64(medians[i])/float64(medians[0]), ms(medians[i]-medians[0]))
+	}
+	fmt.Println()
+	phases(self, cwd, false, *runs)
+	phases(self, cwd, true, *runs)
+}
+
+// holdHeap allocates and touches mib MiB, to be kept alive.
+func holdHeap(mib int) [][]byte {
+	heap := make([][]byte, 0, mib)
+	for range mib {
 		b := make([]byte, 1<<20)
 		for i := 0; i < len(b); i += 4096 {
 			b[i] = 1
 		}
 		heap = append(heap, b)
 	}
+	return heap
+}
 
-	self, err := os.Executable()
-	if err != nil {
-		fatal(err)
-	}
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		fatal(err)
-	}
+// roots makes the two working directories the commands run in: cwd,
+// where .git, .agents and .agent-ls are missing (the dearer case: the
+// helper puts placeholders on them), and present, where they exist.
+func roots() (cwd, present string) {
 	cwd, err := os.MkdirTemp("", "sandboxbench")
 	if err != nil {
 		fatal(err)
 	}
-	defer os.RemoveAll(cwd)
-	// A second root where .git, .agents and .agent-ls exist: nothing to
-	// put a placeholder on. In cwd they are missing, the dearer case.
-	present, err := os.MkdirTemp("", "sandboxbench")
+	present, err = os.MkdirTemp("", "sandboxbench")
 	if err != nil {
 		fatal(err)
 	}
-	defer os.RemoveAll(present)
 	for _, n := range sandbox.ProtectedNames {
 		if err := os.Mkdir(filepath.Join(present, n), 0o755); err != nil {
 			fatal(err)
 		}
 	}
-	fmt.Println(sandbox.Probe().Summary())
+	return cwd, present
+}
 
-	type variant struct {
-		name string
-		cmd  func() runnable
+// variant is one way of running `true`.
+type variant struct {
+	name string
+	cmd  func() runnable
+}
+
+// variants are `true` plainly (first: the others are compared with it),
+// through the helper in both roots, without namespaces, and through
+// bubblewrap where it is installed.
+func variants(self, cwd, present string) []variant {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		fatal(err)
 	}
 	policy := func(dir string, noNS bool) func() runnable {
 		return func() runnable {
@@ -84,7 +115,7 @@ func main() {
 			return cmd
 		}
 	}
-	variants := []variant{
+	vs := []variant{
 		{"true (plain)", func() runnable { return exec.Command(truePath) }},
 		{"agent-ls sandbox, namespaces, protected paths present", policy(present, false)},
 		{"agent-ls sandbox, namespaces, protected paths missing", policy(cwd, false)},
@@ -93,45 +124,41 @@ func main() {
 	if bwrap, err := exec.LookPath("bwrap"); err == nil {
 		// The comparable set-up: the filesystem read-only, the workspace
 		// writable, no network.
-		variants = append(variants, variant{"bwrap --ro-bind / / --dev /dev --bind WS WS --unshare-net true", func() runnable {
+		vs = append(vs, variant{"bwrap --ro-bind / / --dev /dev --bind WS WS --unshare-net true", func() runnable {
 			return exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--bind", cwd, cwd, "--unshare-net", truePath)
 		}})
 	} else {
 		fmt.Println("bwrap not found: skipping the bubblewrap comparison")
 	}
+	return vs
+}
 
-	// Round-robin over the variants, so that load from elsewhere on the
-	// machine hits all of them alike.
-	times := make([][]time.Duration, len(variants))
-	for r := 0; r < *warmup+*runs; r++ {
-		for i, v := range variants {
+// timeVariants runs the variants round-robin, so that load from elsewhere
+// on the machine hits all of them alike, prints each one's times and
+// returns their medians.
+func timeVariants(vs []variant, warmup, runs int) []time.Duration {
+	times := make([][]time.Duration, len(vs))
+	for r := 0; r < warmup+runs; r++ {
+		for i, v := range vs {
 			cmd := v.cmd()
 			start := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				fatal(fmt.Errorf("%s: %v: %s", v.name, err, out))
 			}
-			if r >= *warmup {
+			if r >= warmup {
 				times[i] = append(times[i], time.Since(start))
 			}
 		}
 	}
-	medians := make([]time.Duration, len(variants))
-	for i, v := range variants {
+	medians := make([]time.Duration, len(vs))
+	for i, v := range vs {
 		ts := times[i]
 		slices.Sort(ts)
 		medians[i] = ts[len(ts)/2]
 		fmt.Printf("%-56s median %6.2f ms  (min %.2f, p90 %.2f)\n", v.name,
 			ms(medians[i]), ms(ts[0]), ms(ts[len(ts)*9/10]))
 	}
-	runtime.KeepAlive(heap)
-	fmt.Println()
-	for i := 1; i < len(variants); i++ {
-		fmt.Printf("%-56s %5.1fx plain, +%.2f ms\n", variants[i].name,
-			float64(medians[i])/float64(medians[0]), ms(medians[i]-medians[0]))
-	}
-	fmt.Println()
-	phases(self, cwd, false, *runs)
-	phases(self, cwd, true, *runs)
+	return medians
 }
 
 // phases runs `true` through the runner with the helper reporting its

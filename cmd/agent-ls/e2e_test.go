@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agent-ls/agent-ls/internal/editor"
+	"github.com/agent-ls/agent-ls/internal/lspframe"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
 
@@ -144,7 +145,7 @@ func (s *session) wait(turnID string) editor.Event {
 func types(evs []editor.Event) string {
 	var ts []string
 	for _, ev := range evs {
-		ts = append(ts, ev.Type)
+		ts = append(ts, string(ev.Type))
 	}
 	return strings.Join(ts, ",")
 }
@@ -404,29 +405,6 @@ func TestMissingAPIKeyFailsAtOnce(t *testing.T) {
 	}
 }
 
-func readTestFrame(r *bufio.Reader) ([]byte, error) {
-	n := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-			n, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	if n < 0 {
-		return nil, fmt.Errorf("frame without Content-Length")
-	}
-	body := make([]byte, n)
-	_, err := io.ReadFull(r, body)
-	return body, err
-}
-
 // Malformed input gets an error answer and the server stays up.
 func TestMalformedInputOverStdio(t *testing.T) {
 	cmd := exec.Command(binary)
@@ -440,11 +418,13 @@ func TestMalformedInputOverStdio(t *testing.T) {
 	r := bufio.NewReader(stdout)
 	send := func(body string) {
 		t.Helper()
-		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		if err := lspframe.Write(stdin, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	recv := func() map[string]any {
 		t.Helper()
-		body, err := readTestFrame(r)
+		body, err := lspframe.Read(r)
 		if err != nil {
 			t.Fatal(err)
 		}

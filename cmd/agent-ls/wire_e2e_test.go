@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/lspframe"
 )
 
 // rawServer is the built server driven over raw bytes, to send what no
@@ -46,7 +48,10 @@ func startRaw(t *testing.T) *rawServer {
 }
 
 func (s *rawServer) send(body string) {
-	s.write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+	s.t.Helper()
+	if err := lspframe.Write(s.in, []byte(body)); err != nil {
+		s.t.Fatalf("write: %v", err)
+	}
 }
 
 func (s *rawServer) write(raw string) {
@@ -60,23 +65,9 @@ func (s *rawServer) write(raw string) {
 // cleanup if it never answers; the test's deadline reports it.
 func (s *rawServer) read() string {
 	s.t.Helper()
-	length := -1
-	for {
-		line, err := s.out.ReadString('\n')
-		if err != nil {
-			s.t.Fatalf("reading a header: %v", err)
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			length, _ = strconv.Atoi(v)
-		}
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(s.out, body); err != nil {
-		s.t.Fatalf("reading a body: %v", err)
+	body, err := lspframe.Read(s.out)
+	if err != nil {
+		s.t.Fatalf("reading a message: %v", err)
 	}
 	return string(body)
 }
@@ -201,7 +192,7 @@ func TestWireEdgesAgainstTheBinary(t *testing.T) {
 	var burst strings.Builder
 	for i := 100; i < 120; i++ {
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"unknown/x"}`, i)
-		fmt.Fprintf(&burst, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		lspframe.Write(&burst, []byte(body))
 	}
 	s.write(burst.String())
 	seen := map[string]bool{}

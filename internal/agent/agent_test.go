@@ -91,7 +91,7 @@ func (r *recorder) Event(ev event.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	r.mu.Unlock()
-	if ev.Type() == "turnCompleted" {
+	if ev.Type() == event.TypeTurnCompleted {
 		r.turnCh <- ev
 	}
 }
@@ -113,7 +113,7 @@ func (r *recorder) types(turnID string) []string {
 	var out []string
 	for _, ev := range r.events {
 		if ev.TurnID == turnID {
-			out = append(out, ev.Type())
+			out = append(out, string(ev.Type()))
 		}
 	}
 	return out
@@ -133,7 +133,7 @@ type blockingTool struct {
 func (b *blockingTool) Spec() tools.Spec {
 	return tools.Spec{Type: tools.Function, Name: "wait", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
-func (b *blockingTool) Kind() string              { return event.KindExecute }
+func (b *blockingTool) Kind() event.ToolKind      { return event.KindExecute }
 func (b *blockingTool) Mutating(*tools.Call) bool { return true }
 func (b *blockingTool) Title(*tools.Call) string  { return "wait" }
 func (b *blockingTool) Handle(ctx context.Context, _ *tools.Env, _ *tools.Call) (tools.Output, error) {

@@ -15,12 +15,13 @@ import (
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
-// File change statuses of the fileChange event.
-const (
-	ChangeApplied  = "applied"
-	ChangeRejected = "rejected"
-	ChangeFailed   = "failed"
-)
+// changeKinds names each kind of workspace change on the wire.
+var changeKinds = map[workspace.ChangeKind]event.ChangeKind{
+	workspace.Add:    event.ChangeAdd,
+	workspace.Update: event.ChangeUpdate,
+	workspace.Delete: event.ChangeDelete,
+	workspace.Move:   event.ChangeMove,
+}
 
 // fileState is one file's content at a moment; exists false means absent.
 type fileState struct {
@@ -105,32 +106,32 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 		}
 	}
 	err := t.s.mgr.applyChanges(ctx, cs)
-	status := ChangeApplied
+	status := event.ChangeApplied
 	var rejected *workspace.RejectedError
 	var unconfirmed *workspace.UnconfirmedError
 	switch {
 	case errors.As(err, &rejected):
-		status = ChangeRejected
+		status = event.ChangeRejected
 	case errors.As(err, &unconfirmed):
 		// The editor said it applied the change: the user sees it there.
 	case err != nil:
-		status = ChangeFailed
+		status = event.ChangeFailed
 	}
 	ev := event.FileChange{CallID: callID, Status: status}
 	var diff strings.Builder
 	for _, fc := range cs.Changes {
 		after := fileState{exists: fc.Kind != workspace.Delete && fc.Kind != workspace.Move, content: fc.NewContent}
-		entry := event.FileChangeEntry{URI: string(uri.File(fc.Path)), Kind: fc.Kind.String()}
+		entry := event.FileChangeEntry{URI: string(uri.File(fc.Path)), Kind: changeKinds[fc.Kind]}
 		if fc.Kind == workspace.Move {
 			entry.NewURI = string(uri.File(fc.NewPath))
-			if status == ChangeApplied {
+			if status == event.ChangeApplied {
 				t.files.record(fc.NewPath, befores[fc.NewPath], fileState{exists: true, content: fc.NewContent})
 			}
 		}
 		entry.Additions, entry.Deletions = fc.Stats()
 		ev.Changes = append(ev.Changes, entry)
 		diff.WriteString(fc.Diff(t.s.info.Cwd))
-		if status == ChangeApplied {
+		if status == event.ChangeApplied {
 			t.files.record(fc.Path, befores[fc.Path], after)
 		}
 	}

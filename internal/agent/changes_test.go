@@ -79,8 +79,8 @@ func TestPatchAppliedThroughTheFrontendAndUndone(t *testing.T) {
 			fc = p
 		}
 	}
-	if fc.Status != ChangeApplied || len(fc.Changes) != 2 || fc.Changes[0].Kind != "update" || fc.Changes[0].Additions != 1 ||
-		fc.Changes[0].Deletions != 1 || fc.Changes[1].Kind != "add" || !strings.HasPrefix(fc.Changes[1].URI, "file://") {
+	if fc.Status != event.ChangeApplied || len(fc.Changes) != 2 || fc.Changes[0].Kind != event.ChangeUpdate || fc.Changes[0].Additions != 1 ||
+		fc.Changes[0].Deletions != 1 || fc.Changes[1].Kind != event.ChangeAdd || !strings.HasPrefix(fc.Changes[1].URI, "file://") {
 		t.Errorf("fileChange %+v", fc)
 	}
 	for _, want := range []string{"--- a/a.txt", "+TWO", "--- /dev/null", "+++ b/sub/new.txt"} {
@@ -142,9 +142,9 @@ func TestPatchRejectedByTheEditor(t *testing.T) {
 	for _, ev := range fe.all() {
 		switch p := ev.Payload.(type) {
 		case event.FileChange:
-			statuses = append(statuses, "fileChange:"+p.Status)
+			statuses = append(statuses, "fileChange:"+string(p.Status))
 		case event.ToolResult:
-			statuses = append(statuses, "toolResult:"+p.Status)
+			statuses = append(statuses, "toolResult:"+string(p.Status))
 		}
 	}
 	if strings.Join(statuses, ",") != "fileChange:rejected,toolResult:rejected" {

@@ -1,5 +1,7 @@
 package agent
 
+import "github.com/agent-ls/agent-ls/internal/event"
+
 // Turn is a running turn as its starter holds it: its id, and a way to
 // wait for its end. A frontend that answers when the turn ends (exec, an
 // ACP session/prompt) waits on Done instead of watching events.
@@ -19,7 +21,7 @@ func NewTurn(id string, done <-chan struct{}, result *TurnResult) *Turn {
 // (event.StatusCompleted, StatusInterrupted or StatusFailed), error and
 // last message.
 type TurnResult struct {
-	Status      string
+	Status      event.TurnStatus
 	Error       string
 	LastMessage string
 }

@@ -24,7 +24,7 @@ type extTool struct {
 func (e extTool) Spec() tools.Spec {
 	return tools.Spec{Type: tools.Function, Name: e.name, Parameters: json.RawMessage(e.params)}
 }
-func (extTool) Kind() string               { return event.KindOther }
+func (extTool) Kind() event.ToolKind       { return event.KindOther }
 func (extTool) Mutating(*tools.Call) bool  { return false }
 func (e extTool) Title(*tools.Call) string { return e.name }
 func (e extTool) Handle(context.Context, *tools.Env, *tools.Call) (tools.Output, error) {

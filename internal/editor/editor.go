@@ -187,6 +187,9 @@ func (e *Editor) Initialize(ctx context.Context, o Options) (*protocol.Initializ
 	}
 	if len(o.WorkspaceFolders) > 0 {
 		root := uri.File(o.WorkspaceFolders[0])
+		// Sent beside workspaceFolders, as editors do, so a server
+		// reading only rootUri finds the root too.
+		//lint:ignore SA1019 deprecated in favour of workspaceFolders, which is sent as well
 		params.RootURI = &root
 		var folders []protocol.WorkspaceFolder
 		for _, f := range o.WorkspaceFolders {

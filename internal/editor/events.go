@@ -8,16 +8,18 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/event"
 )
 
 // Event is one agent/event notification (protocol section 3) with every
 // field any event type carries; the fields of other types are zero. Raw is
 // the notification's params as sent.
 type Event struct {
-	SessionID string `json:"sessionId"`
-	TurnID    string `json:"turnId"`
-	Seq       int64  `json:"seq"`
-	Type      string `json:"type"`
+	SessionID string     `json:"sessionId"`
+	TurnID    string     `json:"turnId"`
+	Seq       int64      `json:"seq"`
+	Type      event.Type `json:"type"`
 
 	// turnStarted
 	Prompt string `json:"prompt"`
@@ -68,17 +70,17 @@ type Event struct {
 
 // FileChange is one file of a fileChange event.
 type FileChange struct {
-	URI       string `json:"uri"`
-	Kind      string `json:"kind"`
-	NewURI    string `json:"newUri"`
-	Additions int    `json:"additions"`
-	Deletions int    `json:"deletions"`
+	URI       string           `json:"uri"`
+	Kind      event.ChangeKind `json:"kind"`
+	NewURI    string           `json:"newUri"`
+	Additions int              `json:"additions"`
+	Deletions int              `json:"deletions"`
 }
 
 // PlanStep is one step of a plan event.
 type PlanStep struct {
-	Step   string `json:"step"`
-	Status string `json:"status"`
+	Step   string           `json:"step"`
+	Status event.StepStatus `json:"status"`
 }
 
 func decodeEvent(params []byte) (Event, error) {
@@ -132,7 +134,7 @@ func (e *Editor) WaitEvent(ctx context.Context, match func(Event) bool) (Event, 
 
 // WaitTurnCompleted waits for the turnCompleted event of a turn.
 func (e *Editor) WaitTurnCompleted(ctx context.Context, turnID string) (Event, error) {
-	return e.WaitEvent(ctx, func(ev Event) bool { return ev.Type == "turnCompleted" && ev.TurnID == turnID })
+	return e.WaitEvent(ctx, func(ev Event) bool { return ev.Type == event.TypeTurnCompleted && ev.TurnID == turnID })
 }
 
 // Progress returns the progress messages received so far, in order.

@@ -21,7 +21,7 @@ type Event struct {
 
 // Payload is the type-specific part of an event.
 type Payload interface {
-	EventType() string
+	EventType() Type
 }
 
 // MarshalJSON flattens the header and the payload into one object.
@@ -37,7 +37,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		SessionID string `json:"sessionId"`
 		TurnID    string `json:"turnId"`
 		Seq       int64  `json:"seq"`
-		Type      string `json:"type"`
+		Type      Type   `json:"type"`
 	}{e.SessionID, e.TurnID, e.Seq, e.Payload.EventType()})
 	if err != nil {
 		return nil, err
@@ -54,38 +54,103 @@ func (e Event) MarshalJSON() ([]byte, error) {
 }
 
 // Type returns the wire name of the event's type.
-func (e Event) Type() string {
+func (e Event) Type() Type {
 	if e.Payload == nil {
 		return ""
 	}
 	return e.Payload.EventType()
 }
 
+// Type is the wire name of an event's type (the "type" field).
+type Type string
+
+// The event types of protocol section 3.
+const (
+	TypeTurnStarted    Type = "turnStarted"
+	TypeMessageDelta   Type = "messageDelta"
+	TypeMessage        Type = "message"
+	TypeReasoningDelta Type = "reasoningDelta"
+	TypeReasoning      Type = "reasoning"
+	TypeToolCall       Type = "toolCall"
+	TypeExecOutput     Type = "execOutput"
+	TypeToolResult     Type = "toolResult"
+	TypeFileChange     Type = "fileChange"
+	TypePlan           Type = "plan"
+	TypeApproval       Type = "approval"
+	TypeUsage          Type = "usage"
+	TypeRetry          Type = "retry"
+	TypeCompacted      Type = "compacted"
+	TypeTurnCompleted  Type = "turnCompleted"
+)
+
+// ToolKind is what a tool call does, for clients to pick an icon or a
+// wording (the toolCall event's kind).
+type ToolKind string
+
 // Tool kinds of the toolCall event.
 const (
-	KindRead    = "read"
-	KindEdit    = "edit"
-	KindDelete  = "delete"
-	KindMove    = "move"
-	KindSearch  = "search"
-	KindExecute = "execute"
-	KindThink   = "think"
-	KindFetch   = "fetch"
-	KindOther   = "other"
+	KindRead    ToolKind = "read"
+	KindEdit    ToolKind = "edit"
+	KindDelete  ToolKind = "delete"
+	KindMove    ToolKind = "move"
+	KindSearch  ToolKind = "search"
+	KindExecute ToolKind = "execute"
+	KindThink   ToolKind = "think"
+	KindFetch   ToolKind = "fetch"
+	KindOther   ToolKind = "other"
 )
+
+// TurnStatus is how a turn ended (turnCompleted's status).
+type TurnStatus string
 
 // Turn statuses of turnCompleted.
 const (
-	StatusCompleted   = "completed"
-	StatusInterrupted = "interrupted"
-	StatusFailed      = "failed"
+	StatusCompleted   TurnStatus = "completed"
+	StatusInterrupted TurnStatus = "interrupted"
+	StatusFailed      TurnStatus = "failed"
 )
+
+// ToolStatus is how a tool call ended (toolResult's status).
+type ToolStatus string
 
 // Tool result statuses of toolResult.
 const (
-	ToolCompleted = "completed"
-	ToolFailed    = "failed"
-	ToolRejected  = "rejected"
+	ToolCompleted ToolStatus = "completed"
+	ToolFailed    ToolStatus = "failed"
+	ToolRejected  ToolStatus = "rejected"
+)
+
+// ChangeKind is what a fileChange entry does to its file.
+type ChangeKind string
+
+// Kinds of a fileChange entry.
+const (
+	ChangeAdd    ChangeKind = "add"
+	ChangeUpdate ChangeKind = "update"
+	ChangeDelete ChangeKind = "delete"
+	ChangeMove   ChangeKind = "move"
+)
+
+// ChangeStatus is where a file change stands (fileChange's status).
+type ChangeStatus string
+
+// Statuses of fileChange.
+const (
+	// ChangeProposed: shown for review, not applied yet.
+	ChangeProposed ChangeStatus = "proposed"
+	ChangeApplied  ChangeStatus = "applied"
+	ChangeRejected ChangeStatus = "rejected"
+	ChangeFailed   ChangeStatus = "failed"
+)
+
+// StepStatus is where a plan step stands.
+type StepStatus string
+
+// Plan step statuses.
+const (
+	StepPending    StepStatus = "pending"
+	StepInProgress StepStatus = "in_progress"
+	StepCompleted  StepStatus = "completed"
 )
 
 type TurnStarted struct {
@@ -115,7 +180,7 @@ type Reasoning struct {
 type ToolCall struct {
 	CallID    string          `json:"callId"`
 	Tool      string          `json:"tool"`
-	Kind      string          `json:"kind"`
+	Kind      ToolKind        `json:"kind"`
 	Title     string          `json:"title"`
 	Arguments json.RawMessage `json:"arguments"`
 }
@@ -127,38 +192,31 @@ type ExecOutput struct {
 }
 
 type ToolResult struct {
-	CallID     string `json:"callId"`
-	Tool       string `json:"tool"`
-	Status     string `json:"status"`
-	Output     string `json:"output"`
-	DurationMs int64  `json:"durationMs"`
+	CallID     string     `json:"callId"`
+	Tool       string     `json:"tool"`
+	Status     ToolStatus `json:"status"`
+	Output     string     `json:"output"`
+	DurationMs int64      `json:"durationMs"`
 }
 
 type FileChangeEntry struct {
-	URI       string `json:"uri"`
-	Kind      string `json:"kind"`
-	NewURI    string `json:"newUri,omitempty"`
-	Additions int    `json:"additions"`
-	Deletions int    `json:"deletions"`
+	URI       string     `json:"uri"`
+	Kind      ChangeKind `json:"kind"`
+	NewURI    string     `json:"newUri,omitempty"`
+	Additions int        `json:"additions"`
+	Deletions int        `json:"deletions"`
 }
 
 type FileChange struct {
 	CallID  string            `json:"callId"`
 	Changes []FileChangeEntry `json:"changes"`
 	Diff    string            `json:"diff"`
-	Status  string            `json:"status"`
+	Status  ChangeStatus      `json:"status"`
 }
 
-// Plan step statuses.
-const (
-	StepPending    = "pending"
-	StepInProgress = "in_progress"
-	StepCompleted  = "completed"
-)
-
 type PlanStep struct {
-	Step   string `json:"step"`
-	Status string `json:"status"`
+	Step   string     `json:"step"`
+	Status StepStatus `json:"status"`
 }
 
 type Plan struct {
@@ -193,24 +251,24 @@ type Compacted struct {
 }
 
 type TurnCompleted struct {
-	Status      string `json:"status"`
-	Error       string `json:"error,omitempty"`
-	LastMessage string `json:"lastMessage,omitempty"`
-	Diff        string `json:"diff"`
+	Status      TurnStatus `json:"status"`
+	Error       string     `json:"error,omitempty"`
+	LastMessage string     `json:"lastMessage,omitempty"`
+	Diff        string     `json:"diff"`
 }
 
-func (TurnStarted) EventType() string    { return "turnStarted" }
-func (MessageDelta) EventType() string   { return "messageDelta" }
-func (Message) EventType() string        { return "message" }
-func (ReasoningDelta) EventType() string { return "reasoningDelta" }
-func (Reasoning) EventType() string      { return "reasoning" }
-func (ToolCall) EventType() string       { return "toolCall" }
-func (ExecOutput) EventType() string     { return "execOutput" }
-func (ToolResult) EventType() string     { return "toolResult" }
-func (FileChange) EventType() string     { return "fileChange" }
-func (Plan) EventType() string           { return "plan" }
-func (Approval) EventType() string       { return "approval" }
-func (Usage) EventType() string          { return "usage" }
-func (Retry) EventType() string          { return "retry" }
-func (Compacted) EventType() string      { return "compacted" }
-func (TurnCompleted) EventType() string  { return "turnCompleted" }
+func (TurnStarted) EventType() Type    { return TypeTurnStarted }
+func (MessageDelta) EventType() Type   { return TypeMessageDelta }
+func (Message) EventType() Type        { return TypeMessage }
+func (ReasoningDelta) EventType() Type { return TypeReasoningDelta }
+func (Reasoning) EventType() Type      { return TypeReasoning }
+func (ToolCall) EventType() Type       { return TypeToolCall }
+func (ExecOutput) EventType() Type     { return TypeExecOutput }
+func (ToolResult) EventType() Type     { return TypeToolResult }
+func (FileChange) EventType() Type     { return TypeFileChange }
+func (Plan) EventType() Type           { return TypePlan }
+func (Approval) EventType() Type       { return TypeApproval }
+func (Usage) EventType() Type          { return TypeUsage }
+func (Retry) EventType() Type          { return TypeRetry }
+func (Compacted) EventType() Type      { return TypeCompacted }
+func (TurnCompleted) EventType() Type  { return TypeTurnCompleted }

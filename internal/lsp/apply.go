@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -13,7 +11,6 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
@@ -144,185 +141,13 @@ func (s *server) revertPartial(ctx context.Context, open []*openEdit) {
 }
 
 // diskError turns a file that changed under the change into a rejection,
-// which tells the model to read it again.
+// as the editor's own version check does for an open document.
 func diskError(err error) error {
 	var ce *workspace.ChangedError
 	if errors.As(err, &ce) {
 		return &workspace.RejectedError{Reason: ce.Path + " changed on disk since it was read", Paths: []string{ce.Path}}
 	}
 	return err
-}
-
-// editPlan splits a change set between the disk and the editor.
-type editPlan struct {
-	disk *workspace.ChangeSet
-	edit protocol.WorkspaceEdit
-	// open are the documents the editor edits, to wait for.
-	open []*openEdit
-	// paths are the open documents the edit is for.
-	paths []string
-}
-
-// openEdit is a document the editor is asked to change.
-type openEdit struct {
-	// path is where the document is after the edit (a rename moves it).
-	path string
-	// old is the text the change was computed from, new the text after.
-	old, new string
-	// clean: the buffer had no unsaved edits, so disk held old.
-	clean bool
-	// edit is the TextDocumentEdit whose edits are filled in last.
-	edit *protocol.TextDocumentEdit
-	uri  uri.URI
-}
-
-func (s *server) planEdit(cs *workspace.ChangeSet, caps ClientCapabilities) (*editPlan, error) {
-	canOp := func(op string) bool {
-		return caps.DocumentChanges && slices.Contains(caps.ResourceOperations, op)
-	}
-	p := &editPlan{disk: &workspace.ChangeSet{Label: cs.Label}}
-	// edited are the documents with a text edit, by path, so that two
-	// changes of one document make one edit.
-	edited := make(map[string]*openEdit)
-	for _, c := range cs.Changes {
-		doc, open := s.store.Document(c.Path)
-		if !open {
-			p.disk.Changes = append(p.disk.Changes, c)
-			continue
-		}
-		path := doc.Path
-		base := doc.Text
-		prev := edited[path]
-		if prev != nil {
-			base = prev.new
-		}
-		if c.OldContent == nil || string(c.OldContent) != base {
-			return nil, &workspace.RejectedError{
-				Reason: path + " was edited in the editor since it was read",
-				Paths:  []string{path},
-			}
-		}
-		if !slices.Contains(p.paths, path) {
-			p.paths = append(p.paths, path)
-		}
-		textEdit := func() *openEdit {
-			if prev != nil {
-				prev.new = string(c.NewContent)
-				return prev
-			}
-			oe := &openEdit{path: path, old: base, new: string(c.NewContent), clean: !doc.Dirty, uri: uri.URI(doc.URI)}
-			if caps.DocumentChanges {
-				v := doc.Version
-				oe.edit = &protocol.TextDocumentEdit{TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
-					TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: oe.uri}, Version: &v,
-				}}
-				p.edit.DocumentChanges = append(p.edit.DocumentChanges, oe.edit)
-			}
-			edited[path] = oe
-			p.open = append(p.open, oe)
-			return oe
-		}
-		switch c.Kind {
-		case workspace.Add, workspace.Update:
-			textEdit()
-		case workspace.Delete:
-			if canOp("delete") {
-				p.edit.DocumentChanges = append(p.edit.DocumentChanges,
-					&protocol.DeleteFile{Kind: "delete", URI: uri.URI(doc.URI), Options: &protocol.DeleteFileOptions{IgnoreIfNotExists: ptrTo(true)}})
-				if prev != nil {
-					p.open = slices.DeleteFunc(p.open, func(oe *openEdit) bool { return oe == prev })
-					delete(edited, path)
-				}
-				break
-			}
-			if dc, ok, err := onDisk(c); err != nil {
-				return nil, err
-			} else if ok {
-				p.disk.Changes = append(p.disk.Changes, dc)
-			}
-		case workspace.Move:
-			if !canOp("rename") {
-				dc, ok, err := onDisk(c)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					p.disk.Changes = append(p.disk.Changes, dc)
-				}
-				break
-			}
-			// Edit the document where it is, with the version known, then
-			// move it: the buffer follows its file.
-			oe := prev
-			if string(c.NewContent) != base {
-				oe = textEdit()
-			}
-			dest := filepath.Clean(c.NewPath)
-			op := &protocol.RenameFile{Kind: "rename", OldURI: uri.URI(doc.URI), NewURI: uri.File(dest)}
-			if _, err := os.Lstat(dest); err == nil {
-				op.Options = &protocol.RenameFileOptions{Overwrite: ptrTo(true)}
-			}
-			p.edit.DocumentChanges = append(p.edit.DocumentChanges, op)
-			if oe == nil {
-				oe = &openEdit{old: base, new: base, clean: !doc.Dirty}
-				p.open = append(p.open, oe)
-			}
-			delete(edited, path)
-			oe.path = dest
-		default:
-			return nil, fmt.Errorf("change of %s: unknown kind %v", c.Path, c.Kind)
-		}
-	}
-	// The texts are final now: compute the edits.
-	enc := s.store.Encoding()
-	for _, oe := range p.open {
-		if oe.uri == "" {
-			continue // moved without a text edit
-		}
-		tes := textEdits(oe.old, oe.new, enc)
-		if oe.edit != nil {
-			oe.edit.Edits = make([]protocol.TextDocumentEditElement, len(tes))
-			for j := range tes {
-				oe.edit.Edits[j] = &tes[j]
-			}
-			continue
-		}
-		if p.edit.Changes == nil {
-			p.edit.Changes = make(map[uri.URI][]protocol.TextEdit)
-		}
-		p.edit.Changes[oe.uri] = tes
-	}
-	return p, nil
-}
-
-// onDisk turns the change of an open document into a change of its file,
-// whose content may differ from the buffer's (unsaved edits). ok is false
-// when there is nothing to do on disk.
-func onDisk(c workspace.FileChange) (fc workspace.FileChange, ok bool, err error) {
-	cur, err := os.ReadFile(c.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		cur, err = nil, nil
-	}
-	if err != nil {
-		return fc, false, fmt.Errorf("read %s: %w", c.Path, err)
-	}
-	fc = c
-	fc.OldContent = cur
-	if cur != nil {
-		return fc, true, nil
-	}
-	// An unsaved buffer without a file: only a Move has something to write.
-	if c.Kind != workspace.Move {
-		return fc, false, nil
-	}
-	dest, err := os.ReadFile(c.NewPath)
-	if errors.Is(err, os.ErrNotExist) {
-		dest, err = nil, nil
-	}
-	if err != nil {
-		return fc, false, fmt.Errorf("read %s: %w", c.NewPath, err)
-	}
-	return workspace.FileChange{Kind: workspace.Add, Path: c.NewPath, OldContent: dest, NewContent: c.NewContent}, true, nil
 }
 
 // settle waits until the store shows what the editor applied, then saves

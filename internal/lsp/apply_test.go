@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/agent-ls/agent-ls/internal/editor"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -59,19 +59,16 @@ func (h *applyHarness) disk(name string) string {
 	return string(b)
 }
 
-// waitStore waits until the server's store has the document with text.
+// waitStore checks, once the server has handled what the editor sent,
+// that its store has the document with text.
 func (h *applyHarness) waitStore(name, text string) workspace.Doc {
 	h.t.Helper()
-	for {
-		if d, ok := h.agent.cfg.Files.Document(h.path(name)); ok && d.Text == text {
-			return d
-		}
-		select {
-		case <-h.ctx.Done():
-			h.t.Fatalf("the store never showed %s with %q", name, text)
-		case <-time.After(2 * time.Millisecond):
-		}
+	h.sync()
+	d, ok := h.agent.cfg.Files.Document(h.path(name))
+	if !ok || d.Text != text {
+		h.t.Fatalf("the store has %s open %v with %q, want %q", name, ok, textcut.Cut(d.Text, 80), textcut.Cut(text, 80))
 	}
+	return d
 }
 
 // open writes a file and opens it in the editor, as saved.
@@ -405,21 +402,29 @@ func TestApplyResourceOperations(t *testing.T) {
 }
 
 func TestApplyNeverAnswered(t *testing.T) {
+	// The editor takes the request and never answers, as one without a
+	// handler for it does; asked says it has the request.
+	asked := make(chan struct{})
 	h := newApplyHarness(t, editor.Options{ApplyEdit: true, DocumentChanges: true}, func(_ *Options, c *editor.Config) {
-		c.NeverAnswer = []string{protocol.MethodWorkspaceApplyEdit}
+		c.ApplyEdit = func(ctx context.Context, _ *protocol.ApplyWorkspaceEditParams) (*protocol.ApplyWorkspaceEditResult, error) {
+			close(asked)
+			<-ctx.Done()
+			return nil, protocol.ErrRequestCancelled
+		}
 	})
 	h.open("a.go", "a\n")
 	h.write("b.go", "b\n")
 	ctx, cancel := context.WithCancel(h.ctx)
 	done := make(chan error, 1)
 	go func() { done <- h.apply(ctx, update("a.go", "a\n", "A\n"), update("b.go", "b\n", "B\n")) }()
+	select {
+	case err := <-done:
+		t.Fatalf("ApplyChanges returned %v before the editor answered", err)
+	case <-asked:
+	}
 	// The files not open are written before the edit is sent.
-	for h.disk("b.go") != "B\n" {
-		select {
-		case err := <-done:
-			t.Fatalf("ApplyChanges returned %v before the editor answered", err)
-		case <-time.After(2 * time.Millisecond):
-		}
+	if got := h.disk("b.go"); got != "B\n" {
+		t.Fatalf("b.go holds %q while the editor has the edit, want it written", got)
 	}
 	cancel() // the turn is interrupted
 	err := <-done

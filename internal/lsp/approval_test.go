@@ -40,7 +40,7 @@ func TestApprovalThroughAgentRequestApproval(t *testing.T) {
 	})
 	h.initialize(editor.Options{Events: true, Approvals: true})
 	// The event queued before the request reaches the editor first.
-	h.agent.emit("s1", "t1", event.ToolCall{CallID: "c1", Tool: "shell", Kind: "execute", Title: "go test", Arguments: json.RawMessage(`{}`)})
+	h.agent.emit("s1", "t1", event.ToolCall{CallID: "c1", Tool: "shell", Kind: event.KindExecute, Title: "go test", Arguments: json.RawMessage(`{}`)})
 	d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, execRequest())
 	if err != nil || d != agent.AllowAlways {
 		t.Fatalf("decision %q, %v", d, err)

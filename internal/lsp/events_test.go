@@ -23,21 +23,21 @@ var everyEvent = []struct {
 	{event.MessageDelta{ItemID: "m1", Delta: "Hel"}, editor.Event{ItemID: "m1", Delta: "Hel"}},
 	{event.Message{ItemID: "m1", Text: "Hello"}, editor.Event{ItemID: "m1", Text: "Hello"}},
 	{event.ToolCall{CallID: "c1", Tool: "shell", Kind: event.KindExecute, Title: "go test", Arguments: json.RawMessage(`{"cmd":["go","test"]}`)},
-		editor.Event{CallID: "c1", Tool: "shell", Kind: "execute", Title: "go test", Arguments: json.RawMessage(`{"cmd":["go","test"]}`)}},
+		editor.Event{CallID: "c1", Tool: "shell", Kind: string(event.KindExecute), Title: "go test", Arguments: json.RawMessage(`{"cmd":["go","test"]}`)}},
 	{event.ExecOutput{CallID: "c1", Stream: "stdout", Chunk: "ok\n"}, editor.Event{CallID: "c1", Stream: "stdout", Chunk: "ok\n"}},
 	{event.ToolResult{CallID: "c1", Tool: "shell", Status: event.ToolCompleted, Output: "ok", DurationMs: 12},
-		editor.Event{CallID: "c1", Tool: "shell", Status: "completed", Output: "ok", DurationMs: 12}},
-	{event.FileChange{CallID: "c2", Changes: []event.FileChangeEntry{{URI: "file:///a", Kind: "move", NewURI: "file:///b", Additions: 1, Deletions: 2}}, Diff: "--- a", Status: "applied"},
-		editor.Event{CallID: "c2", Changes: []editor.FileChange{{URI: "file:///a", Kind: "move", NewURI: "file:///b", Additions: 1, Deletions: 2}}, Diff: "--- a", Status: "applied"}},
+		editor.Event{CallID: "c1", Tool: "shell", Status: string(event.ToolCompleted), Output: "ok", DurationMs: 12}},
+	{event.FileChange{CallID: "c2", Changes: []event.FileChangeEntry{{URI: "file:///a", Kind: event.ChangeMove, NewURI: "file:///b", Additions: 1, Deletions: 2}}, Diff: "--- a", Status: event.ChangeApplied},
+		editor.Event{CallID: "c2", Changes: []editor.FileChange{{URI: "file:///a", Kind: event.ChangeMove, NewURI: "file:///b", Additions: 1, Deletions: 2}}, Diff: "--- a", Status: string(event.ChangeApplied)}},
 	{event.Plan{Explanation: "why", Steps: []event.PlanStep{{Step: "one", Status: event.StepInProgress}}},
-		editor.Event{Explanation: "why", Steps: []editor.PlanStep{{Step: "one", Status: "in_progress"}}}},
+		editor.Event{Explanation: "why", Steps: []editor.PlanStep{{Step: "one", Status: event.StepInProgress}}}},
 	{event.Approval{ApprovalID: "a1", Kind: "exec", Decision: "allowOnce"}, editor.Event{ApprovalID: "a1", Kind: "exec", Decision: "allowOnce"}},
 	{event.Usage{InputTokens: 1, CachedInputTokens: 2, OutputTokens: 3, ReasoningTokens: 4, ContextWindow: 5},
 		editor.Event{InputTokens: 1, CachedInputTokens: 2, OutputTokens: 3, ReasoningTokens: 4, ContextWindow: 5}},
 	{event.Retry{Attempt: 2, DelayMs: 500, Message: "503"}, editor.Event{Attempt: 2, DelayMs: 500, Message: "503"}},
 	{event.Compacted{Summary: "sum", TokensBefore: 100, TokensAfter: 10}, editor.Event{Summary: "sum", TokensBefore: 100, TokensAfter: 10}},
 	{event.TurnCompleted{Status: event.StatusFailed, Error: "boom", LastMessage: "last", Diff: "diff"},
-		editor.Event{Status: "failed", Error: "boom", LastMessage: "last", Diff: "diff"}},
+		editor.Event{Status: string(event.StatusFailed), Error: "boom", LastMessage: "last", Diff: "diff"}},
 }
 
 func TestEventsReachOptedInClients(t *testing.T) {
@@ -96,7 +96,7 @@ func TestEventsKeepTheirOrder(t *testing.T) {
 	if got.String() != want.String() {
 		t.Errorf("deltas joined differ from those sent")
 	}
-	if last := evs[len(evs)-1]; last.Type != "turnCompleted" {
+	if last := evs[len(evs)-1]; last.Type != event.TypeTurnCompleted {
 		t.Errorf("last event %s", last.Type)
 	}
 }

@@ -124,7 +124,7 @@ func (a *fakeAgent) emit(session, turn string, p event.Payload) {
 }
 
 // complete ends a turn with turnCompleted.
-func (a *fakeAgent) complete(session, turn, status string) {
+func (a *fakeAgent) complete(session, turn string, status event.TurnStatus) {
 	a.mu.Lock()
 	if a.running[session] == turn {
 		delete(a.running, session)
@@ -265,4 +265,17 @@ func rpcError(t *testing.T, err error, code int64) string {
 		t.Fatalf("error code %d (%s), want %d", rpc.Code, rpc.Message, code)
 	}
 	return rpc.Message
+}
+
+// sync returns once the server has handled everything the editor sent
+// before: text synchronization runs in wire order on the server's read
+// loop (a Preempter, bigmsg.go's direct path), so the answer to a request
+// sent after it comes after it.
+func (h *harness) sync() {
+	h.t.Helper()
+	err := h.ed.Request(h.ctx, "agent-ls/test/sync", nil, nil)
+	var rpcErr *jsonrpc2.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc2.MethodNotFound {
+		h.t.Fatalf("sync request: %v, want MethodNotFound", err)
+	}
 }

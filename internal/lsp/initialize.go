@@ -181,13 +181,17 @@ func workspaceFolders(p *protocol.InitializeParams) []string {
 			}
 		}
 	}
-	if len(paths) == 0 && p.RootURI != nil {
-		if path, ok := filePath(string(*p.RootURI)); ok {
+	// rootUri and rootPath are deprecated in favour of workspaceFolders,
+	// but older clients send only them.
+	//lint:ignore SA1019 read for clients that predate workspaceFolders
+	rootURI, rootPath := p.RootURI, p.RootPath
+	if len(paths) == 0 && rootURI != nil {
+		if path, ok := filePath(string(*rootURI)); ok {
 			paths = append(paths, path)
 		}
 	}
 	if len(paths) == 0 {
-		if root, ok := p.RootPath.Get(); ok && root != "" {
+		if root, ok := rootPath.Get(); ok && root != "" {
 			paths = append(paths, root)
 		}
 	}

@@ -2,7 +2,8 @@ package lsp
 
 import (
 	"testing"
-	"time"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/agent-ls/agent-ls/internal/editor"
 )
@@ -12,12 +13,8 @@ import (
 func TestNoticesShownAfterInitialized(t *testing.T) {
 	h := newHarness(t, func(o *Options, _ *editor.Config) { o.Notices = []string{"a change set was completed"} })
 	h.initialize(editor.Options{})
-	for len(h.ed.Messages()) == 0 {
-		select {
-		case <-h.ctx.Done():
-			t.Fatal("no notice shown")
-		case <-time.After(5 * time.Millisecond):
-		}
+	if _, err := h.ed.WaitMessage(h.ctx, func(protocol.ShowMessageParams) bool { return true }); err != nil {
+		t.Fatalf("no notice shown: %v", err)
 	}
 	if msgs := h.ed.Messages(); len(msgs) != 1 || msgs[0].Message != "a change set was completed" {
 		t.Errorf("messages %+v", msgs)

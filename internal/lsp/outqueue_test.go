@@ -43,7 +43,7 @@ func TestOutboxBoundedWhenTheClientDoesNotRead(t *testing.T) {
 	queued := o.state.bytes
 	o.taken(o.queue) // as the writer does when it takes the queue
 	var deltas strings.Builder
-	types := map[string]int{}
+	types := map[event.Type]int{}
 	for i, it := range o.queue {
 		ev := it.event
 		if ev.Seq != int64(i+1) {
@@ -65,7 +65,7 @@ func TestOutboxBoundedWhenTheClientDoesNotRead(t *testing.T) {
 	if deltas.String() != text.String() {
 		t.Error("the deltas joined differ from those sent")
 	}
-	for typ, n := range map[string]int{"turnStarted": 1, "plan": 5, "toolCall": 1, "toolResult": 1, "turnCompleted": 1} {
+	for typ, n := range map[event.Type]int{event.TypeTurnStarted: 1, event.TypePlan: 5, event.TypeToolCall: 1, event.TypeToolResult: 1, event.TypeTurnCompleted: 1} {
 		if types[typ] != n {
 			t.Errorf("%d %s events queued, want %d", types[typ], typ, n)
 		}

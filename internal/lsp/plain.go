@@ -64,7 +64,7 @@ func (p *plain) event(ctx context.Context, ev event.Event) {
 		}
 		p.log(ctx, "Agent: "+textcut.FirstLine(title, 0))
 	case event.FileChange:
-		if e.Status == "applied" {
+		if e.Status == event.ChangeApplied {
 			t.files += len(e.Changes)
 		}
 	case event.TurnCompleted:

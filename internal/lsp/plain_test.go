@@ -54,8 +54,8 @@ func TestPlainClientSeesTheTurn(t *testing.T) {
 	}
 	h.agent.emit(turn.SessionID, turn.TurnID, event.Message{ItemID: "m", Text: "Looking at it.\nSecond line\nthird"})
 	h.agent.emit(turn.SessionID, turn.TurnID, event.ToolCall{CallID: "c", Tool: "shell", Title: "go test ./..."})
-	h.agent.emit(turn.SessionID, turn.TurnID, event.FileChange{CallID: "p", Status: "applied",
-		Changes: []event.FileChangeEntry{{URI: "file:///ws/a.go", Kind: "update", Additions: 1, Deletions: 1}}})
+	h.agent.emit(turn.SessionID, turn.TurnID, event.FileChange{CallID: "p", Status: event.ChangeApplied,
+		Changes: []event.FileChangeEntry{{URI: "file:///ws/a.go", Kind: event.ChangeUpdate, Additions: 1, Deletions: 1}}})
 	h.agent.emit(turn.SessionID, turn.TurnID, event.Message{ItemID: "m2", Text: "Fixed the greeting."})
 	h.agent.emit(turn.SessionID, turn.TurnID, event.TurnCompleted{Status: event.StatusCompleted, LastMessage: "Fixed the greeting."})
 

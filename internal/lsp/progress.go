@@ -75,7 +75,7 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 		}
 		p.report(ctx, tp, title)
 	case event.FileChange:
-		if e.Status == "applied" {
+		if e.Status == event.ChangeApplied {
 			tp.files += len(e.Changes)
 		}
 	case event.ReasoningDelta:

@@ -20,7 +20,7 @@ func TestProgressReportsATurn(t *testing.T) {
 	emit(event.ReasoningDelta{ItemID: "r", Delta: "b"})
 	emit(event.ToolCall{CallID: "1", Tool: "read_file", Title: "Read main.go"})
 	emit(event.ToolCall{CallID: "2", Tool: "shell"})
-	emit(event.FileChange{CallID: "3", Status: "applied", Changes: []event.FileChangeEntry{{URI: "file:///a", Kind: "update"}}})
+	emit(event.FileChange{CallID: "3", Status: event.ChangeApplied, Changes: []event.FileChangeEntry{{URI: "file:///a", Kind: event.ChangeUpdate}}})
 	emit(event.Plan{Steps: []event.PlanStep{{Step: "fix", Status: event.StepCompleted}, {Step: "test", Status: event.StepInProgress}}})
 	emit(event.Retry{Attempt: 1, Message: "rate limited\nretry later"})
 	emit(event.Compacted{Summary: "s"})
@@ -90,7 +90,7 @@ func TestProgressCancelInterruptsTheTurn(t *testing.T) {
 		t.Errorf("end %+v", end)
 	}
 	done, err := h.ed.WaitTurnCompleted(h.ctx, turn.TurnID)
-	if err != nil || done.Status != event.StatusInterrupted {
+	if err != nil || done.Status != string(event.StatusInterrupted) {
 		t.Errorf("turnCompleted %+v, %v", done, err)
 	}
 	// A cancel for a token that is gone changes nothing.

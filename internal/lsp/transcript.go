@@ -69,7 +69,7 @@ func (t *transcripts) record(ev event.Event) error {
 			fmt.Fprintf(&b, "- %s: %s\n\n", e.Tool, e.Status)
 		}
 	case event.FileChange:
-		if e.Status != "applied" {
+		if e.Status != event.ChangeApplied {
 			break
 		}
 		for _, c := range e.Changes {

@@ -1,20 +1,19 @@
 package lsp
 
 import (
-	"github.com/agent-ls/agent-ls/internal/textcut"
-
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/lspframe"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // codec encodes LSP payloads with the union-aware protocol codec and passes
@@ -46,14 +45,8 @@ func (codec) Unmarshal(data []byte, v any) error {
 	return protocol.Unmarshal(data, v)
 }
 
-// maxContentLength bounds one message body, as jsonrpc2's own framing does.
-const maxContentLength = 1 << 30
-
-// errBadHeader marks a header block the stream could not use.
-var errBadHeader = errors.New("invalid message header")
-
-// stream is the LSP Content-Length framing with one difference from
-// jsonrpc2's: a malformed message does not end the connection. jsonrpc2
+// stream reads the LSP Content-Length framing (lspframe) with one
+// difference from jsonrpc2's reader: a malformed message does not end the connection. jsonrpc2
 // v1.0.1 stops reading (and so closes the connection) when a frame's header
 // is invalid or its body is not a JSON-RPC message. This stream answers such
 // a frame itself, with a ParseError or InvalidRequest response whose id is
@@ -113,10 +106,10 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 			return nil, 0, err
 		}
 		body, n, err := s.readFrame()
-		if errors.Is(err, errBadHeader) {
+		if errors.Is(err, lspframe.ErrBadHeader) {
 			s.log.Warn("dropping a message with a bad header", "err", err)
 			s.reject(ctx, jsonrpc2.ID{}, jsonrpc2.NewError(jsonrpc2.ParseError, err.Error()))
-			if err := s.resync(); err != nil {
+			if err := lspframe.Resync(s.in); err != nil {
 				return nil, 0, err
 			}
 			continue
@@ -150,7 +143,7 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 
 // readFrame reads one header block and the body it announces.
 func (s *stream) readFrame() ([]byte, int64, error) {
-	length, headerLen, err := s.readHeader()
+	length, headerLen, err := lspframe.ReadHeader(s.in)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -173,69 +166,6 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	return body, int64(headerLen + length), nil
-}
-
-// readHeader reads header lines up to the blank line and returns the
-// Content-Length.
-func (s *stream) readHeader() (length, n int, err error) {
-	length = -1
-	for {
-		line, err := s.in.ReadSlice('\n')
-		n += len(line)
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			return 0, n, fmt.Errorf("%w: header line too long", errBadHeader)
-		case errors.Is(err, io.EOF) && n == 0:
-			return 0, 0, io.EOF
-		case errors.Is(err, io.EOF):
-			return 0, n, io.ErrUnexpectedEOF
-		case err != nil:
-			return 0, n, err
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		if len(line) == 0 {
-			if length < 0 {
-				return 0, n, fmt.Errorf("%w: no Content-Length", errBadHeader)
-			}
-			return length, n, nil
-		}
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			return 0, n, fmt.Errorf("%w: %q", errBadHeader, textcut.Cut(string(line), 80))
-		}
-		if !bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
-			continue // Content-Type and anything else
-		}
-		v, err := strconv.Atoi(string(bytes.TrimSpace(value)))
-		if err != nil || v < 0 || v > maxContentLength {
-			return 0, n, fmt.Errorf("%w: Content-Length %q", errBadHeader, textcut.Cut(string(value), 40))
-		}
-		length = v
-	}
-}
-
-// resync skips input up to the next "Content-Length:" and leaves it unread,
-// so that reading resumes at the next message after one whose extent is
-// unknown.
-func (s *stream) resync() error {
-	const marker = "Content-Length:"
-	for {
-		peek, err := s.in.Peek(len(marker))
-		if err != nil {
-			return err // EOF: the peer is gone
-		}
-		if string(peek) == marker {
-			return nil
-		}
-		// Skip to the next byte that could start the marker.
-		s.in.Discard(1)
-		rest, _ := s.in.Peek(s.in.Buffered())
-		if i := bytes.IndexByte(rest, marker[0]); i >= 0 {
-			s.in.Discard(i)
-		} else {
-			s.in.Discard(len(rest))
-		}
-	}
 }
 
 // check reports whether body is a message the connection can handle. If

@@ -8,10 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-ls/agent-ls/internal/lspframe"
 )
 
 // rawClient speaks to the server in raw bytes, to send what no well-behaved
@@ -48,7 +49,11 @@ func newRawClient(t *testing.T, opts ...func(*Options)) *rawClient {
 
 // send writes body as one framed message.
 func (c *rawClient) send(body string) {
-	c.write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+	c.t.Helper()
+	c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if err := lspframe.Write(c.conn, []byte(body)); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
 }
 
 func (c *rawClient) write(raw string) {
@@ -63,23 +68,9 @@ func (c *rawClient) write(raw string) {
 func (c *rawClient) read() any {
 	c.t.Helper()
 	c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	length := -1
-	for {
-		line, err := c.r.ReadString('\n')
-		if err != nil {
-			c.t.Fatalf("reading a header: %v", err)
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			length, _ = strconv.Atoi(v)
-		}
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(c.r, body); err != nil {
-		c.t.Fatalf("reading a body: %v", err)
+	body, err := lspframe.Read(c.r)
+	if err != nil {
+		c.t.Fatalf("reading a message: %v", err)
 	}
 	var msg any
 	if err := json.Unmarshal(body, &msg); err != nil {

@@ -37,11 +37,7 @@ func (c *client) runChat(ctx context.Context, params openai.ChatCompletionNewPar
 	defer stream.Close()
 	rp := at.replay
 	resp := &Response{}
-	var (
-		text, reasoning strings.Builder
-		calls           []*chatCall
-		finished        bool
-	)
+	acc := chatAccum{rp: rp}
 	for {
 		at.idle.arm()
 		ok := stream.Next()
@@ -49,51 +45,9 @@ func (c *client) runChat(ctx context.Context, params openai.ChatCompletionNewPar
 		if !ok {
 			break
 		}
-		chunk := stream.Current()
-		if resp.ID == "" {
-			resp.ID = chunk.ID
-		}
-		if chunk.JSON.Usage.Valid() {
-			u := chunk.Usage
-			resp.Usage = Usage{
-				InputTokens:       u.PromptTokens,
-				CachedInputTokens: u.PromptTokensDetails.CachedTokens,
-				OutputTokens:      u.CompletionTokens,
-				ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
-			}
-		}
-		for _, ch := range chunk.Choices {
-			if ch.Index != 0 {
-				continue
-			}
-			d := &ch.Delta
-			if r := reasoningDelta(d); r != "" {
-				reasoning.WriteString(r)
-				rp.delta(rp.item(chatReasoningPos, ItemReasoning, ""), ReasoningDelta, r)
-			}
-			if t := d.Content + d.Refusal; t != "" {
-				text.WriteString(t)
-				rp.delta(rp.item(chatMessagePos, ItemMessage, ""), TextDelta, t)
-			}
-			for _, tc := range d.ToolCalls {
-				call := findCall(calls, tc.Index)
-				if call == nil {
-					call = &chatCall{index: tc.Index}
-					calls = append(calls, call)
-				}
-				if call.id == "" {
-					call.id = tc.ID
-				}
-				if call.name == "" {
-					call.name = tc.Function.Name
-				}
-				call.arguments.WriteString(tc.Function.Arguments)
-			}
-			if ch.FinishReason != "" {
-				finished = true
-			}
-		}
+		acc.add(resp, stream.Current())
 	}
+	text, reasoning, calls, finished := &acc.text, &acc.reasoning, acc.calls, acc.finished // what the chunks carried
 	if err := stream.Err(); err != nil {
 		var se *ssestream.StreamError
 		if errors.As(err, &se) {
@@ -129,6 +83,64 @@ func (c *client) runChat(ctx context.Context, params openai.ChatCompletionNewPar
 		finish(pos, fromFunctionCall(req, Item{Type: ItemFunctionCall, CallID: callID, Name: call.name, Arguments: call.arguments.String()}))
 	}
 	return resp, nil
+}
+
+// chatAccum gathers what the chunks of one completion carry, forwarding
+// the text and reasoning deltas as they come.
+type chatAccum struct {
+	rp              *replay
+	text, reasoning strings.Builder
+	calls           []*chatCall
+	finished        bool
+}
+
+// add takes one chunk: its id and usage into resp, choice 0's deltas
+// into the accumulated text, reasoning and tool calls.
+func (a *chatAccum) add(resp *Response, chunk openai.ChatCompletionChunk) {
+	rp := a.rp
+	if resp.ID == "" {
+		resp.ID = chunk.ID
+	}
+	if chunk.JSON.Usage.Valid() {
+		u := chunk.Usage
+		resp.Usage = Usage{
+			InputTokens:       u.PromptTokens,
+			CachedInputTokens: u.PromptTokensDetails.CachedTokens,
+			OutputTokens:      u.CompletionTokens,
+			ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
+		}
+	}
+	for _, ch := range chunk.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		d := &ch.Delta
+		if r := reasoningDelta(d); r != "" {
+			a.reasoning.WriteString(r)
+			rp.delta(rp.item(chatReasoningPos, ItemReasoning, ""), ReasoningDelta, r)
+		}
+		if t := d.Content + d.Refusal; t != "" {
+			a.text.WriteString(t)
+			rp.delta(rp.item(chatMessagePos, ItemMessage, ""), TextDelta, t)
+		}
+		for _, tc := range d.ToolCalls {
+			call := findCall(a.calls, tc.Index)
+			if call == nil {
+				call = &chatCall{index: tc.Index}
+				a.calls = append(a.calls, call)
+			}
+			if call.id == "" {
+				call.id = tc.ID
+			}
+			if call.name == "" {
+				call.name = tc.Function.Name
+			}
+			call.arguments.WriteString(tc.Function.Arguments)
+		}
+		if ch.FinishReason != "" {
+			a.finished = true
+		}
+	}
 }
 
 // reasoningDelta returns the reasoning text of a delta: local servers send

@@ -40,7 +40,9 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 
 // Causes of an ApplyError, for errors.Is.
 var (
-	// ErrNoChanges: the patch has no file operation.
+	// ErrNoChanges: the patch has no file operation. The text is
+	// Codex's, word for word: models are trained on it.
+	//lint:ignore ST1005 the model-facing text is Codex's apply_patch message, capital and full stop included
 	ErrNoChanges = errors.New("No files were modified.")
 	// ErrContextNotFound: an "@@ <line>" scope line is not in the file.
 	ErrContextNotFound = errors.New("context not found")

@@ -50,6 +50,8 @@ func Find(marker string) []int {
 // Gone fails the test if a process carrying marker is still alive after a
 // generous deadline (the first look passes at once when nothing is left),
 // and kills what it finds, so that a failure leaves nothing behind either.
+// It waits for each process found to exit (WaitExit), then looks again,
+// for any it started meanwhile.
 func Gone(t testing.TB, marker string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -58,12 +60,20 @@ func Gone(t testing.TB, marker string) {
 		if len(pids) == 0 {
 			return
 		}
+		for _, p := range pids {
+			if _, err := WaitExit(p, time.Until(deadline)); err != nil {
+				t.Fatalf("waiting for process %d: %v", p, err)
+			}
+		}
 		if time.Now().After(deadline) {
+			pids = Find(marker)
 			for _, p := range pids {
 				syscall.Kill(p, syscall.SIGKILL)
 			}
-			t.Fatalf("SURVIVORS: processes %v outlived the command", pids)
+			if len(pids) > 0 {
+				t.Fatalf("SURVIVORS: processes %v outlived the command", pids)
+			}
+			return
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestFilesystemEscapes tries the usual ways out of the writable roots, in
@@ -207,49 +206,13 @@ func git(t *testing.T, dir string, args ...string) {
 // they do.
 func TestNetwork(t *testing.T) {
 	requireLandlock(t)
-	type target struct {
-		network, addr string
-		received      func() bool
-	}
-	var targets []target
-	for _, n := range []struct{ network, addr string }{{"tcp4", "127.0.0.1:0"}, {"tcp6", "[::1]:0"}} {
-		l, err := net.Listen(n.network, n.addr)
-		if err != nil {
-			t.Logf("no %s listener (%v); skipping that family", n.network, err)
-			continue
+	var targets []*inbox
+	for _, n := range []struct{ network, addr string }{
+		{"tcp4", "127.0.0.1:0"}, {"tcp6", "[::1]:0"}, {"udp4", "127.0.0.1:0"}, {"udp6", "[::1]:0"},
+	} {
+		if b, ok := listenInbox(t, n.network, n.addr); ok {
+			targets = append(targets, b)
 		}
-		t.Cleanup(func() { l.Close() })
-		got := make(chan bool, 16)
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				got <- true
-				c.Close()
-			}
-		}()
-		targets = append(targets, target{n.network, l.Addr().String(), drain(got)})
-	}
-	for _, n := range []struct{ network, addr string }{{"udp4", "127.0.0.1:0"}, {"udp6", "[::1]:0"}} {
-		pc, err := net.ListenPacket(n.network, n.addr)
-		if err != nil {
-			t.Logf("no %s listener (%v); skipping that family", n.network, err)
-			continue
-		}
-		t.Cleanup(func() { pc.Close() })
-		got := make(chan bool, 16)
-		go func() {
-			buf := make([]byte, 64)
-			for {
-				if _, _, err := pc.ReadFrom(buf); err != nil {
-					return
-				}
-				got <- true
-			}
-		}()
-		targets = append(targets, target{n.network, pc.LocalAddr().String(), drain(got)})
 	}
 	unixSock := filepath.Join(t.TempDir(), "host.sock")
 	ul, err := net.Listen("unix", unixSock)
@@ -265,14 +228,13 @@ func TestNetwork(t *testing.T) {
 			off := Policy{Mode: WorkspaceWrite, Cwd: cwd}
 			on := Policy{Mode: WorkspaceWrite, Cwd: cwd, Network: true}
 			for _, tg := range targets {
-				tg.received() // forget earlier runs
 				mustBlock(t, attack(t, off, "dial", tg.network, tg.addr), tg.network+" to loopback with the network off")
-				if tg.received() {
-					t.Errorf("ESCAPE: the %s listener got traffic from the sandbox", tg.network)
+				if got := tg.quietBefore(t); len(got) > 0 {
+					t.Errorf("ESCAPE: the %s listener got traffic from the sandbox: %q", tg.network, got)
 				}
 				mustWork(t, attack(t, on, "dial", tg.network, tg.addr), tg.network+" with --network")
-				if !tg.received() {
-					t.Errorf("%s listener got nothing with the network on", tg.network)
+				if p, err := tg.next(); err != nil || p != "hello\n" {
+					t.Errorf("%s listener got %q (%v) with the network on, want the sandbox's hello", tg.network, p, err)
 				}
 			}
 			mustBlock(t, attack(t, off, "unix-connect", unixSock), "connect to a Unix socket outside")
@@ -283,23 +245,6 @@ func TestNetwork(t *testing.T) {
 			}
 			mustWork(t, attack(t, on, "unix-connect", unixSock), "Unix socket with --network")
 		})
-	}
-}
-
-// drain returns a function telling whether anything arrived since the last
-// call, waiting a little for stragglers.
-func drain(got chan bool) func() bool {
-	return func() bool {
-		deadline := time.After(300 * time.Millisecond)
-		seen := false
-		for {
-			select {
-			case <-got:
-				seen = true
-			case <-deadline:
-				return seen
-			}
-		}
 	}
 }
 

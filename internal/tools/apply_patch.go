@@ -31,8 +31,8 @@ func (ApplyPatch) Spec() Spec {
 		GrammarSyntax: "lark", Grammar: applyPatchGrammar}
 }
 
-func (ApplyPatch) Kind() string        { return event.KindEdit }
-func (ApplyPatch) Mutating(*Call) bool { return true }
+func (ApplyPatch) Kind() event.ToolKind { return event.KindEdit }
+func (ApplyPatch) Mutating(*Call) bool  { return true }
 
 func (ApplyPatch) Title(call *Call) string {
 	text, _ := patchInput(call)

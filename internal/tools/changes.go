@@ -49,14 +49,8 @@ func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.Change
 		return Output{Text: "patch " + d.Reason, Failed: true, Rejected: true}, nil
 	}
 	if err := env.Changes.Apply(ctx, call.CallID, cs); err != nil {
-		var rej *workspace.RejectedError
-		var changed *workspace.ChangedError
-		var unconfirmed *workspace.UnconfirmedError
-		switch {
-		case errors.As(err, &rej) || errors.As(err, &changed):
-			return Output{Text: err.Error(), Failed: true, Rejected: true}, nil
-		case errors.As(err, &unconfirmed):
-			return Output{Text: err.Error(), Failed: true}, nil
+		if out, ok := changeFailed(err); ok {
+			return out, nil
 		}
 		return Output{}, err
 	}
@@ -64,6 +58,33 @@ func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.Change
 		success += fmt.Sprintf("\nNote: %s has unsaved changes in the editor, so the change is in the editor but not yet on disk; commands see the saved version until the user saves.", p)
 	}
 	return Output{Text: success}, nil
+}
+
+// changeFailed words, for the model, a change the workspace did not make
+// or could not confirm: the error states what happened, this adds what to
+// do next. ok is false for errors that are not about the change itself.
+func changeFailed(err error) (out Output, ok bool) {
+	var rej *workspace.RejectedError
+	var changed *workspace.ChangedError
+	var unconfirmed *workspace.UnconfirmedError
+	switch {
+	case errors.As(err, &rej) && rej.Declined:
+		// The user's decision, like a rejected approval: not a conflict
+		// to redo.
+		return Output{Text: err.Error() + ". Do not make the same change again unasked: ask the user what they want instead",
+			Failed: true, Rejected: true}, true
+	case errors.As(err, &rej):
+		return Output{Text: err.Error() + ". The user may have edited the file meanwhile: read the file again and redo the change",
+			Failed: true, Rejected: true}, true
+	case errors.As(err, &changed):
+		return Output{Text: err.Error() + ": read it again and redo the change", Failed: true, Rejected: true}, true
+	case errors.As(err, &unconfirmed):
+		// The editor may well hold the change: redoing it blindly could
+		// apply it twice.
+		return Output{Text: err.Error() + "\nRead these files again before relying on the change; redo it where they still hold the old text.",
+			Failed: true}, true
+	}
+	return Output{}, false
 }
 
 // resolve makes a path from the model absolute, relative to the session's

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -37,8 +38,8 @@ func (Glob) Spec() Spec {
 	return Spec{Type: Function, Name: "glob", Description: globDescription, Parameters: globSchema}
 }
 
-func (Glob) Kind() string        { return event.KindSearch }
-func (Glob) Mutating(*Call) bool { return false }
+func (Glob) Kind() event.ToolKind { return event.KindSearch }
+func (Glob) Mutating(*Call) bool  { return false }
 
 type globArgs struct {
 	Pattern string `json:"pattern"`
@@ -57,32 +58,65 @@ func (Glob) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 	if err := json.Unmarshal(call.Arguments, &a); err != nil {
 		return Output{}, fmt.Errorf("glob: invalid arguments: %w", err)
 	}
-	if a.Limit <= 0 {
-		a.Limit = defaultGlobLimit
+	q, err := newGlobQuery(env, a)
+	if err != nil {
+		return Output{}, fmt.Errorf("glob: %w", err)
+	}
+	found, err := findGlob(ctx, env, q)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Text: found.render(env.limits(), q)}, nil
+}
+
+// globQuery is one glob call, its defaults applied.
+type globQuery struct {
+	pattern string // relative to t; a bare name is looked for at any depth
+	re      *regexp.Regexp
+	limit   int
+	t       target // the directory searched
+}
+
+// newGlobQuery compiles the pattern and resolves the directory of a.
+func newGlobQuery(env *Env, a globArgs) (globQuery, error) {
+	q := globQuery{limit: a.Limit}
+	if q.limit <= 0 {
+		q.limit = defaultGlobLimit
 	}
 	if a.Path == "" {
 		a.Path = "."
 	}
-	pattern := strings.TrimPrefix(filepath.ToSlash(a.Pattern), "./")
-	if !strings.Contains(pattern, "/") {
-		pattern = "**/" + pattern
+	q.pattern = strings.TrimPrefix(filepath.ToSlash(a.Pattern), "./")
+	if !strings.Contains(q.pattern, "/") {
+		q.pattern = "**/" + q.pattern
 	}
-	re, err := compileGlob(pattern)
-	if err != nil {
-		return Output{}, fmt.Errorf("glob: invalid pattern %q: %w", a.Pattern, err)
+	var err error
+	if q.re, err = compileGlob(q.pattern); err != nil {
+		return q, fmt.Errorf("invalid pattern %q: %w", a.Pattern, err)
 	}
-	t, err := resolvePath(env, a.Path)
-	if err != nil {
-		return Output{}, fmt.Errorf("glob: %w", err)
+	if q.t, err = resolvePath(env, a.Path); err != nil {
+		return q, err
 	}
-	if fi, err := os.Stat(t.Abs); err != nil {
-		return Output{}, fmt.Errorf("glob: %s: %w", t.Display, plainErr(err))
+	if fi, err := os.Stat(q.t.Abs); err != nil {
+		return q, fmt.Errorf("%s: %w", q.t.Display, plainErr(err))
 	} else if !fi.IsDir() {
-		return Output{}, fmt.Errorf("glob: %s is not a directory", t.Display)
+		return q, fmt.Errorf("%s is not a directory", q.t.Display)
 	}
+	return q, nil
+}
 
-	// Walk only below the pattern's literal leading directories.
-	root, rest := t.Abs, pattern
+// globFound is what a glob found: paths relative to the directory
+// searched, sorted, and the directories that could not be read.
+type globFound struct {
+	matches []string
+	notes   []walkNote
+}
+
+// findGlob walks the files below the pattern's literal leading
+// directories that the ignore rules let through, and adds the editor's
+// unsaved documents there.
+func findGlob(ctx context.Context, env *Env, q globQuery) (globFound, error) {
+	root, rest := q.t.Abs, q.pattern
 	for {
 		i := strings.IndexByte(rest, '/')
 		if i < 0 || strings.ContainsAny(rest[:i], `*?[{\`) {
@@ -90,38 +124,37 @@ func (Glob) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 		}
 		root, rest = filepath.Join(root, rest[:i]), rest[i+1:]
 	}
-	opts := walkOptions{Root: root, Base: ignoreBase(env.Cwd, t.Abs)}
-	if !opts.NoIgnore && lexicallyWithin(t.Abs, root) && root != t.Abs {
+	opts := walkOptions{Root: root, Base: ignoreBase(env.Cwd, q.t.Abs)}
+	if !opts.NoIgnore && lexicallyWithin(q.t.Abs, root) && root != q.t.Abs {
 		// Ignore files between t.Abs and root still apply.
-		if pathIgnored(walkOptions{Root: t.Abs, Base: opts.Base}, root, true) {
-			return Output{Text: "No files found."}, nil
+		if pathIgnored(walkOptions{Root: q.t.Abs, Base: opts.Base}, root, true) {
+			return globFound{}, nil
 		}
 	}
 	var (
-		mu      sync.Mutex
-		matches []string
-		seen    = map[string]bool{}
+		mu    sync.Mutex
+		found globFound
+		seen  = map[string]bool{}
 	)
 	relTo := func(abs string) string {
-		r, _ := filepath.Rel(t.Abs, abs)
+		r, _ := filepath.Rel(q.t.Abs, abs)
 		return filepath.ToSlash(r)
 	}
-	var notes []walkNote
 	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-		notes = walk(ctx, opts, func(f walkFile) {
+		found.notes = walk(ctx, opts, func(f walkFile) {
 			rel := relTo(f.Abs)
-			if re.MatchString(rel) {
+			if q.re.MatchString(rel) {
 				mu.Lock()
-				matches = append(matches, rel)
+				found.matches = append(found.matches, rel)
 				seen[f.Abs] = true
 				mu.Unlock()
 			}
 		})
 	}
 	if err := ctx.Err(); err != nil {
-		return Output{}, err
+		return globFound{}, err
 	}
-	for abs := range openUnder(env.files(), t.Abs) {
+	for abs := range openUnder(env.files(), q.t.Abs) {
 		if seen[abs] {
 			continue
 		}
@@ -129,37 +162,43 @@ func (Glob) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 			continue // on disk: the walk decided
 		}
 		rel := relTo(abs)
-		if re.MatchString(rel) && !pathIgnored(walkOptions{Root: t.Abs, Base: opts.Base}, abs, false) {
-			matches = append(matches, rel)
+		if q.re.MatchString(rel) && !pathIgnored(walkOptions{Root: q.t.Abs, Base: opts.Base}, abs, false) {
+			found.matches = append(found.matches, rel)
 		}
 	}
-	slices.Sort(matches)
-	if len(matches) == 0 {
-		return Output{Text: "No files found."}, nil
+	slices.Sort(found.matches)
+	return found, nil
+}
+
+// render lists the paths found, as the user gave the directory, within
+// the query's limit and lim.
+func (f globFound) render(lim OutputLimits, q globQuery) string {
+	if len(f.matches) == 0 {
+		return "No files found."
 	}
 	prefix := ""
-	if t.Display != "." {
-		prefix = strings.TrimSuffix(t.Display, "/") + "/"
+	if q.t.Display != "." {
+		prefix = strings.TrimSuffix(q.t.Display, "/") + "/"
 	}
-	b := newBudget(env.limits())
+	b := newBudget(lim)
 	shown := 0
-	for _, m := range matches {
-		if shown >= a.Limit || !b.Add(prefix+m) {
+	for _, m := range f.matches {
+		if shown >= q.limit || !b.Add(prefix+m) {
 			break
 		}
 		shown++
 	}
 	var trailer []string
-	if shown < len(matches) {
-		why := fmt.Sprintf("limit=%d", a.Limit)
+	if shown < len(f.matches) {
+		why := fmt.Sprintf("limit=%d", q.limit)
 		if b.Full() {
 			why = b.capReason()
 		}
-		trailer = append(trailer, fmt.Sprintf("[Showed %d of %d files (stopped at %s); %d left out. Use a narrower pattern or path.]", shown, len(matches), why, len(matches)-shown))
+		trailer = append(trailer, fmt.Sprintf("[Showed %d of %d files (stopped at %s); %d left out. Use a narrower pattern or path.]", shown, len(f.matches), why, len(f.matches)-shown))
 	}
-	if len(notes) > 0 {
-		r := grepResult{skipped: notes}
+	if len(f.notes) > 0 {
+		r := grepResult{skipped: f.notes}
 		trailer = append(trailer, strings.Replace(r.skippedNote(), "Not searched", "Not listed", 1))
 	}
-	return Output{Text: b.String(strings.Join(trailer, "\n"))}, nil
+	return b.String(strings.Join(trailer, "\n"))
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +17,11 @@ import (
 // BenchmarkGrepGoroot searches the Go source tree, the cases
 // bench/grep.sh compares with ripgrep.
 func BenchmarkGrepGoroot(b *testing.B) {
-	env := &Env{Cwd: filepath.Join(runtime.GOROOT(), "src"), Files: DiskView{}}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	env := &Env{Cwd: filepath.Join(strings.TrimSpace(string(out)), "src"), Files: DiskView{}}
 	for _, q := range []grepQuery{
 		{Pattern: `func NewReader`, CaseSensitive: true, Limit: 100},
 		{Pattern: `func \(\w+ \*\w+\) Read[A-Z]\w*\(`, CaseSensitive: true, Limit: 100},

@@ -5,18 +5,11 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/event"
-	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 //go:embed grep_files.md
@@ -52,8 +45,8 @@ func (GrepFiles) Spec() Spec {
 	return Spec{Type: Function, Name: "grep_files", Description: grepFilesDescription, Parameters: grepFilesSchema}
 }
 
-func (GrepFiles) Kind() string        { return event.KindSearch }
-func (GrepFiles) Mutating(*Call) bool { return false }
+func (GrepFiles) Kind() event.ToolKind { return event.KindSearch }
+func (GrepFiles) Mutating(*Call) bool  { return false }
 
 type grepArgs struct {
 	Pattern       string `json:"pattern"`
@@ -119,241 +112,28 @@ type grepResult struct {
 	peakFiles  int // most files held at once while searching
 }
 
-// grep runs q. Memory stays bounded whatever the tree's size: each worker
-// reuses one read buffer, and kept hits are trimmed to the limit as they
-// come in.
+// grep runs q: the query is compiled and its path resolved (the query
+// step), then the file it names or the tree below it is searched (the
+// engine, grep_search.go); render presents the result. Memory stays
+// bounded whatever the tree's size: each worker reuses one read buffer,
+// and kept hits are trimmed to the limit as they come in.
 func grep(ctx context.Context, env *Env, q grepQuery) (*grepResult, error) {
-	if q.Limit <= 0 {
-		q.Limit = defaultGrepLimit
-	}
-	q.Limit = min(q.Limit, maxGrepLimit)
-	m, err := newLineMatcher(q.Pattern, q.CaseSensitive)
-	if err != nil {
-		return nil, fmt.Errorf("invalid pattern: %w", err)
-	}
-	var include *regexp.Regexp
-	includeByName := false
-	if q.Include != "" {
-		if include, err = compileGlob(q.Include); err != nil {
-			return nil, fmt.Errorf("invalid include glob %q: %w", q.Include, err)
-		}
-		includeByName = !strings.Contains(q.Include, "/")
-	}
-	if q.Path == "" {
-		q.Path = "."
-	}
-	t, err := resolvePath(env, q.Path)
+	s, t, err := newGrepSearch(env, q)
 	if err != nil {
 		return nil, err
 	}
-	view := env.files()
-	res := &grepResult{q: q, root: t.Display}
-
-	var (
-		mu   sync.Mutex
-		kept int // lines (or files) held in res.files
-	)
-	add := func(fh fileHits) {
-		mu.Lock()
-		defer mu.Unlock()
-		res.matches += fh.count
-		res.matchFiles++
-		res.files = append(res.files, fh)
-		res.peakFiles = max(res.peakFiles, len(res.files))
-		if q.FilesOnly {
-			kept++
-		} else {
-			kept += len(fh.lines)
-		}
-		if kept > 4*q.Limit {
-			kept = res.trim()
-		}
-	}
-	skip := func(rel string, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		res.skipped = append(res.skipped, walkNote{Rel: rel, Err: err})
-	}
-	search := func(rel string, data []byte) {
-		fh := fileHits{rel: rel}
-		m.eachLine(data, func(n int, line []byte) bool {
-			fh.count++
-			if q.FilesOnly {
-				return false
-			}
-			if len(fh.lines) < q.Limit {
-				fh.lines = append(fh.lines, lineHit{n: n, text: cutLine(string(line), env.limits().MaxLineBytes)})
-			}
-			return true
-		})
-		if fh.count > 0 {
-			add(fh)
-		}
-	}
-	wanted := func(rel string) bool {
-		if include == nil {
-			return true
-		}
-		if includeByName {
-			return include.MatchString(filepath.Base(rel))
-		}
-		return include.MatchString(rel)
-	}
-
-	// Searching one file named directly.
-	if t.Real != "" {
-		if fi, err := os.Stat(t.Abs); err == nil && !fi.IsDir() {
-			rel := filepath.Base(t.Abs)
-			res.root = filepath.ToSlash(filepath.Dir(t.Display))
-			data, err := readForGrep(view, t.Abs, make([]byte, 0, 64<<10))
-			if err != nil {
-				skip(rel, err)
-			} else {
-				search(rel, data)
-			}
-			res.trim()
-			return res, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Display, plainErr(err))
-		}
-	} else if _, ok := view.Document(t.Abs); ok {
-		doc, _ := view.Document(t.Abs)
-		res.root = filepath.ToSlash(filepath.Dir(t.Display))
-		if !isBinary([]byte(doc.Text)) {
-			search(filepath.Base(t.Abs), []byte(doc.Text))
-		}
-		res.trim()
-		return res, nil
-	} else {
-		return nil, fmt.Errorf("%s: no such file or directory", t.Display)
-	}
-
-	opts := walkOptions{Root: t.Abs, Base: ignoreBase(env.Cwd, t.Abs)}
-	open := openUnder(view, t.Abs)
-	var seen sync.Map // open documents the walk reached
-	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
-	res.skipped = append(res.skipped, walk(ctx, opts, func(f walkFile) {
-		if !wanted(f.Rel) {
-			return
-		}
-		if open[f.Abs] {
-			seen.Store(f.Abs, true)
-		}
-		bp := bufs.Get().(*[]byte)
-		defer bufs.Put(bp)
-		var data []byte
-		var err error
-		if open[f.Abs] {
-			data, err = readForGrep(view, f.Abs, nil)
-		} else {
-			data, err = readForGrep(view, f.Abs, *bp)
-			if cap(data) > cap(*bp) && cap(data) <= 1<<20 {
-				*bp = data[:0]
-			}
-		}
-		switch {
-		case errors.Is(err, errTooLarge) || errors.Is(err, errBinary):
-			if errors.Is(err, errTooLarge) {
-				skip(f.Rel, err)
-			}
-			return
-		case err != nil:
-			skip(f.Rel, plainErr(err))
-			return
-		}
-		search(f.Rel, data)
-	})...)
-	if err := ctx.Err(); err != nil {
+	dir, err := s.searchNamed(t)
+	if err != nil {
 		return nil, err
 	}
-	// Files open in the editor but not on disk (new, unsaved buffers).
-	for abs := range open {
-		if _, ok := seen.Load(abs); ok {
-			continue
-		}
-		if _, err := os.Lstat(abs); err == nil || pathIgnored(opts, abs, false) {
-			continue
-		}
-		rel, _ := filepath.Rel(t.Abs, abs)
-		rel = filepath.ToSlash(rel)
-		if !wanted(rel) {
-			continue
-		}
-		if doc, ok := view.Document(abs); ok && !isBinary([]byte(doc.Text)) {
-			search(rel, []byte(doc.Text))
-		}
-	}
-	res.trim()
-	slices.SortFunc(res.skipped, func(a, b walkNote) int { return cmp.Compare(a.Rel, b.Rel) })
-	return res, nil
-}
-
-// trim sorts the kept files by path and drops those past the limit,
-// returning how many lines (or files) are still kept.
-func (r *grepResult) trim() int {
-	slices.SortFunc(r.files, func(a, b fileHits) int { return cmp.Compare(a.rel, b.rel) })
-	kept := 0
-	for i := range r.files {
-		if kept >= r.q.Limit {
-			r.files = r.files[:i]
-			break
-		}
-		if r.q.FilesOnly {
-			kept++
-		} else {
-			kept += len(r.files[i].lines)
-		}
-	}
-	return kept
-}
-
-// openUnder returns the open documents at or below dir.
-func openUnder(view FileView, dir string) map[string]bool {
-	open := map[string]bool{}
-	for _, p := range view.OpenPaths() {
-		if filepath.IsAbs(p) && lexicallyWithin(dir, p) {
-			open[p] = true
-		}
-	}
-	return open
-}
-
-var (
-	errTooLarge = errors.New("file too large")
-	errBinary   = errors.New("binary file")
-)
-
-// readForGrep returns the text of path as the view has it, reading disk
-// files into buf when the view is known to read the disk, refusing files
-// over MaxGrepFileSize and binary files.
-func readForGrep(view FileView, path string, buf []byte) ([]byte, error) {
-	var data []byte
-	switch v := view.(type) {
-	case DiskView, *workspace.Store:
-		if v, ok := v.(*workspace.Store); ok {
-			if doc, ok := v.Document(path); ok {
-				data = []byte(doc.Text)
-				break
-			}
-		}
-		var err error
-		if data, err = readDisk(path, buf); err != nil {
+	if dir {
+		if err := s.searchTree(ctx, env.Cwd, t); err != nil {
 			return nil, err
 		}
-
-	default:
-		var err error
-		if data, err = v.ReadFile(path); err != nil {
-			return nil, err
-		}
-		if int64(len(data)) > MaxGrepFileSize {
-			return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, byteSize(int64(len(data))), byteSize(MaxGrepFileSize))
-		}
+		slices.SortFunc(s.res.skipped, func(a, b walkNote) int { return cmp.Compare(a.Rel, b.Rel) })
 	}
-	if isBinary(data[:min(len(data), sniffLen)]) {
-		return nil, errBinary
-	}
-	return data, nil
+	s.res.trim()
+	return s.res, nil
 }
 
 // render formats the result within lim.
@@ -418,58 +198,4 @@ func (r *grepResult) skippedNote() string {
 		parts = append(parts, fmt.Sprintf("%s (%v)", s.Rel, s.Err))
 	}
 	return fmt.Sprintf("[Not searched: %s.]", strings.Join(parts, ", "))
-}
-
-// readDisk reads the file at path into buf (grown when too small) with
-// plain system calls: open, fstat, read until the size is reached, close.
-// Going around os.File saves the runtime poller's registration of every
-// file, which costs as much as the read itself for small files.
-func readDisk(path string, buf []byte) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
-	}
-	if st.Size > MaxGrepFileSize {
-		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, byteSize(st.Size), byteSize(MaxGrepFileSize))
-	}
-	size := int(st.Size)
-	if cap(buf) < size+1 {
-		buf = make([]byte, 0, size+512)
-	}
-	buf = buf[:cap(buf)]
-	got := 0
-	for {
-		k, err := syscall.Read(fd, buf[got:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		got += k
-		if k == 0 || got == size {
-			// The end, or the size fstat reported: no need for the
-			// read that would return 0.
-			break
-		}
-		if got == len(buf) {
-			if int64(got) > MaxGrepFileSize {
-				return nil, fmt.Errorf("%w (over %s)", errTooLarge, byteSize(MaxGrepFileSize))
-			}
-			buf = append(buf, 0)[:cap(buf)]
-		}
-	}
-	return buf[:got], nil
 }

@@ -42,8 +42,8 @@ func (ListDir) Spec() Spec {
 	return Spec{Type: Function, Name: "list_dir", Description: listDirDescription, Parameters: listDirSchema}
 }
 
-func (ListDir) Kind() string        { return event.KindRead }
-func (ListDir) Mutating(*Call) bool { return false }
+func (ListDir) Kind() event.ToolKind { return event.KindRead }
+func (ListDir) Mutating(*Call) bool  { return false }
 
 type listDirArgs struct {
 	DirPath string `json:"dir_path"`
@@ -74,16 +74,7 @@ func (ListDir) Handle(ctx context.Context, env *Env, call *Call) (Output, error)
 	if err := json.Unmarshal(call.Arguments, &a); err != nil {
 		return Output{}, fmt.Errorf("list_dir: invalid arguments: %w", err)
 	}
-	if a.DirPath == "" {
-		a.DirPath = "."
-	}
-	a.Offset = max(a.Offset, 1)
-	if a.Limit <= 0 {
-		a.Limit = defaultListLimit
-	}
-	if a.Depth <= 0 {
-		a.Depth = defaultListDepth
-	}
+	a.defaults()
 	t, err := resolvePath(env, a.DirPath)
 	if err != nil {
 		return Output{}, fmt.Errorf("list_dir: %w", err)
@@ -95,70 +86,102 @@ func (ListDir) Handle(ctx context.Context, env *Env, call *Call) (Output, error)
 	if !fi.IsDir() {
 		return Output{}, fmt.Errorf("list_dir: %s is not a directory; use read_file to read it", t.Display)
 	}
-	// Unsaved editor files, by the directory that holds them.
+	l := listing{env: env, depth: a.Depth, unsaved: unsavedByDir(env, t.Abs)}
+	l.visit(ctx, t.Abs, 0)
+	if err := ctx.Err(); err != nil {
+		return Output{}, err
+	}
+	return l.render(env.limits(), a, t)
+}
+
+func (a *listDirArgs) defaults() {
+	if a.DirPath == "" {
+		a.DirPath = "."
+	}
+	a.Offset = max(a.Offset, 1)
+	if a.Limit <= 0 {
+		a.Limit = defaultListLimit
+	}
+	if a.Depth <= 0 {
+		a.Depth = defaultListDepth
+	}
+}
+
+// unsavedByDir returns the editor's unsaved files below dir (open, not on
+// disk), by the directory that holds them.
+func unsavedByDir(env *Env, dir string) map[string][]string {
 	unsaved := map[string][]string{}
-	for abs := range openUnder(env.files(), t.Abs) {
+	for abs := range openUnder(env.files(), dir) {
 		if _, err := os.Lstat(abs); err != nil {
 			unsaved[filepath.Dir(abs)] = append(unsaved[filepath.Dir(abs)], filepath.Base(abs))
 		}
 	}
+	return unsaved
+}
 
-	var entries []listEntry
-	var notes []string
-	truncated := false
-	var visit func(dir string, depth int)
-	visit = func(dir string, depth int) {
-		if truncated || ctx.Err() != nil {
+// listing collects a directory tree's entries, depth first, each
+// directory's sorted by name.
+type listing struct {
+	env     *Env
+	depth   int                 // levels to list
+	unsaved map[string][]string // unsaved editor files by directory
+	entries []listEntry
+	notes   []string // directories that could not be read
+	// truncated: maxListEntries were collected and the walk stopped.
+	truncated bool
+}
+
+// visit adds the entries of dir, at depth, and of its subdirectories
+// down to the listing's depth.
+func (l *listing) visit(ctx context.Context, dir string, depth int) {
+	if l.truncated || ctx.Err() != nil {
+		return
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil && len(des) == 0 {
+		l.notes = append(l.notes, fmt.Sprintf("%s (%v)", displayPath(l.env, dir), plainErr(err)))
+	}
+	level := make([]listEntry, 0, len(des))
+	for _, de := range des {
+		e := listEntry{name: de.Name(), depth: depth, abs: filepath.Join(dir, de.Name())}
+		switch typ := de.Type(); {
+		case typ.IsDir():
+			e.suffix, e.dir = "/", true
+		case typ&fs.ModeSymlink != 0:
+			e.suffix = "@"
+		case !typ.IsRegular():
+			e.suffix = "?"
+		}
+		level = append(level, e)
+	}
+	for _, name := range l.unsaved[dir] {
+		level = append(level, listEntry{name: name, suffix: " (unsaved)", depth: depth})
+	}
+	slices.SortFunc(level, func(x, y listEntry) int { return strings.Compare(x.name, y.name) })
+	for _, e := range level {
+		if len(l.entries) == maxListEntries {
+			l.truncated = true
 			return
 		}
-		des, err := os.ReadDir(dir)
-		if err != nil && len(des) == 0 {
-			notes = append(notes, fmt.Sprintf("%s (%v)", displayPath(env, dir), plainErr(err)))
-		}
-		level := make([]listEntry, 0, len(des))
-		for _, de := range des {
-			e := listEntry{name: de.Name(), depth: depth, abs: filepath.Join(dir, de.Name())}
-			switch typ := de.Type(); {
-			case typ.IsDir():
-				e.suffix, e.dir = "/", true
-			case typ&fs.ModeSymlink != 0:
-				e.suffix = "@"
-			case !typ.IsRegular():
-				e.suffix = "?"
-			}
-			level = append(level, e)
-		}
-		for _, name := range unsaved[dir] {
-			level = append(level, listEntry{name: name, suffix: " (unsaved)", depth: depth})
-		}
-		slices.SortFunc(level, func(x, y listEntry) int { return strings.Compare(x.name, y.name) })
-		for _, e := range level {
-			if len(entries) == maxListEntries {
-				truncated = true
-				return
-			}
-			entries = append(entries, e)
-			if e.dir && depth+1 < a.Depth && e.name != ".git" {
-				visit(e.abs, depth+1)
-			}
+		l.entries = append(l.entries, e)
+		if e.dir && depth+1 < l.depth && e.name != ".git" {
+			l.visit(ctx, e.abs, depth+1)
 		}
 	}
-	visit(t.Abs, 0)
-	if err := ctx.Err(); err != nil {
-		return Output{}, err
-	}
+}
 
-	lim := env.limits()
+// render shows the entries from the offset on, within the limit and lim.
+func (l *listing) render(lim OutputLimits, a listDirArgs, t target) (Output, error) {
 	b := newBudget(lim)
 	b.Add("Absolute path: " + t.Abs)
-	if len(entries) == 0 {
+	if len(l.entries) == 0 {
 		return Output{Text: b.String("(empty directory)")}, nil
 	}
-	if a.Offset > len(entries) {
-		return Output{}, fmt.Errorf("list_dir: offset %d is past the last entry (%s has %d entries at depth %d)", a.Offset, t.Display, len(entries), a.Depth)
+	if a.Offset > len(l.entries) {
+		return Output{}, fmt.Errorf("list_dir: offset %d is past the last entry (%s has %d entries at depth %d)", a.Offset, t.Display, len(l.entries), a.Depth)
 	}
 	shown := 0
-	for _, e := range entries[a.Offset-1:] {
+	for _, e := range l.entries[a.Offset-1:] {
 		if shown >= a.Limit {
 			break
 		}
@@ -170,19 +193,19 @@ func (ListDir) Handle(ctx context.Context, env *Env, call *Call) (Output, error)
 	}
 	var trailer []string
 	last := a.Offset - 1 + shown
-	total := fmt.Sprintf("%d", len(entries))
-	if truncated {
+	total := fmt.Sprintf("%d", len(l.entries))
+	if l.truncated {
 		total = fmt.Sprintf("more than %d", maxListEntries)
 	}
-	if last < len(entries) || truncated {
+	if last < len(l.entries) || l.truncated {
 		why := fmt.Sprintf("limit=%d", a.Limit)
 		if b.Full() {
 			why = b.capReason()
 		}
 		trailer = append(trailer, fmt.Sprintf("[Showed entries %d-%d of %s (stopped at %s). Call list_dir with offset=%d for more, or list a subdirectory.]", a.Offset, last, total, why, last+1))
 	}
-	if len(notes) > 0 {
-		trailer = append(trailer, "[Could not read: "+strings.Join(notes, ", ")+".]")
+	if len(l.notes) > 0 {
+		trailer = append(trailer, "[Could not read: "+strings.Join(l.notes, ", ")+".]")
 	}
 	return Output{Text: b.String(strings.Join(trailer, "\n"))}, nil
 }

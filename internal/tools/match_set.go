@@ -156,65 +156,102 @@ func requiredSet(re *syntax.Regexp) []setNeedle {
 // and their estimated cost; nil when a literal has no anchor or there
 // are too many bytes.
 func planSet(lits []setNeedle) *litSet {
-	s := &litSet{}
-	type choice struct {
-		off   int
-		bytes []byte
-	}
 	// Each literal's anchor candidates: the runes with a fixed offset
 	// from its start (the runes before them have forms of one width).
-	cands := make([][]choice, len(lits))
+	cands := make([][]anchorChoice, len(lits))
 	for i := range lits {
-		n := &lits[i]
-		n.orbits = make([][]rune, len(n.runes))
-		ascii := true
-		off := 0
-		fixed := true
-		for j, r := range n.runes {
-			if r == utf8.RuneError {
-				// The regexp also reads each invalid byte as U+FFFD.
-				return nil
-			}
-			orbit := []rune{r}
-			if n.fold {
-				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-					orbit = append(orbit, f)
-				}
-			}
-			n.orbits[j] = orbit
-			var first []byte
-			width := utf8.RuneLen(r)
-			for _, f := range orbit {
-				if f >= utf8.RuneSelf {
-					ascii = false
-				}
-				if utf8.RuneLen(f) != width {
-					width = -1
-				}
-				first = appendUnique(first, utf8.AppendRune(nil, f)[0])
-			}
-			if fixed {
-				cands[i] = append(cands[i], choice{off, first})
-			}
-			if width < 0 {
-				fixed = false
-			}
-			off += width
-		}
-		switch {
-		case !n.fold:
-			n.lit = []byte(string(n.runes))
-		case ascii:
-			n.lit = bytes.ToLower([]byte(string(n.runes)))
+		var ok bool
+		if cands[i], ok = lits[i].prepare(); !ok {
+			return nil
 		}
 	}
-	// Greedy, then once more with what the other literals search for
-	// already counted as free, so literals share bytes.
-	pick := make([]int, len(lits))
+	pick := pickAnchors(cands)
+	s := &litSet{}
+	for i := range lits {
+		c := cands[i][pick[i]]
+		for _, b := range c.bytes {
+			k := bytes.IndexByte(s.bytes, b)
+			if k < 0 {
+				if len(s.bytes) == maxSetBytes {
+					return nil
+				}
+				k = len(s.bytes)
+				s.bytes = append(s.bytes, b)
+				s.anchors = append(s.anchors, nil)
+				s.cost += byteCost(b)
+			}
+			s.anchors[k] = append(s.anchors[k], setRef{needle: i, off: c.off})
+		}
+	}
+	s.needles = lits
+	return s
+}
+
+// anchorChoice is a rune of a literal that can anchor it: its byte
+// offset in the literal and the first bytes of its case-folded forms.
+type anchorChoice struct {
+	off   int
+	bytes []byte
+}
+
+// prepare fills n's orbits and lit and returns its anchor candidates:
+// the runes at a fixed offset from its start (the runes before them have
+// forms of one width). ok is false for a literal holding an invalid
+// byte.
+func (n *setNeedle) prepare() (cands []anchorChoice, ok bool) {
+	n.orbits = make([][]rune, len(n.runes))
+	ascii := true
+	off := 0
+	fixed := true
+	for j, r := range n.runes {
+		if r == utf8.RuneError {
+			// The regexp also reads each invalid byte as U+FFFD.
+			return nil, false
+		}
+		orbit := []rune{r}
+		if n.fold {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				orbit = append(orbit, f)
+			}
+		}
+		n.orbits[j] = orbit
+		var first []byte
+		width := utf8.RuneLen(r)
+		for _, f := range orbit {
+			if f >= utf8.RuneSelf {
+				ascii = false
+			}
+			if utf8.RuneLen(f) != width {
+				width = -1
+			}
+			first = appendUnique(first, utf8.AppendRune(nil, f)[0])
+		}
+		if fixed {
+			cands = append(cands, anchorChoice{off, first})
+		}
+		if width < 0 {
+			fixed = false
+		}
+		off += width
+	}
+	switch {
+	case !n.fold:
+		n.lit = []byte(string(n.runes))
+	case ascii:
+		n.lit = bytes.ToLower([]byte(string(n.runes)))
+	}
+	return cands, true
+}
+
+// pickAnchors chooses a candidate per literal: greedy, then once more
+// with what the other literals search for already counted as free, so
+// literals share bytes.
+func pickAnchors(cands [][]anchorChoice) []int {
+	pick := make([]int, len(cands))
 	for pass := range 2 {
-		for i := range lits {
+		for i := range cands {
 			used := map[byte]bool{}
-			for k := range lits {
+			for k := range cands {
 				if k < i || (pass == 1 && k != i) {
 					for _, b := range cands[k][pick[k]].bytes {
 						used[b] = true
@@ -236,24 +273,7 @@ func planSet(lits []setNeedle) *litSet {
 			pick[i] = best
 		}
 	}
-	for i := range lits {
-		c := cands[i][pick[i]]
-		for _, b := range c.bytes {
-			k := bytes.IndexByte(s.bytes, b)
-			if k < 0 {
-				if len(s.bytes) == maxSetBytes {
-					return nil
-				}
-				k = len(s.bytes)
-				s.bytes = append(s.bytes, b)
-				s.anchors = append(s.anchors, nil)
-				s.cost += byteCost(b)
-			}
-			s.anchors[k] = append(s.anchors[k], setRef{needle: i, off: c.off})
-		}
-	}
-	s.needles = lits
-	return s
+	return pick
 }
 
 func appendUnique(s []byte, b byte) []byte {

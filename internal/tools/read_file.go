@@ -41,8 +41,8 @@ func (ReadFile) Spec() Spec {
 	return Spec{Type: Function, Name: "read_file", Description: readFileDescription, Parameters: readFileSchema}
 }
 
-func (ReadFile) Kind() string        { return event.KindRead }
-func (ReadFile) Mutating(*Call) bool { return false }
+func (ReadFile) Kind() event.ToolKind { return event.KindRead }
+func (ReadFile) Mutating(*Call) bool  { return false }
 
 type readFileArgs struct {
 	FilePath string `json:"file_path"`

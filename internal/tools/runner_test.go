@@ -20,7 +20,7 @@ type fakeTool struct {
 }
 
 func (f *fakeTool) Spec() Spec           { return Spec{Type: Function, Name: f.name} }
-func (f *fakeTool) Kind() string         { return event.KindOther }
+func (f *fakeTool) Kind() event.ToolKind { return event.KindOther }
 func (f *fakeTool) Mutating(*Call) bool  { return f.mutating }
 func (f *fakeTool) Title(c *Call) string { return f.name }
 func (f *fakeTool) Handle(ctx context.Context, _ *Env, c *Call) (Output, error) {

@@ -98,48 +98,59 @@ func sanitize(v any) any {
 
 	switch typ {
 	case "object":
-		props, _ := s["properties"].(map[string]any)
-		if props == nil {
-			props = map[string]any{}
-		}
-		for name, p := range props {
-			props[name] = sanitize(p)
-		}
-		s["properties"] = props
-		if ap, ok := s["additionalProperties"].(map[string]any); ok {
-			s["additionalProperties"] = sanitize(ap)
-		}
-		if req, ok := s["required"].([]any); ok {
-			kept := req[:0]
-			for _, r := range req {
-				if name, ok := r.(string); ok && props[name] != nil && !slices.Contains(kept, any(name)) {
-					kept = append(kept, name)
-				}
-			}
-			if len(kept) == 0 {
-				delete(s, "required")
-			} else {
-				s["required"] = kept
-			}
-		}
+		sanitizeObject(s)
 	case "array":
-		switch items := s["items"].(type) {
-		case map[string]any:
-			s["items"] = sanitize(items)
-		case []any:
-			// Tuple form (draft 4-7): the APIs want one item schema.
-			if len(items) > 0 {
-				s["items"] = sanitize(items[0])
-			} else {
-				s["items"] = map[string]any{"type": "string"}
-			}
-		default:
-			s["items"] = map[string]any{"type": "string"}
-		}
-		delete(s, "additionalItems")
-		delete(s, "prefixItems")
+		sanitizeArray(s)
 	}
 	return s
+}
+
+// sanitizeObject gives an object schema properties (sanitized), and
+// keeps of its required names those that are properties, once each.
+func sanitizeObject(s map[string]any) {
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	for name, p := range props {
+		props[name] = sanitize(p)
+	}
+	s["properties"] = props
+	if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		s["additionalProperties"] = sanitize(ap)
+	}
+	if req, ok := s["required"].([]any); ok {
+		kept := req[:0]
+		for _, r := range req {
+			if name, ok := r.(string); ok && props[name] != nil && !slices.Contains(kept, any(name)) {
+				kept = append(kept, name)
+			}
+		}
+		if len(kept) == 0 {
+			delete(s, "required")
+		} else {
+			s["required"] = kept
+		}
+	}
+}
+
+// sanitizeArray gives an array schema one item schema (sanitized).
+func sanitizeArray(s map[string]any) {
+	switch items := s["items"].(type) {
+	case map[string]any:
+		s["items"] = sanitize(items)
+	case []any:
+		// Tuple form (draft 4-7): the APIs want one item schema.
+		if len(items) > 0 {
+			s["items"] = sanitize(items[0])
+		} else {
+			s["items"] = map[string]any{"type": "string"}
+		}
+	default:
+		s["items"] = map[string]any{"type": "string"}
+	}
+	delete(s, "additionalItems")
+	delete(s, "prefixItems")
 }
 
 // schemaType returns the schema's declared type (the first supported one

@@ -65,8 +65,8 @@ func (Shell) Spec() Spec {
 	return Spec{Type: Function, Name: "shell", Description: shellDescription, Parameters: shellSchema}
 }
 
-func (Shell) Kind() string        { return event.KindExecute }
-func (Shell) Mutating(*Call) bool { return true }
+func (Shell) Kind() event.ToolKind { return event.KindExecute }
+func (Shell) Mutating(*Call) bool  { return true }
 
 func (Shell) Title(call *Call) string {
 	var a shellArgs

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/proctest"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
@@ -47,14 +48,40 @@ func (f *fakeApprover) Patch(context.Context, PatchRequest) (Decision, error) {
 }
 
 type eventLog struct {
-	mu     sync.Mutex
-	events []event.Payload
+	mu      sync.Mutex
+	events  []event.Payload
+	changed chan struct{} // closed and replaced on every event
 }
 
 func (l *eventLog) emit(p event.Payload) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, p)
+	if l.changed != nil {
+		close(l.changed)
+	}
+	l.changed = make(chan struct{})
+}
+
+// waitOutput waits until the output streamed so far holds s; false when
+// stop is closed first.
+func (l *eventLog) waitOutput(s string, stop <-chan struct{}) bool {
+	for {
+		l.mu.Lock()
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		if strings.Contains(l.output(), s) {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-stop:
+			return false
+		}
+	}
 }
 
 func (l *eventLog) output() string {
@@ -149,20 +176,15 @@ func TestShellHidesSecrets(t *testing.T) {
 	}
 }
 
-// gone waits for pid to disappear (or become a zombie nobody reaps yet).
-func gone(pid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
-			return true
-		}
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
+// gone waits for pid to exit (a zombie nobody reaps yet has exited), for
+// ten seconds at most.
+func gone(t *testing.T, pid int) bool {
+	t.Helper()
+	exited, err := proctest.WaitExit(pid, 10*time.Second)
+	if err != nil {
+		t.Fatalf("waiting for process %d: %v", pid, err)
 	}
-	return false
+	return exited
 }
 
 func childPid(t *testing.T, path string) int {
@@ -191,7 +213,7 @@ func TestShellTimeoutKillsTheProcessGroup(t *testing.T) {
 	if !strings.Contains(out.Text, "Exit code: 124") || !strings.Contains(out.Text, "command timed out after 500 milliseconds") || !strings.Contains(out.Text, "started") {
 		t.Errorf("output %q", out.Text)
 	}
-	if pid := childPid(t, pidFile); !gone(pid) {
+	if pid := childPid(t, pidFile); !gone(t, pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("the forked child %d outlived the timeout", pid)
 	}
@@ -201,21 +223,23 @@ func TestShellInterruptKillsTheProcessGroup(t *testing.T) {
 	env, log := shellEnv(t, allowDirect(), sandbox.DangerFullAccess)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	ended := make(chan struct{})
 	go func() {
 		_, err := runShell(t, ctx, env, map[string]any{
 			"command":    []string{"bash", "-c", "sleep 60 & echo $! > child.pid; echo started; wait"},
 			"timeout_ms": 60000,
 		})
 		done <- err
+		close(ended)
 	}()
-	for !strings.Contains(log.output(), "started") {
-		time.Sleep(5 * time.Millisecond)
+	if !log.waitOutput("started", ended) {
+		t.Fatalf("the command ended before it started: %v", <-done)
 	}
 	cancel()
 	if err := <-done; err == nil {
 		t.Error("an interrupted command returned no error")
 	}
-	if pid := childPid(t, filepath.Join(env.Cwd, "child.pid")); !gone(pid) {
+	if pid := childPid(t, filepath.Join(env.Cwd, "child.pid")); !gone(t, pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("the forked child %d outlived the interrupt", pid)
 	}

@@ -111,7 +111,7 @@ type ExecConfig struct {
 type Handler interface {
 	Spec() Spec
 	// Kind is the event kind of the tool (event.KindRead, ...).
-	Kind() string
+	Kind() event.ToolKind
 	// Mutating reports whether this call may change the user's
 	// environment; mutating calls run one at a time.
 	Mutating(call *Call) bool

@@ -43,9 +43,9 @@ func (UpdatePlan) Spec() Spec {
 	return Spec{Type: Function, Name: "update_plan", Description: updatePlanDescription, Parameters: updatePlanSchema}
 }
 
-func (UpdatePlan) Kind() string        { return event.KindThink }
-func (UpdatePlan) Mutating(*Call) bool { return false }
-func (UpdatePlan) Title(*Call) string  { return "Update plan" }
+func (UpdatePlan) Kind() event.ToolKind { return event.KindThink }
+func (UpdatePlan) Mutating(*Call) bool  { return false }
+func (UpdatePlan) Title(*Call) string   { return "Update plan" }
 
 type updatePlanArgs struct {
 	Explanation string           `json:"explanation"`

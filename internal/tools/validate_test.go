@@ -18,9 +18,9 @@ type schemaTool struct {
 func (s schemaTool) Spec() Spec {
 	return Spec{Type: Function, Name: s.name, Parameters: s.params}
 }
-func (schemaTool) Kind() string        { return event.KindOther }
-func (schemaTool) Mutating(*Call) bool { return false }
-func (schemaTool) Title(*Call) string  { return "" }
+func (schemaTool) Kind() event.ToolKind { return event.KindOther }
+func (schemaTool) Mutating(*Call) bool  { return false }
+func (schemaTool) Title(*Call) string   { return "" }
 func (schemaTool) Handle(context.Context, *Env, *Call) (Output, error) {
 	return Output{Text: "ran"}, nil
 }

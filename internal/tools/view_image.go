@@ -36,8 +36,8 @@ func (ViewImage) Spec() Spec {
 	return Spec{Type: Function, Name: "view_image", Description: viewImageDescription, Parameters: viewImageSchema}
 }
 
-func (ViewImage) Kind() string        { return event.KindRead }
-func (ViewImage) Mutating(*Call) bool { return false }
+func (ViewImage) Kind() event.ToolKind { return event.KindRead }
+func (ViewImage) Mutating(*Call) bool  { return false }
 
 type viewImageArgs struct {
 	Path string `json:"path"`

@@ -36,8 +36,8 @@ func (WriteFile) Spec() Spec {
 	return Spec{Type: Function, Name: "write_file", Description: writeFileDescription, Parameters: writeFileSchema}
 }
 
-func (WriteFile) Kind() string        { return event.KindEdit }
-func (WriteFile) Mutating(*Call) bool { return true }
+func (WriteFile) Kind() event.ToolKind { return event.KindEdit }
+func (WriteFile) Mutating(*Call) bool  { return true }
 
 func (WriteFile) Title(call *Call) string {
 	var a writeFileArgs

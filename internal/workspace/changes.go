@@ -56,7 +56,8 @@ type ChangeSet struct {
 }
 
 // RejectedError says the editor refused a change set; nothing of it was
-// applied anywhere.
+// applied anywhere. Its message states what happened; what the model
+// should do about it is the tools' to say.
 type RejectedError struct {
 	// Reason is the editor's, when it gave one.
 	Reason string
@@ -73,11 +74,11 @@ func (e *RejectedError) Error() string {
 		if e.Reason != "" {
 			msg += " (" + e.Reason + ")"
 		}
-		return msg + "; nothing was changed. Do not make the same change again unasked: ask the user what they want instead"
+		return msg + "; nothing was changed"
 	}
 	msg := "the editor did not apply the change"
 	if e.Reason != "" {
 		msg += " (" + e.Reason + ")"
 	}
-	return msg + "; the user may have edited the file meanwhile. Nothing was changed: read the file again and redo the change"
+	return msg + "; nothing was changed"
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // ChangedError says a file no longer holds the content a change was
-// computed from: someone changed it after it was read.
+// computed from: someone changed it after it was read. Nothing of the
+// change set was written.
 type ChangedError struct {
 	Path string
 	// Detail says how it differs ("it was deleted", "it exists now", ...).
@@ -25,7 +26,7 @@ func (e *ChangedError) Error() string {
 	if e.Detail != "" {
 		msg += " (" + e.Detail + ")"
 	}
-	return msg + "; nothing was changed: read it again and redo the change"
+	return msg + "; nothing was changed"
 }
 
 // WriteToDisk applies every change of cs to disk, all or nothing. Each
@@ -161,109 +162,132 @@ type op struct {
 // planWrites checks every change against the disk, as it will be after
 // the changes before it, and returns the file operations to carry out.
 func planWrites(cs *ChangeSet) ([]op, error) {
-	// state is the content a path will have after the changes planned so
-	// far (nil value: removed).
-	state := make(map[string]*[]byte)
-	modes := make(map[string]fs.FileMode)
-	current := func(path string) ([]byte, bool, error) {
-		if c, ok := state[path]; ok {
-			if c == nil {
-				return nil, false, nil
-			}
-			return *c, true, nil
-		}
-		return readCurrent(path)
-	}
-	expect := func(path string, want []byte) error {
-		cur, exists, err := current(path)
-		if err != nil {
-			return err
-		}
-		switch {
-		case want == nil && exists:
-			return &ChangedError{Path: path, Detail: "it exists now"}
-		case want != nil && !exists:
-			return &ChangedError{Path: path, Detail: "it does not exist any more"}
-		case want != nil && !bytes.Equal(cur, want):
-			return &ChangedError{Path: path, Detail: "its content differs"}
-		}
-		return nil
-	}
-	set := func(path string, content []byte) {
-		if content == nil {
-			state[path] = nil
-			return
-		}
-		c := content
-		state[path] = &c
-	}
-
-	var plan []op
+	p := &writePlanner{state: make(map[string]*[]byte), modes: make(map[string]fs.FileMode)}
 	for i, c := range cs.Changes {
-		if !filepath.IsAbs(c.Path) || (c.Kind == Move && !filepath.IsAbs(c.NewPath)) {
-			return nil, fmt.Errorf("change %d (%s %s): paths must be absolute", i+1, c.Kind, c.Path)
-		}
-		path, err := realOf(c.Path, c.Real)
-		if err != nil {
+		if err := p.change(i, c); err != nil {
 			return nil, err
 		}
-		shown := filepath.Clean(c.Path)
-		switch c.Kind {
-		case Add, Update:
-			if c.Kind == Update && c.OldContent == nil {
-				return nil, fmt.Errorf("update %s: no old content", path)
-			}
-			if err := expect(path, c.OldContent); err != nil {
-				return nil, named(err, shown)
-			}
-			plan = append(plan, op{path: path, display: shown, content: nonNil(c.NewContent)})
-			set(path, nonNil(c.NewContent))
-		case Delete:
-			if c.OldContent == nil {
-				return nil, fmt.Errorf("delete %s: no old content", path)
-			}
-			if err := expect(path, c.OldContent); err != nil {
-				return nil, named(err, shown)
-			}
-			plan = append(plan, op{path: path, display: shown, remove: true})
-			set(path, nil)
-		case Move:
-			dest, err := realOf(c.NewPath, c.NewReal)
-			if err != nil {
-				return nil, err
-			}
-			destShown := filepath.Clean(c.NewPath)
-			if c.OldContent == nil {
-				return nil, fmt.Errorf("move %s: no old content", path)
-			}
-			if err := expect(path, c.OldContent); err != nil {
-				return nil, named(err, shown)
-			}
-			if dest == path {
-				plan = append(plan, op{path: path, display: shown, content: nonNil(c.NewContent)})
-				set(path, nonNil(c.NewContent))
-				break
-			}
-			// The destination may exist: a move replaces it.
-			if _, _, err := current(dest); err != nil {
-				return nil, err
-			}
-			mode, ok := modes[path]
-			if !ok {
-				if m, err := modeOf(path); err == nil {
-					mode = m
-				}
-			}
-			modes[dest] = mode
-			plan = append(plan, op{path: dest, display: destShown, content: nonNil(c.NewContent), mode: mode},
-				op{path: path, display: shown, remove: true})
-			set(dest, nonNil(c.NewContent))
-			set(path, nil)
-		default:
-			return nil, fmt.Errorf("change %d of %s: unknown kind %d", i+1, path, c.Kind)
+	}
+	return p.plan, nil
+}
+
+// writePlanner plans the operations of a change set, one change after
+// the other, keeping what each path will hold once the changes planned
+// so far are done.
+type writePlanner struct {
+	// state is the content a path will have after the changes planned
+	// so far (nil value: removed).
+	state map[string]*[]byte
+	modes map[string]fs.FileMode // of files moved, at their destination
+	plan  []op
+}
+
+// change checks the i-th change c and plans its operations.
+func (p *writePlanner) change(i int, c FileChange) error {
+	if !filepath.IsAbs(c.Path) || (c.Kind == Move && !filepath.IsAbs(c.NewPath)) {
+		return fmt.Errorf("change %d (%s %s): paths must be absolute", i+1, c.Kind, c.Path)
+	}
+	path, err := realOf(c.Path, c.Real)
+	if err != nil {
+		return err
+	}
+	shown := filepath.Clean(c.Path)
+	switch c.Kind {
+	case Add, Update:
+		if c.Kind == Update && c.OldContent == nil {
+			return fmt.Errorf("update %s: no old content", path)
+		}
+		if err := p.expect(path, c.OldContent); err != nil {
+			return named(err, shown)
+		}
+		p.write(op{path: path, display: shown, content: nonNil(c.NewContent)})
+	case Delete:
+		if c.OldContent == nil {
+			return fmt.Errorf("delete %s: no old content", path)
+		}
+		if err := p.expect(path, c.OldContent); err != nil {
+			return named(err, shown)
+		}
+		p.write(op{path: path, display: shown, remove: true})
+	case Move:
+		return p.move(c, path, shown)
+	default:
+		return fmt.Errorf("change %d of %s: unknown kind %d", i+1, path, c.Kind)
+	}
+	return nil
+}
+
+// move plans a Move of the real path (shown as the change names it):
+// the new content written at the destination, with the file's mode, and
+// the file removed.
+func (p *writePlanner) move(c FileChange, path, shown string) error {
+	dest, err := realOf(c.NewPath, c.NewReal)
+	if err != nil {
+		return err
+	}
+	if c.OldContent == nil {
+		return fmt.Errorf("move %s: no old content", path)
+	}
+	if err := p.expect(path, c.OldContent); err != nil {
+		return named(err, shown)
+	}
+	if dest == path {
+		p.write(op{path: path, display: shown, content: nonNil(c.NewContent)})
+		return nil
+	}
+	// The destination may exist: a move replaces it.
+	if _, _, err := p.current(dest); err != nil {
+		return err
+	}
+	mode, ok := p.modes[path]
+	if !ok {
+		if m, err := modeOf(path); err == nil {
+			mode = m
 		}
 	}
-	return plan, nil
+	p.modes[dest] = mode
+	p.write(op{path: dest, display: filepath.Clean(c.NewPath), content: nonNil(c.NewContent), mode: mode})
+	p.write(op{path: path, display: shown, remove: true})
+	return nil
+}
+
+// current is what path will hold after the changes planned so far.
+func (p *writePlanner) current(path string) ([]byte, bool, error) {
+	if c, ok := p.state[path]; ok {
+		if c == nil {
+			return nil, false, nil
+		}
+		return *c, true, nil
+	}
+	return readCurrent(path)
+}
+
+// expect checks that path will hold want (nil: that it will not exist).
+func (p *writePlanner) expect(path string, want []byte) error {
+	cur, exists, err := p.current(path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case want == nil && exists:
+		return &ChangedError{Path: path, Detail: "it exists now"}
+	case want != nil && !exists:
+		return &ChangedError{Path: path, Detail: "it does not exist any more"}
+	case want != nil && !bytes.Equal(cur, want):
+		return &ChangedError{Path: path, Detail: "its content differs"}
+	}
+	return nil
+}
+
+// write adds o to the plan and notes what its path will hold.
+func (p *writePlanner) write(o op) {
+	p.plan = append(p.plan, o)
+	if o.remove {
+		p.state[o.path] = nil
+		return
+	}
+	c := o.content
+	p.state[o.path] = &c
 }
 
 func nonNil(b []byte) []byte {

@@ -13,6 +13,5 @@ type UnconfirmedError struct {
 
 func (e *UnconfirmedError) Error() string {
 	return "the editor said it applied the change but did not report the new text of every file, so it is not confirmed:\n- " +
-		strings.Join(e.States, "\n- ") +
-		"\nRead these files again before relying on the change; redo it where they still hold the old text."
+		strings.Join(e.States, "\n- ")
 }

@@ -14,81 +14,32 @@ import (
 // with arguments {"input": ...}), a chunk with the finish_reason, a usage
 // chunk when stream_options.include_usage is set, then [DONE].
 func streamChat(s *sse, req *Request, reply *Reply) {
-	id := reply.ID
-	if id == "" {
-		id = fmt.Sprintf("chatcmpl-%d", req.Seq)
-	}
-	// Every chunk starts the same way.
-	prefix := []byte(`{"id":`)
-	prefix = appendJSONString(prefix, id)
-	prefix = append(prefix, `,"object":"chat.completion.chunk","created":`...)
-	prefix = strconv.AppendInt(prefix, time.Now().Unix(), 10)
-	prefix = append(prefix, `,"model":`...)
-	prefix = appendJSONString(prefix, stringField(req.JSON, "model"))
-	prefix = append(prefix, `,"system_fingerprint":"fakemodel","choices":[{"index":0,"delta":`...)
-	const suffix = `,"logprobs":null,"finish_reason":null}]}`
-
-	delta := func(key, v string) {
-		s.open("")
-		s.raw("", prefix)
-		s.lit(key)
-		s.quoted(v)
-		s.lit("}" + suffix)
-		s.closeEvent()
-	}
-	s.open("")
-	s.raw("", prefix)
-	s.lit(`{"role":"assistant","content":""}` + suffix)
-	s.closeEvent()
-
+	c := newChatStream(s, req, reply)
+	c.chunk([]byte(`{"role":"assistant","content":""}`))
 	calls := 0
 	for i := range reply.Items {
 		it := &reply.Items[i]
 		switch it.Type {
 		case TypeMessage:
-			for _, c := range it.Text {
-				delta(`{"content":`, c)
+			for _, t := range it.Text {
+				c.delta(`{"content":`, t)
 			}
 		case TypeReasoning:
 			for j, part := range it.Summary {
 				if j > 0 {
-					delta(`{"reasoning_content":`, "\n\n")
+					c.delta(`{"reasoning_content":`, "\n\n")
 				}
-				for _, c := range part {
-					delta(`{"reasoning_content":`, c)
+				for _, t := range part {
+					c.delta(`{"reasoning_content":`, t)
 				}
 			}
 		case TypeFunctionCall, TypeCustomToolCall:
-			chunks := it.Arguments
-			if it.Type == TypeCustomToolCall {
-				b, _ := json.Marshal(map[string]string{"input": text(it.Input)})
-				chunks = Split(string(b), max(len(it.Input), 1))
-			}
-			head := []byte(`{"tool_calls":[{"index":` + strconv.Itoa(calls) + `,"id":`)
-			head = appendJSONString(head, callID(it, req.Seq, i))
-			head = append(head, `,"type":"function","function":{"name":`...)
-			head = appendJSONString(head, it.Name)
-			head = append(head, `,"arguments":""}}]}`...)
-			s.open("")
-			s.raw("", prefix)
-			s.raw("", head)
-			s.lit(suffix)
-			s.closeEvent()
-			argHead := []byte(`{"tool_calls":[{"index":` + strconv.Itoa(calls) + `,"function":{"arguments":`)
-			for _, c := range chunks {
-				s.open("")
-				s.raw("", prefix)
-				s.raw("", argHead)
-				s.quoted(c)
-				s.lit(`}}]}` + suffix)
-				s.closeEvent()
-			}
+			c.toolCall(it, calls, callID(it, req.Seq, i))
 			calls++
 		default:
 			panic(fmt.Sprintf("fakemodel: unknown item type %q", it.Type))
 		}
 	}
-
 	if e := reply.Failed; e != nil || reply.ErrorEvent != nil {
 		if e == nil {
 			e = reply.ErrorEvent
@@ -99,39 +50,119 @@ func streamChat(s *sse, req *Request, reply *Reply) {
 		s.closeEvent()
 		return
 	}
-	finish := "stop"
-	switch {
-	case reply.Incomplete != "":
-		finish = "length"
-	case calls > 0:
-		finish = "tool_calls"
-	}
-	s.open("")
-	s.raw("", prefix)
-	s.lit(`{},"logprobs":null,"finish_reason":`)
-	s.quoted(finish)
-	s.lit(`}]}`)
-	s.closeEvent()
-
+	c.finish(reply, calls)
 	if opts, _ := req.JSON["stream_options"].(map[string]any); opts != nil {
 		if include, _ := opts["include_usage"].(bool); include {
-			u := usage(reply, req)
-			b, _ := json.Marshal(map[string]any{
-				"prompt_tokens":             u.InputTokens,
-				"completion_tokens":         u.OutputTokens,
-				"total_tokens":              u.TotalTokens,
-				"prompt_tokens_details":     map[string]int64{"cached_tokens": u.InputTokensDetails.CachedTokens},
-				"completion_tokens_details": map[string]int64{"reasoning_tokens": u.OutputTokensDetails.ReasoningTokens},
-			})
-			s.open("")
-			s.raw("", prefix[:len(prefix)-len(`[{"index":0,"delta":`)])
-			s.lit(`[],"usage":`)
-			s.raw("", b)
-			s.lit("}")
-			s.closeEvent()
+			c.usage(req, reply)
 		}
 	}
 	s.open("")
 	s.lit("[DONE]")
 	s.closeEvent()
+}
+
+// chatStream writes the chunks of one completion.
+type chatStream struct {
+	s *sse
+	// prefix starts every chunk: the id, object, created, model and
+	// fingerprint, up to choice 0's delta.
+	prefix []byte
+}
+
+// chunkSuffix ends a chunk after its delta.
+const chunkSuffix = `,"logprobs":null,"finish_reason":null}]}`
+
+func newChatStream(s *sse, req *Request, reply *Reply) *chatStream {
+	id := reply.ID
+	if id == "" {
+		id = fmt.Sprintf("chatcmpl-%d", req.Seq)
+	}
+	prefix := []byte(`{"id":`)
+	prefix = appendJSONString(prefix, id)
+	prefix = append(prefix, `,"object":"chat.completion.chunk","created":`...)
+	prefix = strconv.AppendInt(prefix, time.Now().Unix(), 10)
+	prefix = append(prefix, `,"model":`...)
+	prefix = appendJSONString(prefix, stringField(req.JSON, "model"))
+	prefix = append(prefix, `,"system_fingerprint":"fakemodel","choices":[{"index":0,"delta":`...)
+	return &chatStream{s: s, prefix: prefix}
+}
+
+// chunk writes one chunk whose delta is the JSON object delta.
+func (c *chatStream) chunk(delta []byte) {
+	c.s.open("")
+	c.s.raw("", c.prefix)
+	c.s.raw("", delta)
+	c.s.lit(chunkSuffix)
+	c.s.closeEvent()
+}
+
+// delta writes a chunk whose delta has one string field: key is its
+// opening (`{"content":`), v its value.
+func (c *chatStream) delta(key, v string) {
+	c.s.open("")
+	c.s.raw("", c.prefix)
+	c.s.lit(key)
+	c.s.quoted(v)
+	c.s.lit("}" + chunkSuffix)
+	c.s.closeEvent()
+}
+
+// toolCall writes the call it as the index-th tool call: a chunk with its
+// id and name, then its arguments in chunks.
+func (c *chatStream) toolCall(it *Item, index int, id string) {
+	chunks := it.Arguments
+	if it.Type == TypeCustomToolCall {
+		b, _ := json.Marshal(map[string]string{"input": text(it.Input)})
+		chunks = Split(string(b), max(len(it.Input), 1))
+	}
+	head := []byte(`{"tool_calls":[{"index":` + strconv.Itoa(index) + `,"id":`)
+	head = appendJSONString(head, id)
+	head = append(head, `,"type":"function","function":{"name":`...)
+	head = appendJSONString(head, it.Name)
+	head = append(head, `,"arguments":""}}]}`...)
+	c.chunk(head)
+	argHead := []byte(`{"tool_calls":[{"index":` + strconv.Itoa(index) + `,"function":{"arguments":`)
+	for _, a := range chunks {
+		c.s.open("")
+		c.s.raw("", c.prefix)
+		c.s.raw("", argHead)
+		c.s.quoted(a)
+		c.s.lit(`}}]}` + chunkSuffix)
+		c.s.closeEvent()
+	}
+}
+
+// finish writes the chunk with the finish_reason.
+func (c *chatStream) finish(reply *Reply, calls int) {
+	reason := "stop"
+	switch {
+	case reply.Incomplete != "":
+		reason = "length"
+	case calls > 0:
+		reason = "tool_calls"
+	}
+	c.s.open("")
+	c.s.raw("", c.prefix)
+	c.s.lit(`{},"logprobs":null,"finish_reason":`)
+	c.s.quoted(reason)
+	c.s.lit(`}]}`)
+	c.s.closeEvent()
+}
+
+// usage writes the usage chunk, which has no choices.
+func (c *chatStream) usage(req *Request, reply *Reply) {
+	u := usage(reply, req)
+	b, _ := json.Marshal(map[string]any{
+		"prompt_tokens":             u.InputTokens,
+		"completion_tokens":         u.OutputTokens,
+		"total_tokens":              u.TotalTokens,
+		"prompt_tokens_details":     map[string]int64{"cached_tokens": u.InputTokensDetails.CachedTokens},
+		"completion_tokens_details": map[string]int64{"reasoning_tokens": u.OutputTokensDetails.ReasoningTokens},
+	})
+	c.s.open("")
+	c.s.raw("", c.prefix[:len(c.prefix)-len(`[{"index":0,"delta":`)])
+	c.s.lit(`[],"usage":`)
+	c.s.raw("", b)
+	c.s.lit("}")
+	c.s.closeEvent()
 }

@@ -190,40 +190,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.wg.Done()
 
-	var wire func(*sse, *Request, *Reply)
-	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
-		wire = streamResponses
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
-		wire = streamChat
-	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","created":0,"owned_by":"fakemodel"}]}`)
-		return
-	default:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("fakemodel: no route for %s %s (serves POST /v1/responses and POST /v1/chat/completions)", r.Method, r.URL.Path), "not_found")
+	wire := route(w, r)
+	if wire == nil {
 		return
 	}
-
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	req := &Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	if json.Unmarshal(body, &req.JSON) != nil {
-		req.JSON = nil
-	}
-	// A request the server cannot serve is recorded but takes no step.
-	if stream, _ := req.JSON["stream"].(bool); !stream {
-		s.mu.Lock()
-		s.record(req)
-		s.logRequest(req)
-		s.mu.Unlock()
-		msg := "fakemodel: only streaming requests (\"stream\": true) are served"
-		if req.JSON == nil {
-			msg = "fakemodel: the request body is not a JSON object"
-		}
-		writeError(w, http.StatusBadRequest, msg, "invalid_request")
+	req, ok := s.readRequest(w, r)
+	if !ok {
 		return
 	}
 	st, failure, msg := s.take(req)
@@ -231,38 +203,22 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, msg, "script_exhausted")
 		return
 	}
-
+	if failure != nil && failure.Status != 0 {
+		writeFailure(w, failure)
+		return
+	}
 	reply := &st.Reply
-	if st.Respond != nil && (failure == nil || failure.Status == 0 && failure.Reply == nil) {
+	if st.Respond != nil && (failure == nil || failure.Reply == nil) {
 		r := st.Respond(req)
 		reply = &r
 	}
-	var out *sse
+	out := newSSE(w, r, s.done)
 	if failure != nil {
-		if failure.Status != 0 {
-			for k, vs := range failure.Header {
-				w.Header()[http.CanonicalHeaderKey(k)] = vs
-			}
-			if failure.Body != "" {
-				ct := "text/plain; charset=utf-8"
-				if json.Valid([]byte(failure.Body)) {
-					ct = "application/json"
-				}
-				w.Header().Set("Content-Type", ct)
-				w.WriteHeader(failure.Status)
-				_, _ = io.WriteString(w, failure.Body)
-				return
-			}
-			writeError(w, failure.Status, fmt.Sprintf("fakemodel: injected failure: %d %s", failure.Status, http.StatusText(failure.Status)), "injected")
-			return
-		}
 		if failure.Reply != nil {
 			reply = failure.Reply
 		}
-		out = newSSE(w, r, s.done)
 		out.failAt, out.mode = failure.AfterEvents, failure.Mode
 	} else {
-		out = newSSE(w, r, s.done)
 		out.gate = st.Gate
 	}
 	out.pace = st.Pace
@@ -272,6 +228,69 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if out.abort {
 		panic(http.ErrAbortHandler) // resets the connection
 	}
+}
+
+// route returns the wire format that streams the answer to r, or nil when
+// r has been answered already (the model list, an unknown route).
+func route(w http.ResponseWriter, r *http.Request) func(*sse, *Request, *Reply) {
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
+		return streamResponses
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
+		return streamChat
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","created":0,"owned_by":"fakemodel"}]}`)
+	default:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("fakemodel: no route for %s %s (serves POST /v1/responses and POST /v1/chat/completions)", r.Method, r.URL.Path), "not_found")
+	}
+	return nil
+}
+
+// readRequest reads r's body. A request the server cannot serve (not a
+// streaming one) is recorded and answered with an error, but takes no
+// step: ok is false.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (req *Request, ok bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, false
+	}
+	req = &Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	if json.Unmarshal(body, &req.JSON) != nil {
+		req.JSON = nil
+	}
+	if stream, _ := req.JSON["stream"].(bool); stream {
+		return req, true
+	}
+	s.mu.Lock()
+	s.record(req)
+	s.logRequest(req)
+	s.mu.Unlock()
+	msg := "fakemodel: only streaming requests (\"stream\": true) are served"
+	if req.JSON == nil {
+		msg = "fakemodel: the request body is not a JSON object"
+	}
+	writeError(w, http.StatusBadRequest, msg, "invalid_request")
+	return nil, false
+}
+
+// writeFailure answers with an injected HTTP failure: its status,
+// headers and body, or an error body naming the status.
+func writeFailure(w http.ResponseWriter, failure *Failure) {
+	for k, vs := range failure.Header {
+		w.Header()[http.CanonicalHeaderKey(k)] = vs
+	}
+	if failure.Body != "" {
+		ct := "text/plain; charset=utf-8"
+		if json.Valid([]byte(failure.Body)) {
+			ct = "application/json"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(failure.Status)
+		_, _ = io.WriteString(w, failure.Body)
+		return
+	}
+	writeError(w, failure.Status, fmt.Sprintf("fakemodel: injected failure: %d %s", failure.Status, http.StatusText(failure.Status)), "injected")
 }
 
 // take records req and picks the step that serves it, and the failure to
