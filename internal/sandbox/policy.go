@@ -86,21 +86,6 @@ func (p Policy) boundary(tmpdir string) (*policy.Boundary, error) {
 	return policy.NewBoundary(p.mode(), p.root(), p.WritableRoots, policy.TempRoots(tmpdir))
 }
 
-// extraRoots returns the configured writable roots, absolute and cleaned.
-func (p Policy) extraRoots() []string {
-	var out []string
-	for _, r := range p.WritableRoots {
-		if r == "" {
-			continue
-		}
-		if !filepath.IsAbs(r) {
-			r = filepath.Join(p.root(), r)
-		}
-		out = append(out, filepath.Clean(r))
-	}
-	return out
-}
-
 // projectRoots are the roots whose protected names are enforced: the
 // project root and the configured roots, not the temporary directories (a
 // placeholder .git in /tmp would turn every checkout below it into a
