@@ -75,7 +75,7 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 		if err != nil {
 			return nil, &exec.Error{Name: argv[0], Err: err}
 		}
-		if helperPath != "" {
+		if helperPath != "" && helperSupervises {
 			// Unconfined, but under the helper's subreaper, so that
 			// nothing the command starts outlives it either.
 			args := append([]string{"sandbox", "--no-namespace", "--mode", string(DangerFullAccess), "--cwd", p.Cwd, "--"}, argv...)
@@ -164,31 +164,6 @@ func (c *Cmd) PlaceholderTime() time.Duration { return c.setup }
 func (c *Cmd) Wait() error {
 	defer c.done()
 	return c.Cmd.Wait()
-}
-
-// Run starts the command and waits for it.
-func (c *Cmd) Run() error {
-	if err := c.Start(); err != nil {
-		return err
-	}
-	return c.Wait()
-}
-
-// Output runs the command and returns its standard output.
-func (c *Cmd) Output() ([]byte, error) {
-	var out bytes.Buffer
-	c.Stdout = &out
-	err := c.Run()
-	return out.Bytes(), err
-}
-
-// CombinedOutput runs the command and returns its standard output and
-// standard error together.
-func (c *Cmd) CombinedOutput() ([]byte, error) {
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
-	err := c.Run()
-	return out.Bytes(), err
 }
 
 func (c *Cmd) done() {
