@@ -122,6 +122,8 @@ func (s *settings) agentOptions(client model.Client, fe agent.Frontend, files ag
 		Logger:          log,
 		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
 		HelperPath:      sandboxHelper(),
+		// Where no sandbox confines commands, every one needs approval.
+		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	}, nil
 }
 
