@@ -21,7 +21,7 @@ type Capabilities struct {
 	NamespaceNote string
 	// PIDNamespace tells whether the helper also gets a PID namespace of
 	// its own, which ends everything a command started when it exits;
-	// without one a subreaper does that (see reaper.go).
+	// without one a subreaper does that (see reaper_linux.go).
 	PIDNamespace bool
 	// CacheRoot is where workspace-write commands get their toolchain
 	// caches, from this process's environment (see CacheEnv).

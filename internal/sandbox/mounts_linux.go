@@ -10,7 +10,7 @@ import (
 // protectMounts runs in the helper inside the fresh user and mount
 // namespace it entered: it makes every mount private (nothing propagates
 // back to the host) and pins each protected path read-only.
-// Placeholders (see placeholder.go) are covered instead: a directory by a
+// Placeholders (see placeholder_linux.go) are covered instead: a directory by a
 // read-only bind of itself (it is empty), anything else by a read-only
 // /dev/null. A path still missing (the helper was started by hand, not by
 // the runner) gets a placeholder here, which then stays behind.

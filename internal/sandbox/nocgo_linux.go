@@ -8,7 +8,7 @@ import (
 )
 
 // Without cgo agent-ls has neither libseccomp nor the helper's C
-// constructor (nsenter.go, reaper.go): Probe reports seccomp unavailable,
+// constructor (nsenter_linux.go, reaper_linux.go): Probe reports seccomp unavailable,
 // so the helper refuses every sandboxed command, the agent asks before
 // every command, and the runner starts an approved (unconfined) command
 // directly, in a process group of its own that a timeout or an interrupt
@@ -21,7 +21,7 @@ var errNoCgo = errors.New("agent-ls was built without cgo, so without libseccomp
 // processes from outliving it; without the constructor it cannot.
 const helperSupervises = false
 
-// How the processes of a command are kept from outliving it (reaper.go).
+// How the processes of a command are kept from outliving it (reaper_linux.go).
 const (
 	supervisorNone      = 0
 	supervisorSubreaper = 2
