@@ -35,15 +35,8 @@ func noSandboxManager(t *testing.T, m model.Client, fe Frontend, why string, una
 
 func noSandboxTurn(t *testing.T, fe Frontend, ap policy.ApprovalPolicy, mode policy.SandboxMode, why string, unattended bool) (turnApprover, context.Context) {
 	t.Helper()
-	mgr := noSandboxManager(t, &scriptedModel{}, fe, why, unattended)
-	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: ap, SandboxMode: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := mgr.session(info.SessionID)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	return turnApprover{&turn{s: s, id: "t1", cancel: cancel, done: make(chan struct{})}}, ctx
+	tr, ctx := turnOf(t, noSandboxManager(t, &scriptedModel{}, fe, why, unattended), ap, mode)
+	return turnApprover{tr}, ctx
 }
 
 // TestNoSandboxEveryCommandAsks: without a sandbox every command asks
