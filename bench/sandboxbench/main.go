@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command sandboxbench measures what the sandbox costs per command: the wall
 // time of `true` run plainly, through the sandbox helper (as the runner
 // starts it, with and without namespaces), and through bubblewrap, printing

@@ -76,6 +76,8 @@ func (r *root) newManager(s Settings, fp frontendParts) (*agent.Manager, error) 
 		Logger:          r.log,
 		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
 		HelperPath:      sandboxHelper(),
+		// Where no sandbox confines commands, every one needs approval.
+		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	})
 }
 

@@ -162,6 +162,25 @@ func execVerdict(ap policy.ApprovalPolicy, mode policy.SandboxMode, req tools.Ex
 	return run, sandboxed, ""
 }
 
+// unconfinedVerdict turns execVerdict's verdict v (and reason) on a
+// command meant for the sandbox into the verdict where no sandbox can
+// confine it (why says so): the command would run with the user's own
+// rights, so it never runs without the user's word, and under "never"
+// not at all.
+func unconfinedVerdict(ap policy.ApprovalPolicy, why string, v verdict, reason string) (verdict, bool, string) {
+	if v == forbid {
+		return v, false, reason
+	}
+	if ap == policy.Never {
+		return forbid, false, "refused: no sandbox is available here (" + why + "), so this command would run unconfined, and the approval policy \"never\" does not allow running commands outside the sandbox; do the work with the file tools, or tell the user what to run"
+	}
+	unconfined := "No sandbox is available here (" + why + "), so this command would run unconfined, with the user's own rights."
+	if reason != "" {
+		unconfined = reason + " " + unconfined
+	}
+	return ask, false, unconfined
+}
+
 // patchVerdict applies the approval policy to a change of files: changes
 // whose every target may be written without asking apply; others ask (or
 // are refused under "never"); "untrusted" always asks. outside explains
@@ -206,8 +225,13 @@ type turnApprover struct{ t *turn }
 func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.ExecDecision, error) {
 	s := a.t.s
 	v, sandboxed, reason := execVerdict(s.info.ApprovalPolicy, s.info.SandboxMode, req)
+	outside := "this command would run outside the sandbox"
+	if _, why := s.mgr.sandboxState(); why != "" && sandboxed {
+		v, sandboxed, reason = unconfinedVerdict(s.info.ApprovalPolicy, why, v, reason)
+		outside = "no sandbox is available here (" + why + "), so this command would run unconfined"
+	}
 	if s.mgr.opts.Unattended && v == ask && !sandboxed {
-		v, reason = forbid, unattendedRefusal("this command would run outside the sandbox")
+		v, reason = forbid, unattendedRefusal(outside)
 	}
 	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return !c.allow || c.unsandbox || sandboxed }); ok {
 		id := a.t.nextApprovalID()

@@ -110,7 +110,12 @@ func (f *askingFrontend) count() int {
 // testTurn makes a turn of a new session with the given policies.
 func testTurn(t *testing.T, fe Frontend, ap policy.ApprovalPolicy, mode policy.SandboxMode) (*turn, context.Context) {
 	t.Helper()
-	mgr := newTestManager(t, &scriptedModel{}, fe)
+	return turnOf(t, newTestManager(t, &scriptedModel{}, fe), ap, mode)
+}
+
+// turnOf makes a turn of a new session of mgr with the given policies.
+func turnOf(t *testing.T, mgr *Manager, ap policy.ApprovalPolicy, mode policy.SandboxMode) (*turn, context.Context) {
+	t.Helper()
 	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: ap, SandboxMode: mode})
 	if err != nil {
 		t.Fatal(err)

@@ -85,6 +85,13 @@ type Options struct {
 	// machine, for the environment context; it is called once, when the
 	// first session starts its first turn.
 	SandboxSummary func() string
+	// SandboxUnavailable says why no sandbox can confine commands on this
+	// machine (another system, a build without cgo, a kernel without
+	// Landlock or seccomp), or "" when one can; called once, like
+	// SandboxSummary. Nil means a sandbox is available. Without one every
+	// command needs the user's approval and, approved, runs unconfined;
+	// under "never" and in unattended runs commands are refused.
+	SandboxUnavailable func() string
 	// HelperPath is the agent-ls binary that runs the sandbox helper;
 	// empty means this executable.
 	HelperPath string
@@ -153,6 +160,7 @@ type Manager struct {
 
 	summaryOnce sync.Once
 	summary     string
+	unavailable string // why no sandbox confines commands, "" when one does
 }
 
 // NewManager returns a manager with opts, defaults filled in.

@@ -59,21 +59,39 @@ func (s *session) environmentContext() string {
 		b.WriteString("  </writable_roots>\n")
 		fmt.Fprintf(&b, "  <protected>%s stay read-only in every writable root; changing them needs the user's approval</protected>\n", strings.Join(policy.ProtectedNames, ", "))
 	}
-	if summary := s.mgr.sandboxSummary(); summary != "" {
+	summary, unavailable := s.mgr.sandboxState()
+	if unavailable != "" && s.info.SandboxMode != policy.DangerFullAccess {
+		summary = noSandboxContext(unavailable, s.info.ApprovalPolicy, opts.Unattended)
+	}
+	if summary != "" {
 		fmt.Fprintf(&b, "  <sandbox>%s</sandbox>\n", summary)
 	}
 	b.WriteString("</environment_context>")
 	return b.String()
 }
 
-// sandboxSummary asks for the sandbox's summary once per manager.
-func (m *Manager) sandboxSummary() string {
+// sandboxState asks once per manager what the sandbox enforces here, and
+// why it cannot confine commands ("" when it can).
+func (m *Manager) sandboxState() (summary, unavailable string) {
 	m.summaryOnce.Do(func() {
 		if m.opts.SandboxSummary != nil {
 			m.summary = m.opts.SandboxSummary()
 		}
+		if m.opts.SandboxUnavailable != nil {
+			m.unavailable = m.opts.SandboxUnavailable()
+		}
 	})
-	return m.summary
+	return m.summary, m.unavailable
+}
+
+// noSandboxContext tells the model, in the environment context, that no
+// sandbox confines its commands and what follows for them.
+func noSandboxContext(why string, ap policy.ApprovalPolicy, unattended bool) string {
+	text := "No sandbox is available here: " + why + ". Commands would run unconfined, with the user's own rights, "
+	if ap == policy.Never || unattended {
+		return text + "so no command runs in this session: do the work with the file tools, or tell the user what to run."
+	}
+	return text + "so every command, even one that only reads, runs only after the user approves it."
 }
 
 // projectDocs returns the AGENTS.md chain for cwd: from the git root (the

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -68,7 +67,9 @@ func Gone(t testing.TB, marker string) {
 		if time.Now().After(deadline) {
 			pids = Find(marker)
 			for _, p := range pids {
-				syscall.Kill(p, syscall.SIGKILL)
+				if proc, err := os.FindProcess(p); err == nil {
+					_ = proc.Kill()
+				}
 			}
 			if len(pids) > 0 {
 				t.Fatalf("SURVIVORS: processes %v outlived the command", pids)

@@ -7,11 +7,11 @@
 // Two halves live here. The runner ([Command]) builds the [Cmd] that starts
 // the helper (`agent-ls sandbox`, or the smaller agent-ls-sandbox binary)
 // in its own process group, and at Start works out the helper's whole job
-// as a plan (plan.go): the writable roots and toolchain caches, the
+// as a plan (plan_linux.go): the writable roots and toolchain caches, the
 // read-only mounts, the Landlock rules for the kernel's ABI, the compiled
 // seccomp program (compiled once per process) and the command's path. The
-// helper carries the plan out in C from its constructor (nsenter.go,
-// exec_plan.go): it enters fresh user, mount and PID namespaces when the
+// helper carries the plan out in C from its constructor (nsenter_linux.go,
+// exec_plan_linux.go): it enters fresh user, mount and PID namespaces when the
 // kernel allows, pins the protected paths, drops its capabilities,
 // restricts itself with Landlock and seccomp and execs the command in
 // place. The Go runtime never starts in the helper, which was most of its
@@ -26,7 +26,7 @@
 //
 // Every process a command starts ends when the command exits, times out or
 // is cancelled, and when agent-ls exits by any route. The helper's C
-// constructor forks before Go starts (reaper.go): with a PID namespace the
+// constructor forks before Go starts (reaper_linux.go): with a PID namespace the
 // runner's child stays outside and relays the exit status, its child is
 // PID 1 of the namespace and reaps, and the helper below it execs the
 // command; when the command exits PID 1 exits with its status and the
@@ -46,11 +46,11 @@
 // # Placeholders for missing protected paths
 //
 // A missing .git, .agents or .agent-ls is kept uncreatable by a
-// placeholder on the host (placeholder.go) that the helper mounts over.
+// placeholder on the host (placeholder_linux.go) that the helper mounts over.
 // Placeholders are shared by every command of every agent-ls process in a
 // folder and removed by the last one out; who is in is a shared flock on
 // a lock file outside the workspace, so liveness comes from the kernel
-// (owner.go). One agent-ls process never removes what another's running
+// (owner_linux.go). One agent-ls process never removes what another's running
 // command relies on; a clean or signalled stop leaves nothing behind; after
 // kill -9 the next start in the folder removes what the dead process left.
 // Processes of different users do not see each other's locks: a
@@ -100,9 +100,33 @@
 // A Unix server (a test that listens on a socket in the workspace, Python's
 // multiprocessing forkserver or Manager) needs the network enabled.
 //
-// # Building
+// # Platforms and building
 //
-// The seccomp filter uses libseccomp through cgo, so building this package
+// The sandbox is Linux's: everything above lives in *_linux.go files, and
+// what needs cgo (libseccomp, and the helper's C constructor in
+// nsenter_linux.go and reaper_linux.go) is built only with cgo. What holds
+// where:
+//
+//   - Linux with cgo (make build, make release): all of the above.
+//   - Linux without cgo: no seccomp, so no sandbox. [Probe] says so
+//     ([Capabilities.Unavailable]), the helper refuses every sandboxed
+//     command, and an unconfined one (the user approved it) runs directly
+//     in a session of its own, which a timeout, an interrupt or [Shutdown]
+//     kills as a group; no subreaper catches a daemon that leaves the
+//     group, and nothing ends it should agent-ls be killed with SIGKILL.
+//   - macOS and other Unix systems: no sandbox (other.go). The helper
+//     refuses to run anything; an approved command runs in a session of
+//     its own that is killed as a group; nothing ends it should agent-ls be
+//     killed with SIGKILL.
+//   - Windows: no sandbox either; an approved command runs in a process
+//     group of its own, and a timeout, an interrupt or [Shutdown] kills
+//     its process only (its children may outlive it).
+//
+// Wherever [Capabilities.Unavailable] is not empty the agent asks before
+// every command, and refuses commands under the approval policy "never"
+// and in unattended runs: nothing ever runs unsandboxed unasked.
+//
+// The seccomp filter uses libseccomp through cgo, so the Linux sandbox
 // needs CGO_ENABLED=1, a C compiler, pkg-config and the libseccomp headers
 // (Debian: gcc, pkg-config, libseccomp-dev). The resulting binary links
 // libseccomp.so.2 dynamically. A fully static binary builds with

@@ -67,19 +67,3 @@ func Shutdown(ctx context.Context) {
 		}
 	}
 }
-
-// explainProcesses says for --explain how a command's processes are kept
-// from outliving it.
-func explainProcesses(line func(string, ...any), pidNamespace bool) {
-	if pidNamespace {
-		line("processes: the command runs under PID 1 of a PID namespace of its own; when it exits, every")
-		line("           process it started ends with it (background jobs, double forks, setsid daemons)")
-		line("           /proc is the host's, not remounted: pids and signals (kill -1 included) reach only")
-		line("           the namespace, and Landlock and seccomp deny ptrace and /proc/PID/mem of the rest")
-	} else {
-		line("processes: no PID namespace here; a child subreaper adopts whatever the command leaves running")
-		line("           and kills it all when the command exits (background jobs, double forks, setsid daemons)")
-	}
-	line("           a timeout, an interrupt, or agent-ls exiting by any route (kill -9 included, through")
-	line("           the parent-death signal) ends them too")
-}

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // file is a file of a test tree; a mode of 0 means 0644. A name ending in
@@ -121,7 +119,7 @@ func TestWriteToDisk(t *testing.T) {
 		// changes use paths relative to the root.
 		changes []FileChange
 		// hook, when set, replaces rename for the test.
-		hook    func(n, dirfd int, from, to string) error
+		hook    func(n int, d dirHandle, from, to string) error
 		after   map[string]file // nil: unchanged
 		wantErr string
 		changed bool // the error is a *ChangedError
@@ -231,11 +229,11 @@ func TestWriteToDisk(t *testing.T) {
 				{Kind: Add, Path: "deep/er/x.txt", NewContent: ptr("x")},
 				{Kind: Update, Path: "u.txt", OldContent: ptr("u"), NewContent: ptr("U")},
 			},
-			hook: func(n, dirfd int, from, to string) error {
+			hook: func(n int, d dirHandle, from, to string) error {
 				if n == 3 {
 					return &os.LinkError{Op: "rename", Old: from, New: to, Err: errors.New("disk full")}
 				}
-				return unix.Renameat(dirfd, from, dirfd, to)
+				return d.rename(from, to)
 			},
 			wantErr: "u.txt: disk full; nothing was changed",
 		},
@@ -247,9 +245,9 @@ func TestWriteToDisk(t *testing.T) {
 			if tc.hook != nil {
 				n := 0
 				saved := renameAt
-				renameAt = func(dirfd int, from, to string) error {
+				renameAt = func(d dirHandle, from, to string) error {
 					n++
-					return tc.hook(n, dirfd, from, to)
+					return tc.hook(n, d, from, to)
 				}
 				t.Cleanup(func() { renameAt = saved })
 			}

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // A change set written to disk is crash-safe through an intent journal, a
@@ -115,7 +113,7 @@ func openJournal(rec *journalRecord) (*journal, error) {
 	_, _ = rand.Read(nonce[:])
 	id := strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(nonce[:])
 	hidden := filepath.Join(dir, "."+id+".tmp")
-	f, err := os.OpenFile(hidden, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := openJournalFile(hidden, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create the change journal: %w", err)
 	}
@@ -124,7 +122,7 @@ func openJournal(rec *journalRecord) (*journal, error) {
 		os.Remove(hidden)
 		return nil, fmt.Errorf("write the change journal: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if err := lockFile(f, true); err != nil {
 		return fail(err)
 	}
 	rec.Version = journalVersion

@@ -3,10 +3,7 @@ package workspace
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // stepHook, when set (by tests), runs after every step of a journaled
@@ -201,12 +198,12 @@ func commitEntry(e journalEntry) error {
 	if e.Remove {
 		return removeReal(e.Path)
 	}
-	dirfd, err := openDir(filepath.Dir(e.Path))
+	d, err := openDir(filepath.Dir(e.Path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", e.Path, unwrapPath(err))
 	}
-	defer unix.Close(dirfd)
-	if err := renameAt(dirfd, e.Temp, filepath.Base(e.Path)); err != nil {
+	defer d.close()
+	if err := renameAt(d, e.Temp, filepath.Base(e.Path)); err != nil {
 		return fmt.Errorf("write %s: %w", e.Path, unwrapPath(err))
 	}
 	return nil
@@ -215,16 +212,15 @@ func commitEntry(e journalEntry) error {
 // writeTemp writes content to the temporary file temp in path's
 // directory, following no link, and syncs it.
 func writeTemp(path, temp string, content []byte, mode fs.FileMode) error {
-	dirfd, err := openDir(filepath.Dir(path))
+	d, err := openDir(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	defer unix.Close(dirfd)
-	fd, err := unix.Openat(dirfd, temp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	defer d.close()
+	f, err := d.createExcl(temp)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	f := os.NewFile(uintptr(fd), temp)
 	_, err = f.Write(content)
 	if err == nil {
 		err = f.Chmod(mode)
@@ -236,7 +232,7 @@ func writeTemp(path, temp string, content []byte, mode fs.FileMode) error {
 		err = cerr
 	}
 	if err != nil {
-		_ = unix.Unlinkat(dirfd, temp, 0)
+		_ = d.unlink(temp)
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	return nil
@@ -249,13 +245,13 @@ func removeTemps(entries []journalEntry) {
 		if e.Temp == "" {
 			continue
 		}
-		dirfd, err := openDir(filepath.Dir(e.Path))
+		d, err := openDir(filepath.Dir(e.Path))
 		if err != nil {
 			continue
 		}
 		// A temporary file that cannot be removed now is left for
 		// Recover's sweep of its directory.
-		_ = unix.Unlinkat(dirfd, e.Temp, 0)
-		unix.Close(dirfd)
+		_ = d.unlink(e.Temp)
+		d.close()
 	}
 }

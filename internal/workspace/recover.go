@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Recovered is what Recover did with one change set that a process left
@@ -90,7 +88,7 @@ func Recover() ([]Recovered, error) {
 
 // recoverOne recovers the journal at path if its writer is dead.
 func recoverOne(path string, partial bool) (*Recovered, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := openJournalFile(path, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errNoJournal
 	}
@@ -98,14 +96,17 @@ func recoverOne(path string, partial bool) (*Recovered, error) {
 		return nil, fmt.Errorf("open change journal %s: %w", path, err)
 	}
 	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := lockFile(f, false); err != nil {
 		// Locked: its writer is alive.
 		return nil, errNoJournal
 	}
 	// The writer may have finished (removed it) between our open and
 	// lock: then this file is no longer the journal.
-	var held, named unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &held) != nil || unix.Stat(path, &named) != nil || held.Ino != named.Ino {
+	held, err := f.Stat()
+	if err != nil {
+		return nil, errNoJournal
+	}
+	if named, err := os.Stat(path); err != nil || !os.SameFile(held, named) {
 		return nil, errNoJournal
 	}
 	if partial {
@@ -187,13 +188,13 @@ func rollForward(entries []journalEntry) (conflicts []string) {
 }
 
 func tempExists(e journalEntry) bool {
-	dirfd, err := openDir(filepath.Dir(e.Path))
+	d, err := openDir(filepath.Dir(e.Path))
 	if err != nil {
 		return false
 	}
-	defer unix.Close(dirfd)
-	var st unix.Stat_t
-	return unix.Fstatat(dirfd, e.Temp, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	defer d.close()
+	_, err = d.lstat(e.Temp)
+	return err == nil
 }
 
 // sweepTemps removes, in the directories of the set, the temporary files
@@ -209,7 +210,7 @@ func sweepTemps(rec journalRecord) {
 		dirs[filepath.Dir(e.Path)] = true
 	}
 	for d := range dirs {
-		dirfd, err := openDir(d)
+		dh, err := openDir(d)
 		if err != nil {
 			continue
 		}
@@ -222,27 +223,10 @@ func sweepTemps(rec journalRecord) {
 			if _, err := strconv.ParseUint(name[i+len(infix):], 10, 64); err != nil {
 				continue
 			}
-			var st unix.Stat_t
-			if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-				_ = unix.Unlinkat(dirfd, name, 0)
+			if mode, err := dh.lstat(name); err == nil && mode.IsRegular() {
+				_ = dh.unlink(name)
 			}
 		}
-		unix.Close(dirfd)
+		dh.close()
 	}
-}
-
-// readDirNames lists a directory without following a link to it.
-func readDirNames(dir string) ([]string, error) {
-	dirfd, err := openDir(filepath.Dir(dir))
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(dirfd)
-	fd, err := unix.Openat(dirfd, filepath.Base(dir), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), dir)
-	defer f.Close()
-	return f.Readdirnames(-1)
 }

@@ -9,34 +9,6 @@ import (
 	"syscall"
 )
 
-// NoNamespaceEnv, set to a non-empty value in the agent's environment,
-// makes the runner skip the user and mount namespace: Landlock and seccomp
-// only, as on kernels without unprivileged user namespaces.
-const NoNamespaceEnv = "AGENT_LS_SANDBOX_NO_USERNS"
-
-// Capabilities is what the sandbox can enforce on this machine.
-type Capabilities struct {
-	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock
-	// (the helper then refuses to run anything).
-	LandlockABI int
-	// Seccomp tells whether seccomp filters can be installed; SeccompNote
-	// says why not.
-	Seccomp     bool
-	SeccompNote string
-	// Namespaces tells whether the helper can enter a user and mount
-	// namespace, which is what keeps the protected paths read-only inside
-	// writable roots; NamespaceNote says why not.
-	Namespaces    bool
-	NamespaceNote string
-	// PIDNamespace tells whether the helper also gets a PID namespace of
-	// its own, which ends everything a command started when it exits;
-	// without one a subreaper does that (see reaper.go).
-	PIDNamespace bool
-	// CacheRoot is where workspace-write commands get their toolchain
-	// caches, from this process's environment (see CacheEnv).
-	CacheRoot string
-}
-
 var (
 	probeOnce sync.Once
 	probed    Capabilities
@@ -93,15 +65,13 @@ func probeNamespaces(extra uintptr) error {
 // Summary says in one line what the sandbox enforces here, for the agent's
 // environment context.
 func (c Capabilities) Summary() string {
-	if c.LandlockABI < 1 {
-		return "Linux sandbox unavailable: the kernel has no Landlock, so sandboxed commands are refused."
+	if why := c.Unavailable(); why != "" {
+		return unavailableSummary(why)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Linux sandbox: Landlock ABI %d limits writes to the writable roots", c.LandlockABI)
 	if c.Seccomp {
 		b.WriteString("; with the network off, seccomp refuses every socket but Unix stream and seqpacket ones (so socketpairs and pipes to children work; connect, bind, listen and datagram sockets do not, so no host service such as Docker, an SSH agent or D-Bus is reachable); ptrace and io_uring are always refused")
-	} else {
-		b.WriteString("; seccomp unavailable, so sandboxed commands are refused")
 	}
 	if c.Namespaces {
 		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace")
@@ -128,6 +98,9 @@ func Explain(p Policy, c Capabilities) string {
 		line("no sandbox: the command runs with the agent's own rights, network included")
 		line("processes: a child subreaper still ends whatever the command leaves running when it exits")
 		return b.String()
+	}
+	if why := c.Unavailable(); why != "" {
+		explainUnavailable(line, why)
 	}
 	if c.LandlockABI < 1 {
 		line("landlock: NOT available on this kernel; sandboxed commands are refused (never run unconfined)")
@@ -197,4 +170,20 @@ func Explain(p Policy, c Capabilities) string {
 		line("  (Landlock alone cannot make a read-only hole in a writable tree; user namespaces are unavailable: %s)", note)
 	}
 	return b.String()
+}
+
+// explainProcesses says for --explain how a command's processes are kept
+// from outliving it.
+func explainProcesses(line func(string, ...any), pidNamespace bool) {
+	if pidNamespace {
+		line("processes: the command runs under PID 1 of a PID namespace of its own; when it exits, every")
+		line("           process it started ends with it (background jobs, double forks, setsid daemons)")
+		line("           /proc is the host's, not remounted: pids and signals (kill -1 included) reach only")
+		line("           the namespace, and Landlock and seccomp deny ptrace and /proc/PID/mem of the rest")
+	} else {
+		line("processes: no PID namespace here; a child subreaper adopts whatever the command leaves running")
+		line("           and kills it all when the command exits (background jobs, double forks, setsid daemons)")
+	}
+	line("           a timeout, an interrupt, or agent-ls exiting by any route (kill -9 included, through")
+	line("           the parent-death signal) ends them too")
 }

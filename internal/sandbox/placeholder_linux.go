@@ -26,7 +26,7 @@ import (
 //
 // Placeholders are shared: every command that needs one while it exists
 // uses it, whichever agent-ls process made it, and the last command out
-// removes it (owner.go says how, with liveness from flock). Keeping them
+// removes it (owner_linux.go says how, with liveness from flock). Keeping them
 // longer would save the directories' create/delete (about 0.3 ms each on
 // an ext4 mounted with discard), but while the .git socket exists a
 // `git init` outside the sandbox fails.

@@ -1,0 +1,18 @@
+//go:build !cgo
+
+package sandbox
+
+import "errors"
+
+// Without cgo agent-ls has neither libseccomp nor the helper's C
+// constructor (nsenter_linux.go, reaper_linux.go): Probe reports seccomp
+// unavailable, so the helper refuses every sandboxed command and the agent
+// asks before every command; an approved (unconfined) command runs
+// directly, in a session of its own that a timeout or an interrupt kills
+// as a group.
+
+var errNoCgo = errors.New("agent-ls was built without cgo, so without libseccomp")
+
+func seccompAvailable() (bool, string) { return false, errNoCgo.Error() }
+
+func seccompProgram(bool) ([]byte, error) { return nil, errNoCgo }
