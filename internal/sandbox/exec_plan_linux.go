@@ -21,9 +21,9 @@ package sandbox
 #include <unistd.h>
 
 // The helper's work between its start and the command's exec, carried out
-// from the constructor (nsenter.go) so that the Go runtime never starts in
+// from the constructor (nsenter_linux.go) so that the Go runtime never starts in
 // the helper: the runner worked everything out and wrote it as a plan
-// (plan.go) to descriptor 3. Every step that fails ends the helper with
+// (plan_linux.go) to descriptor 3. Every step that fails ends the helper with
 // the step named, before the command runs; nothing here runs the command
 // less confined than the plan says.
 

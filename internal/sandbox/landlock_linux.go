@@ -46,7 +46,7 @@ const (
 	llWrite     = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSTruncate
 	llReadWrite = llRead | llWrite
 	// llFile are the rights that apply to a file; a rule on a file gets
-	// no others (the helper narrows it, exec_plan.go).
+	// no others (the helper narrows it, exec_plan_linux.go).
 	llFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile | ll.AccessFSIoctlDev
 )
 

@@ -46,7 +46,7 @@ static void agentls_enter(int in_ns);
 // before the runtime exists. Acts only for `BINARY sandbox --in-namespace
 // --plan` and `BINARY sandbox --no-namespace --plan`, the ways the runner
 // starts the helper: it enters the namespaces, puts the supervisor in
-// place and carries out the runner's plan (exec_plan.go), so the command
+// place and carries out the runner's plan (exec_plan_linux.go), so the command
 // runs without the Go runtime ever starting in the helper.
 __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 	static char buf[8192];

@@ -14,7 +14,7 @@ import (
 // the command, worked out here, in the runner, where the Go runtime is
 // already running: the read-only mounts, the Landlock rules, the compiled
 // seccomp program, the command's path and environment. The helper carries
-// it out in C from its constructor (exec_plan.go) and never starts the Go
+// it out in C from its constructor (exec_plan_linux.go) and never starts the Go
 // runtime, which was most of its cost per command.
 //
 // The plan reaches the helper as a memfd on descriptor 3, a list of
@@ -71,7 +71,7 @@ type landlockRule struct {
 	optional bool // a missing path is skipped
 }
 
-// The record tags, shared with exec_plan.go.
+// The record tags, shared with exec_plan_linux.go.
 const (
 	tagFail       = 'F'
 	tagCwd        = 'C'

@@ -29,7 +29,7 @@ package sandbox
 //	       command exits; the kernel then kills every process left in the
 //	       namespace, daemons and double forks included.
 //	helper PID 2, which carries out the plan and execs the command in
-//	       place (exec_plan.go).
+//	       place (exec_plan_linux.go).
 //
 // Without one (started as `sandbox --no-namespace`):
 //
@@ -40,7 +40,7 @@ package sandbox
 
 // 1 when the command runs in a PID namespace of its own, 2 when under a
 // subreaper, 0 when neither was asked for (set by the constructor in
-// nsenter.go).
+// nsenter_linux.go).
 int agentls_supervisor = 0;
 
 // Start-up times for --timings: the constructor's start, and the end of
