@@ -330,16 +330,7 @@ func plainRun(b *testing.B, cwd string, env []string, script string) result {
 	b.Helper()
 	cmd := exec.Command("sh", "-c", script)
 	cmd.Dir, cmd.Env = cwd, env
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		b.Fatal(err)
-	}
-	return r
+	return collect(b, cmd)
 }
 
 // downloadedModule puts example.com/greet into a module cache outside the

@@ -25,16 +25,7 @@ func runPlan(t *testing.T, dir string, inNS bool, raw []byte) result {
 	}
 	cmd := exec.Command(selfPath(t), "sandbox", form, "--plan", "--", "ignored")
 	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, testEnv(), []*os.File{f}
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return collect(t, cmd)
 }
 
 // TestPlanRefusesWhatItCannotTrust: a plan that is cut short, unknown,

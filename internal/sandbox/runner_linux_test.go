@@ -46,6 +46,13 @@ func helperCLI(t *testing.T, dir string, env []string, args ...string) result {
 	cmd := exec.Command(selfPath(t), append([]string{"sandbox"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = env
+	return collect(t, cmd)
+}
+
+// collect runs cmd and returns its output and exit code; a command that
+// could not run at all fails the test.
+func collect(t testing.TB, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
