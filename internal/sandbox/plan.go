@@ -20,15 +20,15 @@ import (
 // The plan reaches the helper as a memfd on descriptor 3, a list of
 // records: a tag byte, a little-endian uint32 length, the payload.
 type plan struct {
-	fail        *planFailure // report this and exit instead of running anything
-	cwd         string
-	path        string   // the command's executable, found on its PATH
-	argv        []string // the command's argument vector
-	unconfined  bool     // danger-full-access: chdir and exec, nothing else
-	privateShm  uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
-	mounts      []planMount
-	landlock    landlockRuleset
-	seccomp     []byte // a compiled BPF program (struct sock_filter array)
+	fail       *planFailure // report this and exit instead of running anything
+	cwd        string
+	path       string   // the command's executable, found on its PATH
+	argv       []string // the command's argument vector
+	unconfined bool     // danger-full-access: chdir and exec, nothing else
+	privateShm uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
+	mounts     []planMount
+	landlock   landlockRuleset
+	seccomp    []byte // a compiled BPF program (struct sock_filter array)
 	// socketRoots are where the supervisor lets Unix sockets connect and
 	// bind with the network off (notify.go); set exactly when the
 	// seccomp program sends connect and bind to it.
