@@ -7,6 +7,7 @@ package sandbox
 #include <limits.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,11 +15,13 @@ package sandbox
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -57,6 +60,22 @@ package sandbox
 #endif
 #ifndef SECCOMP_GET_NOTIF_SIZES
 #define SECCOMP_GET_NOTIF_SIZES 3
+#endif
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x4
 #endif
 
 // The largest hand-over message: the socket roots, NUL-separated.
@@ -245,10 +264,67 @@ static int agentls_connect(uint64_t id, int sock, const char *path) {
 	return err;
 }
 
+// agentls_bind_exact binds sock to path itself, so that the socket's
+// address (what getsockname reports, what Go's listener dials and unlinks)
+// is the caller's, and yet lands in the directory checked, dfd: a child
+// enters a mount namespace of its own, builds the directories of path on a
+// tmpfs with dfd mounted at the last one, chroots there and binds. Nothing
+// of the path is looked up in a tree the command can change. Needs the
+// capabilities of the user namespace the supervisor owns; returns -1
+// where they are missing (no namespace), else the errno to answer.
+static int agentls_bind_exact(int sock, const char *path, const char *dir, int dfd) {
+	static int unavailable;
+	if (unavailable)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return EPERM;
+	if (pid == 0) {
+		const char *top = "/tmp";
+		char target[PATH_MAX + 16];
+		// A copy of the checked directory's mount, made in the
+		// namespace it belongs to; it can then be attached in ours.
+		int tree = syscall(SYS_open_tree, dfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (tree < 0 || unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+			_exit(255);
+		if (mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") != 0)
+			_exit(255);
+		snprintf(target, sizeof target, "%s%s", top, dir);
+		for (char *p = target + strlen(top) + 1; *p; p++) {
+			if (*p != '/')
+				continue;
+			*p = 0;
+			if (mkdir(target, 0700) != 0 && errno != EEXIST)
+				_exit(EPERM);
+			*p = '/';
+		}
+		if (mkdir(target, 0700) != 0 && errno != EEXIST)
+			_exit(EPERM);
+		if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) != 0 || chroot(top) != 0 || chdir("/") != 0)
+			_exit(EPERM);
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+		socklen_t len = offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1;
+		_exit(bind(sock, (struct sockaddr *)&sa, len) == 0 ? 0 : errno);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return EPERM;
+	if (!WIFEXITED(status))
+		return EPERM;
+	if (WEXITSTATUS(status) == 255) {
+		unavailable = 1;
+		return -1;
+	}
+	return WEXITSTATUS(status);
+}
+
 // agentls_bind binds sock to path in the directory checked: the parent is
-// opened (following symlinks, as bind does), checked, made the cwd, and
-// the socket bound to the bare name there. The socket's address is then
-// that name, relative, which getsockname reports (a path through
+// opened (following symlinks, as bind does) and checked, then the socket
+// is bound there by agentls_bind_exact. Without the capabilities for that
+// it is bound to the bare name with the checked directory as the cwd; the
+// socket's address is then that name, relative (a path through
 // /proc/self/fd would be reported instead, and mean nothing to the
 // caller).
 static int agentls_bind(int sock, const char *path) {
@@ -266,11 +342,13 @@ static int agentls_bind(int sock, const char *path) {
 	if (dfd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? errno : EPERM;
 	int err = 0;
-	if (!agentls_fd_inside(dfd)) {
+	if (!agentls_fd_inside(dfd) || strcmp(dir, "/") == 0) {
 		err = EPERM;
+	} else if ((err = agentls_bind_exact(sock, path, dir, dfd)) >= 0) {
 	} else if (fchdir(dfd) != 0) {
 		err = EPERM;
 	} else {
+		err = 0;
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
 		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", base);
 		socklen_t len = offsetof(struct sockaddr_un, sun_path) + strlen(base) + 1;
