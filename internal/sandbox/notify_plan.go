@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -24,10 +26,16 @@ import (
 // them, as a project rooted at the home directory would). Read-only mode
 // gets none: bind makes a file.
 func unixSocketRoots(p Policy, b *policy.Boundary, env []string, cacheRoot *os.File) []string {
-	if p.Network || p.mode() != WorkspaceWrite {
+	if ok, _ := unixSocketSupport(); !ok {
 		return nil
 	}
-	if ok, _ := unixSocketSupport(); !ok {
+	return socketRoots(p, b, env, cacheRoot)
+}
+
+// socketRoots is unixSocketRoots whether or not this machine can enforce
+// them.
+func socketRoots(p Policy, b *policy.Boundary, env []string, cacheRoot *os.File) []string {
+	if p.Network || p.mode() != WorkspaceWrite {
 		return nil
 	}
 	var hosts []string
@@ -103,4 +111,36 @@ func probeUnixSockets() (bool, string) {
 		return false, "libseccomp cannot compile notifying rules (API level 5, libseccomp 2.5)"
 	}
 	return true, ""
+}
+
+// explainUnixSockets says, for --explain, where a command with the network
+// off may serve and reach Unix sockets.
+func explainUnixSockets(line func(string, ...any), p Policy, c Capabilities) {
+	if p.Network {
+		return
+	}
+	if !c.UnixSockets {
+		line("unix sockets: connect, bind, listen and accept denied everywhere (%s)", c.UnixSocketsNote)
+		return
+	}
+	var roots []string
+	if b, err := p.boundary(os.Getenv("TMPDIR")); err == nil {
+		roots = socketRoots(p, b, os.Environ(), nil)
+	}
+	if len(roots) == 0 {
+		line("unix sockets: connect, bind, listen and accept denied everywhere (no project root that holds no host sockets)")
+		return
+	}
+	line("unix sockets: bind and connect by absolute path only below %s", strings.Join(roots, " "))
+	line("         (symlinks resolved; decided by the supervisor, which makes the call itself);")
+	line("         listen and accept allowed; never in /tmp, $TMPDIR, $XDG_RUNTIME_DIR or the cache")
+	line("         root unless the project root is there; abstract names and relative paths refused")
+}
+
+// unixSocketSummary is the Unix socket part of Capabilities.Summary.
+func unixSocketSummary(c Capabilities) string {
+	if !c.UnixSockets {
+		return fmt.Sprintf("; connect, bind, listen and datagram sockets do not work (Unix socket servers are denied here too: %s), so no host service such as Docker, an SSH agent or D-Bus is reachable", c.UnixSocketsNote)
+	}
+	return "; Unix socket servers may bind, listen, accept and be connected to by absolute path inside the project root and the configured writable roots (not /tmp or $TMPDIR unless the project is there), while connect, bind, listen and datagram sockets do not work anywhere else, so no host service such as Docker, an SSH agent or D-Bus is reachable"
 }

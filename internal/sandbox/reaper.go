@@ -26,7 +26,8 @@ package sandbox
 //	       relays its exit status; SIGTERM (also its parent-death signal)
 //	       SIGKILLs init and waits until the namespace is empty.
 //	init   PID 1 of the new namespace: forwards signals to the command,
-//	       reaps orphans, and exits with the command's status when the
+//	       reaps orphans, decides the command's Unix socket connect and
+//	       bind (notify.go), and exits with the command's status when the
 //	       command exits; the kernel then kills every process left in the
 //	       namespace, daemons and double forks included.
 //	helper PID 2, which carries out the plan and execs the command in
@@ -35,7 +36,8 @@ package sandbox
 // Without one (started as `sandbox --no-namespace`):
 //
 //	reaper the runner's child, a child subreaper: orphans of the command
-//	       become its children. When the command exits, or on SIGTERM,
+//	       become its children; it decides their Unix socket connect and
+//	       bind (notify.go). When the command exits, or on SIGTERM,
 //	       it SIGKILLs every descendant until none is left.
 //	helper as above.
 
