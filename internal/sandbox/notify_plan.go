@@ -123,6 +123,10 @@ func explainUnixSockets(line func(string, ...any), p Policy, c Capabilities) {
 		line("unix sockets: connect, bind, listen and accept denied everywhere (%s)", c.UnixSocketsNote)
 		return
 	}
+	if p.mode() != WorkspaceWrite {
+		line("unix sockets: connect, bind, listen and accept denied everywhere (read-only mode: a bind makes a file)")
+		return
+	}
 	var roots []string
 	if b, err := p.boundary(os.Getenv("TMPDIR")); err == nil {
 		roots = socketRoots(p, b, os.Environ(), nil)

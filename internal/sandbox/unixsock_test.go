@@ -37,8 +37,11 @@ func init() {
 }
 
 // unixSelf is a Go Unix server that talks to itself: it listens at a[0]
-// (absolute), then a[1] clients connect at once, each to the address the
-// listener reports and to a[0], and each gets its answer.
+// (absolute), then 2*a[1] clients connect at once, to a[0] and to the
+// address the listener reports, and each gets its answer. Where the
+// supervisor cannot bind at the caller's own path (no user namespace to
+// mount in) the listener reports the bare name, which, being relative,
+// cannot be dialed: then every client dials a[0].
 func unixSelf(a []string) error {
 	n, _ := strconv.Atoi(a[1])
 	l, err := net.Listen("unix", a[0])
@@ -59,7 +62,7 @@ func unixSelf(a []string) error {
 	errs := make(chan error, 2*n)
 	for i := 0; i < 2*n; i++ {
 		addr := a[0]
-		if i%2 == 1 {
+		if i%2 == 1 && filepath.IsAbs(l.Addr().String()) {
 			addr = l.Addr().String()
 		}
 		wg.Add(1)
