@@ -225,9 +225,9 @@ static void agentls_answer(uint64_t id, int err) {
 // agentls_connect connects sock to the socket at path, exactly the inode
 // checked: open follows symlinks as connect does, and the connect goes
 // through the descriptor. A blocking connect waits while the server's
-// backlog is full, so it is made in a child, which answers itself: the
-// supervisor must keep serving signals and other calls. Returns the errno
-// to answer, or -1 when the child answers.
+// backlog is full; that wait is left to a child, which answers itself:
+// the supervisor must keep serving signals and other calls. Returns the
+// errno to answer, or -1 when the child answers.
 static int agentls_connect(uint64_t id, int sock, const char *path) {
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
@@ -247,19 +247,31 @@ static int agentls_connect(uint64_t id, int sock, const char *path) {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d", fd);
 	socklen_t len = offsetof(struct sockaddr_un, sun_path) + strlen(sa.sun_path) + 1;
+	// A blocking socket is tried without blocking first (it is not
+	// connected yet, so nothing else of the caller's sees the flag);
+	// only a full backlog sends the connect to a child.
 	int fl = fcntl(sock, F_GETFL);
-	if (fl >= 0 && !(fl & O_NONBLOCK)) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			int r = connect(sock, (struct sockaddr *)&sa, len);
-			agentls_answer(id, r == 0 ? 0 : errno);
-			_exit(0);
-		}
+	if (fl < 0) {
 		close(fd);
-		return pid > 0 ? -1 : EPERM;
+		return EPERM;
+	}
+	if (!(fl & O_NONBLOCK) && fcntl(sock, F_SETFL, fl | O_NONBLOCK) != 0) {
+		close(fd);
+		return EPERM;
 	}
 	int r = connect(sock, (struct sockaddr *)&sa, len);
 	err = r == 0 ? 0 : errno;
+	if (!(fl & O_NONBLOCK))
+		fcntl(sock, F_SETFL, fl);
+	if (err == EAGAIN && !(fl & O_NONBLOCK)) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			r = connect(sock, (struct sockaddr *)&sa, len);
+			agentls_answer(id, r == 0 ? 0 : errno);
+			_exit(0);
+		}
+		err = pid > 0 ? -1 : EPERM;
+	}
 	close(fd);
 	return err;
 }

@@ -198,6 +198,10 @@ func TestUnixServerInWorkspace(t *testing.T) {
 			if r.code != 0 || !strings.Contains(r.stdout, "python served 20") {
 				t.Errorf("a Python server in the workspace failed\n%v", r)
 			}
+			r = runIn(t, p, nil, debianPython, "-c", pythonFullBacklog, filepath.Join(cwd, "sub", "backlog.sock"))
+			if r.code != 0 || !strings.Contains(r.stdout, "backlog served 10") {
+				t.Errorf("blocking clients of a Python server with a full backlog failed\n%v", r)
+			}
 			if _, err := exec.LookPath("node"); err != nil {
 				t.Log("node is not installed: the Node server is not tried")
 				return
@@ -235,6 +239,32 @@ for c in cs: c.start()
 for c in cs: c.join()
 t.join()
 print("python served", got.count(b"ok"))
+`
+
+// pythonFullBacklog: blocking clients of a server with a backlog of one
+// that accepts only once they all wait, so most of them wait in connect
+// for room in the backlog, as they would outside the sandbox.
+const pythonFullBacklog = `import socket, sys, threading, time
+path = sys.argv[1]
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(path)
+srv.listen(1)
+srv.settimeout(60)  # a client refused for the full backlog never comes
+got = []
+def client():
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(path)
+    got.append(c.recv(2))
+    c.close()
+cs = [threading.Thread(target=client) for _ in range(10)]
+for c in cs: c.start()
+time.sleep(0.3)  # let the clients pile up; correct however long it takes
+for _ in range(10):
+    c, _ = srv.accept()
+    c.sendall(b"ok")
+    c.close()
+for c in cs: c.join()
+print("backlog served", got.count(b"ok"))
 `
 
 // nodeSelfServer is the same with Node's net module.
