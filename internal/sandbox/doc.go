@@ -124,7 +124,9 @@
 // and later abstract sockets outside the sandbox are refused by Landlock
 // as well. A socket inside the project root is reachable whoever made it.
 // The server sees the supervisor as the connecting process in
-// SO_PEERCRED (same user). Where the kernel or libseccomp lacks what the
+// SO_PEERCRED (same user). Before Linux 6.9 (PIDFD_THREAD) the supervisor
+// cannot take the socket of a call made by any thread but a process's
+// first, and refuses it. Where the kernel or libseccomp lacks what the
 // supervisor needs (seccomp user notifications, pidfd_getfd, libseccomp
 // 2.5), and in read-only mode, connect, bind, listen and accept are
 // denied outright, and [Probe] and --explain say so; a Unix server there

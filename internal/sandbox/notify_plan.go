@@ -139,6 +139,23 @@ func explainUnixSockets(line func(string, ...any), p Policy, c Capabilities) {
 	line("         (symlinks resolved; decided by the supervisor, which makes the call itself);")
 	line("         listen and accept allowed; never in /tmp, $TMPDIR, $XDG_RUNTIME_DIR or the cache")
 	line("         root unless the project root is there; abstract names and relative paths refused")
+	if !pidfdThreads() {
+		line("         this kernel (before Linux 6.9) has no PIDFD_THREAD: a call from any thread but a")
+		line("         process's first is refused, since the supervisor cannot take its socket")
+	}
+}
+
+// pidfdThreads reports whether pidfd_open takes PIDFD_THREAD (Linux 6.9),
+// which the supervisor needs to take the socket of a call made by any
+// thread but a process's first.
+func pidfdThreads() bool {
+	const pidfdThread = unix.O_EXCL
+	fd, _, e := unix.Syscall(unix.SYS_PIDFD_OPEN, uintptr(unix.Gettid()), pidfdThread, 0)
+	if e != 0 {
+		return false
+	}
+	unix.Close(int(fd))
+	return true
 }
 
 // unixSocketSummary is the Unix socket part of Capabilities.Summary.
