@@ -276,6 +276,20 @@ static int agentls_connect(uint64_t id, int sock, const char *path) {
 	return err;
 }
 
+// agentls_plain: no component of the absolute path dir is "." or "..",
+// so building it below the tmpfs of agentls_bind_exact never leaves it.
+static int agentls_plain(const char *dir) {
+	for (const char *c = dir; *c;) {
+		while (*c == '/')
+			c++;
+		size_t n = strcspn(c, "/");
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+	}
+	return 1;
+}
+
 // agentls_bind_exact binds sock to path itself, so that the socket's
 // address (what getsockname reports, what Go's listener dials and unlinks)
 // is the caller's, and yet lands in the directory checked, dfd: a child
@@ -283,10 +297,11 @@ static int agentls_connect(uint64_t id, int sock, const char *path) {
 // tmpfs with dfd mounted at the last one, chroots there and binds. Nothing
 // of the path is looked up in a tree the command can change. Needs the
 // capabilities of the user namespace the supervisor owns; returns -1
-// where they are missing (no namespace), else the errno to answer.
+// where they are missing (no namespace) or the path has "." or ".."
+// components, else the errno to answer.
 static int agentls_bind_exact(int sock, const char *path, const char *dir, int dfd) {
 	static int unavailable;
-	if (unavailable)
+	if (unavailable || !agentls_plain(dir))
 		return -1;
 	pid_t pid = fork();
 	if (pid < 0)

@@ -315,6 +315,9 @@ func TestUnixSocketsOutsideRoots(t *testing.T) {
 				t.Fatal(err)
 			}
 			countingListener(t, filepath.Join(cwd, "rel.sock"))
+			if err := os.Mkdir(filepath.Join(cwd, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			for _, c := range []struct{ why, attack, addr string }{
 				{"connect to a socket under /tmp", "unix-connect", inTmp},
 				{"connect to a host service outside the roots", "unix-connect", host},
@@ -325,6 +328,7 @@ func TestUnixSocketsOutsideRoots(t *testing.T) {
 				{"bind outside the roots", "unix-bind", filepath.Join(outside, "new.sock")},
 				{"bind through a symlinked directory in the workspace", "unix-bind", filepath.Join(cwd, "out-dir", "new2.sock")},
 				{"bind a relative path", "unix-bind", "new3.sock"},
+				{"bind through .. after a symlinked directory", "unix-bind", filepath.Join(cwd, "out-dir") + "/../dotdot.sock"},
 				{"bind an abstract name", "unix-bind", "@agent-ls-test-" + m.name},
 			} {
 				wantErrno(t, attack(t, p, c.attack, c.addr), unix.EPERM, c.why)
@@ -336,6 +340,10 @@ func TestUnixSocketsOutsideRoots(t *testing.T) {
 			}
 			wantErrno(t, attack(t, p, "unix-connect", filepath.Join(cwd, "missing.sock")), unix.ENOENT, "connect to a socket not there yet")
 			mustWork(t, attack(t, p, "unix-bind", filepath.Join(cwd, "new.sock")), "bind in the workspace")
+			mustWork(t, attack(t, p, "unix-bind", filepath.Join(cwd, "sub")+"/../dot.sock"), "bind in the workspace through ..")
+			if !exists(filepath.Join(cwd, "dot.sock")) || exists(filepath.Join(filepath.Dir(cwd), "dotdot.sock")) {
+				t.Errorf("binds through .. landed in the wrong place")
+			}
 			if fi, err := os.Lstat(filepath.Join(cwd, "new.sock")); err != nil || fi.Mode()&os.ModeSocket == 0 {
 				t.Errorf("the bind in the workspace made no socket there: %v", err)
 			}
