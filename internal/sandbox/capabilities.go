@@ -23,6 +23,11 @@ type Capabilities struct {
 	// its own, which ends everything a command started when it exits;
 	// without one a subreaper does that (see reaper_linux.go).
 	PIDNamespace bool
+	// UnixSockets tells whether, with the network off, Unix sockets may
+	// be bound and connected to inside the project root (notify_linux.go);
+	// UnixSocketsNote says why not.
+	UnixSockets     bool
+	UnixSocketsNote string
 	// CacheRoot is where workspace-write commands get their toolchain
 	// caches, from this process's environment (see CacheEnv).
 	CacheRoot string

@@ -91,14 +91,46 @@
 // socket refuses an address on send and a seqpacket socket ignores it, so
 // none of these reaches another socket. Refused: sendto with an address,
 // datagram (and raw) Unix sockets, the only kind whose sends can be
-// addressed to another process's socket; connect to any socket, bind,
-// listen and accept; every socket family but AF_UNIX. So host services
+// addressed to another process's socket; every socket family but AF_UNIX.
+//
+// Unix socket servers in the project (a test that listens on a socket in
+// the workspace, asyncio's start_unix_server, Node's net servers) work:
+// connect and bind go to a supervisor (notify_linux.go) through seccomp's user
+// notifications, and listen, accept and accept4 are allowed. The
+// supervisor is the process already watching over the command, PID 1 of
+// its namespace or the subreaper, an ancestor of everything the command
+// starts; the helper hands it the filter's listener before the exec, so
+// the command never holds it. For each call the supervisor copies the
+// address out of the caller once, resolves it (symlinks followed, as the
+// kernel would) and checks that it lies below a socket root: the project
+// root and the configured writable roots, but never a root that holds or
+// lies in /tmp, $TMPDIR, $XDG_RUNTIME_DIR or the cache root, where host
+// services keep their sockets (the project root itself counts wherever it
+// is). Then it makes the call itself, on a duplicate of the caller's
+// socket (pidfd_getfd): connect through the descriptor of the very socket
+// file it checked, bind in the very directory it checked (a private mount
+// of it, so the socket keeps the caller's address; without the
+// capabilities for that mount, under the bare name, which getsockname
+// then reports). The caller gets its result. The caller is never let
+// through to make the call itself, since another of its threads could
+// change the address after the check. Refused with EPERM: abstract names,
+// unnamed (autobind) addresses, relative paths (the caller's cwd cannot be
+// resolved safely: /proc is the host's while the notification's PIDs are
+// the namespace's), anything outside the socket roots; a missing socket
+// is ENOENT, as clients polling for their server expect. Should the
+// supervisor be gone, the kernel answers ENOSYS: denied. So host services
 // (Docker, an SSH agent, D-Bus, X11, tmux, an editor's --listen socket,
-// anything in $XDG_RUNTIME_DIR) are out of reach even where their socket
-// lies in a writable root such as /tmp, and on Landlock ABI 6 and later
-// abstract sockets outside the sandbox are refused by Landlock as well.
-// A Unix server (a test that listens on a socket in the workspace, Python's
-// multiprocessing forkserver or Manager) needs the network enabled.
+// anything in $XDG_RUNTIME_DIR) stay out of reach, and on Landlock ABI 6
+// and later abstract sockets outside the sandbox are refused by Landlock
+// as well. A socket inside the project root is reachable whoever made it.
+// The server sees the supervisor as the connecting process in
+// SO_PEERCRED (same user). Before Linux 6.9 (PIDFD_THREAD) the supervisor
+// cannot take the socket of a call made by any thread but a process's
+// first, and refuses it. Where the kernel or libseccomp lacks what the
+// supervisor needs (seccomp user notifications, pidfd_getfd, libseccomp
+// 2.5), and in read-only mode, connect, bind, listen and accept are
+// denied outright, and [Probe] and --explain say so; a Unix server there
+// needs the network enabled.
 //
 // # Platforms and building
 //

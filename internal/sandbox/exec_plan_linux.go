@@ -103,12 +103,16 @@ struct agentls_plan {
 	struct agentls_ll_ruleset_attr ll;
 	struct sock_filter *bpf;
 	unsigned short bpf_len;
+	char *sock_roots; // NUL-separated; with them the filter has notifications
+	size_t sock_roots_len;
 };
 
 extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
 extern int agentls_ns_errno, agentls_sup_errno;
 extern const char *agentls_ns_step, *agentls_sup_step;
 extern char **environ;
+int agentls_notify_handover(int listener, const char *roots, size_t len);
+void agentls_notify_close_helper_end(void);
 
 static int agentls_timings_on;
 static struct timespec agentls_t_last;
@@ -299,6 +303,28 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 	close(fd);
 }
 
+// agentls_load_seccomp loads the filter. With socket roots its connect and
+// bind rules notify: the filter is loaded with a listener, which goes to
+// the supervisor (notify_linux.go) and is closed here, before the command runs.
+// Where a listener cannot be had (a filter with one is already in force:
+// a sandbox inside a sandbox) the filter is loaded without, and the
+// kernel answers those calls ENOSYS: denied.
+static void agentls_load_seccomp(struct agentls_plan *pl) {
+	struct sock_fprog prog = {.len = pl->bpf_len, .filter = pl->bpf};
+	if (pl->sock_roots_len) {
+		int listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		if (listener >= 0) {
+			if (agentls_notify_handover(listener, pl->sock_roots, pl->sock_roots_len) != 0)
+				agentls_die(PLAN_SETUP_FAILED, "seccomp: handing the listener to the supervisor", NULL, errno);
+			return;
+		}
+		if (errno != EBUSY)
+			agentls_die(PLAN_SETUP_FAILED, "seccomp: load with a listener", NULL, errno);
+	}
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "seccomp: load", NULL, errno);
+}
+
 // agentls_run_plan carries out the plan and execs the command; it never
 // returns. in_ns: the constructor entered fresh user and mount namespaces.
 void agentls_run_plan(int in_ns) {
@@ -341,6 +367,18 @@ void agentls_run_plan(int in_ns) {
 		case 'A': pl.argv[pl.argc++] = agentls_str(p, n); break;
 		case 'U': pl.unconfined = 1; break;
 		case 'M': case 'H': case 'R': case 'r': break; // second pass
+		case 'K': {
+			// A socket root for the supervisor (notify_linux.go).
+			char *r = agentls_str(p, n);
+			char *b = realloc(pl.sock_roots, pl.sock_roots_len + n + 1);
+			if (!b)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+			memcpy(b + pl.sock_roots_len, r, n + 1);
+			pl.sock_roots = b;
+			pl.sock_roots_len += n + 1;
+			free(r);
+			break;
+		}
 		case 'S':
 			if (n != 8)
 				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad /dev/shm record", 0);
@@ -434,11 +472,10 @@ void agentls_run_plan(int in_ns) {
 		close(rs);
 		agentls_mark("landlock");
 
-		struct sock_fprog prog = {.len = pl.bpf_len, .filter = pl.bpf};
-		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
-			agentls_die(PLAN_SETUP_FAILED, "seccomp: load", NULL, errno);
+		agentls_load_seccomp(&pl);
 		agentls_mark("seccomp");
 	}
+	agentls_notify_close_helper_end();
 	if (agentls_timings_on) {
 		char line[600];
 		snprintf(line, sizeof line, "agent-ls sandbox: timings (µs) %s\n", agentls_timings);

@@ -27,8 +27,10 @@ const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] 
 
 Runs CMD confined by Landlock (the filesystem is readable, only the writable
 roots are writable), seccomp (without --network: no sockets but Unix stream
-and seqpacket ones, no connect, bind, listen or accept; always: no ptrace,
-process_vm_* or io_uring) and no_new_privs, with no capabilities.
+and seqpacket ones, which connect and bind only by absolute path inside the
+project root and the --writable roots, where the kernel allows that check;
+always: no ptrace, process_vm_* or io_uring) and no_new_privs, with no
+capabilities.
 In workspace-write mode the writable roots are the project root (--root,
 default the cwd), each --writable DIR, /tmp, $TMPDIR and the cache root,
 where GOCACHE, PIP_CACHE_DIR, npm_config_cache and XDG_CACHE_HOME point

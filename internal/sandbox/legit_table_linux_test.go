@@ -98,11 +98,108 @@ var legitRows = []legitRow{
 		script: "tar czf d.tgz d && rm -r d && tar xzf d.tgz && cat d/f.txt", want: "archived"},
 	{name: "sort of a large input (temporary files)", tools: []string{"sort", "seq"},
 		script: "seq 400000 > in.txt && sort -n -r -S 1M in.txt | head -n 1", want: "400000"},
+	{name: "python: a Unix socket server in the workspace, clients connecting to it", tools: []string{debianPython},
+		files: map[string]string{"srv.py": unixServerPy}, script: debianPython + " srv.py", want: "python unix server answered 8 clients"},
+	{name: "go test with a Unix socket server in the workspace", tools: []string{"go"},
+		files:  map[string]string{"go.mod": goMod, "srv_test.go": unixServerGoTest},
+		script: "go test ./...", want: "ok  \texample.com/work"},
+	{name: "node: a net server on a Unix socket in the workspace", tools: []string{"node"},
+		files: map[string]string{"srv.js": unixServerJS}, script: "node srv.js", want: "node unix server answered 8 clients"},
 	{name: "cargo build", tools: []string{"cargo"}, optional: "cargo is not installed for this user (not needed by agent-ls)",
 		files: map[string]string{"Cargo.toml": "[package]\nname = \"work\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
 			"src/main.rs": "fn main() { println!(\"hello from cargo\"); }\n"},
 		script: "cargo build --offline -q && ./target/debug/work", want: "hello from cargo"},
 }
+
+// unixServerPy is an asyncio server on a Unix socket in the workspace
+// with clients connecting to it, as test fixtures do.
+const unixServerPy = `import asyncio, os
+
+async def main():
+    path = os.path.join(os.getcwd(), "run", "srv.sock")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    async def handle(r, w):
+        w.write(await r.readline())
+        await w.drain()
+        w.close()
+    server = await asyncio.start_unix_server(handle, path)
+    async def client(i):
+        r, w = await asyncio.open_unix_connection(path)
+        w.write(b"%d\n" % i)
+        got = await r.readline()
+        w.close()
+        return int(got)
+    got = await asyncio.gather(*(client(i) for i in range(8)))
+    server.close()
+    await server.wait_closed()
+    assert sorted(got) == list(range(8)), got
+    print("python unix server answered", len(got), "clients")
+
+asyncio.run(main())
+`
+
+// unixServerGoTest is a Go test with a Unix socket server in the package
+// directory that the test dials at the listener's own address.
+const unixServerGoTest = `package work
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestUnixServer(t *testing.T) {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "test.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("pong\n"))
+			c.Close()
+		}
+	}()
+	c, err := net.Dial(l.Addr().Network(), l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if line, _ := bufio.NewReader(c).ReadString('\n'); line != "pong\n" {
+		t.Fatalf("got %q", line)
+	}
+}
+`
+
+// unixServerJS is a Node net server on a Unix socket in the workspace with
+// clients connecting to it.
+const unixServerJS = `const net = require("net");
+const path = require("path").join(process.cwd(), "node.sock");
+const server = net.createServer((c) => c.pipe(c));
+server.listen(path, async () => {
+  const one = (i) => new Promise((resolve, reject) => {
+    const c = net.connect(path, () => c.end(String(i)));
+    let data = "";
+    c.on("data", (d) => (data += d));
+    c.on("end", () => resolve(Number(data)));
+    c.on("error", reject);
+  });
+  const got = await Promise.all([...Array(8).keys()].map(one));
+  server.close();
+  if (got.join() !== [...Array(8).keys()].join()) throw new Error("got " + got);
+  console.log("node unix server answered", got.length, "clients");
+});
+`
 
 const nodeTest = `const test = require("node:test");
 const assert = require("node:assert");

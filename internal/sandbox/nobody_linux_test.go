@@ -63,7 +63,8 @@ func TestAsNobody(t *testing.T) {
 		t.Fatalf("the package's tests failed as nobody: %v\n%s", err, out)
 	}
 	t.Logf("the package's tests as nobody:\n%s", summary)
-	for _, must := range []string{"--- PASS: TestEverydayWork", "--- PASS: TestFilesystemEscapes", "--- PASS: TestHostServicesUnreachable", "--- PASS: TestUnixSocketRules"} {
+	for _, must := range []string{"--- PASS: TestEverydayWork", "--- PASS: TestFilesystemEscapes", "--- PASS: TestHostServicesUnreachable", "--- PASS: TestUnixSocketRules",
+		"--- PASS: TestUnixServerInWorkspace", "--- PASS: TestUnixSocketsOutsideRoots", "--- PASS: TestUnixConnectAddressRace"} {
 		if !strings.Contains(summary, must) {
 			t.Errorf("as nobody, %q is missing", must)
 		}

@@ -15,4 +15,6 @@ var errNoCgo = errors.New("agent-ls was built without cgo, so without libseccomp
 
 func seccompAvailable() (bool, string) { return false, errNoCgo.Error() }
 
-func seccompProgram(bool) ([]byte, error) { return nil, errNoCgo }
+func seccompProgram(bool, bool) ([]byte, error) { return nil, errNoCgo }
+
+func seccompAPI() (uint, error) { return 0, errNoCgo }

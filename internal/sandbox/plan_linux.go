@@ -20,15 +20,19 @@ import (
 // The plan reaches the helper as a memfd on descriptor 3, a list of
 // records: a tag byte, a little-endian uint32 length, the payload.
 type plan struct {
-	fail        *planFailure // report this and exit instead of running anything
-	cwd         string
-	path        string   // the command's executable, found on its PATH
-	argv        []string // the command's argument vector
-	unconfined  bool     // danger-full-access: chdir and exec, nothing else
-	privateShm  uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
-	mounts      []planMount
-	landlock    landlockRuleset
-	seccomp     []byte // a compiled BPF program (struct sock_filter array)
+	fail       *planFailure // report this and exit instead of running anything
+	cwd        string
+	path       string   // the command's executable, found on its PATH
+	argv       []string // the command's argument vector
+	unconfined bool     // danger-full-access: chdir and exec, nothing else
+	privateShm uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
+	mounts     []planMount
+	landlock   landlockRuleset
+	seccomp    []byte // a compiled BPF program (struct sock_filter array)
+	// socketRoots are where the supervisor lets Unix sockets connect and
+	// bind with the network off (notify_linux.go); set exactly when the
+	// seccomp program sends connect and bind to it.
+	socketRoots []string
 	hasLandlock bool
 	// cacheRoot is the toolchain cache root, opened where it was checked;
 	// the helper gets it as descriptor 4 (cacheRootRule) and the runner
@@ -85,6 +89,7 @@ const (
 	tagRule       = 'R'
 	tagRuleOpt    = 'r'
 	tagSeccomp    = 'B'
+	tagSockRoot   = 'K'
 )
 
 func (p *plan) encode() []byte {
@@ -137,6 +142,9 @@ func (p *plan) encode() []byte {
 	}
 	if p.seccomp != nil {
 		rec(tagSeccomp, p.seccomp)
+	}
+	for _, r := range p.socketRoots {
+		rec(tagSockRoot, []byte(r))
 	}
 	return b
 }
@@ -214,7 +222,8 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		return failPlan(ExitSetupFailed, err), env
 	}
 	pl.hasLandlock = true
-	if pl.seccomp, err = seccompProgram(p.Network); err != nil {
+	pl.socketRoots = unixSocketRoots(p, b, env, pl.cacheRoot)
+	if pl.seccomp, err = seccompProgram(p.Network, pl.socketRoots != nil); err != nil {
 		pl.close()
 		return failPlan(ExitSetupFailed, err), env
 	}

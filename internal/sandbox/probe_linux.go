@@ -21,6 +21,7 @@ func Probe() Capabilities {
 	probeOnce.Do(func() {
 		probed.LandlockABI = LandlockABI()
 		probed.Seccomp, probed.SeccompNote = seccompAvailable()
+		probed.UnixSockets, probed.UnixSocketsNote = unixSocketSupport()
 		if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
 			probed.Namespaces, probed.PIDNamespace = true, true
 		} else if err := probeNamespaces(0); err != nil {
@@ -71,7 +72,9 @@ func (c Capabilities) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Linux sandbox: Landlock ABI %d limits writes to the writable roots", c.LandlockABI)
 	if c.Seccomp {
-		b.WriteString("; with the network off, seccomp refuses every socket but Unix stream and seqpacket ones (so socketpairs and pipes to children work; connect, bind, listen and datagram sockets do not, so no host service such as Docker, an SSH agent or D-Bus is reachable); ptrace and io_uring are always refused")
+		b.WriteString("; with the network off, seccomp refuses every socket but Unix stream and seqpacket ones (so socketpairs and pipes to children work")
+		b.WriteString(unixSocketSummary(c))
+		b.WriteString("); ptrace and io_uring are always refused")
 	}
 	if c.Namespaces {
 		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace")
@@ -124,7 +127,11 @@ func Explain(p Policy, c Capabilities) string {
 		if p.Network {
 			line("network: on; seccomp still denies %s, TIOCSTI", strings.Join(alwaysDenied, " "))
 		} else {
-			line("network: off; seccomp denies %s, %s, TIOCSTI,", strings.Join(offlineDenied, " "), strings.Join(alwaysDenied, " "))
+			denied := offlineDenied
+			if c.UnixSockets {
+				denied = []string{"connect and bind (but see unix sockets below)"}
+			}
+			line("network: off; seccomp denies %s, %s, TIOCSTI,", strings.Join(denied, " "), strings.Join(alwaysDenied, " "))
 			line("         every socket but Unix stream and seqpacket ones (no datagram sockets),")
 			line("         and sendto with an address; sockets the command holds (socketpairs")
 			line("         to its children) keep send, recv, sendmsg, recvmsg and socket options")
@@ -134,6 +141,7 @@ func Explain(p Policy, c Capabilities) string {
 			if c.LandlockABI >= 6 {
 				line("         and abstract Unix sockets outside the sandbox")
 			}
+			explainUnixSockets(line, p, c)
 		}
 	} else {
 		line("seccomp: NOT available (%s); sandboxed commands are refused", c.SeccompNote)

@@ -10,6 +10,7 @@ package sandbox
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,7 +26,8 @@ package sandbox
 //	       relays its exit status; SIGTERM (also its parent-death signal)
 //	       SIGKILLs init and waits until the namespace is empty.
 //	init   PID 1 of the new namespace: forwards signals to the command,
-//	       reaps orphans, and exits with the command's status when the
+//	       reaps orphans, decides the command's Unix socket connect and
+//	       bind (notify_linux.go), and exits with the command's status when the
 //	       command exits; the kernel then kills every process left in the
 //	       namespace, daemons and double forks included.
 //	helper PID 2, which carries out the plan and execs the command in
@@ -34,7 +36,8 @@ package sandbox
 // Without one (started as `sandbox --no-namespace`):
 //
 //	reaper the runner's child, a child subreaper: orphans of the command
-//	       become its children. When the command exits, or on SIGTERM,
+//	       become its children; it decides their Unix socket connect and
+//	       bind (notify_linux.go). When the command exits, or on SIGTERM,
 //	       it SIGKILLs every descendant until none is left.
 //	helper as above.
 
@@ -51,6 +54,10 @@ struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
 // the step named by agentls_sup_step.
 int agentls_sup_errno = -1;
 const char *agentls_sup_step = "not started";
+
+void agentls_notify_pair(int *sup_end, int *helper_end);
+void agentls_notify_poll(int sigfd, int *handover);
+extern int agentls_notify_sock;
 
 static void agentls_sup_fail(const char *step) {
 	agentls_sup_errno = errno ? errno : EINVAL;
@@ -101,14 +108,37 @@ static void agentls_say(const char *msg) {
 // foreground process group, the command included. SIGTERM is passed on
 // too, unless term_kills: then it SIGKILLs child (a teardown). Returns
 // child's wait status, and sets *torn_down when a SIGTERM tore it down.
-static int agentls_supervise(pid_t child, int term_kills, int *torn_down) {
+// While it waits it serves the Unix socket calls of the command
+// (notify_linux.go): handover is the supervisor's end of the socketpair the
+// helper sends the filter's listener on, -1 for none.
+static int agentls_supervise(pid_t child, int term_kills, int *torn_down, int handover) {
 	sigset_t set;
 	agentls_supervised_set(&set);
+	int sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0 && handover >= 0) {
+		// Without a signalfd nothing is served: connect and bind stay
+		// denied, everything else as usual.
+		close(handover);
+		handover = -1;
+	}
 	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
-		if (sig < 0)
-			continue;
+		int sig, code;
+		if (sigfd >= 0) {
+			struct signalfd_siginfo si;
+			ssize_t n = read(sigfd, &si, sizeof si);
+			if (n != sizeof si) {
+				agentls_notify_poll(sigfd, &handover);
+				continue;
+			}
+			sig = si.ssi_signo;
+			code = si.ssi_code;
+		} else {
+			siginfo_t si;
+			sig = sigwaitinfo(&set, &si);
+			if (sig < 0)
+				continue;
+			code = si.si_code;
+		}
 		if (sig == SIGCHLD) {
 			int status;
 			pid_t r;
@@ -125,7 +155,7 @@ static int agentls_supervise(pid_t child, int term_kills, int *torn_down) {
 			*torn_down = 1;
 			continue;
 		}
-		if (si.si_code == SI_KERNEL)
+		if (code == SI_KERNEL)
 			continue;
 		kill(child, sig);
 	}
@@ -229,7 +259,7 @@ void agentls_start_pid_init(void) {
 		// outer: alive[1] stays open for as long as this process lives.
 		close(alive[0]);
 		int torn = 0;
-		int status = agentls_supervise(init, 1, &torn);
+		int status = agentls_supervise(init, 1, &torn, -1);
 		_exit(torn ? 128 + SIGTERM : agentls_exit_code(status));
 	}
 	// init (PID 1): die with the outer helper, even if it died already.
@@ -240,18 +270,25 @@ void agentls_start_pid_init(void) {
 	if (read(alive[0], &c, 1) == 0)
 		_exit(128 + SIGKILL);
 	close(alive[0]);
+	int sup_end, helper_end;
+	agentls_notify_pair(&sup_end, &helper_end);
 	pid_t helper = fork();
 	if (helper < 0) {
 		agentls_say("agent-ls sandbox: fork in the PID namespace failed\n");
 		_exit(125);
 	}
 	if (helper == 0) {
+		if (sup_end >= 0)
+			close(sup_end);
+		agentls_notify_sock = helper_end;
 		agentls_sup_errno = 0;
 		agentls_unblock_signals();
 		return;
 	}
+	if (helper_end >= 0)
+		close(helper_end);
 	int torn = 0;
-	_exit(agentls_exit_code(agentls_supervise(helper, 0, &torn)));
+	_exit(agentls_exit_code(agentls_supervise(helper, 0, &torn, sup_end)));
 }
 
 // agentls_start_reaper runs in a helper started without namespaces. It
@@ -263,6 +300,8 @@ void agentls_start_reaper(void) {
 		return;
 	}
 	pid_t self = getpid();
+	int sup_end, helper_end;
+	agentls_notify_pair(&sup_end, &helper_end);
 	pid_t helper = fork();
 	if (helper < 0) {
 		agentls_sup_fail("fork");
@@ -272,12 +311,17 @@ void agentls_start_reaper(void) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != self)
 			_exit(128 + SIGKILL);
+		if (sup_end >= 0)
+			close(sup_end);
+		agentls_notify_sock = helper_end;
 		agentls_sup_errno = 0;
 		agentls_unblock_signals();
 		return;
 	}
+	if (helper_end >= 0)
+		close(helper_end);
 	int torn = 0;
-	int status = agentls_supervise(helper, 1, &torn);
+	int status = agentls_supervise(helper, 1, &torn, sup_end);
 	agentls_kill_descendants();
 	_exit(torn ? 128 + SIGTERM : agentls_exit_code(status));
 }

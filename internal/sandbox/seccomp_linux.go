@@ -22,36 +22,42 @@ import (
 // filter cannot see.
 var offlineSocketTypes = []uint64{unix.SOCK_STREAM, unix.SOCK_SEQPACKET}
 
-// seccompPrograms caches the compiled filter per network setting: it
-// depends on nothing else, and compiling it costs more than loading it.
+// seccompPrograms caches the compiled filter per network setting and
+// whether the supervisor decides connect and bind: it depends on nothing
+// else, and compiling it costs more than loading it.
 var seccompPrograms struct {
 	sync.Mutex
-	bpf [2][]byte
+	bpf [2][2][]byte
 }
 
 // seccompProgram returns the filter of a command, compiled to the BPF
 // program the helper loads (exec_plan_linux.go) with no_new_privs set. It is
 // inherited across exec. Calls from a foreign architecture (i386 int 0x80,
-// x32) kill the process.
-func seccompProgram(network bool) ([]byte, error) {
-	i := 0
+// x32) kill the process. With notify (network off only), connect and bind
+// go to the supervisor instead of failing (see offlineNotified).
+func seccompProgram(network, notify bool) ([]byte, error) {
+	notify = notify && !network
+	i, j := 0, 0
 	if network {
 		i = 1
 	}
+	if notify {
+		j = 1
+	}
 	seccompPrograms.Lock()
 	defer seccompPrograms.Unlock()
-	if b := seccompPrograms.bpf[i]; b != nil {
+	if b := seccompPrograms.bpf[i][j]; b != nil {
 		return b, nil
 	}
-	b, err := compileSeccomp(network)
+	b, err := compileSeccomp(network, notify)
 	if err != nil {
 		return nil, err
 	}
-	seccompPrograms.bpf[i] = b
+	seccompPrograms.bpf[i][j] = b
 	return b, nil
 }
 
-func compileSeccomp(network bool) ([]byte, error) {
+func compileSeccomp(network, notify bool) ([]byte, error) {
 	f, err := seccomp.NewFilter(seccomp.ActAllow)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
@@ -62,7 +68,7 @@ func compileSeccomp(network bool) ([]byte, error) {
 	if err := f.SetBadArchAction(seccomp.ActKillProcess); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
-	if err := addRules(f, network); err != nil {
+	if err := addRules(f, network, notify); err != nil {
 		return nil, err
 	}
 	return exportBPF(f)
@@ -93,7 +99,7 @@ func exportBPF(f *seccomp.ScmpFilter) ([]byte, error) {
 	return b, nil
 }
 
-func addRules(f *seccomp.ScmpFilter, network bool) error {
+func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
 	eperm := seccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
 	deny := func(name string, conds ...seccomp.ScmpCondition) error {
 		sc, err := seccomp.GetSyscallFromName(name)
@@ -111,7 +117,18 @@ func addRules(f *seccomp.ScmpFilter, network bool) error {
 		return nil
 	}
 	names := alwaysDenied
-	if !network {
+	switch {
+	case notify:
+		for _, n := range offlineNotified {
+			sc, err := seccomp.GetSyscallFromName(n)
+			if err != nil {
+				return fmt.Errorf("seccomp: syscall %s: %w", n, err)
+			}
+			if err := f.AddRule(sc, seccomp.ActNotify); err != nil {
+				return fmt.Errorf("seccomp: rule for %s: %w", n, err)
+			}
+		}
+	case !network:
 		names = append(names[:len(names):len(names)], offlineDenied...)
 	}
 	for _, n := range names {
@@ -186,3 +203,7 @@ func seccompAvailable() (bool, string) {
 	}
 	return true, ""
 }
+
+// seccompAPI is libseccomp's API level for this kernel: 5 and up can
+// compile the rules that notify the supervisor.
+func seccompAPI() (uint, error) { return seccomp.GetAPI() }
