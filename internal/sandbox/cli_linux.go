@@ -17,7 +17,8 @@ import (
 // it. It stays in the terminal's process group so job control and Ctrl-C
 // reach the command directly.
 func runFromCLI(h helperArgs) int {
-	if !Probe().Namespaces {
+	// Asking the kernel costs a process; --no-namespace needs no answer.
+	if !h.policy.NoNamespace && !Probe().Namespaces {
 		h.policy.NoNamespace = true
 	}
 	self, err := os.Executable()

@@ -325,6 +325,138 @@ static void agentls_load_seccomp(struct agentls_plan *pl) {
 		agentls_die(PLAN_SETUP_FAILED, "seccomp: load", NULL, errno);
 }
 
+// agentls_parse_plan reads the records into pl. The mounts wait for the
+// namespace checks and the rules for the ruleset: a second pass each.
+static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agentls_plan *pl) {
+	for (size_t off = 0; off < len;) {
+		if (len - off < 5)
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a truncated record", 0);
+		unsigned char tag = buf[off];
+		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
+		const unsigned char *p = buf + off + 5;
+		if (n > len - off - 5)
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a truncated record", 0);
+		off += 5 + (size_t)n;
+		switch (tag) {
+		case 'F':
+			if (n < 1)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": an empty failure", 0);
+			pl->fail_code = p[0];
+			pl->fail_msg = agentls_str(p + 1, n - 1);
+			break;
+		case 'C': pl->cwd = agentls_str(p, n); break;
+		case 'P': pl->path = agentls_str(p, n); break;
+		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
+		case 'U': pl->unconfined = 1; break;
+		case 'M': case 'H': case 'R': case 'r': break; // second pass
+		case 'K': {
+			// A socket root for the supervisor (notify_linux.go).
+			char *r = agentls_str(p, n);
+			char *b = realloc(pl->sock_roots, pl->sock_roots_len + n + 1);
+			if (!b)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+			memcpy(b + pl->sock_roots_len, r, n + 1);
+			pl->sock_roots = b;
+			pl->sock_roots_len += n + 1;
+			free(r);
+			break;
+		}
+		case 'S':
+			if (n != 8)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad /dev/shm record", 0);
+			pl->shm_rights = agentls_u64(p);
+			break;
+		case 'L':
+			if (n != 24)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad Landlock record", 0);
+			pl->has_landlock = 1;
+			pl->ll.handled_access_fs = agentls_u64(p);
+			pl->ll.handled_access_net = agentls_u64(p + 8);
+			pl->ll.scoped = agentls_u64(p + 16);
+			break;
+		case 'B':
+			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > 0xffff)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad seccomp program", 0);
+			pl->bpf = malloc(n);
+			if (!pl->bpf)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
+			memcpy(pl->bpf, p, n);
+			pl->bpf_len = n / sizeof(struct sock_filter);
+			break;
+		default:
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": an unknown record", 0);
+		}
+	}
+}
+
+// agentls_check_plan ends the helper when the plan reports a failure, the
+// constructor could not set up what the plan relies on, or the plan would
+// run the command less confined than asked.
+static void agentls_check_plan(const struct agentls_plan *pl, int in_ns) {
+	if (pl->fail_msg) {
+		char msg[4200];
+		snprintf(msg, sizeof msg, "agent-ls sandbox: %s\n", pl->fail_msg);
+		ssize_t r = write(2, msg, strlen(msg));
+		(void)r;
+		_exit(pl->fail_code);
+	}
+	if (in_ns && agentls_ns_errno != 0)
+		agentls_die(PLAN_SETUP_FAILED, "entering the user and mount namespace: ", agentls_ns_step, agentls_ns_errno > 0 ? agentls_ns_errno : EINVAL);
+	if (agentls_sup_errno != 0)
+		agentls_die(PLAN_SETUP_FAILED, "starting the process that ends everything the command starts: ", agentls_sup_step, agentls_sup_errno > 0 ? agentls_sup_errno : EINVAL);
+	if (!pl->cwd || !pl->path || pl->argc == 0)
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": no command in it", 0);
+	// Never less than the plan says: confined means Landlock and seccomp.
+	if (!pl->unconfined && (!pl->has_landlock || !pl->bpf))
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": it confines the command with neither Landlock nor seccomp", 0);
+
+}
+
+// agentls_protect_paths pins the protected paths read-only in the
+// helper's own mount namespace and gives it a private /dev/shm.
+static void agentls_protect_paths(const unsigned char *buf, size_t len, struct agentls_plan *pl) {
+	// Remounting / private in the host's own mount namespace would
+	// change the whole machine: the constructor made this one ours.
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "protecting paths in the mount namespace: making mounts private", NULL, errno);
+	for (size_t off = 0; off < len;) {
+		unsigned char tag = buf[off];
+		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
+		if (tag == 'M' || tag == 'H')
+			agentls_mount_step(tag == 'H', agentls_str(buf + off + 5, n));
+		off += 5 + (size_t)n;
+	}
+	// A private /dev/shm: POSIX shared memory and semaphores
+	// (Python's multiprocessing) work without the host's segments.
+	if (pl->shm_rights && mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+		pl->shm_rights = 0;
+	agentls_mark("mounts");
+}
+
+// agentls_landlock restricts the helper (and so the command) to the
+// plan's Landlock ruleset, no_new_privs set first.
+static void agentls_landlock(const unsigned char *buf, size_t len, const struct agentls_plan *pl) {
+	int rs = syscall(SYS_landlock_create_ruleset, &pl->ll, sizeof pl->ll, 0);
+	if (rs < 0)
+		agentls_die(PLAN_SETUP_FAILED, "landlock: creating the ruleset", NULL, errno);
+	for (size_t off = 0; off < len;) {
+		unsigned char tag = buf[off];
+		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
+		if ((tag == 'R' || tag == 'r') && n > 8)
+			agentls_ll_rule(rs, agentls_str(buf + off + 13, n - 8), agentls_u64(buf + off + 5), tag == 'r', pl->ll.handled_access_fs);
+		else if (tag == 'R' || tag == 'r')
+			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad Landlock rule", 0);
+		off += 5 + (size_t)n;
+	}
+	if (pl->shm_rights)
+		agentls_ll_rule(rs, "/dev/shm", pl->shm_rights, 0, pl->ll.handled_access_fs);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "prctl(PR_SET_NO_NEW_PRIVS)", NULL, errno);
+	if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "landlock: enforcing the ruleset", NULL, errno);
+	close(rs);
+}
+
 // agentls_run_plan carries out the plan and execs the command; it never
 // returns. in_ns: the constructor entered fresh user and mount namespaces.
 void agentls_run_plan(int in_ns) {
@@ -343,103 +475,10 @@ void agentls_run_plan(int in_ns) {
 	pl.argv = calloc(len / 5 + 2, sizeof(char *));
 	if (!pl.argv)
 		agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
-
-	// The first pass reads the plan; the mounts wait for the namespace
-	// checks, and the rules for the ruleset, in the second.
-	for (size_t off = 0; off < len;) {
-		if (len - off < 5)
-			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a truncated record", 0);
-		unsigned char tag = buf[off];
-		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
-		const unsigned char *p = buf + off + 5;
-		if (n > len - off - 5)
-			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a truncated record", 0);
-		off += 5 + (size_t)n;
-		switch (tag) {
-		case 'F':
-			if (n < 1)
-				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": an empty failure", 0);
-			pl.fail_code = p[0];
-			pl.fail_msg = agentls_str(p + 1, n - 1);
-			break;
-		case 'C': pl.cwd = agentls_str(p, n); break;
-		case 'P': pl.path = agentls_str(p, n); break;
-		case 'A': pl.argv[pl.argc++] = agentls_str(p, n); break;
-		case 'U': pl.unconfined = 1; break;
-		case 'M': case 'H': case 'R': case 'r': break; // second pass
-		case 'K': {
-			// A socket root for the supervisor (notify_linux.go).
-			char *r = agentls_str(p, n);
-			char *b = realloc(pl.sock_roots, pl.sock_roots_len + n + 1);
-			if (!b)
-				agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
-			memcpy(b + pl.sock_roots_len, r, n + 1);
-			pl.sock_roots = b;
-			pl.sock_roots_len += n + 1;
-			free(r);
-			break;
-		}
-		case 'S':
-			if (n != 8)
-				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad /dev/shm record", 0);
-			pl.shm_rights = agentls_u64(p);
-			break;
-		case 'L':
-			if (n != 24)
-				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad Landlock record", 0);
-			pl.has_landlock = 1;
-			pl.ll.handled_access_fs = agentls_u64(p);
-			pl.ll.handled_access_net = agentls_u64(p + 8);
-			pl.ll.scoped = agentls_u64(p + 16);
-			break;
-		case 'B':
-			if (n == 0 || n % sizeof(struct sock_filter) != 0 || n / sizeof(struct sock_filter) > 0xffff)
-				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad seccomp program", 0);
-			pl.bpf = malloc(n);
-			if (!pl.bpf)
-				agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
-			memcpy(pl.bpf, p, n);
-			pl.bpf_len = n / sizeof(struct sock_filter);
-			break;
-		default:
-			agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": an unknown record", 0);
-		}
-	}
-	if (pl.fail_msg) {
-		char msg[4200];
-		snprintf(msg, sizeof msg, "agent-ls sandbox: %s\n", pl.fail_msg);
-		ssize_t r = write(2, msg, strlen(msg));
-		(void)r;
-		_exit(pl.fail_code);
-	}
-	if (in_ns && agentls_ns_errno != 0)
-		agentls_die(PLAN_SETUP_FAILED, "entering the user and mount namespace: ", agentls_ns_step, agentls_ns_errno > 0 ? agentls_ns_errno : EINVAL);
-	if (agentls_sup_errno != 0)
-		agentls_die(PLAN_SETUP_FAILED, "starting the process that ends everything the command starts: ", agentls_sup_step, agentls_sup_errno > 0 ? agentls_sup_errno : EINVAL);
-	if (!pl.cwd || !pl.path || pl.argc == 0)
-		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": no command in it", 0);
-	// Never less than the plan says: confined means Landlock and seccomp.
-	if (!pl.unconfined && (!pl.has_landlock || !pl.bpf))
-		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": it confines the command with neither Landlock nor seccomp", 0);
-
-	if (!pl.unconfined && in_ns) {
-		// Remounting / private in the host's own mount namespace would
-		// change the whole machine: the constructor made this one ours.
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-			agentls_die(PLAN_SETUP_FAILED, "protecting paths in the mount namespace: making mounts private", NULL, errno);
-		for (size_t off = 0; off < len;) {
-			unsigned char tag = buf[off];
-			uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
-			if (tag == 'M' || tag == 'H')
-				agentls_mount_step(tag == 'H', agentls_str(buf + off + 5, n));
-			off += 5 + (size_t)n;
-		}
-		// A private /dev/shm: POSIX shared memory and semaphores
-		// (Python's multiprocessing) work without the host's segments.
-		if (pl.shm_rights && mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-			pl.shm_rights = 0;
-		agentls_mark("mounts");
-	}
+	agentls_parse_plan(buf, len, &pl);
+	agentls_check_plan(&pl, in_ns);
+	if (!pl.unconfined && in_ns)
+		agentls_protect_paths(buf, len, &pl);
 	if (chdir(pl.cwd) != 0)
 		agentls_die(PLAN_SETUP_FAILED, "chdir ", pl.cwd, errno);
 	if (!pl.unconfined) {
@@ -451,25 +490,7 @@ void agentls_run_plan(int in_ns) {
 		agentls_drop_caps();
 		agentls_mark("checks");
 
-		int rs = syscall(SYS_landlock_create_ruleset, &pl.ll, sizeof pl.ll, 0);
-		if (rs < 0)
-			agentls_die(PLAN_SETUP_FAILED, "landlock: creating the ruleset", NULL, errno);
-		for (size_t off = 0; off < len;) {
-			unsigned char tag = buf[off];
-			uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
-			if ((tag == 'R' || tag == 'r') && n > 8)
-				agentls_ll_rule(rs, agentls_str(buf + off + 13, n - 8), agentls_u64(buf + off + 5), tag == 'r', pl.ll.handled_access_fs);
-			else if (tag == 'R' || tag == 'r')
-				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad Landlock rule", 0);
-			off += 5 + (size_t)n;
-		}
-		if (pl.shm_rights)
-			agentls_ll_rule(rs, "/dev/shm", pl.shm_rights, 0, pl.ll.handled_access_fs);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-			agentls_die(PLAN_SETUP_FAILED, "prctl(PR_SET_NO_NEW_PRIVS)", NULL, errno);
-		if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
-			agentls_die(PLAN_SETUP_FAILED, "landlock: enforcing the ruleset", NULL, errno);
-		close(rs);
+		agentls_landlock(buf, len, &pl);
 		agentls_mark("landlock");
 
 		agentls_load_seccomp(&pl);
