@@ -3,10 +3,13 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // runFromCLI serves `agent-ls sandbox` typed by a person (or run by a
@@ -28,6 +31,10 @@ func runFromCLI(h helperArgs) int {
 	cmd, err := command(context.Background(), h.policy, h.argv, os.Environ(), self)
 	if err != nil {
 		return fail(ExitSetupFailed, err)
+	}
+	if !cmd.useNS {
+		// Nothing to take down afterwards: become the helper.
+		return execHelper(cmd)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// The terminal sends SIGINT and SIGQUIT to the whole foreground group,
@@ -58,4 +65,28 @@ func runFromCLI(h helperArgs) int {
 		return fail(ExitSetupFailed, err)
 	}
 	return 0
+}
+
+// execHelper replaces this process with the helper of cmd, which has no
+// placeholders to take down when it ends: the plan and the descriptors it
+// names go to descriptors 3 and up, where the helper looks for them.
+func execHelper(cmd *Cmd) int {
+	files, err := cmd.prepare()
+	if err != nil {
+		return fail(ExitSetupFailed, err)
+	}
+	// Move them above any descriptor they could land on, then into place.
+	high := make([]int, len(files))
+	for i, f := range files {
+		if high[i], err = unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 100); err != nil {
+			return fail(ExitSetupFailed, fmt.Errorf("passing the plan: %w", err))
+		}
+	}
+	for i, fd := range high {
+		if err := unix.Dup3(fd, 3+i, 0); err != nil {
+			return fail(ExitSetupFailed, fmt.Errorf("passing the plan: %w", err))
+		}
+	}
+	err = syscall.Exec(cmd.Path, cmd.Args, cmd.Env)
+	return fail(ExitSetupFailed, fmt.Errorf("starting the helper %s: %w", cmd.Path, err))
 }

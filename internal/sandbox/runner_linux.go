@@ -111,39 +111,12 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 // Start puts up the placeholders the command needs, works out the
 // helper's plan, then starts it.
 func (c *Cmd) Start() error {
-	if c.helper && c.release == nil {
-		env := c.Env
-		if env == nil {
-			env = os.Environ() // the helper inherits ours
-		}
-		start := time.Now()
-		var held []string
-		if c.useNS {
-			tmpdir, _ := lookupEnv(env, "TMPDIR")
-			paths := c.policy.protectedPaths(tmpdir)
-			h, release, err := holdPlaceholders(paths)
-			if err != nil {
-				return fmt.Errorf("sandbox: %w", err)
-			}
-			held, c.release = h, release
-		}
-		c.setup = time.Since(start)
-		var pl *plan
-		if c.policy.mode() == DangerFullAccess {
-			pl = unconfinedPlan(c.policy, c.argv, env)
-		} else {
-			pl, env = buildPlan(c.policy, c.argv, env, held, c.useNS)
-		}
-		defer pl.close()
-		f, err := planFile(pl.encode())
+	if c.helper && c.release == nil && c.ExtraFiles == nil {
+		files, err := c.prepare()
 		if err != nil {
-			c.done()
-			return fmt.Errorf("sandbox: %w", err)
+			return err
 		}
-		defer f.Close()
-		c.Env = env
-		c.ExtraFiles = append([]*os.File{f}, pl.files()...)
-		c.planTime = time.Since(start) - c.setup
+		defer closeAll(files)
 	}
 	if err := c.Cmd.Start(); err != nil {
 		c.done()
@@ -151,6 +124,51 @@ func (c *Cmd) Start() error {
 	}
 	running.add(c)
 	return nil
+}
+
+// prepare puts up the placeholders and works out the helper's plan: the
+// command's environment goes to c.Env, and the plan and the descriptors it
+// names to c.ExtraFiles (the returned files, for the caller to close once
+// the helper started).
+func (c *Cmd) prepare() ([]*os.File, error) {
+	env := c.Env
+	if env == nil {
+		env = os.Environ() // the helper inherits ours
+	}
+	start := time.Now()
+	var held []string
+	if c.useNS {
+		tmpdir, _ := lookupEnv(env, "TMPDIR")
+		paths := c.policy.protectedPaths(tmpdir)
+		h, release, err := holdPlaceholders(paths)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		held, c.release = h, release
+	}
+	c.setup = time.Since(start)
+	var pl *plan
+	if c.policy.mode() == DangerFullAccess {
+		pl = unconfinedPlan(c.policy, c.argv, env)
+	} else {
+		pl, env = buildPlan(c.policy, c.argv, env, held, c.useNS)
+	}
+	f, err := planFile(pl.encode())
+	if err != nil {
+		pl.close()
+		c.done()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	c.Env = env
+	c.ExtraFiles = append([]*os.File{f}, pl.files()...)
+	c.planTime = time.Since(start) - c.setup
+	return c.ExtraFiles, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // PlanTime is how long Start spent working out the helper's plan.
