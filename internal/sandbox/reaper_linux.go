@@ -241,6 +241,17 @@ static void agentls_kill_descendants(void) {
 	}
 }
 
+// agentls_become_helper readies the child that goes on to carry out the
+// plan: it keeps its end of the hand-over socketpair, reports the
+// supervisor in place and gets the signal mask it was started with.
+static void agentls_become_helper(int sup_end, int helper_end) {
+	if (sup_end >= 0)
+		close(sup_end);
+	agentls_notify_sock = helper_end;
+	agentls_sup_errno = 0;
+	agentls_unblock_signals();
+}
+
 // agentls_start_pid_init runs in the outer helper just after it entered
 // fresh user, mount and PID namespaces. It returns only in the process
 // that goes on to carry out the plan (PID 2), or with agentls_ns_errno set.
@@ -278,11 +289,7 @@ void agentls_start_pid_init(void) {
 		_exit(125);
 	}
 	if (helper == 0) {
-		if (sup_end >= 0)
-			close(sup_end);
-		agentls_notify_sock = helper_end;
-		agentls_sup_errno = 0;
-		agentls_unblock_signals();
+		agentls_become_helper(sup_end, helper_end);
 		return;
 	}
 	if (helper_end >= 0)
@@ -311,11 +318,7 @@ void agentls_start_reaper(void) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != self)
 			_exit(128 + SIGKILL);
-		if (sup_end >= 0)
-			close(sup_end);
-		agentls_notify_sock = helper_end;
-		agentls_sup_errno = 0;
-		agentls_unblock_signals();
+		agentls_become_helper(sup_end, helper_end);
 		return;
 	}
 	if (helper_end >= 0)
