@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 
+	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -25,19 +26,11 @@ var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/
 // kernel has no Landlock.
 var errNoLandlock = errors.New("the kernel has no Landlock support (needs Linux 5.13+ with landlock in the lsm= list); refusing to run the command unconfined")
 
-// Landlock access rights by ABI version: what each version handles.
-var landlockABIRights = []struct{ fs, net, scoped uint64 }{
-	{},
-	{fs: 1<<13 - 1},
-	{fs: 1<<14 - 1},
-	{fs: 1<<15 - 1},
-	{fs: 1<<15 - 1, net: 1<<2 - 1},
-	{fs: 1<<16 - 1, net: 1<<2 - 1},
-	{fs: 1<<16 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
-	{fs: 1<<16 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
-	{fs: 1<<16 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
-	{fs: 1<<17 - 1, net: 1<<2 - 1, scoped: 1<<2 - 1},
-	{fs: 1<<17 - 1, net: 1<<4 - 1, scoped: 1<<2 - 1},
+// landlockABIs are go-landlock's configurations for each Landlock ABI
+// version, from 1 on: the rights each version handles.
+var landlockABIs = []landlock.Config{
+	landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
+	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
 }
 
 // Groups of filesystem rights, as go-landlock names them.
@@ -62,13 +55,11 @@ func writableDirRights(abi int) uint64 {
 }
 
 func abiRights(abi int) struct{ fs, net, scoped uint64 } {
-	if abi >= len(landlockABIRights) {
-		abi = len(landlockABIRights) - 1
+	if abi < 1 {
+		return struct{ fs, net, scoped uint64 }{}
 	}
-	if abi < 0 {
-		abi = 0
-	}
-	return landlockABIRights[abi]
+	c := landlockABIs[min(abi, len(landlockABIs))-1]
+	return struct{ fs, net, scoped uint64 }{uint64(c.HandledAccessFS), uint64(c.HandledAccessNet), uint64(c.Scoped)}
 }
 
 // landlockPlan is the one Landlock ruleset of a command, for the kernel's
