@@ -25,6 +25,7 @@ type Cmd struct {
 	release  func()
 	setup    time.Duration // spent putting up placeholders
 	planTime time.Duration // spent working out the helper's plan
+	planned  bool          // the plan is in ExtraFiles
 	live     liveEntry
 }
 
@@ -111,7 +112,7 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 // Start puts up the placeholders the command needs, works out the
 // helper's plan, then starts it.
 func (c *Cmd) Start() error {
-	if c.helper && c.release == nil && c.ExtraFiles == nil {
+	if c.helper && !c.planned {
 		files, err := c.prepare()
 		if err != nil {
 			return err
@@ -161,6 +162,7 @@ func (c *Cmd) prepare() ([]*os.File, error) {
 	}
 	c.Env = env
 	c.ExtraFiles = append([]*os.File{f}, pl.files()...)
+	c.planned = true
 	c.planTime = time.Since(start) - c.setup
 	return c.ExtraFiles, nil
 }
