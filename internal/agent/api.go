@@ -55,9 +55,12 @@ type SessionOptions struct {
 
 // SessionInfo describes a session (the result of agent/newSession).
 type SessionInfo struct {
-	SessionID      string                `json:"sessionId"`
-	Cwd            string                `json:"cwd"`
-	Model          string                `json:"model"`
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+	Model     string `json:"model"`
+	// Provider names the model provider the session talks to (the
+	// config's model_provider); "" when none is named.
+	Provider       string                `json:"provider,omitempty"`
 	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
 	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
 }

@@ -56,8 +56,9 @@ func (h *History) Replace(items []model.Item) {
 	h.items = slices.Clone(items)
 }
 
-// prime adds the session's context items once, before the first prompt.
-func (h *History) prime(items func() []model.Item) {
+// prime adds the session's context items once, before the first prompt,
+// and reports whether it did now.
+func (h *History) prime(items func() []model.Item) bool {
 	h.mu.Lock()
 	primed := h.primed
 	h.primed = true
@@ -65,6 +66,7 @@ func (h *History) prime(items func() []model.Item) {
 	if !primed {
 		h.Append(items()...)
 	}
+	return !primed
 }
 
 // SessionRecord is what a session needs to continue where it stopped:
@@ -85,12 +87,12 @@ func (m *Manager) Record(sessionID string) (SessionRecord, error) {
 		return SessionRecord{}, err
 	}
 	s.mu.Lock()
-	turns := s.turns
+	turns, info := s.turns, s.info
 	s.mu.Unlock()
 	s.emitMu.Lock()
 	seq := s.seq
 	s.emitMu.Unlock()
-	return SessionRecord{Info: s.info, History: s.history.Items(), Turns: turns, Seq: seq}, nil
+	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq}, nil
 }
 
 // Restore brings back a session from its record, under its own id, with

@@ -51,7 +51,10 @@ type Options struct {
 
 	// Defaults for new sessions (see Defaults; UpdateDefaults changes them
 	// later).
-	ModelName      string                // default "gpt-5-codex"
+	ModelName string // default "gpt-5-codex"
+	// Provider names the model provider (see SessionInfo.Provider);
+	// ClientFor gets it.
+	Provider       string
 	ApprovalPolicy policy.ApprovalPolicy // default on-request
 	SandboxMode    policy.SandboxMode    // default workspace-write
 	NetworkAccess  bool
@@ -104,6 +107,7 @@ type Options struct {
 // say nothing. A session keeps the settings it started with.
 type Defaults struct {
 	ModelName        string
+	Provider         string
 	ApprovalPolicy   policy.ApprovalPolicy
 	SandboxMode      policy.SandboxMode
 	ReasoningEffort  string
@@ -117,6 +121,7 @@ type Defaults struct {
 func (o *Options) defaults() Defaults {
 	return Defaults{
 		ModelName:        o.ModelName,
+		Provider:         o.Provider,
 		ApprovalPolicy:   o.ApprovalPolicy,
 		SandboxMode:      o.SandboxMode,
 		ReasoningEffort:  o.ReasoningEffort,
@@ -155,8 +160,11 @@ type Manager struct {
 
 	mu       sync.Mutex
 	defaults Defaults
-	sessions map[string]*session
-	closed   bool
+	// generation counts the changes of defaults, so a session sees at its
+	// next turn that they changed.
+	generation uint64
+	sessions   map[string]*session
+	closed     bool
 
 	summaryOnce sync.Once
 	summary     string
@@ -210,13 +218,14 @@ func (m *Manager) Defaults() Defaults {
 	return d
 }
 
-// UpdateDefaults changes what sessions started from now on start with
+// UpdateDefaults changes the settings sessions run with
 // (workspace/didChangeConfiguration, a reloaded config file): update gets
 // the current defaults to change; fields it empties take agent-ls's own
-// defaults. A bad policy name is an error and changes nothing. Sessions
-// that exist already, and the turns running in them, keep the settings
-// they started with: a session's model, policies and sandbox stay what
-// the user saw when it started. update runs with the manager locked, so
+// defaults. A bad policy name is an error and changes nothing. New
+// sessions start with the new defaults; an existing session takes them at
+// its next turn, except what it chose itself when it started (its model,
+// policies), and tells the model what changed. A running turn keeps the
+// settings it started with. update runs with the manager locked, so
 // concurrent updates do not lose each other's changes; it must not call
 // the manager.
 func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
@@ -229,7 +238,17 @@ func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
 		return fmt.Errorf("agent: defaults: %w", err)
 	}
 	m.defaults = d
+	m.generation++
 	return nil
+}
+
+// current returns the defaults and their generation.
+func (m *Manager) current() (Defaults, uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.defaults
+	d.WritableRoots = slices.Clone(d.WritableRoots)
+	return d, m.generation
 }
 
 // NewSession starts a conversation. Empty fields of o take the manager's
@@ -250,39 +269,62 @@ var (
 // newSession builds a session with id from o and the defaults, without
 // registering it.
 func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
-	cfg := m.Defaults()
+	if o.Cwd == "" {
+		o.Cwd = m.opts.Cwd
+	} else if !filepath.IsAbs(o.Cwd) {
+		o.Cwd = filepath.Join(m.opts.Cwd, o.Cwd)
+	}
+	o.Cwd = filepath.Clean(o.Cwd)
+	if st, err := os.Stat(o.Cwd); err != nil {
+		return nil, fmt.Errorf("session cwd: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("session cwd %s is not a directory", o.Cwd)
+	}
+	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns)}
+	st, err := m.settle(id, o)
+	if err != nil {
+		return nil, err
+	}
+	s.sessionSettings = st
+	return s, nil
+}
+
+// sessionSettings are what a session runs with: the manager's defaults
+// of one generation, with what the session chose itself.
+type sessionSettings struct {
+	info       SessionInfo
+	cfg        Defaults
+	client     model.Client
+	boundary   *policy.Boundary
+	generation uint64
+}
+
+// settle works out the settings of session id from the current defaults
+// and the session's own options (whose Cwd is absolute and checked).
+func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
+	cfg, gen := m.current()
 	info := SessionInfo{
 		SessionID:      id,
 		Cwd:            o.Cwd,
 		Model:          cmp.Or(o.Model, cfg.ModelName),
+		Provider:       cfg.Provider,
 		ApprovalPolicy: cmp.Or(o.ApprovalPolicy, cfg.ApprovalPolicy),
 		SandboxMode:    cmp.Or(o.SandboxMode, cfg.SandboxMode),
 	}
-	if info.Cwd == "" {
-		info.Cwd = m.opts.Cwd
-	} else if !filepath.IsAbs(info.Cwd) {
-		info.Cwd = filepath.Join(m.opts.Cwd, info.Cwd)
-	}
-	info.Cwd = filepath.Clean(info.Cwd)
-	if st, err := os.Stat(info.Cwd); err != nil {
-		return nil, fmt.Errorf("session cwd: %w", err)
-	} else if !st.IsDir() {
-		return nil, fmt.Errorf("session cwd %s is not a directory", info.Cwd)
-	}
 	var err error
 	if info.ApprovalPolicy, info.SandboxMode, err = parsePolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
-		return nil, err
+		return sessionSettings{}, err
 	}
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
 	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, cfg.WritableRoots, policy.TempRoots(os.Getenv("TMPDIR")))
 	if err != nil {
-		return nil, fmt.Errorf("session boundary: %w", err)
+		return sessionSettings{}, fmt.Errorf("session boundary: %w", err)
 	}
 	client, err := m.opts.ClientFor(info)
 	if err != nil {
-		return nil, fmt.Errorf("session model client: %w", err)
+		return sessionSettings{}, fmt.Errorf("session model client: %w", err)
 	}
-	return &session{mgr: m, info: info, cfg: cfg, client: client, boundary: boundary, undo: newUndoStore(m.opts.UndoTurns)}, nil
+	return sessionSettings{info: info, cfg: cfg, client: client, boundary: boundary, generation: gen}, nil
 }
 
 // add registers a new session.

@@ -22,18 +22,19 @@ func runTurn(t *testing.T, mgr *Manager, sessionID, prompt string) TurnResult {
 	return turn.Result()
 }
 
-// TestUpdateDefaultsAffectsOnlyLaterSessions: new defaults reach the
-// sessions started after the update, in their info, their environment
-// context and their requests; a session started before keeps what it
-// started with, also in its later turns; a bad update changes nothing.
-func TestUpdateDefaultsAffectsOnlyLaterSessions(t *testing.T) {
+// TestUpdateDefaultsReachEverySession: new defaults reach the sessions
+// started after the update, and an existing session at its next turn, in
+// its requests and a new environment context after the old one (the
+// history's start stays the same, for the prompt cache), except what the
+// session chose itself when it started; a bad update changes nothing.
+func TestUpdateDefaultsReachEverySession(t *testing.T) {
 	m := &scriptedModel{}
-	m.add(say("a1", "one"), say("b1", "two"), say("a2", "three"))
+	m.add(say("a1", "one"), say("b1", "two"), say("a2", "three"), say("c1", "four"))
 	reg, err := tools.NewRegistry(tools.Builtin()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5-before"})
+	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5-before", Provider: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,9 +43,16 @@ func TestUpdateDefaultsAffectsOnlyLaterSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pinned, err := mgr.NewSession(SessionOptions{Model: "gpt-5-pinned", ApprovalPolicy: policy.Untrusted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runTurn(t, mgr, before.SessionID, "go"); r.Status != event.StatusCompleted {
+		t.Fatalf("first turn: %+v", r)
+	}
 
 	if err := mgr.UpdateDefaults(func(d *Defaults) {
-		d.ModelName, d.ApprovalPolicy, d.SandboxMode = "gpt-5-after", policy.Never, policy.ReadOnly
+		d.ModelName, d.Provider, d.ApprovalPolicy, d.SandboxMode = "gpt-5-after", "two", policy.Never, policy.ReadOnly
 		d.ReasoningEffort, d.MaxRequests = "high", 7
 	}); err != nil {
 		t.Fatal(err)
@@ -59,33 +67,42 @@ func TestUpdateDefaultsAffectsOnlyLaterSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.Model != "gpt-5-after" || after.ApprovalPolicy != policy.Never || after.SandboxMode != policy.ReadOnly {
+	if after.Model != "gpt-5-after" || after.Provider != "two" || after.ApprovalPolicy != policy.Never || after.SandboxMode != policy.ReadOnly {
 		t.Errorf("session started after the update: %+v", after)
 	}
-	if before.Model != "gpt-5-before" || before.ApprovalPolicy != policy.OnRequest || before.SandboxMode != policy.WorkspaceWrite {
+	if before.Model != "gpt-5-before" || before.Provider != "one" || before.ApprovalPolicy != policy.OnRequest {
 		t.Errorf("session started before the update: %+v", before)
 	}
 
-	for _, id := range []string{before.SessionID, after.SessionID, before.SessionID} {
+	for _, id := range []string{after.SessionID, before.SessionID, pinned.SessionID} {
 		if r := runTurn(t, mgr, id, "go"); r.Status != event.StatusCompleted {
 			t.Fatalf("turn in %s: %+v", id, r)
 		}
 	}
-	for i, want := range []struct{ model, effort, policy string }{
-		{"gpt-5-before", "medium", "on-request"},
-		{"gpt-5-after", "high", "never"},
-		{"gpt-5-before", "medium", "on-request"}, // a later turn of the older session
+	for i, want := range []struct {
+		model, effort, policy, provider string
+		contexts                        int
+	}{
+		{"gpt-5-before", "medium", "on-request", "one", 1},
+		{"gpt-5-after", "high", "never", "two", 1},
+		{"gpt-5-after", "high", "never", "two", 2}, // the older session's next turn
+		{"gpt-5-pinned", "high", "untrusted", "two", 1},
 	} {
 		req := m.request(i)
-		var env string
+		var envs []string
 		for _, it := range req.Input {
 			if strings.Contains(it.Text, "<environment_context>") {
-				env = it.Text
+				envs = append(envs, it.Text)
 			}
 		}
-		if req.Model != want.model || req.ReasoningEffort != want.effort || !strings.Contains(env, "<approval_policy>"+want.policy+"<") {
-			t.Errorf("request %d: model %q, effort %q, environment\n%s\nwant %+v", i, req.Model, req.ReasoningEffort, env, want)
+		env := envs[len(envs)-1]
+		if req.Model != want.model || req.ReasoningEffort != want.effort || len(envs) != want.contexts ||
+			!strings.Contains(env, "<approval_policy>"+want.policy+"<") || !strings.Contains(env, "<model_provider>"+want.provider+"<") {
+			t.Errorf("request %d: model %q, effort %q, %d environment contexts, the last\n%s\nwant %+v", i, req.Model, req.ReasoningEffort, len(envs), env, want)
 		}
+	}
+	if first, second := m.request(0).Input, m.request(2).Input; !strings.Contains(second[len(first)-2].Text, "<model>gpt-5-before<") {
+		t.Errorf("the older session's history lost its first environment context: %+v", second)
 	}
 }
 

@@ -48,6 +48,10 @@ func (s *session) environmentContext() string {
 	fmt.Fprintf(&b, "  <cwd>%s</cwd>\n", s.info.Cwd)
 	fmt.Fprintf(&b, "  <shell>%s</shell>\n", filepath.Base(shell))
 	fmt.Fprintf(&b, "  <current_date>%s</current_date>\n", opts.Now().Format("2006-01-02"))
+	fmt.Fprintf(&b, "  <model>%s</model>\n", s.info.Model)
+	if s.info.Provider != "" {
+		fmt.Fprintf(&b, "  <model_provider>%s</model_provider>\n", s.info.Provider)
+	}
 	fmt.Fprintf(&b, "  <approval_policy>%s</approval_policy>\n", s.info.ApprovalPolicy)
 	fmt.Fprintf(&b, "  <sandbox_mode>%s</sandbox_mode>\n", s.info.SandboxMode)
 	fmt.Fprintf(&b, "  <network_access>%s</network_access>\n", network)

@@ -1,29 +1,30 @@
 package agent
 
 import (
-	"github.com/agent-ls/agent-ls/internal/policy"
-
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
-	"github.com/agent-ls/agent-ls/internal/model"
 )
 
 // session is one conversation. Its history is touched only by the turn
 // goroutine; the mutex guards the running turn and the event sequence.
 type session struct {
-	mgr  *Manager
-	info SessionInfo
-	// cfg is what the session started with: the manager's defaults then,
-	// with info's model and policies.
-	cfg Defaults
-	// client talks to the session's model.
-	client model.Client
-	// boundary decides what is inside the project and what may be
-	// written without asking; built once, when the session starts.
-	boundary *policy.Boundary
+	mgr *Manager
+	// opts are what the session chose itself when it started; the rest
+	// of its settings follow the manager's defaults, from turn to turn.
+	opts SessionOptions
+	// sessionSettings are what the session runs with: info (its model,
+	// provider and policies), cfg (the defaults they came from), the
+	// model client and the boundary (what is inside the project, what may
+	// be written without asking). They change only between turns, under
+	// mu, when the defaults have changed (see refresh).
+	sessionSettings
+	// changed: the settings changed since the model was last told; the
+	// next turn tells it.
+	changed bool
 
 	mu      sync.Mutex
 	running *turn
@@ -64,6 +65,9 @@ func (s *session) startTurn(in TurnInput) (*Turn, error) {
 	if s.busy() != nil {
 		return nil, fmt.Errorf("%w (turn %s); interrupt it or wait for it to finish", ErrTurnRunning, s.running.id)
 	}
+	if err := s.refresh(); err != nil {
+		return nil, err
+	}
 	s.turns++
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &turn{
@@ -84,6 +88,23 @@ func (s *session) startTurn(in TurnInput) (*Turn, error) {
 		cancel()
 	}()
 	return NewTurn(t.id, t.done, &t.result), nil
+}
+
+// refresh takes the manager's defaults if they changed since the session
+// settled its settings. Called with s.mu held and no turn running.
+func (s *session) refresh() error {
+	if _, gen := s.mgr.current(); gen == s.generation {
+		return nil
+	}
+	st, err := s.mgr.settle(s.info.SessionID, s.opts)
+	if err != nil {
+		return fmt.Errorf("the new settings cannot apply to session %s: %w", s.info.SessionID, err)
+	}
+	if st.info != s.info || !slices.Equal(st.boundary.WritableRoots(), s.boundary.WritableRoots()) || st.cfg.NetworkAccess != s.cfg.NetworkAccess {
+		s.changed = true
+	}
+	s.sessionSettings = st
+	return nil
 }
 
 func (s *session) interrupt(turnID string) error {

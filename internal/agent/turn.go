@@ -40,7 +40,15 @@ func (t *turn) run(ctx context.Context) {
 	log := s.mgr.log.With("session", s.info.SessionID, "turn", t.id)
 	log.Info("turn started")
 
-	s.history.prime(s.contextItems)
+	if s.history.prime(s.contextItems) {
+		s.changed = false // the context items say what it runs with now
+	}
+	if s.changed {
+		// The settings changed since the history began: the model
+		// learns the new ones before the prompt.
+		s.changed = false
+		s.history.Append(model.Item{Type: model.ItemMessage, Role: model.RoleUser, Text: s.environmentContext()})
+	}
 	s.history.Append(userMessage(t.input, s.info.Cwd))
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},

@@ -1,0 +1,163 @@
+// Package config reads agent-ls's configuration: the user's config.toml,
+// the narrowing-only project file .agent-ls/config.toml, profiles, and the
+// layers above them (environment, the editor's settings, command-line
+// flags and -c overrides), and resolves them into one Config with the
+// source of every value.
+//
+// Keys are Codex's where Codex has them, so a user can carry settings over.
+// Every layer is a TOML tree; layers are merged key by key (tables merge,
+// any other value, arrays included, replaces the one below), and the
+// result is decoded into Config. Files are checked strictly: an unknown key
+// or a value of the wrong type is a Problem naming the file, the line and
+// the key, and a file with an error is not used (the Loader keeps the last
+// good version of it).
+package config
+
+import (
+	"github.com/agent-ls/agent-ls/internal/policy"
+)
+
+// Config is the effective configuration.
+type Config struct {
+	Model                 string                `toml:"model"`
+	ModelProvider         string                `toml:"model_provider"`
+	ModelReasoningEffort  string                `toml:"model_reasoning_effort"`
+	ModelReasoningSummary string                `toml:"model_reasoning_summary"`
+	ModelVerbosity        string                `toml:"model_verbosity"`
+	ApprovalPolicy        policy.ApprovalPolicy `toml:"approval_policy"`
+	SandboxMode           policy.SandboxMode    `toml:"sandbox_mode"`
+	// ProjectDocMaxBytes is the AGENTS.md budget; 0 turns AGENTS.md off.
+	ProjectDocMaxBytes     int64                     `toml:"project_doc_max_bytes"`
+	SandboxWorkspaceWrite  SandboxWorkspaceWrite     `toml:"sandbox_workspace_write"`
+	ShellEnvironmentPolicy ShellEnvironmentPolicy    `toml:"shell_environment_policy"`
+	Tools                  Tools                     `toml:"tools"`
+	ModelProviders         map[string]Provider       `toml:"model_providers"`
+	MCPServers             map[string]MCPServer      `toml:"mcp_servers"`
+	Hooks                  []Hook                    `toml:"hooks"`
+	Profile                string                    `toml:"profile"`
+	Profiles               map[string]Profile        `toml:"profiles"`
+}
+
+// SandboxWorkspaceWrite tunes the workspace-write sandbox.
+type SandboxWorkspaceWrite struct {
+	WritableRoots       []string `toml:"writable_roots"`
+	NetworkAccess       bool     `toml:"network_access"`
+	ExcludeTmpdirEnvVar bool     `toml:"exclude_tmpdir_env_var"`
+	ExcludeSlashTmp     bool     `toml:"exclude_slash_tmp"`
+	// CacheRoot holds the toolchain caches of sandboxed commands.
+	CacheRoot string `toml:"cache_root"`
+}
+
+// ShellEnvironmentPolicy decides which environment variables commands get.
+type ShellEnvironmentPolicy struct {
+	// Inherit is all, core or none.
+	Inherit               string            `toml:"inherit"`
+	IgnoreDefaultExcludes bool              `toml:"ignore_default_excludes"`
+	Exclude               []string          `toml:"exclude"`
+	IncludeOnly           []string          `toml:"include_only"`
+	Set                   map[string]string `toml:"set"`
+}
+
+// Tools turns built-in tools on or off.
+type Tools struct {
+	WebSearch  bool `toml:"web_search"`
+	ViewImage  bool `toml:"view_image"`
+	UpdatePlan bool `toml:"update_plan"`
+}
+
+// Provider is a model server: where requests go, how, and with which key.
+type Provider struct {
+	Name    string `toml:"name"`
+	BaseURL string `toml:"base_url"`
+	// EnvKey names the environment variable holding the API key.
+	EnvKey string `toml:"env_key"`
+	// WireAPI is responses or chat.
+	WireAPI     string            `toml:"wire_api"`
+	QueryParams map[string]string `toml:"query_params"`
+	HTTPHeaders map[string]string `toml:"http_headers"`
+	// EnvHTTPHeaders maps a header to the environment variable holding
+	// its value.
+	EnvHTTPHeaders      map[string]string `toml:"env_http_headers"`
+	RequestMaxRetries   *int64            `toml:"request_max_retries"`
+	StreamMaxRetries    *int64            `toml:"stream_max_retries"`
+	StreamIdleTimeoutMs *int64            `toml:"stream_idle_timeout_ms"`
+}
+
+// MCPServer is an MCP server whose tools the agent offers the model:
+// either a command (stdio) or a URL (streamable HTTP).
+type MCPServer struct {
+	Command           string            `toml:"command"`
+	Args              []string          `toml:"args"`
+	Env               map[string]string `toml:"env"`
+	Cwd               string            `toml:"cwd"`
+	URL               string            `toml:"url"`
+	HTTPHeaders       map[string]string `toml:"http_headers"`
+	BearerTokenEnvVar string            `toml:"bearer_token_env_var"`
+	Enabled           *bool             `toml:"enabled"`
+	StartupTimeoutSec *float64          `toml:"startup_timeout_sec"`
+	ToolTimeoutSec    *float64          `toml:"tool_timeout_sec"`
+	EnabledTools      []string          `toml:"enabled_tools"`
+	DisabledTools     []string          `toml:"disabled_tools"`
+}
+
+// Hook is a command of the user's run before or after a tool call.
+type Hook struct {
+	// Event is before_tool_use or after_tool_use.
+	Event string `toml:"event"`
+	// Tools limits the hook to these tool names; empty means every tool.
+	Tools []string `toml:"tools"`
+	// Command is the argv; no shell is involved.
+	Command []string `toml:"command"`
+	// TimeoutMs bounds the hook's run; 0 means the default (10 s).
+	TimeoutMs int64 `toml:"timeout_ms"`
+}
+
+// Profile is a named set of settings chosen with --profile, the editor's
+// profile setting or `profile = NAME`; it goes over the files.
+type Profile struct {
+	Model                  string                 `toml:"model"`
+	ModelProvider          string                 `toml:"model_provider"`
+	ModelReasoningEffort   string                 `toml:"model_reasoning_effort"`
+	ModelReasoningSummary  string                 `toml:"model_reasoning_summary"`
+	ModelVerbosity         string                 `toml:"model_verbosity"`
+	ApprovalPolicy         policy.ApprovalPolicy  `toml:"approval_policy"`
+	SandboxMode            policy.SandboxMode     `toml:"sandbox_mode"`
+	ProjectDocMaxBytes     int64                  `toml:"project_doc_max_bytes"`
+	SandboxWorkspaceWrite  SandboxWorkspaceWrite  `toml:"sandbox_workspace_write"`
+	ShellEnvironmentPolicy ShellEnvironmentPolicy `toml:"shell_environment_policy"`
+	Tools                  Tools                  `toml:"tools"`
+}
+
+// Built-in provider ids.
+const (
+	ProviderOpenAI = "openai"
+	ProviderOllama = "ollama"
+)
+
+// defaults is the bottom layer: what no file, variable or flag says.
+func defaults() map[string]any {
+	return map[string]any{
+		"model":                   "gpt-5-codex",
+		"model_provider":          ProviderOpenAI,
+		"model_reasoning_effort":  "medium",
+		"model_reasoning_summary": "auto",
+		"approval_policy":         string(policy.DefaultApprovalPolicy),
+		"sandbox_mode":            string(policy.DefaultSandboxMode),
+		"project_doc_max_bytes":   int64(32 << 10),
+		"sandbox_workspace_write": map[string]any{
+			"network_access":         false,
+			"exclude_tmpdir_env_var": false,
+			"exclude_slash_tmp":      false,
+		},
+		"shell_environment_policy": map[string]any{"inherit": "all", "ignore_default_excludes": false},
+		"tools":                    map[string]any{"web_search": false, "view_image": true, "update_plan": true},
+		"model_providers": map[string]any{
+			ProviderOpenAI: map[string]any{
+				"name": "OpenAI", "base_url": "https://api.openai.com/v1", "env_key": "OPENAI_API_KEY", "wire_api": "responses",
+			},
+			ProviderOllama: map[string]any{
+				"name": "Ollama", "base_url": "http://127.0.0.1:11434/v1", "wire_api": "chat",
+			},
+		},
+	}
+}
