@@ -6,6 +6,7 @@ require (
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/openai/openai-go/v3 v3.95.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/seccomp/libseccomp-golang v0.11.1
 	github.com/sourcegraph/go-diff v0.9.0
 	go.lsp.dev/jsonrpc2 v1.0.1
@@ -18,7 +19,6 @@ require (
 require (
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
-	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect

@@ -35,6 +35,7 @@ var rank = map[string]int{
 	"internal/workspace": 1,
 	"internal/sandbox":   1,
 	"internal/model":     1,
+	"internal/config":    1,
 	"internal/tools":     2,
 	"internal/agent":     3,
 	// Frontends: the language server, and the fake editor that drives it.
@@ -73,6 +74,7 @@ var allowed = map[string][]string{
 	"internal/sandbox": {"internal/policy",
 		"github.com/landlock-lsm/go-landlock", "github.com/seccomp/libseccomp-golang", "golang.org/x/sys"},
 	"internal/model": {"internal/textcut", "github.com/openai/openai-go/v3"},
+	"internal/config": {"internal/policy", "github.com/pelletier/go-toml/v2"},
 	"internal/tools": {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
 	"internal/agent": {"internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
@@ -81,7 +83,7 @@ var allowed = map[string][]string{
 	"internal/editor": {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	// The composition root. The demo needs the editor fake and fakemodel;
 	// nothing else in the binary does.
-	"cmd/agent-ls": {"internal/agent", "internal/editor", "internal/event", "internal/lsp", "internal/model",
+	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/lsp", "internal/model",
 		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/textcut", "internal/tools",
 		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},

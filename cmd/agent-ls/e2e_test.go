@@ -31,8 +31,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// Change-set journals of the servers under test stay out of $HOME.
+	// Change-set journals of the servers under test stay out of $HOME,
+	// and the user's own config file stays out of the tests.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	if binary, err = buildBinaries(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "build:", err)
 		os.Exit(1)

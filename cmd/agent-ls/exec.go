@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/config"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/textcut"
@@ -69,7 +69,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case isTerminal(stdin):
 		fe.answer = terminalPrompt(stdin, stderr)
 	}
-	mgr, err := r.newManager(o.settings, frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass})
+	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass})
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 2
@@ -103,7 +103,7 @@ type execOptions struct {
 func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions, code int, done bool) {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var flags layer
+	var flags cmdFlags
 	flags.register(fs)
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
 	cwd := fs.String("cd", "", "run in this directory instead of the current one")
@@ -111,22 +111,43 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
-	s, code, done := parseSettings(fs, &flags, args, execUsage, stderr)
+	res, code, done := parseSettings(fs, &flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
 	}
 	if *fullAuto {
 		*yes = true
-		s.SandboxMode = cmp.Or(s.SandboxMode, policy.WorkspaceWrite)
-		s.ApprovalPolicy = cmp.Or(s.ApprovalPolicy, policy.OnRequest)
+		setUnlessFlagged(&flags.layer, "sandbox_mode", string(policy.WorkspaceWrite), "--full-auto")
+		setUnlessFlagged(&flags.layer, "approval_policy", string(policy.OnRequest), "--full-auto")
 	}
-	o = execOptions{settings: s, jsonOut: *jsonOut, yes: *yes, bypass: *bypass}
-	err := checkUnattended(&o.settings, *yes, *bypass)
+	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass}
+	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)
 	}
 	if err == nil && *cwd != "" {
 		o.cwd, err = execDir(*cwd)
+	}
+	if err != nil {
+		return o, usageError(stderr, execUsage, err), true
+	}
+	project := o.cwd
+	if project == "" {
+		project, _ = os.Getwd()
+	}
+	var probs []config.Problem
+	o.settings, probs = res.resolve(project, nil)
+	failed := false
+	for _, p := range probs {
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", p)
+		failed = failed || !p.Ignored
+	}
+	if failed {
+		fmt.Fprintln(stderr, "agent-ls exec: fix the configuration (agent-ls config --check lists every problem)")
+		return o, 2, true
+	}
+	if *yes && !*bypass && o.settings.SandboxMode == policy.DangerFullAccess {
+		return o, usageError(stderr, execUsage, fmt.Errorf("%w (%s)", errUnattendedUnsandboxed, o.settings.Sources["sandbox_mode"])), true
 	}
 	if err != nil {
 		return o, usageError(stderr, execUsage, err), true
@@ -184,17 +205,28 @@ func runExecTurn(mgr *agent.Manager, sessionID, prompt string, sig <-chan os.Sig
 
 // checkUnattended keeps --yes from ever meaning "without the sandbox":
 // running unsandboxed and unattended takes --dangerously-bypass-sandbox,
-// which sets the sandbox mode itself.
-func checkUnattended(s *Settings, yes, bypass bool) error {
+// which sets the sandbox mode itself. The configured mode is checked
+// once it is resolved (errUnattendedUnsandboxed).
+func checkUnattended(flags *config.Layer, yes, bypass bool) error {
+	mode, _ := flags.Tree["sandbox_mode"].(string)
 	switch {
-	case bypass && s.SandboxMode != "" && s.SandboxMode != policy.DangerFullAccess:
-		return fmt.Errorf("--dangerously-bypass-sandbox runs without the sandbox; it cannot go with --sandbox %s", s.SandboxMode)
+	case bypass && mode != "" && mode != string(policy.DangerFullAccess):
+		return fmt.Errorf("--dangerously-bypass-sandbox runs without the sandbox; it cannot go with --sandbox %s", mode)
 	case bypass:
-		s.SandboxMode = policy.DangerFullAccess
-	case yes && s.SandboxMode == policy.DangerFullAccess:
-		return errors.New("--yes and --full-auto allow only what stays inside the sandbox, and --sandbox danger-full-access has none; to run unattended without the sandbox, say --dangerously-bypass-sandbox")
+		flags.Set("sandbox_mode", string(policy.DangerFullAccess), "--dangerously-bypass-sandbox")
+	case yes && mode == string(policy.DangerFullAccess):
+		return errUnattendedUnsandboxed
 	}
 	return nil
+}
+
+var errUnattendedUnsandboxed = errors.New("--yes and --full-auto allow only what stays inside the sandbox, and --sandbox danger-full-access has none; to run unattended without the sandbox, say --dangerously-bypass-sandbox")
+
+// setUnlessFlagged sets key in the flags layer unless a flag did.
+func setUnlessFlagged(flags *config.Layer, key, v, source string) {
+	if _, ok := flags.Tree[key]; !ok {
+		flags.Set(key, v, source)
+	}
 }
 
 // execPrompt takes the prompt from the arguments, or from stdin for "-" or

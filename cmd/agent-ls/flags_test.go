@@ -84,21 +84,23 @@ func TestStreamIdleTimeoutFromFlagAndEnvironment(t *testing.T) {
 		t.Helper()
 		t.Setenv(envStreamIdleTimeout, env)
 		fs := flag.NewFlagSet("x", flag.ContinueOnError)
-		var flags layer
+		var flags cmdFlags
 		flags.register(fs)
-		s, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
+		r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
 		if done {
 			t.Fatalf("parse %v with %q: exit %d", args, env, code)
 		}
+		s, _ := r.resolve("", nil)
 		return s
 	}
-	if s := parse("1500"); s.IdleTimeout != 1500*time.Millisecond {
-		t.Errorf("from the environment: %v", s.IdleTimeout)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if s := parse("1500"); s.modelConfig().IdleTimeout != 1500*time.Millisecond {
+		t.Errorf("from the environment: %v", s.modelConfig().IdleTimeout)
 	}
-	if s := parse("1500", "--stream-idle-timeout", "2m"); s.IdleTimeout != 2*time.Minute {
-		t.Errorf("the flag over the environment: %v", s.IdleTimeout)
+	if s := parse("1500", "--stream-idle-timeout", "2m"); s.modelConfig().IdleTimeout != 2*time.Minute {
+		t.Errorf("the flag over the environment: %v", s.modelConfig().IdleTimeout)
 	}
-	if s := parse(""); s.IdleTimeout != 0 {
-		t.Errorf("default: %v", s.IdleTimeout)
+	if s := parse(""); s.modelConfig().IdleTimeout != 0 {
+		t.Errorf("default: %v", s.modelConfig().IdleTimeout)
 	}
 }

@@ -4,9 +4,9 @@
 // `agent-ls exec PROMPT` runs one turn from the terminal; `agent-ls demo`
 // shows an offline, scripted session end to end.
 //
-// Settings come from layers (defaults, then the environment, then flags;
-// a config file will slot in between the defaults and the environment)
-// resolved in settings.go, and one composition root (root.go) turns them
+// Settings come from layers (internal/config: defaults, config files, a
+// profile, the environment, the editor's settings, flags) resolved in
+// settings.go, and one composition root (root.go) turns them
 // into the model clients, the tool registry and the agent managers that
 // serve and exec run; the demo runs serve.
 //
@@ -34,16 +34,21 @@ Usage:
   agent-ls exec [flags] PROMPT         run one turn in the current directory
   agent-ls demo                        run an offline, scripted demo end to end
   agent-ls sandbox [flags] -- CMD...   run a command in the kernel sandbox
+  agent-ls config [--check]            show the configuration and where each value comes from
   agent-ls version                     print the version
   agent-ls help [COMMAND]              show help
 
 Run 'agent-ls help COMMAND' for a command's flags.
 
-Model settings come from flags and the environment:
-  OPENAI_API_KEY      API key (not needed for local servers)
-  OPENAI_BASE_URL     e.g. http://127.0.0.1:11434/v1 for Ollama
+Settings come from ~/.config/agent-ls/config.toml ($XDG_CONFIG_HOME), the
+project's .agent-ls/config.toml (narrowing only), a profile (--profile),
+the environment, the editor's settings and flags (-c key=value for any
+config key), each over the ones before. The environment:
+  OPENAI_API_KEY      API key of the openai provider (a provider's env_key names its own)
+  OPENAI_BASE_URL     base URL of the openai provider, e.g. a company proxy
   AGENT_LS_MODEL      model name (flag --model)
-  AGENT_LS_WIRE_API   responses (default) or chat (flag --wire-api)
+  AGENT_LS_PROFILE    the profile to use (flag --profile)
+  AGENT_LS_WIRE_API   responses or chat, for the provider in use (flag --wire-api)
   AGENT_LS_STREAM_IDLE_TIMEOUT_MS
                       retry a model stream silent this long (flag --stream-idle-timeout)
 `
@@ -71,6 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runDemo(args, stdout, stderr)
 	case "sandbox":
 		return runSandbox(args)
+	case "config":
+		return runConfig(args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "agent-ls %s\n", version)
 		return 0
@@ -88,7 +95,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
-	case "serve", "exec", "demo", "sandbox":
+	case "serve", "exec", "demo", "sandbox", "config":
 		return run([]string{args[0], "--help"}, nil, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agent-ls: no help for %q\n\n%s", args[0], usage)

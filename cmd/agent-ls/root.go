@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,13 +20,14 @@ import (
 // runs with (the model clients, the tool registry) and builds agent
 // managers from them. serve and exec build theirs here; demo runs serve.
 type root struct {
-	settings Settings
 	log      *slog.Logger
 	registry *tools.Registry
 
-	clientOnce sync.Once
-	client     model.Client
-	clientErr  error
+	mu       sync.Mutex
+	settings Settings
+	// clients are the model clients of the current settings, by
+	// provider id; new settings start afresh (sessions keep theirs).
+	clients map[string]model.Client
 }
 
 func newRoot(s Settings, log *slog.Logger) (*root, error) {
@@ -32,15 +35,37 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &root{settings: s, log: log, registry: reg}, nil
+	return &root{settings: s, log: log, registry: reg, clients: map[string]model.Client{}}, nil
 }
 
-// clientFor picks the model client of a session. Every session talks to
-// the one server the settings name; a provider setting would choose
-// among clients here, by the session's model.
-func (r *root) clientFor(agent.SessionInfo) (model.Client, error) {
-	r.clientOnce.Do(func() { r.client, r.clientErr = model.New(r.settings.modelConfig()) })
-	return r.client, r.clientErr
+// update puts new settings in force for the sessions to come.
+func (r *root) update(s Settings) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settings, r.clients = s, map[string]model.Client{}
+}
+
+// clientFor picks the model client of a session: the one of its
+// provider, made once per provider and settings.
+func (r *root) clientFor(info agent.SessionInfo) (model.Client, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := cmp.Or(info.Provider, r.settings.ModelProvider)
+	if c, ok := r.clients[id]; ok {
+		return c, nil
+	}
+	if id != r.settings.ModelProvider {
+		return nil, fmt.Errorf("the session's model provider %q is no longer the one configured (%q)", id, r.settings.ModelProvider)
+	}
+	if _, ok := r.settings.ModelProviders[id]; !ok {
+		return nil, fmt.Errorf("model_provider %q: no such provider in the configuration (%s)", id, r.settings.Sources["model_provider"])
+	}
+	c, err := model.New(r.settings.modelConfig())
+	if err != nil {
+		return nil, fmt.Errorf("model provider %q: %w", id, err)
+	}
+	r.clients[id] = c
+	return c, nil
 }
 
 // frontendParts are what the frontend brings to a manager.
@@ -52,33 +77,40 @@ type frontendParts struct {
 	unattended bool
 }
 
-// newManager builds an agent manager for a frontend with settings s (the
-// root's, or those of one editor's connection). A model server the
-// settings cannot describe is an error now, not at the first session.
-func (r *root) newManager(s Settings, fp frontendParts) (*agent.Manager, error) {
+// newManager builds an agent manager for a frontend with the root's
+// settings. A model server the settings cannot describe is an error now,
+// not at the first session.
+func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	if _, err := r.clientFor(agent.SessionInfo{}); err != nil {
 		return nil, err
 	}
-	return agent.NewManager(agent.Options{
-		ClientFor:       r.clientFor,
-		Frontend:        fp.frontend,
-		Tools:           r.registry,
-		Files:           fp.files,
-		Cwd:             fp.cwd,
-		Unattended:      fp.unattended,
-		ModelName:       s.Model,
-		ApprovalPolicy:  s.ApprovalPolicy,
-		SandboxMode:     s.SandboxMode,
-		ReasoningEffort: s.ReasoningEffort,
-		MaxRequests:     s.MaxRequests,
-		NetworkAccess:   s.Network,
-		WritableRoots:   s.WritableRoots,
-		Logger:          r.log,
-		SandboxSummary:  func() string { return sandbox.Probe().Summary() },
-		HelperPath:      sandboxHelper(),
+	r.mu.Lock()
+	s := r.settings
+	r.mu.Unlock()
+	opts := agent.Options{
+		ClientFor:          r.clientFor,
+		Frontend:           fp.frontend,
+		Tools:              r.registry,
+		Files:              fp.files,
+		Cwd:                fp.cwd,
+		Unattended:         fp.unattended,
+		ProjectDocMaxBytes: s.projectDocBudget(),
+		Logger:             r.log,
+		SandboxSummary:     func() string { return sandbox.Probe().Summary() },
+		HelperPath:         sandboxHelper(),
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
-	})
+	}
+	setDefaults(&opts, s.agentDefaults())
+	return agent.NewManager(opts)
+}
+
+// setDefaults copies d into the options' session defaults.
+func setDefaults(o *agent.Options, d agent.Defaults) {
+	o.ModelName, o.Provider = d.ModelName, d.Provider
+	o.ApprovalPolicy, o.SandboxMode = d.ApprovalPolicy, d.SandboxMode
+	o.ReasoningEffort, o.ReasoningSummary = d.ReasoningEffort, d.ReasoningSummary
+	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
 }
 
 // removeStaleMarkers deletes the placeholders a crashed agent-ls may have

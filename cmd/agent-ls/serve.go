@@ -20,9 +20,11 @@ const serveUsage = `Usage: agent-ls [serve] [--stdio] [flags]
 
 Runs the language server on stdin/stdout. Editors start this. Logs go to
 stderr or --log-file, never to stdout; by default only warnings and errors
-(editors show every stderr line as an error). initializationOptions from
-the editor (model, approvalPolicy, sandboxMode, saveAgentEdits) override
-the flags. Each conversation is kept as Markdown in
+(editors show every stderr line as an error). Settings come from the config
+file (agent-ls config shows them), the environment, the editor's
+initializationOptions and workspace/didChangeConfiguration (model,
+modelProvider, modelReasoningEffort, approvalPolicy, sandboxMode,
+profile), and the flags, which override them all. Each conversation is kept as Markdown in
 $XDG_STATE_HOME/agent-ls/conversations (default ~/.local/state).
 
 Flags:
@@ -31,16 +33,17 @@ Flags:
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var flags layer
+	var flags cmdFlags
 	flags.register(fs)
 	saveEdits := fs.Bool("save-agent-edits", true, "after an agent edit to a buffer without unsaved changes, write the file too, so commands see it")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	s, code, done := parseSettings(fs, &flags, args, serveUsage, stderr)
+	res, code, done := parseSettings(fs, &flags, args, serveUsage, stderr)
 	if done {
 		return code
 	}
-	log, closeLog, err := s.logger(stderr)
+	ls := res.logSettings()
+	log, closeLog, err := ls.logger(stderr)
 	if err != nil {
 		return usageError(stderr, serveUsage, err)
 	}
@@ -48,6 +51,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, waitingNotice)
 	}
 	defer closeLog()
+	// The settings are resolved again at initialize, for the editor's
+	// workspace and settings.
+	s, _ := res.resolve("", nil)
 	r, err := newRoot(s, log)
 	if err != nil {
 		log.Error("cannot start", "err", err)
@@ -63,12 +69,15 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var managers managerList
 	newAgent := func(cfg lsp.AgentConfig) (lsp.Agent, error) {
 		removeStaleMarkers(cfg.Cwd, log)
-		mgr, err := r.newManager(s.with(editorLayer(cfg.Init)), frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cfg.Cwd})
+		a := &editorAgent{root: r, res: res, cwd: cfg.Cwd, log: log, show: cfg.Show}
+		cfg.Show(a.configure(cfg.Settings)...)
+		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cfg.Cwd})
 		if err != nil {
 			return nil, err
 		}
+		a.Manager = mgr
 		managers.add(mgr)
-		return mgr, nil
+		return a, nil
 	}
 	notices := recoverChangeSets(log)
 	code, err = lsp.Serve(ctx, stdio{stdin, stdout}, lsp.Options{
@@ -84,27 +93,6 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log.Error("server stopped", "err", err)
 	}
 	return code
-}
-
-// editorLayer is what an editor's initializationOptions set. Today it
-// goes over the flags; workspace/didChangeConfiguration brings a new one
-// for the sessions started after it (agent.Manager.UpdateDefaults).
-func editorLayer(init lsp.InitOptions) *layer {
-	var l layer
-	l.Model = nonEmpty(init.Model)
-	if init.ApprovalPolicy != "" {
-		l.ApprovalPolicy = &init.ApprovalPolicy
-	}
-	if init.SandboxMode != "" {
-		l.SandboxMode = &init.SandboxMode
-	}
-	return &l
-}
-
-// with returns s with l applied over it.
-func (s Settings) with(l *layer) Settings {
-	l.apply(&s)
-	return s
 }
 
 // managerList keeps the managers serve built, to close them on the way

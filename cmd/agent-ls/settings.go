@@ -9,108 +9,45 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
+	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/config"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
-// Settings are what agent-ls runs with. They are resolved from layers,
-// each overriding the ones before it:
-//
-//	defaults < config file (to come) < environment < flags
-//
-// and, for an editor's connection, its initializationOptions over those.
-// An empty field means agent-ls's own default, which the package owning
-// the setting fills in (the agent for the model name and the policies,
-// the model client for the wire API and the base URL).
+// Settings are what agent-ls runs with: the configuration resolved from
+// its layers (internal/config: defaults < user file < project file <
+// profile < environment < editor settings < flags and -c), the API key
+// its provider names, and what only the command line sets.
 type Settings struct {
-	Model           string
-	WireAPI         string
-	BaseURL         string
-	APIKey          string
-	IdleTimeout     time.Duration
-	ApprovalPolicy  policy.ApprovalPolicy
-	SandboxMode     policy.SandboxMode
-	ReasoningEffort string
-	MaxRequests     int
-	Network         bool
-	WritableRoots   []string
-	LogFile         string
-	LogLevel        string
+	*config.Resolved
+	// APIKey is the value of the provider's env_key variable.
+	APIKey      string
+	MaxRequests int
+	LogFile     string
+	LogLevel    string
 }
 
-// layer is one source of settings; a nil field is one the source leaves
-// alone. A config file decodes into one (its pointers tell a key set to
-// its zero value from a key not given) and slots in between the defaults
-// and the environment.
-type layer struct {
-	Model           *string
-	WireAPI         *string
-	BaseURL         *string
-	APIKey          *string
-	IdleTimeout     *time.Duration
-	ApprovalPolicy  *policy.ApprovalPolicy
-	SandboxMode     *policy.SandboxMode
-	ReasoningEffort *string
-	MaxRequests     *int
-	Network         *bool
-	WritableRoots   []string // nil: not set
-	LogFile         *string
-	LogLevel        *string
+// cmdFlags are the flags serve and exec share: a config layer (named
+// flags and -c) and the settings only the command line has.
+type cmdFlags struct {
+	layer       config.Layer
+	maxRequests int
+	logFile     string
+	logLevel    string
 }
-
-// resolveSettings applies layers in order, later ones winning.
-func resolveSettings(layers ...*layer) Settings {
-	var s Settings
-	for _, l := range layers {
-		l.apply(&s)
-	}
-	return s
-}
-
-func (l *layer) apply(s *Settings) {
-	set(&s.Model, l.Model)
-	set(&s.WireAPI, l.WireAPI)
-	set(&s.BaseURL, l.BaseURL)
-	set(&s.APIKey, l.APIKey)
-	set(&s.IdleTimeout, l.IdleTimeout)
-	set(&s.ApprovalPolicy, l.ApprovalPolicy)
-	set(&s.SandboxMode, l.SandboxMode)
-	set(&s.ReasoningEffort, l.ReasoningEffort)
-	set(&s.MaxRequests, l.MaxRequests)
-	set(&s.Network, l.Network)
-	if l.WritableRoots != nil {
-		s.WritableRoots = l.WritableRoots
-	}
-	set(&s.LogFile, l.LogFile)
-	set(&s.LogLevel, l.LogLevel)
-}
-
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
-// ptr is v as a set layer field.
-func ptr[T any](v T) *T { return &v }
 
 // defaultLogLevel keeps logs to warnings and errors: editors show every
 // stderr line as an error.
 const defaultLogLevel = "warn"
 
-// defaultsLayer is what no source has to say: the settings whose default
-// belongs to the command rather than to a package.
-func defaultsLayer() *layer {
-	return &layer{LogLevel: ptr(defaultLogLevel), MaxRequests: ptr(agent.DefaultMaxRequests)}
-}
-
 // agent-ls's own environment variables; the model package names those of
 // the model server's connection. envStreamIdleTimeout is in milliseconds.
 const (
 	envModel             = "AGENT_LS_MODEL"
+	envProfile           = "AGENT_LS_PROFILE"
 	envStreamIdleTimeout = "AGENT_LS_STREAM_IDLE_TIMEOUT_MS"
 )
 
@@ -118,109 +55,174 @@ const (
 // are read. A value is checked only when flags, which override it, leave
 // it in force: a bad variable the user overrides on the command line is
 // no error.
-func envLayer(flags *layer) (*layer, error) {
-	var l layer
+func envLayer(flags *config.Layer) (*config.Layer, error) {
+	l := &config.Layer{Source: "environment"}
 	cfg := model.ConfigFromEnv()
-	l.APIKey = nonEmpty(cfg.APIKey)
-	l.BaseURL = nonEmpty(cfg.BaseURL)
-	l.Model = nonEmpty(os.Getenv(envModel))
-	if cfg.WireAPI != "" && flags.WireAPI == nil {
+	if v := os.Getenv(envModel); v != "" {
+		l.Set("model", v, envModel)
+	}
+	if v := strings.TrimSpace(os.Getenv(envProfile)); v != "" {
+		l.Set("profile", v, envProfile)
+	}
+	if cfg.BaseURL != "" {
+		l.Set("model_providers."+config.ProviderOpenAI+".base_url", cfg.BaseURL, model.EnvBaseURL)
+	}
+	if _, set := flags.Provider["wire_api"]; cfg.WireAPI != "" && !set {
 		w, err := parseWireAPI(cfg.WireAPI)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", model.EnvWireAPI, err)
 		}
-		l.WireAPI = &w
+		l.SetProvider("wire_api", w, model.EnvWireAPI)
 	}
-	if v := os.Getenv(envStreamIdleTimeout); v != "" && flags.IdleTimeout == nil {
-		d, err := parseIdleTimeout(v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envStreamIdleTimeout, err)
+	if _, set := flags.Provider["stream_idle_timeout_ms"]; !set {
+		if v := os.Getenv(envStreamIdleTimeout); v != "" {
+			d, err := parseIdleTimeout(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", envStreamIdleTimeout, err)
+			}
+			l.SetProvider("stream_idle_timeout_ms", d.Milliseconds(), envStreamIdleTimeout)
 		}
-		l.IdleTimeout = &d
 	}
-	return &l, nil
-}
-
-func nonEmpty(v string) *string {
-	if v == "" {
-		return nil
-	}
-	return &v
+	return l, nil
 }
 
 // register adds the flags shared by serve and exec; each is checked as it
-// is parsed and sets its field of l.
-func (l *layer) register(fs *flag.FlagSet) {
-	fs.Func("model", "model `name` (env "+envModel+"; default gpt-5-codex)", func(v string) error { l.Model = &v; return nil })
-	fs.Func("wire-api", "model `API`: responses or chat (env "+model.EnvWireAPI+"; default responses)", func(v string) error {
-		w, err := parseWireAPI(v)
-		l.WireAPI = &w
+// is parsed. The short names are Codex's.
+func (f *cmdFlags) register(fs *flag.FlagSet) {
+	l := &f.layer
+	l.Source = "flags"
+	f.maxRequests, f.logLevel = agent.DefaultMaxRequests, defaultLogLevel
+	str := func(name, short, key, usage string, check func(string) error) {
+		set := func(v string) error {
+			if check != nil {
+				if err := check(v); err != nil {
+					return err
+				}
+			}
+			l.Set(key, v, "--"+name)
+			return nil
+		}
+		fs.Func(name, usage, set)
+		if short != "" {
+			fs.Func(short, "short for --"+name, set)
+		}
+	}
+	str("model", "m", "model", "model `name` (env "+envModel+"; default gpt-5-codex)", nil)
+	str("profile", "p", "profile", "use the `name`d [profiles.NAME] of the config file (env "+envProfile+")", nil)
+	str("approval-policy", "a", "approval_policy", "approval `policy`: untrusted, on-failure, on-request (default) or never", func(v string) error {
+		_, err := policy.ParseApprovalPolicy(v)
 		return err
 	})
-	fs.Func("base-url", "model server base `URL`, e.g. http://127.0.0.1:11434/v1 (default $"+model.EnvBaseURL+" or OpenAI)", func(v string) error {
-		l.BaseURL = nonEmpty(v) // empty: the environment's or OpenAI's
+	str("sandbox", "s", "sandbox_mode", "sandbox `mode`: read-only, workspace-write (default) or danger-full-access", func(v string) error {
+		_, err := policy.ParseSandboxMode(v)
+		return err
+	})
+	str("reasoning-effort", "", "model_reasoning_effort", "reasoning `effort` for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
+		_, err := parseReasoningEffort(v)
+		return err
+	})
+	fs.Func("c", "override a config `key=value` (a dotted key and a TOML value, e.g. -c model_providers.openai.base_url=\"http://127.0.0.1:8080/v1\"; repeatable)", func(v string) error {
+		tree, err := config.Override(v)
+		if err != nil {
+			return err
+		}
+		l.Merge(tree, "-c "+v)
 		return nil
 	})
-	fs.Func("approval-policy", "approval `policy`: untrusted, on-failure, on-request (default) or never", func(v string) error {
-		p, err := policy.ParseApprovalPolicy(v)
-		l.ApprovalPolicy = &p
-		return err
-	})
-	fs.Func("sandbox", "sandbox `mode`: read-only, workspace-write (default) or danger-full-access", func(v string) error {
-		m, err := policy.ParseSandboxMode(v)
-		l.SandboxMode = &m
-		return err
-	})
-	fs.Func("reasoning-effort", "reasoning `effort` for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
-		e, err := parseReasoningEffort(v)
-		l.ReasoningEffort = &e
-		return err
-	})
-	fs.Func("max-requests", fmt.Sprintf("the most model requests in one turn, a `number` of at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
-		n, err := parseMaxRequests(v)
-		l.MaxRequests = &n
-		return err
-	})
-	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
-		d, err := parseIdleTimeout(v)
-		l.IdleTimeout = &d
-		return err
-	})
+	f.registerProvider(fs)
 	fs.BoolFunc("network", "let sandboxed commands use the network", func(v string) error {
 		b, err := strconv.ParseBool(v)
-		l.Network = &b
+		l.Set("sandbox_workspace_write.network_access", b, "--network")
 		return err
 	})
-	fs.Func("writable-root", "a `folder` sandboxed commands may write besides the workspace (repeatable)", func(v string) error {
+	var roots []any
+	fs.Func("writable-root", "a `folder` sandboxed commands may write besides the workspace (repeatable; replaces the config's writable_roots)", func(v string) error {
 		abs, err := filepath.Abs(v)
 		if err != nil {
 			return err
 		}
-		l.WritableRoots = append(l.WritableRoots, abs)
+		roots = append(roots, abs)
+		l.Set("sandbox_workspace_write.writable_roots", roots, "--writable-root")
 		return nil
 	})
-	fs.Func("log-file", "write logs to this `file` (default stderr)", func(v string) error { l.LogFile = &v; return nil })
-	fs.Func("log-level", "log `level`: debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { l.LogLevel = &v; return nil })
+	fs.Func("max-requests", fmt.Sprintf("the most model requests in one turn, a `number` of at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
+		n, err := parseMaxRequests(v)
+		f.maxRequests = n
+		return err
+	})
+	fs.Func("log-file", "write logs to this `file` (default stderr)", func(v string) error { f.logFile = v; return nil })
+	fs.Func("log-level", "log `level`: debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { f.logLevel = v; return nil })
+}
+
+// registerProvider adds the flags that change the provider in use.
+func (f *cmdFlags) registerProvider(fs *flag.FlagSet) {
+	l := &f.layer
+	fs.Func("wire-api", "model `API` of the provider in use: responses or chat (env "+model.EnvWireAPI+")", func(v string) error {
+		w, err := parseWireAPI(v)
+		l.SetProvider("wire_api", w, "--wire-api")
+		return err
+	})
+	fs.Func("base-url", "base `URL` of the provider in use, e.g. http://127.0.0.1:11434/v1 (default: the provider's; $"+model.EnvBaseURL+" for openai)", func(v string) error {
+		if v == "" {
+			return nil // the provider's own
+		}
+		if _, err := config.Override("model_providers.x.base_url=" + strconv.Quote(v)); err != nil {
+			return fmt.Errorf("%q is not an http(s) URL", v)
+		}
+		l.SetProvider("base_url", v, "--base-url")
+		return nil
+	})
+	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
+		d, err := parseIdleTimeout(v)
+		l.SetProvider("stream_idle_timeout_ms", d.Milliseconds(), "--stream-idle-timeout")
+		return err
+	})
+}
+
+// resolver resolves the settings of a command, for its workspace and,
+// in serve, the editor's settings, as often as they change.
+type resolver struct {
+	loader   config.Loader
+	userFile string
+	env      *config.Layer
+	flags    *cmdFlags
 }
 
 // parseSettings parses args into the flags registered on fs (with
-// flags.register and the command's own), reads the environment and
-// resolves the settings. done is true when the caller must return code at
-// once: help was asked for, or a flag or variable is bad (reported with
-// the usage line, status 2, as flag does).
-func parseSettings(fs *flag.FlagSet, flags *layer, args []string, usage string, stderr io.Writer) (s Settings, code int, done bool) {
+// flags.register and the command's own) and reads the environment. done
+// is true when the caller must return code at once: help was asked for,
+// or a flag or variable is bad (reported with the usage line, status 2,
+// as flag does).
+func parseSettings(fs *flag.FlagSet, flags *cmdFlags, args []string, usage string, stderr io.Writer) (r *resolver, code int, done bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return s, 0, true
+			return nil, 0, true
 		}
-		return s, 2, true
+		return nil, 2, true
 	}
-	env, err := envLayer(flags)
+	env, err := envLayer(&flags.layer)
 	if err != nil {
-		return s, usageError(stderr, usage, err), true
+		return nil, usageError(stderr, usage, err), true
 	}
-	// A config file layer goes between the defaults and the environment.
-	return resolveSettings(defaultsLayer(), env, flags), 0, false
+	return &resolver{userFile: config.UserFile(), env: env, flags: flags}, 0, false
+}
+
+// resolve works out the settings for the workspace at projectRoot ("" for
+// none) under the editor's settings (nil for none). The problems are for
+// the user; the settings are usable whatever they say.
+func (r *resolver) resolve(projectRoot string, editor *config.Layer) (Settings, []config.Problem) {
+	res, probs := r.loader.Load(config.Inputs{UserFile: r.userFile, ProjectRoot: projectRoot, Env: r.env, Editor: editor, Flags: &r.flags.layer})
+	s := Settings{Resolved: res, MaxRequests: r.flags.maxRequests, LogFile: r.flags.logFile, LogLevel: r.flags.logLevel}
+	if k := res.Provider.EnvKey; k != "" {
+		s.APIKey = strings.TrimSpace(os.Getenv(k))
+	}
+	return s, probs
+}
+
+// logSettings is the log configuration, known before any config file is
+// read.
+func (r *resolver) logSettings() Settings {
+	return Settings{LogFile: r.flags.logFile, LogLevel: r.flags.logLevel}
 }
 
 // logger opens the log destination. Logs never go to stdout: in serve
@@ -241,7 +243,36 @@ func (s *Settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
 }
 
-// modelConfig is the model client's configuration.
+// modelConfig is the model client's configuration for the provider in use.
 func (s *Settings) modelConfig() model.Config {
-	return model.Config{WireAPI: s.WireAPI, BaseURL: s.BaseURL, APIKey: s.APIKey, IdleTimeout: s.IdleTimeout}
+	p := s.Provider
+	c := model.Config{WireAPI: p.WireAPI, BaseURL: p.BaseURL, APIKey: s.APIKey, Headers: p.HTTPHeaders}
+	if p.StreamIdleTimeoutMs != nil {
+		c.IdleTimeout = msDuration(*p.StreamIdleTimeoutMs)
+	}
+	return c
+}
+
+// agentDefaults are the settings every new session starts with.
+func (s *Settings) agentDefaults() agent.Defaults {
+	return agent.Defaults{
+		ModelName:        s.Model,
+		Provider:         s.ModelProvider,
+		ApprovalPolicy:   s.ApprovalPolicy,
+		SandboxMode:      s.SandboxMode,
+		ReasoningEffort:  s.ModelReasoningEffort,
+		ReasoningSummary: s.ModelReasoningSummary,
+		MaxRequests:      s.MaxRequests,
+		NetworkAccess:    s.SandboxWorkspaceWrite.NetworkAccess,
+		WritableRoots:    s.SandboxWorkspaceWrite.WritableRoots,
+	}
+}
+
+// projectDocBudget is the agent's AGENTS.md budget: the config's 0 turns
+// AGENTS.md off, which the agent spells as negative.
+func (s *Settings) projectDocBudget() int {
+	if s.ProjectDocMaxBytes <= 0 {
+		return -1
+	}
+	return int(s.ProjectDocMaxBytes)
 }

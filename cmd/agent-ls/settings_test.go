@@ -6,102 +6,121 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"os"
 	"reflect"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
-	"github.com/agent-ls/agent-ls/internal/lsp"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
-// parseTest parses args as serve's settings under the environment env.
-func parseTest(t *testing.T, env map[string]string, args ...string) (Settings, int, bool) {
+// parseTest parses args as serve's settings under the environment env,
+// with the user config file text ("" for none), and resolves them for no
+// project.
+func parseTest(t *testing.T, env map[string]string, userConfig string, args ...string) (Settings, int, bool) {
 	t.Helper()
-	for _, k := range []string{envModel, model.EnvWireAPI, model.EnvBaseURL, model.EnvAPIKey, envStreamIdleTimeout} {
+	for _, k := range []string{envModel, envProfile, model.EnvWireAPI, model.EnvBaseURL, model.EnvAPIKey, envStreamIdleTimeout} {
 		t.Setenv(k, env[k])
+	}
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	if userConfig != "" {
+		if err := os.MkdirAll(filepath.Join(home, "agent-ls"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "agent-ls", "config.toml"), []byte(userConfig), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var flags layer
+	var flags cmdFlags
 	flags.register(fs)
-	return parseSettings(fs, &flags, args, "Usage: x", io.Discard)
+	r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
+	if done {
+		return Settings{}, code, done
+	}
+	s, probs := r.resolve("", nil)
+	for _, p := range probs {
+		t.Errorf("config problem: %s", p)
+	}
+	return s, 0, false
 }
 
-// TestSettingsLayers: flags over the environment over the defaults, an
-// editor's initializationOptions over all of them, and a bad variable
-// that a flag overrides is no error.
+// TestSettingsLayers: flags over the environment over the config file
+// over the defaults, down to the model client's configuration; a bad
+// variable that a flag overrides is no error.
 func TestSettingsLayers(t *testing.T) {
 	env := map[string]string{
 		envModel: "env-model", model.EnvWireAPI: "Chat", model.EnvBaseURL: "http://127.0.0.1:9/v1", model.EnvAPIKey: "sk-env",
 	}
-	s, code, done := parseTest(t, env, "--model", "flag-model", "--sandbox", "read-only", "--network", "--writable-root", "out", "--log-level", "debug")
+	file := "model = \"file-model\"\napproval_policy = \"untrusted\"\n[model_providers.openai]\nhttp_headers = { X-Team = \"blue\" }\n"
+	s, code, done := parseTest(t, env, file, "--sandbox", "read-only", "--network", "--writable-root", "out", "--log-level", "debug")
 	if done {
 		t.Fatalf("exit %d", code)
 	}
 	abs, _ := filepath.Abs("out")
-	want := Settings{Model: "flag-model", WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-env",
-		SandboxMode: policy.ReadOnly, MaxRequests: agent.DefaultMaxRequests, Network: true, WritableRoots: []string{abs}, LogLevel: "debug"}
-	if !reflect.DeepEqual(s, want) {
-		t.Errorf("settings\n got %+v\nwant %+v", s, want)
+	if s.Model != "env-model" || s.ApprovalPolicy != policy.Untrusted || s.SandboxMode != policy.ReadOnly || !s.SandboxWorkspaceWrite.NetworkAccess ||
+		!slices.Equal(s.SandboxWorkspaceWrite.WritableRoots, []string{abs}) || s.LogLevel != "debug" || s.MaxRequests != agent.DefaultMaxRequests {
+		t.Errorf("settings %+v", s.Config)
 	}
-	if got := s.modelConfig(); !reflect.DeepEqual(got, model.Config{WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-env"}) {
-		t.Errorf("model config %+v", got)
+	want := model.Config{WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-env", Headers: map[string]string{"X-Team": "blue"}}
+	if got := s.modelConfig(); !reflect.DeepEqual(got, want) {
+		t.Errorf("model config\n got %+v\nwant %+v", got, want)
 	}
-
-	ed := s.with(editorLayer(lsp.InitOptions{Model: "editor-model", ApprovalPolicy: policy.Never}))
-	if ed.Model != "editor-model" || ed.ApprovalPolicy != policy.Never || ed.SandboxMode != policy.ReadOnly || s.Model != "flag-model" {
-		t.Errorf("the editor's layer: %+v (over %+v)", ed, s)
+	if s, _, _ := parseTest(t, env, file, "-m", "flag-model", "-a", "never"); s.Model != "flag-model" || s.ApprovalPolicy != policy.Never || s.Sources["model"] != "--m" && s.Sources["model"] != "--model" {
+		t.Errorf("flags over the environment and the file: %q %q from %q", s.Model, s.ApprovalPolicy, s.Sources["model"])
 	}
 
-	s, _, done = parseTest(t, map[string]string{model.EnvWireAPI: "grpc", envStreamIdleTimeout: "soon"}, "--wire-api", "responses", "--stream-idle-timeout", "90s")
-	if done || s.WireAPI != model.WireResponses || s.IdleTimeout.Seconds() != 90 {
-		t.Errorf("flags over bad variables: done %v, %+v", done, s)
+	s, _, done = parseTest(t, map[string]string{model.EnvWireAPI: "grpc", envStreamIdleTimeout: "soon"}, "", "--wire-api", "responses", "--stream-idle-timeout", "90s")
+	if done || s.Provider.WireAPI != model.WireResponses || s.modelConfig().IdleTimeout.Seconds() != 90 {
+		t.Errorf("flags over bad variables: done %v, %+v", done, s.Provider)
 	}
-	if _, code, done := parseTest(t, map[string]string{model.EnvWireAPI: "grpc"}); !done || code != 2 {
+	if _, code, done := parseTest(t, map[string]string{model.EnvWireAPI: "grpc"}, ""); !done || code != 2 {
 		t.Errorf("a bad variable in force: done %v, exit %d", done, code)
 	}
-	if s, _, _ := parseTest(t, nil); s.Model != "" || s.LogLevel != "warn" || s.MaxRequests != agent.DefaultMaxRequests {
+	if _, code, done := parseTest(t, nil, "", "-c", "model_providers.openai.base_url=localhost:8080"); !done || code != 2 {
+		t.Errorf("a base URL that is no URL: done %v, exit %d", done, code)
+	}
+	if s, _, _ := parseTest(t, nil, ""); s.Model != "gpt-5-codex" || s.ModelProvider != "openai" || s.LogLevel != "warn" || s.MaxRequests != agent.DefaultMaxRequests {
 		t.Errorf("defaults: %+v", s)
 	}
 }
 
 // TestRootBuildsManagersFromSettings: the manager's defaults are the
-// settings, every session gets the root's one client, and settings that
-// describe no model server fail the manager's start.
+// settings, sessions of a provider share its client, and new settings
+// reach the sessions through the editor's agent.
 func TestRootBuildsManagersFromSettings(t *testing.T) {
-	s := Settings{Model: "llama3", WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", ApprovalPolicy: policy.Untrusted,
-		ReasoningEffort: "low", MaxRequests: 9, Network: true}
+	s, _, done := parseTest(t, nil, "", "--model", "llama3", "--wire-api", "chat", "--base-url", "http://127.0.0.1:9/v1",
+		"-a", "untrusted", "--reasoning-effort", "low", "--max-requests", "9", "--network")
+	if done {
+		t.Fatal("parse failed")
+	}
 	r, err := newRoot(s, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := r.newManager(s, frontendParts{frontend: nullFrontend{}, cwd: t.TempDir()})
+	mgr, err := r.newManager(frontendParts{frontend: nullFrontend{}, cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mgr.Close()
-	want := agent.Defaults{ModelName: "llama3", ApprovalPolicy: policy.Untrusted, SandboxMode: policy.WorkspaceWrite,
+	want := agent.Defaults{ModelName: "llama3", Provider: "openai", ApprovalPolicy: policy.Untrusted, SandboxMode: policy.WorkspaceWrite,
 		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true}
 	if got := mgr.Defaults(); !reflect.DeepEqual(got, want) {
 		t.Errorf("manager defaults\n got %+v\nwant %+v", got, want)
 	}
-	a, _ := r.clientFor(agent.SessionInfo{Model: "llama3"})
-	b, _ := r.clientFor(agent.SessionInfo{Model: "qwen3"})
+	a, _ := r.clientFor(agent.SessionInfo{Model: "llama3", Provider: "openai"})
+	b, _ := r.clientFor(agent.SessionInfo{Model: "qwen3", Provider: "openai"})
 	if a == nil || a != b {
 		t.Errorf("sessions got clients %p and %p, want the one client", a, b)
 	}
-
-	bad := Settings{BaseURL: "localhost:8080"}
-	r, err = newRoot(bad, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.newManager(bad, frontendParts{frontend: nullFrontend{}}); err == nil || !strings.Contains(err.Error(), "bad base URL") {
-		t.Errorf("a manager for a bad base URL: %v", err)
+	if _, err := r.clientFor(agent.SessionInfo{Provider: "azure"}); err == nil {
+		t.Error("a client for a provider that is not configured")
 	}
 }
 

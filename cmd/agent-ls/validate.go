@@ -80,3 +80,5 @@ as an editor sends them. To try it from a terminal instead:
   agent-ls exec "PROMPT"   one turn in the current directory
 Press Ctrl-D to quit.
 `
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -120,7 +120,8 @@ func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams
 	var a Agent
 	var agentErr string
 	if s.opts.NewAgent != nil {
-		cfg := AgentConfig{Frontend: s, Files: s.store, Init: init, Client: caps}
+		cfg := AgentConfig{Frontend: s, Files: s.store, Init: init, Client: caps, Settings: json.RawMessage(params.InitializationOptions),
+			Show: func(msgs ...Message) { s.show(context.Background(), msgs...) }}
 		if len(folders) > 0 {
 			cfg.Cwd = folders[0]
 		}

@@ -2,20 +2,20 @@ package lsp
 
 import (
 	"context"
-
-	"go.lsp.dev/protocol"
 )
 
 // sendNotices shows the user, once the editor is ready for it, what
 // agent-ls did at start (such as completing a change set a crash
 // interrupted).
 func (s *server) sendNotices(ctx context.Context) {
-	for _, msg := range s.opts.Notices {
-		err := protocol.ClientDispatcher(s.conn).ShowMessage(ctx, &protocol.ShowMessageParams{
-			Type: protocol.MessageTypeWarning, Message: msg,
-		})
-		if err != nil {
-			s.log.Warn("could not show a notice", "err", err)
-		}
+	msgs := make([]Message, 0, len(s.opts.Notices))
+	for _, text := range s.opts.Notices {
+		msgs = append(msgs, Message{Text: text})
 	}
+	s.mu.Lock()
+	s.ready = true
+	msgs = append(msgs, s.pending...)
+	s.pending = nil
+	s.mu.Unlock()
+	s.show(ctx, msgs...)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/policy"
 
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -59,6 +60,12 @@ type AgentConfig struct {
 	// Cwd is the first workspace folder (or the root), "" if none.
 	Cwd  string
 	Init InitOptions
+	// Settings are the initializationOptions as the editor sent them, for
+	// the settings Init does not name.
+	Settings json.RawMessage
+	// Show tells the user something once the editor is ready for it
+	// (such as a setting that could not be used).
+	Show func(...Message)
 	// Client is what the editor can do.
 	Client ClientCapabilities
 }
@@ -167,6 +174,10 @@ type server struct {
 	folders    []string
 	agentError string
 	saveEdits  bool
+	// ready: the editor has sent initialized, messages may be shown;
+	// until then they wait in pending.
+	ready   bool
+	pending []Message
 }
 
 func newServer(opts Options) *server {
@@ -207,6 +218,9 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.interrupt(ctx, req.Params())
 		case methodUndoTurn:
 			return s.undoTurn(ctx, req.Params())
+		case protocol.MethodWorkspaceDidChangeConfiguration:
+			s.didChangeConfiguration(ctx, json.RawMessage(req.Params()))
+			return nil, nil
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

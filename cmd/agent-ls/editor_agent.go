@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/config"
+	"github.com/agent-ls/agent-ls/internal/lsp"
+)
+
+// editorAgent is the agent of an editor's connection: its settings follow
+// the editor's (workspace/didChangeConfiguration) and the config files,
+// which are read again when they change.
+type editorAgent struct {
+	*agent.Manager
+	root *root
+	res  *resolver
+	cwd  string
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	editor json.RawMessage // the editor's latest settings
+	stamp  string          // the config files as last read
+	// show tells the user what a reload found (set once serving).
+	show func(...lsp.Message)
+}
+
+// Configure applies the editor's new settings (lsp.Configurable).
+func (a *editorAgent) Configure(settings json.RawMessage) []lsp.Message {
+	return a.configure(settings)
+}
+
+// configure resolves the settings again with the editor's settings and
+// puts them in force for new sessions and the next turns.
+func (a *editorAgent) configure(settings json.RawMessage) []lsp.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.editor = settings
+	return a.reload()
+}
+
+// reload resolves the settings and applies them. Called with a.mu held.
+func (a *editorAgent) reload() []lsp.Message {
+	editor, eprobs := config.EditorLayer(a.editor, "editor settings")
+	a.stamp = filesStamp(a.res.userFile, a.cwd)
+	s, probs := a.res.resolve(a.cwd, editor)
+	a.root.update(s)
+	msgs := problemMessages(append(eprobs, probs...))
+	if a.Manager != nil {
+		if err := a.Manager.UpdateDefaults(func(d *agent.Defaults) { *d = s.agentDefaults() }); err != nil {
+			msgs = append(msgs, lsp.Message{Error: true, Text: "agent-ls: the new settings cannot apply: " + err.Error()})
+		}
+	}
+	for _, m := range msgs {
+		a.log.Warn(m.Text)
+	}
+	return msgs
+}
+
+// fresh reads the config files again if they changed since they were
+// last read, and returns what to tell the user about them.
+func (a *editorAgent) fresh() []lsp.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if filesStamp(a.res.userFile, a.cwd) == a.stamp {
+		return nil
+	}
+	return a.reload()
+}
+
+// NewSession starts a session with the settings of the files as they are.
+func (a *editorAgent) NewSession(o agent.SessionOptions) (agent.SessionInfo, error) {
+	a.tell(a.fresh())
+	return a.Manager.NewSession(o)
+}
+
+// StartTurn starts a turn with the settings of the files as they are.
+func (a *editorAgent) StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn, error) {
+	a.tell(a.fresh())
+	return a.Manager.StartTurn(sessionID, in)
+}
+
+func (a *editorAgent) tell(msgs []lsp.Message) {
+	if len(msgs) > 0 && a.show != nil {
+		a.show(msgs...)
+	}
+}
+
+// filesStamp identifies the versions of the config files: a change to
+// either gives another stamp.
+func filesStamp(userFile, projectRoot string) string {
+	var b strings.Builder
+	for _, p := range []string{userFile, filepath.Join(projectRoot, config.ProjectFile)} {
+		if st, err := os.Stat(p); err == nil {
+			b.WriteString(p + "@" + st.ModTime().Format(time.RFC3339Nano) + "/" + strconv.FormatInt(st.Size(), 10) + ";")
+		}
+	}
+	return b.String()
+}
+
+// problemMessages turns configuration problems into at most two messages
+// for the user: what was not used, and what was ignored.
+func problemMessages(probs []config.Problem) []lsp.Message {
+	var errs, ignored []string
+	for _, p := range probs {
+		if p.Ignored {
+			ignored = append(ignored, p.String())
+		} else {
+			errs = append(errs, p.String())
+		}
+	}
+	var msgs []lsp.Message
+	if len(errs) > 0 {
+		msgs = append(msgs, lsp.Message{Error: true, Text: "agent-ls: configuration errors:\n" + strings.Join(errs, "\n")})
+	}
+	if len(ignored) > 0 {
+		msgs = append(msgs, lsp.Message{Text: "agent-ls: the project's .agent-ls/config.toml may only narrow your settings; ignored:\n" + strings.Join(ignored, "\n")})
+	}
+	return msgs
+}
