@@ -27,15 +27,15 @@ type Config struct {
 	ApprovalPolicy        policy.ApprovalPolicy `toml:"approval_policy"`
 	SandboxMode           policy.SandboxMode    `toml:"sandbox_mode"`
 	// ProjectDocMaxBytes is the AGENTS.md budget; 0 turns AGENTS.md off.
-	ProjectDocMaxBytes     int64                     `toml:"project_doc_max_bytes"`
-	SandboxWorkspaceWrite  SandboxWorkspaceWrite     `toml:"sandbox_workspace_write"`
-	ShellEnvironmentPolicy ShellEnvironmentPolicy    `toml:"shell_environment_policy"`
-	Tools                  Tools                     `toml:"tools"`
-	ModelProviders         map[string]Provider       `toml:"model_providers"`
-	MCPServers             map[string]MCPServer      `toml:"mcp_servers"`
-	Hooks                  []Hook                    `toml:"hooks"`
-	Profile                string                    `toml:"profile"`
-	Profiles               map[string]Profile        `toml:"profiles"`
+	ProjectDocMaxBytes     int64                  `toml:"project_doc_max_bytes"`
+	SandboxWorkspaceWrite  SandboxWorkspaceWrite  `toml:"sandbox_workspace_write"`
+	ShellEnvironmentPolicy ShellEnvironmentPolicy `toml:"shell_environment_policy"`
+	Tools                  Tools                  `toml:"tools"`
+	ModelProviders         map[string]Provider    `toml:"model_providers"`
+	MCPServers             map[string]MCPServer   `toml:"mcp_servers"`
+	Hooks                  []Hook                 `toml:"hooks"`
+	Profile                string                 `toml:"profile"`
+	Profiles               map[string]Profile     `toml:"profiles"`
 }
 
 // SandboxWorkspaceWrite tunes the workspace-write sandbox.

@@ -201,7 +201,7 @@ func TestOverride(t *testing.T) {
 	for arg, want := range map[string]map[string]any{
 		"model=o3":   {"model": "o3"},
 		`model="o3"`: {"model": "o3"},
-		"sandbox_workspace_write.network_access=true": {"sandbox_workspace_write": map[string]any{"network_access": true}},
+		"sandbox_workspace_write.network_access=true":       {"sandbox_workspace_write": map[string]any{"network_access": true}},
 		`model_providers.az.query_params={api-version="1"}`: {"model_providers": map[string]any{"az": map[string]any{"query_params": map[string]any{"api-version": "1"}}}},
 	} {
 		if got := override(t, arg); !reflect.DeepEqual(got, want) {
