@@ -63,11 +63,16 @@ func start(t *testing.T, env []string, steps ...fakemodel.Step) *session {
 // startWith is start with the editor's behaviour and capabilities given.
 func startWith(t *testing.T, env []string, cfg editor.Config, opts editor.Options, steps ...fakemodel.Step) *session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
 	m := fakemodel.New(steps...)
 	t.Cleanup(m.Close)
-	dir := t.TempDir()
+	return startOn(t, m, t.TempDir(), env, cfg, opts)
+}
+
+// startOn is startWith with the model server and the workspace given.
+func startOn(t *testing.T, m *fakemodel.Server, dir string, env []string, cfg editor.Config, opts editor.Options) *session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
 	cmd := exec.Command(binary, "--stdio", "--log-level", "debug")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex",

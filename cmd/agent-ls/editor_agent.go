@@ -28,6 +28,7 @@ type editorAgent struct {
 	mu     sync.Mutex
 	editor json.RawMessage // the editor's latest settings
 	stamp  string          // the config files as last read
+	shown  map[string]bool // the messages of the last reload, not repeated
 	// show tells the user what a reload found (set once serving).
 	show func(...lsp.Message)
 }
@@ -58,10 +59,19 @@ func (a *editorAgent) reload() []lsp.Message {
 			msgs = append(msgs, lsp.Message{Error: true, Text: "agent-ls: the new settings cannot apply: " + err.Error()})
 		}
 	}
+	// Tell the user what is new: the same warning at every change of
+	// the editor's settings would be noise.
+	var fresh []lsp.Message
+	shown := map[string]bool{}
 	for _, m := range msgs {
-		a.log.Warn(m.Text)
+		shown[m.Text] = true
+		if !a.shown[m.Text] {
+			a.log.Warn(m.Text)
+			fresh = append(fresh, m)
+		}
 	}
-	return msgs
+	a.shown = shown
+	return fresh
 }
 
 // fresh reads the config files again if they changed since they were

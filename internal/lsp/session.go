@@ -45,6 +45,7 @@ type sessionResult struct {
 	SessionID      string                `json:"sessionId"`
 	Cwd            string                `json:"cwd"`
 	Model          string                `json:"model"`
+	Provider       string                `json:"provider"`
 	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
 	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
 }
@@ -128,6 +129,7 @@ func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
 		SessionID:      info.SessionID,
 		Cwd:            string(uri.File(info.Cwd)),
 		Model:          info.Model,
+		Provider:       info.Provider,
 		ApprovalPolicy: info.ApprovalPolicy,
 		SandboxMode:    info.SandboxMode,
 	}, nil

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/editor"
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// writeConfig writes the user config file under a fresh XDG_CONFIG_HOME
+// and returns the variable to run agent-ls with.
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	home := t.TempDir()
+	dir := filepath.Join(home, "agent-ls")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return "XDG_CONFIG_HOME=" + home
+}
+
+func writeProjectConfig(t *testing.T, root, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(root, ".agent-ls"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".agent-ls", "config.toml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type sessionResult struct {
+	SessionID      string `json:"sessionId"`
+	Model          string `json:"model"`
+	Provider       string `json:"provider"`
+	ApprovalPolicy string `json:"approvalPolicy"`
+	SandboxMode    string `json:"sandboxMode"`
+}
+
+func (s *session) newSession() sessionResult {
+	s.t.Helper()
+	var res sessionResult
+	if err := s.ed.Request(s.ctx, "agent/newSession", map[string]any{}, &res); err != nil {
+		s.t.Fatalf("agent/newSession: %v", err)
+	}
+	return res
+}
+
+// environmentOf is the last environment context of a model request.
+func environmentOf(r *fakemodel.Request) string {
+	env := ""
+	for _, m := range strings.SplitAfter(string(r.Body), "<environment_context>") {
+		if i := strings.Index(m, "</environment_context>"); i >= 0 {
+			env = m[:i]
+		}
+	}
+	return env
+}
+
+// TestServeFollowsTheConfiguration: the user's config chooses the
+// provider (its URL and headers) and a profile; the project file narrows
+// and what it may not set is shown to the user; the editor's settings and
+// workspace/didChangeConfiguration go over both and reach the next turn
+// of an existing session, in the request and the environment context.
+func TestServeFollowsTheConfiguration(t *testing.T) {
+	m := fakemodel.New(fakemodel.Say("one"), fakemodel.Say("two"))
+	t.Cleanup(m.Close)
+	xdg := writeConfig(t, `model_provider = "proxy"
+profile = "deep"
+
+[model_providers.proxy]
+name = "Company proxy"
+base_url = "`+m.URL()+`"
+env_key = "PROXY_KEY"
+http_headers = { X-Team = "blue" }
+
+[profiles.deep]
+model = "gpt-5"
+model_reasoning_effort = "high"
+`)
+	dir := t.TempDir()
+	writeProjectConfig(t, dir, "sandbox_mode = \"read-only\"\nmodel_provider = \"openai\"\n")
+	s := startOn(t, m, dir, []string{xdg, "PROXY_KEY=sk-proxy", "AGENT_LS_MODEL="}, editor.Config{},
+		editor.Options{Events: true, InitializationOptions: map[string]any{"approvalPolicy": "on-failure"}})
+
+	msg, err := s.ed.WaitMessage(s.ctx, func(p protocol.ShowMessageParams) bool { return strings.Contains(p.Message, "model_provider") })
+	if err != nil {
+		t.Fatalf("no message about the project's model_provider: %v (messages %+v)", err, s.ed.Messages())
+	}
+	if !strings.Contains(msg.Message, ".agent-ls/config.toml:2: model_provider: ignored") {
+		t.Errorf("message: %q", msg.Message)
+	}
+	info := s.newSession()
+	if info.Model != "gpt-5" || info.Provider != "proxy" || info.ApprovalPolicy != "on-failure" || info.SandboxMode != "read-only" {
+		t.Errorf("agent/newSession: %+v", info)
+	}
+	turn := s.startTurn(map[string]any{"sessionId": info.SessionID, "prompt": "hi"})
+	if done := s.wait(turn.TurnID); done.Status != "completed" {
+		t.Fatalf("turn: %+v", done)
+	}
+
+	err = s.ed.Notify(s.ctx, "workspace/didChangeConfiguration", map[string]any{
+		"settings": map[string]any{"agentLs": map[string]any{"model": "gpt-5-mini", "approvalPolicy": "untrusted"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn = s.startTurn(map[string]any{"sessionId": info.SessionID, "prompt": "again"})
+	if done := s.wait(turn.TurnID); done.Status != "completed" {
+		t.Fatalf("turn after the change: %+v", done)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for i, want := range []struct{ model, policy, effort string }{{"gpt-5", "on-failure", "high"}, {"gpt-5-mini", "untrusted", "high"}} {
+		r := reqs[i]
+		if r.JSON["model"] != want.model || r.Header.Get("X-Team") != "blue" || r.Header.Get("Authorization") != "Bearer sk-proxy" {
+			t.Errorf("request %d: model %v, X-Team %q, Authorization %q", i, r.JSON["model"], r.Header.Get("X-Team"), r.Header.Get("Authorization"))
+		}
+		env := environmentOf(r)
+		if !strings.Contains(env, "<approval_policy>"+want.policy+"<") || !strings.Contains(env, "<model_provider>proxy<") {
+			t.Errorf("request %d environment: %s", i, env)
+		}
+		if !strings.Contains(string(r.Body), `"effort":"`+want.effort+`"`) {
+			t.Errorf("request %d: no effort %s in %s", i, want.effort, r.Body)
+		}
+	}
+
+	// A file that turns bad is reported; the last good one stays.
+	if err := os.WriteFile(filepath.Join(strings.TrimPrefix(xdg, "XDG_CONFIG_HOME="), "agent-ls", "config.toml"), []byte("modle = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	after := s.newSession()
+	if after.Provider != "proxy" || after.Model != "gpt-5-mini" {
+		t.Errorf("session after the file broke: %+v", after)
+	}
+	if _, err := s.ed.WaitMessage(s.ctx, func(p protocol.ShowMessageParams) bool {
+		return p.Type == protocol.MessageTypeError && strings.Contains(p.Message, "config.toml:1: modle: unknown key")
+	}); err != nil {
+		t.Errorf("no error message for the broken file: %v", err)
+	}
+}
+
+// TestExecConfigErrors: exec names every problem of the config files on
+// stderr and stops, before any model request, with status 2.
+func TestExecConfigErrors(t *testing.T) {
+	m := fakemodel.New(fakemodel.Say("never"))
+	t.Cleanup(m.Close)
+	xdg := writeConfig(t, "model = 5\nsandbox_mode = \"open\"\n")
+	cmd := exec.Command(binary, "exec", "hello")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), xdg, "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test")
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Fatalf("exit %d (%v):\n%s", code, err, out)
+	}
+	for _, want := range []string{"config.toml:1: model: want a string, not the integer 5", `config.toml:2: sandbox_mode: unknown value "open"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := len(m.Requests()); n != 0 {
+		t.Errorf("%d model requests", n)
+	}
+}
+
+// TestConfigCommand: agent-ls config shows each value with its source and
+// never a secret; --check exits 1 listing every problem.
+func TestConfigCommand(t *testing.T) {
+	xdg := writeConfig(t, "model = \"o3\"\n[model_providers.openai]\nhttp_headers = { Authorization = \"Bearer sk-secret\" }\n")
+	dir := t.TempDir()
+	writeProjectConfig(t, dir, "approval_policy = \"untrusted\"\n[mcp_servers.x]\ncommand = \"x\"\n")
+	cmd := exec.Command(binary, "config", "--cd", dir, "-c", "model_reasoning_effort=low")
+	cmd.Env = append(os.Environ(), xdg, "OPENAI_API_KEY=sk-real-key", "AGENT_LS_MODEL=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("config: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"model = 'o3'", "config.toml:1)", "approval_policy = 'untrusted'", "# project config (",
+		"model_reasoning_effort = 'low'", "# -c model_reasoning_effort=low", `Authorization = "(hidden)"`,
+		"comes from $OPENAI_API_KEY, which is set",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "sk-") {
+		t.Errorf("a secret was printed:\n%s", out)
+	}
+
+	xdg = writeConfig(t, "modle = \"o3\"\n[tools]\nweb_search = \"yes\"\n")
+	cmd = exec.Command(binary, "config", "--check")
+	cmd.Env = append(os.Environ(), xdg)
+	out, _ = cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("--check exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"config.toml:1: modle: unknown key (did you mean model?)", `config.toml:3: tools.web_search: want true or false, not the string "yes"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--check output lacks %q:\n%s", want, out)
+		}
+	}
+}
