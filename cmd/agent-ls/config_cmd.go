@@ -1,11 +1,16 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/agent-ls/agent-ls/internal/config"
 )
 
 const configUsage = `Usage: agent-ls config [--check] [--cd DIR] [flags]
@@ -21,6 +26,12 @@ hidden; API keys are never printed.
 With --check it prints only the problems, every one with its file, line
 and key, and exits 1 if there is an error.
 
+With --import-codex it reads Codex's configuration ($CODEX_HOME, by
+default ~/.codex: config.toml with its [profiles.X] tables, and the
+X.config.toml profile files) and writes the agent-ls equivalent to the
+user config file (or --output), never over an existing file, listing
+every key it could not carry over.
+
 Flags:
 `
 
@@ -31,6 +42,9 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	flags.register(fs)
 	check := fs.Bool("check", false, "only check the config files; exit 1 if one has an error")
 	cwd := fs.String("cd", "", "the project `folder` whose .agent-ls/config.toml counts (default: the current directory)")
+	importCodex := fs.Bool("import-codex", false, "write an agent-ls config file from Codex's configuration")
+	codexHome := fs.String("codex-home", "", "Codex's `folder` for --import-codex (default $CODEX_HOME or ~/.codex)")
+	output := fs.String("output", "", "where --import-codex writes: a `file`, or - for stdout (default: the user config file)")
 	fs.Usage = func() { fmt.Fprint(stderr, configUsage); fs.PrintDefaults() }
 	res, code, done := parseSettings(fs, &flags, args, configUsage, stderr)
 	if done {
@@ -38,6 +52,9 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		return usageError(stderr, configUsage, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *importCodex {
+		return runImportCodex(*codexHome, cmp.Or(*output, res.userFile), stdout, stderr)
 	}
 	project := *cwd
 	if project == "" {
@@ -89,4 +106,67 @@ func filesRead(s Settings) string {
 		return "none"
 	}
 	return strings.Join(s.Files, ", ")
+}
+
+// runImportCodex carries Codex's configuration over to output.
+func runImportCodex(home, output string, stdout, stderr io.Writer) int {
+	if home == "" {
+		home = os.Getenv("CODEX_HOME")
+	}
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "agent-ls config: no home folder to find ~/.codex in; give --codex-home\n")
+			return 1
+		}
+		home = filepath.Join(h, ".codex")
+	}
+	imp, err := config.ImportCodex(home)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls config: import from %s: %v\n", home, err)
+		return 1
+	}
+	if len(imp.Files) == 0 {
+		fmt.Fprintf(stderr, "agent-ls config: no Codex configuration in %s\n", home)
+		return 1
+	}
+	for _, s := range imp.Skipped {
+		fmt.Fprintf(stderr, "not carried over: %s\n", s)
+	}
+	if output == "-" {
+		_, err = stdout.Write(imp.TOML)
+	} else {
+		err = writeNew(output, imp.TOML)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agent-ls config: %v\n", err)
+		return 1
+	}
+	if output != "-" {
+		fmt.Fprintf(stdout, "wrote %s from %s (%d key(s) not carried over); check it with: agent-ls config --check\n", output, strings.Join(imp.Files, ", "), len(imp.Skipped))
+	}
+	return 0
+}
+
+// writeNew writes a file that must not exist yet, private to the user (it
+// may name where keys are kept).
+func writeNew(path string, data []byte) error {
+	if path == "" {
+		return errors.New("no user config file to write (no home folder); give --output")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%s exists already; move it away or give --output", path)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -211,3 +211,34 @@ func TestConfigCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigImportCodex: --import-codex writes the user config file, the
+// user's alone, never over an existing one, and lists what it left out.
+func TestConfigImportCodex(t *testing.T) {
+	home := t.TempDir()
+	codex, err := filepath.Abs("../../internal/config/testdata/codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() (string, int) {
+		cmd := exec.Command(binary, "config", "--import-codex")
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+home, "CODEX_HOME="+codex)
+		out, _ := cmd.CombinedOutput()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	out, code := run()
+	path := filepath.Join(home, "agent-ls", "config.toml")
+	if code != 0 || !strings.Contains(out, "not carried over: notify") || !strings.Contains(out, "wrote "+path) {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("written file: %v %v", st.Mode(), err)
+	}
+	before, _ := os.ReadFile(path)
+	if out, code = run(); code != 1 || !strings.Contains(out, "exists already") {
+		t.Errorf("second import: exit %d:\n%s", code, out)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the second import changed the file")
+	}
+}
