@@ -65,10 +65,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // demoRun is one run of the demo: the sample project, the editor and
 // what it has shown.
 type demoRun struct {
-	out       io.Writer
-	dir       string
-	ed        *editor.Editor
-	serverLog strings.Builder
+	out io.Writer
+	dir string
+	// configHome is the server's XDG_CONFIG_HOME: empty.
+	configHome string
+	ed         *editor.Editor
+	serverLog  strings.Builder
 	// shown counts the events printed so far: a question is printed only
 	// once every event that came before it has been (the server sends
 	// them first; the printer runs on its own goroutine).
@@ -83,6 +85,11 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	configHome, err := os.MkdirTemp("", "agent-ls-demo-config-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(configHome)
 	if err := copySample(dir); err != nil {
 		return fmt.Errorf("copy the sample project: %w", err)
 	}
@@ -90,7 +97,7 @@ func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
 	model := fakemodel.New(demoScript(pace, story)...)
 	defer model.Close()
 
-	d := &demoRun{out: out, dir: dir}
+	d := &demoRun{out: out, dir: dir, configHome: configHome}
 	d.say("agent-ls demo: an editor, the agent-ls server and a scripted model, all on this machine.\n")
 	d.say("Sample project copied to %s\n", dir)
 	if cache := sandbox.Probe().CacheRoot; cache != "" && !exists(filepath.Join(cache, "go-build")) {
@@ -146,7 +153,9 @@ func (d *demoRun) startServer(ctx context.Context, modelURL string) error {
 	cmd := exec.Command(self, "serve", "--stdio", "--log-level", "warn",
 		"--base-url", modelURL, "--model", "gpt-5-codex", "--wire-api", "responses")
 	cmd.Dir = d.dir
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=demo-key")
+	// The demo is the same everywhere: the user's config file and
+	// profile stay out of it (an empty config folder of its own).
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=demo-key", "XDG_CONFIG_HOME="+d.configHome, "AGENT_LS_PROFILE=")
 	cmd.Stderr = &d.serverLog
 	d.ed, err = editor.Start(cmd, editor.Config{ShowMessageRequest: d.ask})
 	if err != nil {
