@@ -22,11 +22,19 @@ func familyManager(t *testing.T, srv *fakemodel.Server, wire string, fe Frontend
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts.Model, opts.Frontend = c, fe
+	return optsManager(t, opts)
+}
+
+// optsManager is a manager with opts and the built-in tools, in a
+// temporary directory.
+func optsManager(t *testing.T, opts Options) *Manager {
+	t.Helper()
 	reg, err := tools.NewRegistry(tools.Builtin()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Model, opts.Frontend, opts.Tools, opts.Cwd = c, fe, reg, t.TempDir()
+	opts.Tools, opts.Cwd = reg, t.TempDir()
 	mgr, err := NewManager(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -135,16 +143,7 @@ func TestUnknownModelIsLoggedOnce(t *testing.T) {
 	var logs bytes.Buffer
 	m := &scriptedModel{}
 	m.add(callTools(fcall("c1", "update_plan", `{"plan":[]}`)), say("a", "one"), say("b", "two"), say("c", "three"))
-	reg, err := tools.NewRegistry(tools.Builtin()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: unknown,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
+	mgr := optsManager(t, Options{Model: m, Frontend: newRecorder(), ModelName: unknown, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for _, model := range []string{"", "", "gpt-5"} {
 		info, err := mgr.NewSession(SessionOptions{Model: model})
 		if err != nil {
@@ -176,16 +175,7 @@ func TestDisabledToolsAreNotOfferedNorRun(t *testing.T) {
 	m := &scriptedModel{}
 	m.add(callTools(fcall("c1", "update_plan", `{"plan":[]}`), fcall("c2", "no_such_tool", `{}`)), say("a", "ok"))
 	rec := newRecorder()
-	reg, err := tools.NewRegistry(tools.Builtin()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := NewManager(Options{Model: m, Frontend: rec, Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5",
-		DisabledTools: []string{"view_image", "update_plan"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
+	mgr := optsManager(t, Options{Model: m, Frontend: rec, ModelName: "gpt-5", DisabledTools: []string{"view_image", "update_plan"}})
 	info, err := mgr.NewSession(SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -267,11 +257,7 @@ func TestBadVerbosity(t *testing.T) {
 		t.Errorf("NewManager with verbosity loud: %v", err)
 	}
 	opts.Verbosity = "high"
-	mgr, err := NewManager(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
+	mgr := optsManager(t, opts)
 	if err := mgr.UpdateDefaults(func(d *Defaults) { d.Verbosity = "max" }); err == nil {
 		t.Error("UpdateDefaults took verbosity max")
 	}
@@ -320,16 +306,7 @@ func jsonEqualText(t *testing.T, what string, got any, want string) {
 func TestReasoningSummaryNone(t *testing.T) {
 	m := &scriptedModel{}
 	m.add(say("a", "ok"))
-	reg, err := tools.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5",
-		ReasoningEffort: "high", ReasoningSummary: "none"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
+	mgr := optsManager(t, Options{Model: m, Frontend: newRecorder(), ModelName: "gpt-5", ReasoningEffort: "high", ReasoningSummary: "none"})
 	info, err := mgr.NewSession(SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
