@@ -65,6 +65,16 @@ type Options struct {
 	// defaults "medium" and "auto".
 	ReasoningEffort  string
 	ReasoningSummary string
+	// Verbosity ("low", "medium" or "high") is sent to models that take
+	// one; empty sends none.
+	Verbosity string
+	// WebSearch offers the hosted web_search tool to models that can use
+	// it, on the Responses API.
+	WebSearch bool
+	// DisabledTools names built-in tools turned off (e.g. "view_image",
+	// "update_plan"): they are not offered, and a call of one is answered
+	// as a call of an unknown tool.
+	DisabledTools []string
 	// MaxRequests bounds the model requests of one turn (default 100).
 	MaxRequests int
 
@@ -112,6 +122,9 @@ type Defaults struct {
 	SandboxMode      policy.SandboxMode
 	ReasoningEffort  string
 	ReasoningSummary string
+	Verbosity        string
+	WebSearch        bool
+	DisabledTools    []string
 	MaxRequests      int
 	NetworkAccess    bool
 	WritableRoots    []string
@@ -126,6 +139,9 @@ func (o *Options) defaults() Defaults {
 		SandboxMode:      o.SandboxMode,
 		ReasoningEffort:  o.ReasoningEffort,
 		ReasoningSummary: o.ReasoningSummary,
+		Verbosity:        o.Verbosity,
+		WebSearch:        o.WebSearch,
+		DisabledTools:    o.DisabledTools,
 		MaxRequests:      o.MaxRequests,
 		NetworkAccess:    o.NetworkAccess,
 		WritableRoots:    o.WritableRoots,
@@ -147,7 +163,13 @@ func (d *Defaults) complete() error {
 	if d.MaxRequests <= 0 {
 		d.MaxRequests = DefaultMaxRequests
 	}
+	switch d.Verbosity {
+	case "", "low", "medium", "high":
+	default:
+		return fmt.Errorf("unknown verbosity %q (want low, medium or high)", d.Verbosity)
+	}
 	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.DisabledTools = slices.Clone(d.DisabledTools)
 	var err error
 	d.ApprovalPolicy, d.SandboxMode, err = parsePolicies(d.ApprovalPolicy, d.SandboxMode)
 	return err
@@ -215,6 +237,7 @@ func (m *Manager) Defaults() Defaults {
 	defer m.mu.Unlock()
 	d := m.defaults
 	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.DisabledTools = slices.Clone(d.DisabledTools)
 	return d
 }
 
@@ -233,6 +256,7 @@ func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
 	defer m.mu.Unlock()
 	d := m.defaults
 	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.DisabledTools = slices.Clone(d.DisabledTools)
 	update(&d)
 	if err := d.complete(); err != nil {
 		return fmt.Errorf("agent: defaults: %w", err)

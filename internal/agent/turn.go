@@ -53,7 +53,7 @@ func (t *turn) run(ctx context.Context) {
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
 		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: s.cfg.NetworkAccess}, Log: log}
-	fam := familyOf(s.info.Model)
+	fam := familyFor(s.info.Model, log)
 
 	status, errText := event.StatusCompleted, ""
 	for n := 0; ; n++ {
@@ -63,7 +63,7 @@ func (t *turn) run(ctx context.Context) {
 		}
 		// Each request offers the tools registered now (MCP servers come
 		// and go); its calls run against the same snapshot.
-		snap := opts.Tools.Snapshot()
+		snap := opts.Tools.Snapshot().Without(s.cfg.DisabledTools...)
 		resp, err := t.request(ctx, fam, snap.Specs())
 		if err != nil {
 			if ctx.Err() != nil {
@@ -116,9 +116,17 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 		Tools:             modelTools(specs),
 		PromptCacheKey:    s.info.SessionID,
 		FunctionToolsOnly: !fam.freeformTools,
+		WebSearch:         fam.webSearch && s.cfg.WebSearch,
 	}
-	if fam.reasoning {
-		req.ReasoningEffort, req.ReasoningSummary = s.cfg.ReasoningEffort, s.cfg.ReasoningSummary
+	if fam.reasoningEffort {
+		req.ReasoningEffort = s.cfg.ReasoningEffort
+	}
+	// "none" is how the config file says no summary.
+	if fam.reasoningSummaries && s.cfg.ReasoningSummary != "none" {
+		req.ReasoningSummary = s.cfg.ReasoningSummary
+	}
+	if fam.verbosity {
+		req.Verbosity = s.cfg.Verbosity
 	}
 	var finished []model.Item // items finished by the current attempt
 	emit := func(ev model.Event) {

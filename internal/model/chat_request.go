@@ -11,8 +11,8 @@ import (
 // OpenAI-compatible servers: the instructions become the system message,
 // developer messages become system messages too (many local servers know
 // no developer role), consecutive calls become one assistant message with
-// tool_calls, outputs become tool messages, and reasoning items are
-// dropped. Custom tools are offered as function tools (see
+// tool_calls, outputs become tool messages, and reasoning and web search
+// items are dropped. Custom tools are offered as function tools (see
 // asFunctionTool).
 func chatParams(req *Request) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{
@@ -22,6 +22,10 @@ func chatParams(req *Request) (openai.ChatCompletionNewParams, error) {
 	if req.ReasoningEffort != "" {
 		p.ReasoningEffort = shared.ReasoningEffort(req.ReasoningEffort)
 	}
+	if req.Verbosity != "" {
+		p.Verbosity = openai.ChatCompletionNewParamsVerbosity(req.Verbosity)
+	}
+	// req.WebSearch: Chat Completions has no hosted tools.
 	msgs, err := chatMessages(req)
 	if err != nil {
 		return p, err
@@ -99,8 +103,9 @@ func chatMessages(req *Request) ([]openai.ChatCompletionMessageParamUnion, error
 			lastAssistant = nil
 			msgs = append(msgs, openai.ToolMessage(it.Output, it.CallID))
 			images = append(images, it.Images...)
-		case ItemReasoning:
-			// Chat Completions has no way to send reasoning back.
+		case ItemReasoning, ItemWebSearchCall:
+			// Chat Completions has no way to send reasoning or hosted
+			// tool calls back.
 		default:
 			return nil, fmt.Errorf("model: input item %d: unsupported item type %q", i, it.Type)
 		}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -22,21 +24,23 @@ type client struct {
 	chat      openai.ChatCompletionService
 }
 
-// New returns a Client for cfg. It does no I/O; a missing API key for
-// OpenAI's own endpoint is reported by the first Stream, at once
-// (ErrMissingAPIKey).
+// New returns a Client for cfg. It does no I/O besides reading the
+// environment variables cfg names (EnvKey, EnvHTTPHeaders), once; a
+// missing API key is reported by the first Stream, at once.
 //
 // # Retries
 //
-// Stream makes up to 1+MaxRetries attempts. It retries connection errors,
-// HTTP 408, 409, 429 and 5xx (honouring Retry-After, retry-after-ms and
-// x-should-retry), failures the server reports inside the stream when they
-// are about the server (server_error, rate_limit_exceeded) rather than the
-// request, a stream that breaks or ends before the response is complete,
-// and a stream silent for IdleTimeout. Before each retry it emits a
-// Retrying event, then waits (exponential backoff with jitter, or the
-// server's delay). Other failures, and the last one, are returned; the
-// last says how many attempts were made.
+// Stream retries connection errors, HTTP 408, 409, 429 and 5xx (honouring
+// Retry-After, retry-after-ms and x-should-retry), failures the server
+// reports inside the stream when they are about the server (server_error,
+// rate_limit_exceeded) rather than the request, a stream that breaks or
+// ends before the response is complete, and a stream silent for
+// IdleTimeout. Failures before a stream started count against
+// RequestMaxRetries (counted afresh after each stream that started),
+// failures after it started against StreamMaxRetries. Before each retry
+// it emits a Retrying event, then waits (exponential backoff with jitter,
+// or the server's delay). Other failures, and the last one, are returned;
+// the last says how many attempts were made.
 //
 // # What the caller sees across retries
 //
@@ -69,20 +73,17 @@ func New(cfg Config) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.APIKey == "" && cfg.EnvKey != "" {
+		cfg.APIKey = strings.TrimSpace(os.Getenv(cfg.EnvKey))
+	}
 	// The services are built from explicit options only (openai.NewClient
 	// would also read OPENAI_* variables behind our back), and openai-go's
 	// own retries are off: Stream owns the retry loop.
-	opts := []option.RequestOption{
+	opts := append([]option.RequestOption{
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
+	}, providerOptions(cfg)...)
 	return &client{
 		cfg:       cfg,
 		clock:     realClock{},
@@ -101,48 +102,41 @@ type attempt struct {
 // runFunc makes one attempt.
 type runFunc func(ctx context.Context, at *attempt) (*Response, error)
 
-// Stream implements Client. It makes up to 1+MaxRetries attempts; before
-// each retry it emits a Retrying event and then waits (exponential backoff
-// with jitter, or the server's Retry-After). Text already delivered is not
-// delivered again by a retried attempt: see New for the exact rule.
+// Stream implements Client. It retries within the limits of the Config
+// (see New); before each retry it emits a Retrying event and then waits
+// (exponential backoff with jitter, or the server's Retry-After). Text
+// already delivered is not delivered again by a retried attempt: see New
+// for the exact rule.
 func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*Response, error) {
-	if c.cfg.APIKey == "" && isOpenAI(c.cfg.BaseURL) {
-		return nil, ErrMissingAPIKey
+	if err := missingKey(&c.cfg); err != nil {
+		return nil, err
 	}
-	var run runFunc
-	switch c.cfg.WireAPI {
-	case WireChat:
-		params, err := chatParams(req)
-		if err != nil {
-			return nil, err
-		}
-		run = func(ctx context.Context, at *attempt) (*Response, error) {
-			return c.runChat(ctx, params, req, at)
-		}
-	default:
-		params, err := responsesParams(req)
-		if err != nil {
-			return nil, err
-		}
-		run = func(ctx context.Context, at *attempt) (*Response, error) {
-			return c.runResponses(ctx, params, req, at)
-		}
+	run, err := c.runner(req)
+	if err != nil {
+		return nil, err
 	}
-
 	rp := newReplay(emit, newNonce())
+	var requestFails, streamFails int
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("model request: %w", err)
 		}
-		resp, err := c.attempt(ctx, run, rp)
+		resp, started, err := c.attempt(ctx, run, rp)
 		if err == nil {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("model request: %w", ctx.Err())
 		}
+		// A stream that started and failed is reconnected with a fresh
+		// request budget, as if the turn had asked again.
+		fails, limit := &requestFails, c.cfg.RequestMaxRetries
+		if started {
+			fails, limit, requestFails = &streamFails, c.cfg.StreamMaxRetries, 0
+		}
+		*fails++
 		retry, after := classify(err)
-		if !retry || n > c.cfg.MaxRetries {
+		if !retry || *fails > limit {
 			if n == 1 {
 				return nil, err
 			}
@@ -150,7 +144,7 @@ func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*R
 		}
 		delay := after
 		if delay <= 0 {
-			delay = backoff(c.cfg.RetryBaseDelay, c.cfg.RetryMaxDelay, n)
+			delay = backoff(c.cfg.RetryBaseDelay, c.cfg.RetryMaxDelay, *fails)
 		}
 		emit(Event{Kind: Retrying, Retry: &RetryInfo{Attempt: n + 1, DelayMs: delay.Milliseconds(), Message: err.Error()}})
 		if err := c.clock.sleep(ctx, delay); err != nil {
@@ -160,29 +154,53 @@ func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*R
 	}
 }
 
-// attempt makes one attempt under an idle watchdog.
-func (c *client) attempt(ctx context.Context, run runFunc, rp *replay) (*Response, error) {
+// runner returns the function that makes one attempt at req on the
+// client's wire API.
+func (c *client) runner(req *Request) (runFunc, error) {
+	if c.cfg.WireAPI == WireChat {
+		params, err := chatParams(req)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, at *attempt) (*Response, error) {
+			return c.runChat(ctx, params, req, at)
+		}, nil
+	}
+	params, err := responsesParams(req)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, at *attempt) (*Response, error) {
+		return c.runResponses(ctx, params, req, at)
+	}, nil
+}
+
+// attempt makes one attempt under an idle watchdog. started reports
+// whether the server had answered with a stream (a success status) before
+// the attempt ended.
+func (c *client) attempt(ctx context.Context, run runFunc, rp *replay) (resp *Response, started bool, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	at := &attempt{replay: rp, idle: newWatchdog(c.clock, c.cfg.IdleTimeout, cancel)}
 	defer at.idle.stop()
-	resp, err := run(actx, at)
+	resp, err = run(actx, at)
+	started = at.http.responded && at.http.status == 0
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errStalled) {
-		return nil, fmt.Errorf("%w: no data from the model server for %v", errStalled, c.cfg.IdleTimeout)
+		return nil, started, fmt.Errorf("%w: no data from the model server for %v", errStalled, c.cfg.IdleTimeout)
 	}
 	if err != nil && at.http.status != 0 {
 		// The status and body as the server sent them, not as openai-go
 		// managed to parse them.
-		return nil, at.http.err()
+		return nil, false, at.http.err()
 	}
 	var me *Error
 	if err != nil && ctx.Err() == nil && !errors.As(err, &me) && !errors.Is(err, errTruncated) {
 		if at.http.responded {
-			return nil, fmt.Errorf("model stream broke: %w", err)
+			return nil, started, fmt.Errorf("model stream broke: %w", err)
 		}
-		return nil, fmt.Errorf("cannot reach the model server: %w", err)
+		return nil, false, &connectError{provider: c.cfg.Provider, url: c.cfg.BaseURL, err: err}
 	}
-	return resp, err
+	return resp, started, err
 }
 
 // backoff is the delay before retry n (1-based): exponential from base,
@@ -212,14 +230,27 @@ type watchdog struct {
 	t timer
 }
 
+// newWatchdog returns a watchdog that cancels after d of silence; for d
+// zero (no idle timeout) it never does.
 func newWatchdog(c clock, d time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	if d <= 0 {
+		return &watchdog{}
+	}
 	return &watchdog{d: d, t: c.afterFunc(d, func() { cancel(errStalled) })}
 }
 
 // arm restarts the countdown: the attempt is waiting for the server.
-func (w *watchdog) arm() { w.t.Reset(w.d) }
+func (w *watchdog) arm() {
+	if w.t != nil {
+		w.t.Reset(w.d)
+	}
+}
 
 // disarm stops the countdown: something arrived.
-func (w *watchdog) disarm() { w.t.Stop() }
+func (w *watchdog) disarm() { w.stop() }
 
-func (w *watchdog) stop() { w.t.Stop() }
+func (w *watchdog) stop() {
+	if w.t != nil {
+		w.t.Stop()
+	}
+}

@@ -86,6 +86,13 @@ func (c *fakeClock) armed() int {
 	return n
 }
 
+// timerCount is the number of timers made so far.
+func (c *fakeClock) timerCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
 // sleeps returns the waits so far.
 func (c *fakeClock) sleeps() []time.Duration {
 	c.mu.Lock()

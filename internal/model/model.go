@@ -23,6 +23,10 @@ const (
 	ItemFunctionCallOutput   ItemType = "function_call_output"
 	ItemCustomToolCall       ItemType = "custom_tool_call"
 	ItemCustomToolCallOutput ItemType = "custom_tool_call_output"
+	// ItemWebSearchCall is a search the hosted web_search tool made
+	// (Responses API). Nobody answers it: it is kept in the history and
+	// sent back as it came, like reasoning.
+	ItemWebSearchCall ItemType = "web_search_call"
 )
 
 // Roles of message items.
@@ -59,6 +63,11 @@ type Item struct {
 	// Reasoning.
 	Summary          []string `json:"summary,omitempty"`
 	EncryptedContent string   `json:"encryptedContent,omitempty"`
+
+	// Web search: the call's status and its action ({"type":"search",
+	// "query":...}) as the provider sent it.
+	Status string          `json:"status,omitempty"`
+	Action json.RawMessage `json:"action,omitempty"`
 }
 
 // ToolType says how a tool is offered to the model.
@@ -99,6 +108,12 @@ type Request struct {
 	// models; empty means not sent.
 	ReasoningEffort  string
 	ReasoningSummary string
+	// Verbosity ("low", "medium", "high") asks a model that supports it
+	// for shorter or longer answers; empty means not sent.
+	Verbosity string
+	// WebSearch offers the hosted web_search tool. Only the Responses API
+	// has hosted tools: Chat Completions ignores it.
+	WebSearch bool
 	// PromptCacheKey groups requests of one conversation for caching.
 	PromptCacheKey string
 	// FunctionToolsOnly says the model was not trained on freeform tools:

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 )
@@ -112,7 +113,7 @@ func equalItems(a, b Item) bool {
 		a.Phase == b.Phase && a.CallID == b.CallID && a.Name == b.Name &&
 		a.Arguments == b.Arguments && a.Input == b.Input && a.Output == b.Output &&
 		a.EncryptedContent == b.EncryptedContent && slices.Equal(a.Summary, b.Summary) &&
-		slices.Equal(a.Images, b.Images)
+		slices.Equal(a.Images, b.Images) && a.Status == b.Status && bytes.Equal(a.Action, b.Action)
 }
 
 func kindPrefix(k ItemType) string {
@@ -125,6 +126,8 @@ func kindPrefix(k ItemType) string {
 		return "fc"
 	case ItemCustomToolCall:
 		return "ctc"
+	case ItemWebSearchCall:
+		return "ws"
 	}
 	return "item"
 }

@@ -40,6 +40,9 @@ func responsesParams(req *Request) (responses.ResponseNewParams, error) {
 			Summary: shared.ReasoningSummary(req.ReasoningSummary),
 		}
 	}
+	if req.Verbosity != "" {
+		p.Text = responses.ResponseTextConfigParam{Verbosity: responses.ResponseTextConfigVerbosity(req.Verbosity)}
+	}
 	input := make(responses.ResponseInputParam, 0, len(req.Input))
 	for i := range req.Input {
 		item := req.Input[i]
@@ -62,6 +65,9 @@ func responsesParams(req *Request) (responses.ResponseNewParams, error) {
 			return p, err
 		}
 		p.Tools = append(p.Tools, tool)
+	}
+	if req.WebSearch {
+		p.Tools = append(p.Tools, responses.ToolUnionParam{OfWebSearch: &responses.WebSearchToolParam{Type: responses.WebSearchToolTypeWebSearch}})
 	}
 	return p, nil
 }
@@ -122,8 +128,24 @@ func responsesInputItem(it *Item) (responses.ResponseInputItemUnionParam, error)
 		// which there is none of with store: false.
 		r.SetExtraFields(map[string]any{"id": param.Omit})
 		return responses.ResponseInputItemUnionParam{OfReasoning: r}, nil
+	case ItemWebSearchCall:
+		return webSearchInput(it), nil
 	}
 	return responses.ResponseInputItemUnionParam{}, fmt.Errorf("unsupported item type %q", it.Type)
+}
+
+// webSearchInput sends a web search back as it came, without its id (it
+// refers to a stored item, which there is none of with store: false).
+func webSearchInput(it *Item) responses.ResponseInputItemUnionParam {
+	raw := map[string]any{"type": ItemWebSearchCall}
+	if it.Status != "" {
+		raw["status"] = it.Status
+	}
+	if len(it.Action) > 0 {
+		raw["action"] = it.Action
+	}
+	ws := param.Override[responses.ResponseFunctionWebSearchParam](raw)
+	return responses.ResponseInputItemUnionParam{OfWebSearchCall: &ws}
 }
 
 func responsesMessage(it *Item) (responses.ResponseInputItemUnionParam, error) {

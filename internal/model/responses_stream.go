@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -153,7 +154,20 @@ func outputItem(o *responses.ResponseOutputItemUnion) (Item, bool) {
 			it.Summary = append(it.Summary, s.Text)
 		}
 		it.EncryptedContent = o.EncryptedContent
+	case ItemWebSearchCall:
+		// Kept as it came, to be sent back (see webSearchInput).
+		var raw struct {
+			Status string          `json:"status"`
+			Action json.RawMessage `json:"action"`
+		}
+		if err := json.Unmarshal([]byte(o.RawJSON()), &raw); err != nil {
+			return Item{}, false
+		}
+		it.Status, it.Action = raw.Status, raw.Action
 	default:
+		// Items of hosted tools agent-ls does not offer, or of kinds it
+		// does not know: nothing to show or answer, and the API would not
+		// take them back in a form we do not know. Dropped.
 		return Item{}, false
 	}
 	return it, true

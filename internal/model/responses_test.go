@@ -260,7 +260,7 @@ func TestResponsesServerReportedFailures(t *testing.T) {
 				steps = append(steps, fakemodel.Step{Reply: tt.reply})
 			}
 			srv := newFake(t, steps...)
-			c := newClient(t, srv, WireResponses, func(c *Config) { c.MaxRetries = 1 })
+			c := newClient(t, srv, WireResponses, func(c *Config) { c.StreamMaxRetries = 1 })
 			var rec recorder
 			_, err := c.Stream(context.Background(), &Request{Model: "m"}, rec.emit)
 			if err == nil {

@@ -212,7 +212,7 @@ func TestRetriesExhausted(t *testing.T) {
 			Body: `{"error":{"message":"The engine is currently overloaded","type":"server_error","code":null}}`}),
 		Reply: hello,
 	})
-	c := newClient(t, srv, WireResponses, func(c *Config) { c.MaxRetries = 3 })
+	c := newClient(t, srv, WireResponses, func(c *Config) { c.RequestMaxRetries = 3 })
 	var rec recorder
 	_, err := c.Stream(context.Background(), &Request{Model: "m"}, rec.emit)
 	if err == nil {
@@ -275,20 +275,6 @@ func TestNoRetry(t *testing.T) {
 				t.Errorf("retried: %d events, %d requests", len(rec.events), len(srv.Requests()))
 			}
 		})
-	}
-}
-
-func TestRetryUnreachable(t *testing.T) {
-	srv := fakemodel.New()
-	srv.Close() // nothing listens on its port any more
-	c := newClient(t, srv, WireChat, func(c *Config) { c.MaxRetries = 2 })
-	var rec recorder
-	_, err := c.Stream(context.Background(), &Request{Model: "m"}, rec.emit)
-	if err == nil || !strings.Contains(err.Error(), "after 3 attempts") || !strings.Contains(err.Error(), "cannot reach the model server") {
-		t.Fatalf("error %v", err)
-	}
-	if n := len(rec.of(Retrying)); n != 2 {
-		t.Errorf("%d Retrying events, want 2", n)
 	}
 }
 
@@ -398,12 +384,18 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full.WireAPI != WireResponses || full.BaseURL != DefaultBaseURL || full.MaxRetries != DefaultMaxRetries ||
-		full.IdleTimeout != DefaultIdleTimeout || full.HTTPClient == nil {
+	if full.WireAPI != WireResponses || full.BaseURL != DefaultBaseURL || full.RequestMaxRetries != DefaultRequestMaxRetries ||
+		full.StreamMaxRetries != DefaultStreamMaxRetries || full.IdleTimeout != DefaultIdleTimeout || full.HTTPClient == nil {
 		t.Errorf("defaults: %+v", full)
 	}
-	if none, _ := (Config{MaxRetries: -1}).withDefaults(); none.MaxRetries != 0 {
-		t.Errorf("MaxRetries -1 gives %d retries", none.MaxRetries)
+	none, _ := (Config{RequestMaxRetries: -1, StreamMaxRetries: -5, IdleTimeout: -time.Second}).withDefaults()
+	if none.RequestMaxRetries != 0 || none.StreamMaxRetries != 0 || none.IdleTimeout != 0 {
+		t.Errorf("negative values give %d request retries, %d stream retries, idle timeout %v; want none",
+			none.RequestMaxRetries, none.StreamMaxRetries, none.IdleTimeout)
+	}
+	capped, _ := (Config{RequestMaxRetries: 1000, StreamMaxRetries: 101}).withDefaults()
+	if capped.RequestMaxRetries != MaxRetriesCap || capped.StreamMaxRetries != MaxRetriesCap {
+		t.Errorf("retries not capped at %d: %d, %d", MaxRetriesCap, capped.RequestMaxRetries, capped.StreamMaxRetries)
 	}
 	for _, bad := range []Config{{WireAPI: "grpc"}, {BaseURL: "localhost:8080"}, {BaseURL: "ftp://x/v1"}} {
 		if _, err := New(bad); err == nil {

@@ -177,6 +177,20 @@ func (s *Snapshot) Lookup(name string) (Handler, bool) {
 	return e.h, true
 }
 
+// Without returns the snapshot without the tools named (turned off by the
+// user): they are neither offered nor run, and a call of one is answered
+// as a call of an unknown tool. Names of no tool are ignored.
+func (s *Snapshot) Without(names ...string) *Snapshot {
+	if !slices.ContainsFunc(names, func(n string) bool { _, ok := s.byName[n]; return ok }) {
+		return s
+	}
+	byName := maps.Clone(s.byName)
+	for _, n := range names {
+		delete(byName, n)
+	}
+	return newSnapshot(byName, s.hooks)
+}
+
 // Specs returns the specs of all tools, sorted by name, as offered to the
 // model (external schemas sanitized).
 func (s *Snapshot) Specs() []Spec {

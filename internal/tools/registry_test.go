@@ -280,3 +280,36 @@ func TestPanickingBeforeHookRefuses(t *testing.T) {
 		t.Errorf("panic not logged: %s", buf.String())
 	}
 }
+
+// A tool turned off is neither offered nor run: a call of it gets the
+// unknown tool's answer.
+func TestSnapshotWithout(t *testing.T) {
+	r := newRegistry(t, UpdatePlan{})
+	if err := r.Register(Source{Name: "srv", External: true}, schemaTool{name: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	full := r.Snapshot()
+	if same := full.Without("no_such_tool"); same != full {
+		t.Error("a snapshot without no tool is a copy")
+	}
+	snap := full.Without("update_plan", "no_such_tool")
+	if got := strings.Join(snap.Names(), ","); got != "one" {
+		t.Errorf("names %s", got)
+	}
+	if len(snap.Specs()) != 1 {
+		t.Errorf("specs %+v", snap.Specs())
+	}
+	if _, ok := snap.Lookup("update_plan"); ok {
+		t.Error("update_plan found")
+	}
+	env := &Env{}
+	off := snap.Run(context.Background(), env, []*Call{call("c1", "update_plan")}, func(*Call, Handler, Result) {})
+	unknown := snap.Run(context.Background(), env, []*Call{call("c2", "no_such_tool")}, func(*Call, Handler, Result) {})
+	want := strings.Replace(unknown[0].Output.Text, "no_such_tool", "update_plan", 1)
+	if !off[0].Output.Failed || off[0].Output.Text != want {
+		t.Errorf("call of a tool turned off: %+v, want %q", off[0].Output, want)
+	}
+	if got := strings.Join(full.Names(), ","); got != "one,update_plan" {
+		t.Errorf("the snapshot it came from changed: %s", got)
+	}
+}

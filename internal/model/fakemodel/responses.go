@@ -55,6 +55,11 @@ type (
 		Input            *string     `json:"input,omitempty"`
 		Summary          *[]wirePart `json:"summary,omitempty"`
 		EncryptedContent *string     `json:"encrypted_content,omitempty"`
+		Action           *wireAction `json:"action,omitempty"`
+	}
+	wireAction struct {
+		Type  string `json:"type"`
+		Query string `json:"query"`
 	}
 	wirePart struct {
 		Type        string `json:"type"`
@@ -98,6 +103,8 @@ func streamResponses(s *sse, req *Request, reply *Reply) {
 			done = responsesCustomToolCall(s, it, id, callID(it, req.Seq, i), i)
 		case TypeReasoning:
 			done = responsesReasoning(s, it, id, i)
+		case TypeWebSearchCall:
+			done = responsesWebSearch(s, it, id, i)
 		default:
 			panic(fmt.Sprintf("fakemodel: unknown item type %q", it.Type))
 		}
@@ -227,6 +234,17 @@ func responsesReasoning(s *sse, it *Item, id string, pos int) wireItem {
 	return done
 }
 
+func responsesWebSearch(s *sse, it *Item, id string, pos int) wireItem {
+	s.itemEvent("response.output_item.added", pos, wireItem{ID: id, Type: TypeWebSearchCall, Status: "in_progress"})
+	for _, phase := range []string{"in_progress", "searching", "completed"} {
+		s.open("response.web_search_call." + phase)
+		s.int("output_index", pos)
+		s.str("item_id", id)
+		s.closeObject()
+	}
+	return wireItem{ID: id, Type: TypeWebSearchCall, Status: "completed", Action: &wireAction{Type: "search", Query: it.Query}}
+}
+
 // event writes an event whose payload is one JSON object under key.
 func (s *sse) event(typ, key string, v any) {
 	if s.stopped {
@@ -282,7 +300,7 @@ func itemID(it *Item, seq, i int) string {
 	if it.ID != "" {
 		return it.ID
 	}
-	prefix := map[string]string{TypeMessage: "msg", TypeFunctionCall: "fc", TypeCustomToolCall: "ctc", TypeReasoning: "rs"}[it.Type]
+	prefix := map[string]string{TypeMessage: "msg", TypeFunctionCall: "fc", TypeCustomToolCall: "ctc", TypeReasoning: "rs", TypeWebSearchCall: "ws"}[it.Type]
 	return fmt.Sprintf("%s_%d_%d", prefix, seq, i)
 }
 

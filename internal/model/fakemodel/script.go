@@ -65,6 +65,9 @@ const (
 	TypeFunctionCall   = "function_call"
 	TypeCustomToolCall = "custom_tool_call"
 	TypeReasoning      = "reasoning"
+	// TypeWebSearchCall is a search by the hosted web_search tool
+	// (Responses API only).
+	TypeWebSearchCall = "web_search_call"
 )
 
 // Item is a scripted output item. Each streamed text is a list of chunks,
@@ -88,6 +91,9 @@ type Item struct {
 	// Reasoning: summary parts, each in chunks, and the opaque content.
 	Summary          [][]string
 	EncryptedContent string
+
+	// Web search: what was searched for.
+	Query string
 }
 
 // Usage is the token accounting of a reply.
@@ -223,6 +229,9 @@ func Reasoning(encryptedContent string, summary ...string) Item {
 	}
 	return it
 }
+
+// WebSearch is a search the hosted web_search tool made for query.
+func WebSearch(query string) Item { return Item{Type: TypeWebSearchCall, Query: query} }
 
 // Split cuts s into n chunks of about the same number of runes (fewer when
 // s is shorter); the chunks join back to s.

@@ -41,6 +41,7 @@ import (
 //	{"type": "custom_tool_call", "callId": "c2", "name": "apply_patch",
 //	 "input": "*** Begin Patch\n..."}
 //	{"type": "reasoning", "summary": ["part", ...], "encryptedContent": "..."}
+//	{"type": "web_search_call", "query": "what was searched"}  (Responses API only)
 //
 // "chunks": ["a", "b"] streams a message's text, a call's arguments or
 // input in exactly these pieces instead.
@@ -97,6 +98,7 @@ type ScriptItem struct {
 	Summary          []string        `json:"summary,omitempty"`
 	EncryptedContent string          `json:"encryptedContent,omitempty"`
 	Chunks           []string        `json:"chunks,omitempty"`
+	Query            string          `json:"query,omitempty"`
 }
 
 // ParseScript reads a JSON script (see Script). Unknown fields are errors,
@@ -205,7 +207,9 @@ func (it ScriptItem) item() (Item, error) {
 			out.Summary = append(out.Summary, Words(s))
 		}
 		return out, nil
+	case TypeWebSearchCall:
+		return Item{Type: TypeWebSearchCall, ID: it.ID, Query: it.Query}, nil
 	}
 	return Item{}, fmt.Errorf("unknown item type %q (want %s)", it.Type,
-		strings.Join([]string{TypeMessage, TypeFunctionCall, TypeCustomToolCall, TypeReasoning}, ", "))
+		strings.Join([]string{TypeMessage, TypeFunctionCall, TypeCustomToolCall, TypeReasoning, TypeWebSearchCall}, ", "))
 }

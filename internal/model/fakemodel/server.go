@@ -47,6 +47,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 )
 
@@ -56,6 +57,8 @@ type Request struct {
 	Seq    int
 	Method string
 	Path   string
+	// Query is the URL's query.
+	Query  url.Values
 	Header http.Header
 	Body   []byte
 	// JSON is the decoded body (nil if it is not a JSON object).
@@ -255,7 +258,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (req *Reque
 	if err != nil {
 		return nil, false
 	}
-	req = &Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req = &Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}
 	if json.Unmarshal(body, &req.JSON) != nil {
 		req.JSON = nil
 	}
