@@ -82,6 +82,10 @@ name = "Company proxy"
 base_url = "`+m.URL()+`"
 env_key = "PROXY_KEY"
 http_headers = { X-Team = "blue" }
+query_params = { api-version = "2025-04-01" }
+
+[tools]
+view_image = false
 
 [profiles.deep]
 model = "gpt-5"
@@ -125,6 +129,12 @@ model_reasoning_effort = "high"
 		r := reqs[i]
 		if r.JSON["model"] != want.model || r.Header.Get("X-Team") != "blue" || r.Header.Get("Authorization") != "Bearer sk-proxy" {
 			t.Errorf("request %d: model %v, X-Team %q, Authorization %q", i, r.JSON["model"], r.Header.Get("X-Team"), r.Header.Get("Authorization"))
+		}
+		if r.Query.Get("api-version") != "2025-04-01" {
+			t.Errorf("request %d query: %v", i, r.Query)
+		}
+		if strings.Contains(string(r.Body), `"view_image"`) || !strings.Contains(string(r.Body), `"update_plan"`) {
+			t.Errorf("request %d: view_image offered though turned off, or update_plan missing", i)
 		}
 		env := environmentOf(r)
 		if !strings.Contains(env, "<approval_policy>"+want.policy+"<") || !strings.Contains(env, "<model_provider>proxy<") {
@@ -170,6 +180,30 @@ func TestExecConfigErrors(t *testing.T) {
 	}
 	if n := len(m.Requests()); n != 0 {
 		t.Errorf("%d model requests", n)
+	}
+}
+
+// TestExecProviderErrors: a provider whose key variable is unset is
+// named with the variable, and one that refuses connections with its URL.
+func TestExecProviderErrors(t *testing.T) {
+	closed := fakemodel.New()
+	url := closed.URL()
+	closed.Close()
+	for name, c := range map[string]struct{ config, want string }{
+		"unset key": {"model_provider = \"az\"\n[model_providers.az]\nbase_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"AGENT_LS_TEST_AZ_KEY\"\n",
+			`provider "az": the environment variable AGENT_LS_TEST_AZ_KEY is not set`},
+		"refused": {"model_provider = \"local\"\n[model_providers.local]\nbase_url = \"" + url + "\"\nrequest_max_retries = 1\n",
+			`provider "local": cannot connect to ` + url},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(binary, "exec", "hello")
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), writeConfig(t, c.config), "AGENT_LS_TEST_AZ_KEY=")
+			out, _ := cmd.CombinedOutput()
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), c.want) {
+				t.Errorf("exit %d, want 1 and %q in:\n%s", code, c.want, out)
+			}
+		})
 	}
 }
 

@@ -109,7 +109,8 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 func setDefaults(o *agent.Options, d agent.Defaults) {
 	o.ModelName, o.Provider = d.ModelName, d.Provider
 	o.ApprovalPolicy, o.SandboxMode = d.ApprovalPolicy, d.SandboxMode
-	o.ReasoningEffort, o.ReasoningSummary = d.ReasoningEffort, d.ReasoningSummary
+	o.ReasoningEffort, o.ReasoningSummary, o.Verbosity = d.ReasoningEffort, d.ReasoningSummary, d.Verbosity
+	o.WebSearch, o.DisabledTools = d.WebSearch, d.DisabledTools
 	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
 }
 

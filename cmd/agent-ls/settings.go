@@ -246,15 +246,51 @@ func (s *Settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
 // modelConfig is the model client's configuration for the provider in use.
 func (s *Settings) modelConfig() model.Config {
 	p := s.Provider
-	c := model.Config{WireAPI: p.WireAPI, BaseURL: p.BaseURL, APIKey: s.APIKey, Headers: p.HTTPHeaders}
+	c := model.Config{
+		Provider:       s.ModelProvider,
+		WireAPI:        p.WireAPI,
+		BaseURL:        p.BaseURL,
+		APIKey:         s.APIKey,
+		EnvKey:         p.EnvKey,
+		Headers:        p.HTTPHeaders,
+		EnvHTTPHeaders: p.EnvHTTPHeaders,
+		QueryParams:    p.QueryParams,
+	}
+	if s.ModelProvider == config.ProviderOpenAI {
+		// The built-in provider pointed elsewhere (OPENAI_BASE_URL at a
+		// local server) needs no key; the client still requires one for
+		// OpenAI's own endpoint, and says how to set it.
+		c.EnvKey = ""
+	}
 	if p.StreamIdleTimeoutMs != nil {
 		c.IdleTimeout = msDuration(*p.StreamIdleTimeoutMs)
+	}
+	// The config's 0 is "no retries"; the client's 0 is its default.
+	if n := p.RequestMaxRetries; n != nil {
+		c.RequestMaxRetries = retries(*n)
+	}
+	if n := p.StreamMaxRetries; n != nil {
+		c.StreamMaxRetries = retries(*n)
 	}
 	return c
 }
 
+func retries(n int64) int {
+	if n == 0 {
+		return -1
+	}
+	return int(n)
+}
+
 // agentDefaults are the settings every new session starts with.
 func (s *Settings) agentDefaults() agent.Defaults {
+	var off []string
+	if !s.Tools.ViewImage {
+		off = append(off, "view_image")
+	}
+	if !s.Tools.UpdatePlan {
+		off = append(off, "update_plan")
+	}
 	return agent.Defaults{
 		ModelName:        s.Model,
 		Provider:         s.ModelProvider,
@@ -262,6 +298,9 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		SandboxMode:      s.SandboxMode,
 		ReasoningEffort:  s.ModelReasoningEffort,
 		ReasoningSummary: s.ModelReasoningSummary,
+		Verbosity:        s.ModelVerbosity,
+		WebSearch:        s.Tools.WebSearch,
+		DisabledTools:    off,
 		MaxRequests:      s.MaxRequests,
 		NetworkAccess:    s.SandboxWorkspaceWrite.NetworkAccess,
 		WritableRoots:    s.SandboxWorkspaceWrite.WritableRoots,

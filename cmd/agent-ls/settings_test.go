@@ -68,7 +68,7 @@ func TestSettingsLayers(t *testing.T) {
 		!slices.Equal(s.SandboxWorkspaceWrite.WritableRoots, []string{abs}) || s.LogLevel != "debug" || s.MaxRequests != agent.DefaultMaxRequests {
 		t.Errorf("settings %+v", s.Config)
 	}
-	want := model.Config{WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-env", Headers: map[string]string{"X-Team": "blue"}}
+	want := model.Config{Provider: "openai", WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-env", Headers: map[string]string{"X-Team": "blue"}}
 	if got := s.modelConfig(); !reflect.DeepEqual(got, want) {
 		t.Errorf("model config\n got %+v\nwant %+v", got, want)
 	}
@@ -85,6 +85,16 @@ func TestSettingsLayers(t *testing.T) {
 	}
 	if _, code, done := parseTest(t, nil, "", "-c", "model_providers.openai.base_url=localhost:8080"); !done || code != 2 {
 		t.Errorf("a base URL that is no URL: done %v, exit %d", done, code)
+	}
+	// A local server behind the built-in provider needs no key; another
+	// provider's key variable is required, and named when it is unset.
+	local, _, _ := parseTest(t, map[string]string{model.EnvBaseURL: "http://127.0.0.1:9/v1"}, "")
+	if c := local.modelConfig(); c.APIKey != "" || c.EnvKey != "" {
+		t.Errorf("openai at a local server: %+v", c)
+	}
+	az, _, _ := parseTest(t, nil, "model_provider = \"az\"\n[model_providers.az]\nbase_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"AGENT_LS_TEST_UNSET_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 7\n")
+	if c := az.modelConfig(); c.EnvKey != "AGENT_LS_TEST_UNSET_KEY" || c.Provider != "az" || c.RequestMaxRetries != -1 || c.StreamMaxRetries != 7 {
+		t.Errorf("provider az: %+v", c)
 	}
 	if s, _, _ := parseTest(t, nil, ""); s.Model != "gpt-5-codex" || s.ModelProvider != "openai" || s.LogLevel != "warn" || s.MaxRequests != agent.DefaultMaxRequests {
 		t.Errorf("defaults: %+v", s)
