@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -80,6 +81,10 @@ func tomlFields(t reflect.Type) map[string]reflect.StructField {
 	out := make(map[string]reflect.StructField, t.NumField())
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			maps.Copy(out, tomlFields(f.Type)) // embedded: its keys are the struct's
+			continue
+		}
 		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "" && name != "-" {
 			out[name] = f
 		}

@@ -263,18 +263,7 @@ func (c *codexConverter) profileFiles(out map[string]any, home string) error {
 	return nil
 }
 
-func (c *codexConverter) put(out map[string]any, path []string, v any) {
-	t := out
-	for _, p := range path[:len(path)-1] {
-		next, ok := t[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			t[p] = next
-		}
-		t = next
-	}
-	t[path[len(path)-1]] = v
-}
+func (c *codexConverter) put(out map[string]any, path []string, v any) { setPath(out, path, v) }
 
 // render writes the agent-ls file and checks it as agent-ls will read it.
 func (c *codexConverter) render(out map[string]any) error {

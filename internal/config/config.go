@@ -19,6 +19,17 @@ import (
 
 // Config is the effective configuration.
 type Config struct {
+	Settings
+	ModelProviders map[string]Provider  `toml:"model_providers"`
+	MCPServers     map[string]MCPServer `toml:"mcp_servers"`
+	Hooks          []Hook               `toml:"hooks"`
+	Profile        string               `toml:"profile"`
+	Profiles       map[string]Settings  `toml:"profiles"`
+}
+
+// Settings are the keys a profile may set; at the top level they are the
+// defaults the profile goes over.
+type Settings struct {
 	Model                 string                `toml:"model"`
 	ModelProvider         string                `toml:"model_provider"`
 	ModelReasoningEffort  string                `toml:"model_reasoning_effort"`
@@ -31,11 +42,6 @@ type Config struct {
 	SandboxWorkspaceWrite  SandboxWorkspaceWrite  `toml:"sandbox_workspace_write"`
 	ShellEnvironmentPolicy ShellEnvironmentPolicy `toml:"shell_environment_policy"`
 	Tools                  Tools                  `toml:"tools"`
-	ModelProviders         map[string]Provider    `toml:"model_providers"`
-	MCPServers             map[string]MCPServer   `toml:"mcp_servers"`
-	Hooks                  []Hook                 `toml:"hooks"`
-	Profile                string                 `toml:"profile"`
-	Profiles               map[string]Profile     `toml:"profiles"`
 }
 
 // SandboxWorkspaceWrite tunes the workspace-write sandbox.
@@ -110,22 +116,6 @@ type Hook struct {
 	Command []string `toml:"command"`
 	// TimeoutMs bounds the hook's run; 0 means the default (10 s).
 	TimeoutMs int64 `toml:"timeout_ms"`
-}
-
-// Profile is a named set of settings chosen with --profile, the editor's
-// profile setting or `profile = NAME`; it goes over the files.
-type Profile struct {
-	Model                  string                 `toml:"model"`
-	ModelProvider          string                 `toml:"model_provider"`
-	ModelReasoningEffort   string                 `toml:"model_reasoning_effort"`
-	ModelReasoningSummary  string                 `toml:"model_reasoning_summary"`
-	ModelVerbosity         string                 `toml:"model_verbosity"`
-	ApprovalPolicy         policy.ApprovalPolicy  `toml:"approval_policy"`
-	SandboxMode            policy.SandboxMode     `toml:"sandbox_mode"`
-	ProjectDocMaxBytes     int64                  `toml:"project_doc_max_bytes"`
-	SandboxWorkspaceWrite  SandboxWorkspaceWrite  `toml:"sandbox_workspace_write"`
-	ShellEnvironmentPolicy ShellEnvironmentPolicy `toml:"shell_environment_policy"`
-	Tools                  Tools                  `toml:"tools"`
 }
 
 // Built-in provider ids.

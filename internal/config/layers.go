@@ -62,17 +62,7 @@ func (l *Layer) Set(key string, v any, source string) {
 	if l.Tree == nil {
 		l.Tree = map[string]any{}
 	}
-	parts := strings.Split(key, ".")
-	t := l.Tree
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := t[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			t[p] = next
-		}
-		t = next
-	}
-	t[parts[len(parts)-1]] = v
+	setPath(l.Tree, strings.Split(key, "."), v)
 	if l.KeySources == nil {
 		l.KeySources = map[string]string{}
 	}

@@ -172,3 +172,17 @@ func without(tree map[string]any, keys ...string) map[string]any {
 	}
 	return out
 }
+
+// setPath sets tree's value at path, making the tables on the way.
+func setPath(tree map[string]any, path []string, v any) {
+	t := tree
+	for _, p := range path[:len(path)-1] {
+		next, ok := t[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			t[p] = next
+		}
+		t = next
+	}
+	t[path[len(path)-1]] = v
+}
