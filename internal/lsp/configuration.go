@@ -31,7 +31,7 @@ const configSection = "agentLs"
 // settings to the agent. Settings without that section (a client that
 // sends null and expects to be asked, or another server's settings)
 // change nothing.
-func (s *server) didChangeConfiguration(ctx context.Context, params json.RawMessage) {
+func (s *server) didChangeConfiguration(params json.RawMessage) {
 	var p struct {
 		Settings map[string]json.RawMessage `json:"settings"`
 	}
@@ -51,7 +51,10 @@ func (s *server) didChangeConfiguration(ctx context.Context, params json.RawMess
 	if !ok {
 		return
 	}
-	s.show(ctx, c.Configure(section)...)
+	// Shown on the side: the reader that called this must not wait on
+	// the editor reading its messages.
+	msgs := c.Configure(section)
+	go s.show(context.Background(), msgs...)
 }
 
 // show tells the user msgs now, or once the editor has initialized if it

@@ -218,9 +218,6 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.interrupt(ctx, req.Params())
 		case methodUndoTurn:
 			return s.undoTurn(ctx, req.Params())
-		case protocol.MethodWorkspaceDidChangeConfiguration:
-			s.didChangeConfiguration(ctx, json.RawMessage(req.Params()))
-			return nil, nil
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

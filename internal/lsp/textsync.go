@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,7 +25,8 @@ var handled = struct{}{}
 func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error) {
 	switch req.Method() {
 	case protocol.MethodTextDocumentDidOpen, protocol.MethodTextDocumentDidChange,
-		protocol.MethodTextDocumentDidClose, protocol.MethodTextDocumentDidSave:
+		protocol.MethodTextDocumentDidClose, protocol.MethodTextDocumentDidSave,
+		protocol.MethodWorkspaceDidChangeConfiguration:
 	default:
 		return nil, jsonrpc2.ErrNotHandled
 	}
@@ -32,6 +34,12 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, jsonrpc2.ErrNotHandled // not a notification: let the handlers answer it
 	}
 	if t.s.state.Load() != stateInitialized {
+		return handled, nil
+	}
+	if req.Method() == protocol.MethodWorkspaceDidChangeConfiguration {
+		// In order, like the text: a turn the editor starts after
+		// changing a setting runs with it.
+		t.s.didChangeConfiguration(json.RawMessage(req.Params()))
 		return handled, nil
 	}
 	if err := t.s.syncDocument(req.Method(), req.Params()); err != nil {
