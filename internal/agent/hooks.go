@@ -93,7 +93,7 @@ func (th *turnHooks) before(ctx context.Context, env *tools.Env, h tools.Handler
 		return tools.Decision{Reason: "not run: the turn was stopped: " + reason}
 	}
 	deny, err := th.hooks.BeforeTool(ctx, th.use(h, call))
-	if err != nil {
+	if err != nil && ctx.Err() == nil { // an interrupt is no failure of the hook
 		th.log.Warn("before_tool_use hook failed; the call goes on", "tool", call.Name, "call", call.CallID, "err", err)
 	}
 	if deny != "" {
@@ -109,7 +109,7 @@ func (th *turnHooks) after(ctx context.Context, env *tools.Env, h tools.Handler,
 	}
 	outcome := ToolOutcome{Ran: res.Ran, Success: res.Ran && !res.Output.Failed, Output: res.Output.Text}
 	abort, err := th.hooks.AfterTool(ctx, th.use(h, call), outcome)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		th.log.Warn("after_tool_use hook failed", "tool", call.Name, "call", call.CallID, "err", err)
 	}
 	if abort == "" {

@@ -173,6 +173,9 @@ func New(hooks []Hook) (*Runner, error) {
 // BeforeTool runs the before_tool_use hooks for use's tool, in order,
 // until one denies it.
 func (r *Runner) BeforeTool(ctx context.Context, use agent.ToolUse) (deny string, err error) {
+	if !r.any(BeforeToolUse, use.Name) {
+		return "", nil
+	}
 	input, err := marshalInput(BeforeToolUse, use, nil)
 	if err != nil {
 		return "", err
@@ -188,6 +191,9 @@ func (r *Runner) BeforeTool(ctx context.Context, use agent.ToolUse) (deny string
 // AfterTool runs the after_tool_use hooks for use's tool, in order, until
 // one stops the turn.
 func (r *Runner) AfterTool(ctx context.Context, use agent.ToolUse, outcome agent.ToolOutcome) (abort string, err error) {
+	if !r.any(AfterToolUse, use.Name) {
+		return "", nil
+	}
 	input, err := marshalInput(AfterToolUse, use, &outcome)
 	if err != nil {
 		return "", err
@@ -198,6 +204,20 @@ func (r *Runner) AfterTool(ctx context.Context, use agent.ToolUse, outcome agent
 		}
 		return fmt.Sprintf("the after_tool_use hook %s stopped the turn: %s", h.name(), stderr)
 	})
+}
+
+// any reports whether a hook of event is for the tool named tool; a nil
+// Runner has none.
+func (r *Runner) any(event Event, tool string) bool {
+	if r == nil {
+		return false
+	}
+	for i := range r.hooks {
+		if r.hooks[i].Event == event && r.hooks[i].matches(tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // runAll runs the hooks of event for use's tool until one gives its

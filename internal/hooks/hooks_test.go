@@ -287,3 +287,24 @@ func TestNewChecksHooks(t *testing.T) {
 		t.Errorf("no hooks: %v, %v", r, err)
 	}
 }
+
+// TestHookThatIgnoresItsInput: a hook that exits without reading its
+// standard input, however much there is, is not a failure.
+func TestHookThatIgnoresItsInput(t *testing.T) {
+	r := newRunner(t, Hook{Event: AfterToolUse, Command: []string{script(t, `exit 0`)}})
+	out := agent.ToolOutcome{Ran: true, Success: true, Output: strings.Repeat("\"x\"\n", MaxOutputBytes)}
+	if abort, err := r.AfterTool(context.Background(), shellUse(t.TempDir()), out); abort != "" || err != nil {
+		t.Errorf("AfterTool = %q, %v", abort, err)
+	}
+}
+
+// TestNilRunner: a nil Runner runs nothing.
+func TestNilRunner(t *testing.T) {
+	var r *Runner
+	if deny, err := r.BeforeTool(context.Background(), shellUse(t.TempDir())); deny != "" || err != nil {
+		t.Errorf("BeforeTool = %q, %v", deny, err)
+	}
+	if abort, err := r.AfterTool(context.Background(), shellUse(t.TempDir()), agent.ToolOutcome{}); abort != "" || err != nil {
+		t.Errorf("AfterTool = %q, %v", abort, err)
+	}
+}
