@@ -56,8 +56,9 @@ var DefaultEnvExcludes = []string{"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*"}
 // Exclude, add Set, then, when IncludeOnly is not empty, keep only what it
 // matches (Set's variables too). Patterns are globs (`*`, `?`, `[...]`, as
 // in path.Match) matched against whole names without regard to case. The
-// zero value is Codex's default: inherit everything but the default
-// excludes.
+// zero value inherits everything but the default excludes, Codex's
+// default in its earlier releases (later ones default
+// ignore_default_excludes to true; agent-ls keeps the safer default).
 type EnvPolicy struct {
 	Inherit               EnvInherit
 	IgnoreDefaultExcludes bool
