@@ -40,6 +40,7 @@ var rank = map[string]int{
 	"internal/agent":     3,
 	// Frontends: the language server, and the fake editor that drives it.
 	"internal/lsp":    4,
+	"internal/hooks":  4,
 	"internal/editor": 4,
 	// Programs and test-only packages.
 	"cmd/agent-ls":                           5,
@@ -73,17 +74,18 @@ var allowed = map[string][]string{
 	"internal/workspace":       {"internal/policy", "github.com/aymanbagabas/go-udiff", "golang.org/x/sys"},
 	"internal/sandbox": {"internal/policy",
 		"github.com/landlock-lsm/go-landlock", "github.com/seccomp/libseccomp-golang", "golang.org/x/sys"},
-	"internal/model": {"internal/textcut", "github.com/openai/openai-go/v3"},
+	"internal/model":  {"internal/textcut", "github.com/openai/openai-go/v3"},
 	"internal/config": {"internal/policy", "github.com/pelletier/go-toml/v2"},
-	"internal/tools": {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
+	"internal/tools":  {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
 	"internal/agent": {"internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
+	"internal/hooks":  {"internal/agent", "internal/textcut"},
 	"internal/editor": {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	// The composition root. The demo needs the editor fake and fakemodel;
 	// nothing else in the binary does.
-	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/lsp", "internal/model",
+	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/model",
 		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/textcut", "internal/tools",
 		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},

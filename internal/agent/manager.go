@@ -58,6 +58,10 @@ type Options struct {
 	ApprovalPolicy policy.ApprovalPolicy // default on-request
 	SandboxMode    policy.SandboxMode    // default workspace-write
 	NetworkAccess  bool
+	// ShellEnvironmentPolicy decides which environment variables the
+	// commands the agent runs get; the zero value passes all but those
+	// that look like credentials (policy.DefaultEnvExcludes).
+	ShellEnvironmentPolicy policy.EnvPolicy
 	// WritableRoots are folders besides the session cwd (and /tmp) that
 	// commands and file changes may write in workspace-write mode.
 	WritableRoots []string
@@ -108,6 +112,9 @@ type Options struct {
 	// HelperPath is the agent-ls binary that runs the sandbox helper;
 	// empty means this executable.
 	HelperPath string
+	// Hooks are the user's checks around every tool call (see
+	// ToolHooks); nil means none.
+	Hooks ToolHooks
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -116,35 +123,37 @@ type Options struct {
 // Defaults are what a new session starts with where its SessionOptions
 // say nothing. A session keeps the settings it started with.
 type Defaults struct {
-	ModelName        string
-	Provider         string
-	ApprovalPolicy   policy.ApprovalPolicy
-	SandboxMode      policy.SandboxMode
-	ReasoningEffort  string
-	ReasoningSummary string
-	Verbosity        string
-	WebSearch        bool
-	DisabledTools    []string
-	MaxRequests      int
-	NetworkAccess    bool
-	WritableRoots    []string
+	ModelName              string
+	Provider               string
+	ApprovalPolicy         policy.ApprovalPolicy
+	SandboxMode            policy.SandboxMode
+	ReasoningEffort        string
+	ReasoningSummary       string
+	Verbosity              string
+	WebSearch              bool
+	DisabledTools          []string
+	MaxRequests            int
+	NetworkAccess          bool
+	WritableRoots          []string
+	ShellEnvironmentPolicy policy.EnvPolicy
 }
 
 // defaults are the Defaults opts set.
 func (o *Options) defaults() Defaults {
 	return Defaults{
-		ModelName:        o.ModelName,
-		Provider:         o.Provider,
-		ApprovalPolicy:   o.ApprovalPolicy,
-		SandboxMode:      o.SandboxMode,
-		ReasoningEffort:  o.ReasoningEffort,
-		ReasoningSummary: o.ReasoningSummary,
-		Verbosity:        o.Verbosity,
-		WebSearch:        o.WebSearch,
-		DisabledTools:    o.DisabledTools,
-		MaxRequests:      o.MaxRequests,
-		NetworkAccess:    o.NetworkAccess,
-		WritableRoots:    o.WritableRoots,
+		ModelName:              o.ModelName,
+		Provider:               o.Provider,
+		ApprovalPolicy:         o.ApprovalPolicy,
+		SandboxMode:            o.SandboxMode,
+		ReasoningEffort:        o.ReasoningEffort,
+		ReasoningSummary:       o.ReasoningSummary,
+		Verbosity:              o.Verbosity,
+		WebSearch:              o.WebSearch,
+		DisabledTools:          o.DisabledTools,
+		MaxRequests:            o.MaxRequests,
+		NetworkAccess:          o.NetworkAccess,
+		WritableRoots:          o.WritableRoots,
+		ShellEnvironmentPolicy: o.ShellEnvironmentPolicy,
 	}
 }
 
@@ -170,6 +179,10 @@ func (d *Defaults) complete() error {
 	}
 	d.WritableRoots = slices.Clone(d.WritableRoots)
 	d.DisabledTools = slices.Clone(d.DisabledTools)
+	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
+	if err := d.ShellEnvironmentPolicy.Validate(); err != nil {
+		return err
+	}
 	var err error
 	d.ApprovalPolicy, d.SandboxMode, err = parsePolicies(d.ApprovalPolicy, d.SandboxMode)
 	return err
@@ -238,6 +251,7 @@ func (m *Manager) Defaults() Defaults {
 	d := m.defaults
 	d.WritableRoots = slices.Clone(d.WritableRoots)
 	d.DisabledTools = slices.Clone(d.DisabledTools)
+	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
 	return d
 }
 
@@ -257,6 +271,7 @@ func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
 	d := m.defaults
 	d.WritableRoots = slices.Clone(d.WritableRoots)
 	d.DisabledTools = slices.Clone(d.DisabledTools)
+	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
 	update(&d)
 	if err := d.complete(); err != nil {
 		return fmt.Errorf("agent: defaults: %w", err)

@@ -4,8 +4,17 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agent-ls/agent-ls/internal/sandbox"
 	"github.com/agent-ls/agent-ls/internal/testenv"
 )
 
-// TestMain keeps the change-set journals of these tests out of $HOME.
-func TestMain(m *testing.M) { os.Exit(testenv.RunWithPrivateState(m)) }
+// TestMain lets the test binary serve as the sandbox helper, as the
+// agent-ls binary does (`<test binary> sandbox ARGS...`), for the tests
+// whose commands really run, and keeps the change-set journals of these
+// tests out of $HOME.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox" {
+		os.Exit(sandbox.Main(os.Args[2:]))
+	}
+	os.Exit(testenv.RunWithPrivateState(m))
+}

@@ -52,7 +52,12 @@ func (t *turn) run(ctx context.Context) {
 	s.history.Append(userMessage(t.input, s.info.Cwd))
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
-		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: s.cfg.NetworkAccess}, Log: log}
+		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: s.cfg.NetworkAccess, Env: s.cfg.ShellEnvironmentPolicy}, Log: log}
+	var hooks *turnHooks
+	if opts.Hooks != nil {
+		hooks = &turnHooks{t: t, hooks: opts.Hooks, log: log}
+		env.Hooks = []tools.Hook{hooks.toolHook()}
+	}
 	fam := familyFor(s.info.Model, log)
 
 	status, errText := event.StatusCompleted, ""
@@ -80,6 +85,12 @@ func (t *turn) run(ctx context.Context) {
 		results := snap.Run(ctx, env, calls, t.finished)
 		for i, c := range calls {
 			s.history.Append(outputItem(c, results[i].Output))
+		}
+		if hooks != nil {
+			if reason := hooks.aborted(); reason != "" {
+				status, errText = event.StatusFailed, reason
+				break
+			}
 		}
 		if ctx.Err() != nil {
 			status = event.StatusInterrupted

@@ -59,8 +59,12 @@
 //
 // # Toolchain caches
 //
-// Commands keep the user's environment, HOME included, so they find the
-// user's configuration and tools. What they must not get is write access
+// Commands keep the environment the caller gives them (the user's, less
+// what the shell environment policy drops), HOME included, so they find
+// the user's configuration and tools; the cache variables below are added
+// to it. When it has no PATH (a policy that inherits nothing), the
+// program is still looked up on agent-ls's own PATH, as execvp falls back
+// to a default search path, and runs without one. What they must not get is write access
 // to the user's own build caches (~/.cache/go-build, ~/.cache/pip, ~/.npm,
 // ...): a cache entry is trusted by every later build, and an entry
 // written by a sandboxed command could be picked up by a build that runs

@@ -210,8 +210,7 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 			pl.privateShm = writableDirRights(abi)
 		}
 	}
-	pathEnv, _ := lookupEnv(env, "PATH")
-	path, code, err := lookPath(argv[0], pathEnv, p.Cwd)
+	path, code, err := lookPath(argv[0], searchPath(env), p.Cwd)
 	if err != nil {
 		pl.close()
 		return failPlan(code, err), env
@@ -247,8 +246,7 @@ func (p *plan) close() {
 // unconfinedPlan is the plan of a danger-full-access command: the helper
 // only stands by as its subreaper.
 func unconfinedPlan(p Policy, argv, env []string) *plan {
-	pathEnv, _ := lookupEnv(env, "PATH")
-	path, code, err := lookPath(argv[0], pathEnv, p.Cwd)
+	path, code, err := lookPath(argv[0], searchPath(env), p.Cwd)
 	if err != nil {
 		return failPlan(code, err)
 	}

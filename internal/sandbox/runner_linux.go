@@ -69,11 +69,7 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 		return nil, err
 	}
 	if p.mode() == DangerFullAccess && helperPath == "" {
-		pathEnv, ok := lookupEnv(env, "PATH")
-		if !ok {
-			pathEnv = os.Getenv("PATH")
-		}
-		path, _, err := lookPath(argv[0], pathEnv, p.Cwd)
+		path, _, err := lookPath(argv[0], searchPath(env), p.Cwd)
 		if err != nil {
 			return nil, &exec.Error{Name: argv[0], Err: err}
 		}
@@ -190,6 +186,17 @@ func (c *Cmd) done() {
 		c.release()
 	}
 	running.remove(c)
+}
+
+// searchPath is the PATH a command's program is looked up on: the
+// command's own or, when its environment has none (a shell environment
+// policy that inherits nothing), agent-ls's, as execvp falls back to a
+// default search path. The command itself still runs without PATH.
+func searchPath(env []string) string {
+	if p, ok := lookupEnv(env, "PATH"); ok {
+		return p
+	}
+	return os.Getenv("PATH")
 }
 
 // lookupEnv finds key in env, the last setting winning as in exec.Cmd.

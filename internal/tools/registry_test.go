@@ -313,3 +313,51 @@ func TestSnapshotWithout(t *testing.T) {
 		t.Errorf("the snapshot it came from changed: %s", got)
 	}
 }
+
+// TestTurnHooksRunAfterRegistryHooks: the hooks a turn adds (Env.Hooks)
+// run after the registry's, may refuse a call, see every result; Ran says
+// which calls the tool ran.
+func TestTurnHooksRunAfterRegistryHooks(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	// Mutating: the calls run one at a time, in order.
+	tool := &fakeTool{name: "act", mutating: true, handle: func(_ context.Context, c *Call) (Output, error) {
+		note("run " + c.CallID)
+		if c.CallID == "refused-by-tool" {
+			return Output{Text: "the user said no", Failed: true, Rejected: true}, nil
+		}
+		return Output{Text: "did " + c.CallID}, nil
+	}}
+	r := newRegistry(t, tool)
+	r.AddHook(Hook{Name: "registry", Before: func(_ context.Context, _ *Env, _ Handler, c *Call) Decision {
+		note("registry " + c.CallID)
+		return Decision{Allowed: true}
+	}})
+	ran := map[string]bool{}
+	env := &Env{Hooks: []Hook{{Name: "turn",
+		Before: func(_ context.Context, _ *Env, _ Handler, c *Call) Decision {
+			note("turn " + c.CallID)
+			return Decision{Allowed: c.CallID != "denied", Reason: "denied by the turn"}
+		},
+		After: func(_ context.Context, _ *Env, _ Handler, c *Call, res Result) {
+			mu.Lock()
+			ran[c.CallID] = res.Ran
+			mu.Unlock()
+		},
+	}}}
+	calls := []*Call{call("ok", "act"), call("denied", "act"), call("refused-by-tool", "act"), call("unknown", "nope")}
+	res := r.Run(context.Background(), env, calls, func(*Call, Handler, Result) {})
+	if got := strings.Join(order, ","); got != "registry ok,turn ok,run ok,registry denied,turn denied,registry refused-by-tool,turn refused-by-tool,run refused-by-tool" {
+		t.Errorf("order %s", got)
+	}
+	if out := res[1].Output; !out.Rejected || out.Text != "denied by the turn" {
+		t.Errorf("denied call: %+v", out)
+	}
+	want := map[string]bool{"ok": true, "denied": false, "refused-by-tool": false, "unknown": false}
+	for i, c := range calls {
+		if res[i].Ran != want[c.CallID] || ran[c.CallID] != want[c.CallID] {
+			t.Errorf("%s: Ran %v (the after hook saw %v), want %v", c.CallID, res[i].Ran, ran[c.CallID], want[c.CallID])
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 )
@@ -16,6 +17,10 @@ type Result struct {
 	// Aborted is set when the turn was interrupted before the call
 	// finished; Output then says so in words the model understands.
 	Aborted bool
+	// Ran reports that the tool's Handle was called and did not refuse
+	// (Output.Rejected): false for an unknown tool, invalid arguments, a
+	// call a hook or the user refused.
+	Ran bool
 }
 
 // FinishFunc hears about each call once it finished or was aborted. It may
@@ -103,7 +108,8 @@ func (s *Snapshot) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 
 // Hook runs around every call, whatever kind of tool it is (built-in or
 // from an MCP server): the one place where checks and approvals that
-// concern all tools plug in. Either function may be nil.
+// concern all tools plug in. The registry's hooks (AddHook) run first,
+// then the turn's (Env.Hooks). Either function may be nil.
 type Hook struct {
 	// Name identifies the hook in logs.
 	Name string
@@ -123,13 +129,13 @@ type Hook struct {
 func (s *Snapshot) runOne(ctx context.Context, env *Env, call *Call) Result {
 	start := time.Now()
 	e := s.byName[call.Name]
-	out := s.call(ctx, env, e, call)
-	res := Result{Output: out, Duration: time.Since(start)}
+	out, handled := s.call(ctx, env, e, call)
+	res := Result{Output: out, Duration: time.Since(start), Ran: handled && !out.Rejected}
 	var h Handler
 	if e != nil {
 		h = e.h
 	}
-	for _, hk := range s.hooks {
+	for _, hk := range s.hooksFor(env) {
 		if hk.After == nil {
 			continue
 		}
@@ -141,32 +147,42 @@ func (s *Snapshot) runOne(ctx context.Context, env *Env, call *Call) Result {
 	return res
 }
 
-// call validates and runs one call.
-func (s *Snapshot) call(ctx context.Context, env *Env, e *entry, call *Call) (out Output) {
+// hooksFor is the registry's hooks followed by the turn's (env.Hooks).
+func (s *Snapshot) hooksFor(env *Env) []Hook {
+	if env == nil || len(env.Hooks) == 0 {
+		return s.hooks
+	}
+	return slices.Concat(s.hooks, env.Hooks)
+}
+
+// call validates and runs one call; handled reports that the tool's
+// Handle was called.
+func (s *Snapshot) call(ctx context.Context, env *Env, e *entry, call *Call) (out Output, handled bool) {
 	defer recoverPanic(env, call, "tool "+call.Name, &out)
 	if e == nil {
-		return Output{Text: fmt.Sprintf("unsupported call: %s (no such tool)", call.Name), Failed: true}
+		return Output{Text: fmt.Sprintf("unsupported call: %s (no such tool)", call.Name), Failed: true}, false
 	}
 	if call.Type == Function {
 		if err := checkArguments(call.Arguments); err != nil {
-			return Output{Text: fmt.Sprintf("failed to parse function arguments: %v", err), Failed: true}
+			return Output{Text: fmt.Sprintf("failed to parse function arguments: %v", err), Failed: true}, false
 		}
 		if e.schema != nil {
 			if err := validateArguments(e.schema, call.Arguments); err != nil {
-				return Output{Text: fmt.Sprintf("%s: %v", call.Name, err), Failed: true}
+				return Output{Text: fmt.Sprintf("%s: %v", call.Name, err), Failed: true}, false
 			}
 		}
 	}
-	for _, hk := range s.hooks {
+	for _, hk := range s.hooksFor(env) {
 		if out, ok := before(ctx, env, hk, e.h, call); !ok {
-			return out
+			return out, false
 		}
 	}
+	handled = true
 	o, err := e.h.Handle(ctx, env, call)
 	if err != nil {
-		return Output{Text: err.Error(), Failed: true}
+		return Output{Text: err.Error(), Failed: true}, true
 	}
-	return o
+	return o, true
 }
 
 // before asks one hook whether call may go ahead. A hook that panics

@@ -183,7 +183,7 @@ func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir
 		policy.Mode = sandbox.DangerFullAccess
 	}
 	res := &commandResult{stdout: newCapture(), stderr: newCapture(), combined: newCapture()}
-	cmd, err := sandbox.Command(runCtx, policy, argv, commandEnv(os.Environ()), helper)
+	cmd, err := sandbox.Command(runCtx, policy, argv, env.Exec.Env.Environ(os.Environ()), helper)
 	if errors.Is(err, sandbox.ErrNotFound) || errors.Is(err, exec.ErrNotFound) {
 		res.exitCode, res.notFound = sandbox.ExitNotFound, argv[0]
 		return res, nil
@@ -240,22 +240,6 @@ func exitCodeOf(ps *os.ProcessState, err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
-}
-
-// commandEnv is the environment commands get: ours, less what looks like a
-// secret (API keys, tokens, passwords), which a command has no business
-// reading and a model could leak.
-func commandEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		upper := strings.ToUpper(name)
-		if strings.Contains(upper, "KEY") || strings.Contains(upper, "SECRET") || strings.Contains(upper, "TOKEN") || strings.Contains(upper, "PASSWORD") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // format renders the result for the model: exit code, wall time and the

@@ -85,6 +85,9 @@ type Env struct {
 	Exec ExecConfig
 	// Changes applies file changes (apply_patch, write_file).
 	Changes Changer
+	// Hooks run around each call of the turn, after the registry's
+	// hooks (see Hook).
+	Hooks []Hook
 	// Log is the turn's logger (it carries the session and turn ids and
 	// goes where --log-file says); nil logs to slog's default.
 	Log *slog.Logger
@@ -105,6 +108,11 @@ type ExecConfig struct {
 	HelperPath string
 	// Network lets sandboxed commands use the network.
 	Network bool
+	// Env decides which of agent-ls's environment variables a command
+	// gets; the zero value passes all but those that look like
+	// credentials. The sandbox adds its own afterwards (the toolchain
+	// cache variables of a workspace-write command).
+	Env policy.EnvPolicy
 }
 
 // Handler is one tool.
