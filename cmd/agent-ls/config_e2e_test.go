@@ -276,3 +276,51 @@ func TestConfigImportCodex(t *testing.T) {
 		t.Error("the second import changed the file")
 	}
 }
+
+// TestExecHooksAndCommandEnvironment: the user's before_tool_use hook
+// denies a command with its reason for the model, and commands get their
+// environment by the config's policy: no API key, the variables it sets.
+func TestExecHooksAndCommandEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	hook := filepath.Join(t.TempDir(), "deny-rm")
+	script := "#!/bin/sh\nif grep -q '\"rm\"' ; then echo 'no rm in this project' >&2; exit 2; fi\n"
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := fakemodel.New(
+		fakemodel.Answer(shellCall("c1", "rm", "-rf", "src")),
+		fakemodel.Answer(shellCall("c2", "sh", "-c", "echo key=${OPENAI_API_KEY-unset} team=$TEAM; touch "+ran)),
+		fakemodel.Say("done"),
+	)
+	t.Cleanup(m.Close)
+	xdg := writeConfig(t, `[[hooks]]
+event = "before_tool_use"
+tools = ["shell"]
+command = ["`+hook+`"]
+
+[shell_environment_policy]
+set = { TEAM = "blue" }
+`)
+	cmd := exec.Command(binary, "exec", "clean up")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), xdg, "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=sk-must-not-leak")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("exec: %v\n%s", err, out)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests:\n%s", len(reqs), out)
+	}
+	if !strings.Contains(string(reqs[1].Body), "no rm in this project") {
+		t.Errorf("the hook's reason did not reach the model: %s", reqs[1].Body)
+	}
+	last := string(reqs[2].Body)
+	if !strings.Contains(last, "key=unset team=blue") || strings.Contains(last, "sk-must-not-leak") {
+		t.Errorf("the command's environment: %s", last)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+}

@@ -52,8 +52,10 @@ func (a *editorAgent) reload() []lsp.Message {
 	editor, eprobs := config.EditorLayer(a.editor, "editor settings")
 	a.stamp = filesStamp(a.res.userFile, a.cwd)
 	s, probs := a.res.resolve(a.cwd, editor)
-	a.root.update(s)
 	msgs := problemMessages(append(eprobs, probs...))
+	if err := a.root.update(s); err != nil {
+		return append(msgs, lsp.Message{Error: true, Text: "agent-ls: the new settings cannot apply: " + err.Error()})
+	}
 	if a.Manager != nil {
 		if err := a.Manager.UpdateDefaults(func(d *agent.Defaults) { *d = s.agentDefaults() }); err != nil {
 			msgs = append(msgs, lsp.Message{Error: true, Text: "agent-ls: the new settings cannot apply: " + err.Error()})

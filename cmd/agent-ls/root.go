@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/hooks"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 	"github.com/agent-ls/agent-ls/internal/tools"
@@ -25,6 +26,7 @@ type root struct {
 
 	mu       sync.Mutex
 	settings Settings
+	hooks    *hooks.Runner // the settings' [[hooks]]
 	// clients are the model clients of the current settings, by
 	// provider id; new settings start afresh (sessions keep theirs).
 	clients map[string]model.Client
@@ -35,14 +37,41 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &root{settings: s, log: log, registry: reg, clients: map[string]model.Client{}}, nil
+	r := &root{log: log, registry: reg}
+	if err := r.update(s); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
-// update puts new settings in force for the sessions to come.
-func (r *root) update(s Settings) {
+// update puts new settings in force for the sessions to come. Hooks that
+// cannot run are an error, and then nothing changes.
+func (r *root) update(s Settings) error {
+	runner, err := s.hookRunner()
+	if err != nil {
+		return fmt.Errorf("hooks: %w", err)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.settings, r.clients = s, map[string]model.Client{}
+	r.settings, r.clients, r.hooks = s, map[string]model.Client{}, runner
+	return nil
+}
+
+// BeforeTool runs the before_tool_use hooks in force (agent.ToolHooks):
+// a change of the config file reaches the next call.
+func (r *root) BeforeTool(ctx context.Context, use agent.ToolUse) (string, error) {
+	r.mu.Lock()
+	h := r.hooks
+	r.mu.Unlock()
+	return h.BeforeTool(ctx, use)
+}
+
+// AfterTool runs the after_tool_use hooks in force.
+func (r *root) AfterTool(ctx context.Context, use agent.ToolUse, out agent.ToolOutcome) (string, error) {
+	r.mu.Lock()
+	h := r.hooks
+	r.mu.Unlock()
+	return h.AfterTool(ctx, use, out)
 }
 
 // clientFor picks the model client of a session: the one of its
@@ -96,6 +125,7 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		Unattended:         fp.unattended,
 		ProjectDocMaxBytes: s.projectDocBudget(),
 		Logger:             r.log,
+		Hooks:              r,
 		SandboxSummary:     func() string { return sandbox.Probe().Summary() },
 		HelperPath:         sandboxHelper(),
 		// Where no sandbox confines commands, every one needs approval.
@@ -111,6 +141,7 @@ func setDefaults(o *agent.Options, d agent.Defaults) {
 	o.ApprovalPolicy, o.SandboxMode = d.ApprovalPolicy, d.SandboxMode
 	o.ReasoningEffort, o.ReasoningSummary, o.Verbosity = d.ReasoningEffort, d.ReasoningSummary, d.Verbosity
 	o.WebSearch, o.DisabledTools = d.WebSearch, d.DisabledTools
+	o.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy
 	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/config"
+	"github.com/agent-ls/agent-ls/internal/hooks"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
@@ -304,7 +305,19 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		MaxRequests:      s.MaxRequests,
 		NetworkAccess:    s.SandboxWorkspaceWrite.NetworkAccess,
 		WritableRoots:    s.SandboxWorkspaceWrite.WritableRoots,
+		// The zero policy is the default: everything but what looks
+		// like a secret.
+		ShellEnvironmentPolicy: s.ShellEnvironmentPolicy.Policy(),
 	}
+}
+
+// hookRunner runs the user's [[hooks]].
+func (s *Settings) hookRunner() (*hooks.Runner, error) {
+	hs := make([]hooks.Hook, len(s.Hooks))
+	for i, h := range s.Hooks {
+		hs[i] = hooks.Hook{Event: hooks.Event(h.Event), Tools: h.Tools, Command: h.Command, Timeout: msDuration(h.TimeoutMs)}
+	}
+	return hooks.New(hs)
 }
 
 // projectDocBudget is the agent's AGENTS.md budget: the config's 0 turns

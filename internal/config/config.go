@@ -64,6 +64,12 @@ type ShellEnvironmentPolicy struct {
 	Set                   map[string]string `toml:"set"`
 }
 
+// Policy is the policy commands get their environment by.
+func (p ShellEnvironmentPolicy) Policy() policy.EnvPolicy {
+	return policy.EnvPolicy{Inherit: policy.EnvInherit(p.Inherit), IgnoreDefaultExcludes: p.IgnoreDefaultExcludes,
+		Exclude: p.Exclude, IncludeOnly: p.IncludeOnly, Set: p.Set}
+}
+
 // Tools turns built-in tools on or off.
 type Tools struct {
 	WebSearch  bool `toml:"web_search"`

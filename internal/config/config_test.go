@@ -275,3 +275,26 @@ func writeFile(t *testing.T, text string) string {
 	}
 	return path
 }
+
+// TestChecksThatMirrorTheRunners: what the hook runner and the command
+// environment would refuse is refused here first, with its line.
+func TestChecksThatMirrorTheRunners(t *testing.T) {
+	_, probs := load(t, Inputs{UserFile: writeFile(t, `[[hooks]]
+event = "after_tool_use"
+command = ["./scripts/check"]
+tools = ["["]
+
+[shell_environment_policy]
+exclude = ["["]
+`)})
+	got := problemStrings(probs)
+	for _, want := range []string{
+		`:3: hooks[0].command: "./scripts/check" is a relative path`,
+		`:4: hooks[0].tools[0]: bad tool pattern "["`,
+		`:6: shell_environment_policy: shell environment exclude: bad pattern "["`,
+	} {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("no problem %q in %q", want, got)
+		}
+	}
+}

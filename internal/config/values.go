@@ -3,7 +3,11 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
@@ -73,7 +77,15 @@ func (c *checker) settings(prefix string, m map[string]any) {
 		}
 	}
 	if sp, ok := m["shell_environment_policy"].(map[string]any); ok {
-		c.oneOf(sp, "inherit", join(prefix, "shell_environment_policy"), inherits)
+		p := join(prefix, "shell_environment_policy")
+		c.oneOf(sp, "inherit", p, inherits)
+		var ep ShellEnvironmentPolicy
+		if decodeInto(sp, &ep) == nil {
+			ep.Inherit = "" // checked above
+			if err := ep.Policy().Validate(); err != nil {
+				c.add(p, "%v", err)
+			}
+		}
 	}
 }
 
@@ -125,8 +137,20 @@ func (c *checker) hook(prefix string, m map[string]any) {
 		c.add(join(prefix, "command"), "is missing or empty: give the program and its arguments as an array")
 	} else if s, _ := argv[0].(string); s == "" {
 		c.add(join(prefix, "command"), "the program name is empty")
+	} else if !filepath.IsAbs(s) && strings.ContainsAny(s, `/\`) {
+		// Taken against the session's folder, a file of whatever project
+		// is open would run as the hook.
+		c.add(join(prefix, "command"), "%q is a relative path: give an absolute path, or a program name to look up on PATH", s)
 	}
 	c.atLeast(m, "timeout_ms", prefix, 0)
+	tools, _ := m["tools"].([]any)
+	for i, t := range tools {
+		if pat, ok := t.(string); ok {
+			if _, err := path.Match(pat, ""); err != nil || pat == "" {
+				c.add(fmt.Sprintf("%s.tools[%d]", prefix, i), "bad tool pattern %q", pat)
+			}
+		}
+	}
 }
 
 func (c *checker) atLeast(m map[string]any, name, prefix string, lo int64) {
@@ -151,4 +175,13 @@ func names[T ~string](vs []T) []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// decodeInto decodes a checked table into v.
+func decodeInto(m map[string]any, v any) error {
+	data, err := toml.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return toml.Unmarshal(data, v)
 }
