@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/proctest"
 )
 
 // writeConfig writes the user config file under a fresh XDG_CONFIG_HOME
@@ -323,4 +325,36 @@ set = { TEAM = "blue" }
 	if _, err := os.Stat(ran); err != nil {
 		t.Errorf("the allowed command did not run: %v", err)
 	}
+}
+
+// TestHookDiesWithAgentLS: a hook still running when agent-ls is killed
+// (SIGKILL: nothing of agent-ls runs to stop it) dies with it.
+func TestHookDiesWithAgentLS(t *testing.T) {
+	marker := proctest.Marker()
+	m := fakemodel.New(fakemodel.Answer(shellCall("c1", "true")))
+	t.Cleanup(m.Close)
+	xdg := writeConfig(t, `[[hooks]]
+event = "before_tool_use"
+command = ["bash", "-c", "exec -a `+marker+` sleep 600"]
+timeout_ms = 600000
+`)
+	cmd := exec.Command(binary, "exec", "go")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), xdg, "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(proctest.Find(marker)) == 0 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the hook never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	proctest.Gone(t, marker)
 }

@@ -15,6 +15,7 @@ import (
 // The hook keeps the controlling terminal, if any.
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	diesWithParent(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		// exec calls Cancel before it reaps the hook, so the group id
 		// is still the hook's.
