@@ -199,6 +199,17 @@ func (b *Boundary) Target(path string) Target {
 	return t
 }
 
+// ProtectedAt returns the protected path that path (absolute) lies at or
+// below once its symlinks are resolved, or "" when there is none: what
+// Target refuses as protected.
+func (b *Boundary) ProtectedAt(path string) string {
+	real, err := Resolve(filepath.Clean(path))
+	if err != nil {
+		return ""
+	}
+	return b.protectedAt(real)
+}
+
 // protectedAt returns the protected path that real (resolved) lies at or
 // below, or "": a protected name anywhere below a writable root, the real
 // target of a project root's protected name, or the git directory a .git

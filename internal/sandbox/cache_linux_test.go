@@ -56,7 +56,7 @@ func TestCacheRootChecks(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
 	for _, bad := range []string{home, filepath.Join(home, ".cache"), filepath.Join(home, ".cache", "go-build")} {
-		if _, _, err := commandCaches(bad, env, nil); err == nil {
+		if _, _, err := commandCaches(Policy{CacheRoot: bad}, nil, env, nil); err == nil {
 			t.Errorf("cache root %s holding the user's caches was accepted", bad)
 		}
 	}
@@ -68,10 +68,10 @@ func TestCacheRootChecks(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".cache"), link); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := commandCaches(link, env, nil); err == nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: link}, nil, env, nil); err == nil {
 		t.Error("a cache root that is a symlink to the user's ~/.cache was accepted")
 	}
-	if _, _, err := commandCaches("relative", env, nil); err == nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: "relative"}, nil, env, nil); err == nil {
 		t.Error("a relative cache root was accepted")
 	}
 	shared := filepath.Join(t.TempDir(), "shared")
@@ -79,16 +79,16 @@ func TestCacheRootChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(shared, 0o777)
-	if _, _, err := commandCaches(shared, env, nil); err == nil || !strings.Contains(err.Error(), "writable by it alone") {
+	if _, _, err := commandCaches(Policy{CacheRoot: shared}, nil, env, nil); err == nil || !strings.Contains(err.Error(), "writable by it alone") {
 		t.Errorf("a world-writable cache root was accepted: %v", err)
 	}
 	tmp := t.TempDir()
 	noHome := []string{"HOME=/nonexistent/agent-ls-test", "TMPDIR=" + tmp}
-	out, dir, err := commandCaches("", noHome, []string{"/ws"})
+	out, dir, err := commandCaches(Policy{}, nil, noHome, []string{"/ws"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := fallbackCacheRoot(noHome)
+	root := fallbackCacheRoot(Policy{}, noHome)
 	if !strings.HasPrefix(root, tmp+"/") || dir == nil || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
 		t.Errorf("fallback: root %s, pinned %v, env %q", root, dir, out)
 	}
@@ -109,14 +109,14 @@ func TestCacheRootChecks(t *testing.T) {
 	if err := os.Symlink(elsewhere, root); err != nil {
 		t.Fatal(err)
 	}
-	out, dir, err = commandCaches("", noHome, []string{"/ws", tmp})
+	out, dir, err = commandCaches(Policy{}, nil, noHome, []string{"/ws", tmp})
 	if err != nil || dir != nil || slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
 		t.Errorf("a planted symlink was followed: pinned %v, env %q, %v", dir, out, err)
 	}
-	if _, _, err := commandCaches(root, noHome, []string{"/ws", tmp}); err == nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: root}, nil, noHome, []string{"/ws", tmp}); err == nil {
 		t.Error("an explicit cache root through a planted symlink was accepted")
 	}
-	if _, _, err := commandCaches(root, noHome, []string{"/ws"}); err != nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: root}, nil, noHome, []string{"/ws"}); err != nil {
 		t.Errorf("a symlinked cache root outside the writable roots was refused: %v", err)
 	}
 }
