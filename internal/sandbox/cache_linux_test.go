@@ -211,3 +211,75 @@ func TestPlanPassesCacheRoot(t *testing.T) {
 		pl.close()
 	}
 }
+
+// TestExplicitCacheRoot: a configured cache root is where the toolchains
+// of a sandboxed command keep their caches, and writable, without opening
+// its parent; one below an excluded /tmp works too, while the rest of
+// /tmp stays read-only.
+func TestExplicitCacheRoot(t *testing.T) {
+	requireLandlock(t)
+	cwd, outside := workspace(t)
+	root := filepath.Join(outside, "cache")
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd, CacheRoot: root}
+	r := runIn(t, p, nil, "go", "env", "GOCACHE")
+	mustWork(t, r, "go env GOCACHE")
+	if got := strings.TrimSpace(r.stdout); got != filepath.Join(root, "go-build") {
+		t.Errorf("go env GOCACHE inside the sandbox = %q, want %s", got, filepath.Join(root, "go-build"))
+	}
+	mustWork(t, runIn(t, p, nil, "sh", "-c", `mkdir -p "$GOCACHE" && echo x > "$GOCACHE/probe"`), "writing below GOCACHE")
+	if got, err := os.ReadFile(filepath.Join(root, "go-build", "probe")); err != nil || string(got) != "x\n" {
+		t.Errorf("the write below GOCACHE did not land in the cache root: %q %v", got, err)
+	}
+	beside := filepath.Join(outside, "beside")
+	mustBlock(t, attack(t, p, "write", beside), "writing beside the cache root")
+	if exists(beside) {
+		t.Errorf("ESCAPE: the cache root's parent was writable")
+	}
+
+	tmp := scratchInTmp(t)
+	inTmp := Policy{Mode: WorkspaceWrite, Cwd: cwd, CacheRoot: filepath.Join(tmp, "cache"), ExcludeSlashTmp: true}
+	mustWork(t, attack(t, inTmp, "write", filepath.Join(tmp, "cache", "f")), "writing a cache root below an excluded /tmp")
+	mustDenyWrite(t, attack(t, inTmp, "write", filepath.Join(tmp, "g")), filepath.Join(tmp, "g"), "writing /tmp beside the cache root")
+}
+
+// TestUnusableCacheRootRefused: a configured cache root inside a protected
+// path, around the project, or that is no directory fails the command with
+// an error naming the setting and the path, and nothing is created.
+func TestUnusableCacheRootRefused(t *testing.T) {
+	requireLandlock(t)
+	cwd, outside := workspace(t)
+	if err := os.MkdirAll(filepath.Join(cwd, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(outside, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ root, want string }{
+		{filepath.Join(cwd, ".git", "cache"), "inside " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{filepath.Join(cwd, ".git", "hooks"), "inside " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{filepath.Join(cwd, ".agents", "cache"), "inside " + filepath.Join(cwd, ".agents") + ", which stays read-only"},
+		{filepath.Join(cwd, "sub", ".git", "cache"), "inside " + filepath.Join(cwd, "sub", ".git") + ", which stays read-only"},
+		{filepath.Dir(cwd), "holds " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{cwd, "holds " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{file, "is not a directory"},
+		{filepath.Join(file, "sub"), "not a directory"},
+	} {
+		for _, m := range nsModes {
+			t.Run(filepath.Base(tc.root)+"/"+m.name, func(t *testing.T) {
+				m.setup(t)
+				p := Policy{Mode: WorkspaceWrite, Cwd: cwd, CacheRoot: tc.root}
+				r := runIn(t, p, nil, "true")
+				if r.code != ExitSetupFailed || !strings.Contains(r.stderr, "cache_root") || !strings.Contains(r.stderr, tc.root) || !strings.Contains(r.stderr, tc.want) {
+					t.Errorf("cache root %s: want exit %d naming cache_root, the path and %q\n%v", tc.root, ExitSetupFailed, tc.want, r)
+				}
+			})
+		}
+		if existed := tc.root == filepath.Join(cwd, ".git", "hooks"); strings.Contains(tc.root, "/.") && !existed && exists(tc.root) {
+			t.Errorf("the refused cache root %s was created", tc.root)
+		}
+	}
+	if exists(filepath.Join(cwd, ".agents")) || exists(filepath.Join(cwd, "sub")) {
+		t.Error("a refused cache root was created")
+	}
+}
