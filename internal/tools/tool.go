@@ -105,6 +105,14 @@ type ExecConfig struct {
 	HelperPath string
 	// Network lets sandboxed commands use the network.
 	Network bool
+	// ExcludeTmpdirEnvVar and ExcludeSlashTmp keep $TMPDIR and /tmp
+	// read-only for sandboxed commands, as the session's Boundary does for
+	// file changes (sandbox.Policy has the same fields).
+	ExcludeTmpdirEnvVar bool
+	ExcludeSlashTmp     bool
+	// CacheRoot is where sandboxed commands keep their toolchain caches;
+	// empty means the sandbox's default (sandbox.Policy.CacheRoot).
+	CacheRoot string
 }
 
 // Handler is one tool.
