@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 // session is one conversation. Its history is touched only by the turn
@@ -37,6 +38,13 @@ type session struct {
 	history History
 
 	approvals approvalStore
+}
+
+// execConfig is how the session's commands run: the same sandbox
+// settings its boundary was built with.
+func (s *session) execConfig(helperPath string) tools.ExecConfig {
+	return tools.ExecConfig{HelperPath: helperPath, Network: s.cfg.NetworkAccess,
+		ExcludeTmpdirEnvVar: s.cfg.ExcludeTmpdirEnvVar, ExcludeSlashTmp: s.cfg.ExcludeSlashTmp, CacheRoot: s.cfg.CacheRoot}
 }
 
 // busy returns the running turn, if any; a turn that is only left to

@@ -44,7 +44,7 @@ func (t *turn) run(ctx context.Context) {
 	s.history.Append(userMessage(t.input, s.info.Cwd))
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
-		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: s.cfg.NetworkAccess}, Log: log}
+		Exec: s.execConfig(opts.HelperPath), Log: log}
 	fam := familyOf(s.info.Model)
 
 	status, errText := event.StatusCompleted, ""
