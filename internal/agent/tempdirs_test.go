@@ -15,23 +15,6 @@ import (
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
-// managerWith is newTestManager with options of the test's own.
-func managerWith(t *testing.T, m model.Client, fe Frontend, set func(*Options), extra ...tools.Handler) *Manager {
-	t.Helper()
-	reg, err := tools.NewRegistry(append(tools.Builtin(), extra...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model"}
-	set(&opts)
-	mgr, err := NewManager(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(mgr.Close)
-	return mgr
-}
-
 // TestPatchToExcludedTmp: with exclude_slash_tmp a patch that adds a file
 // in /tmp is outside the writable roots: under on-request it asks, and a
 // rejection leaves no file; under "never" it is refused without asking.
