@@ -218,3 +218,51 @@ func TestSocketRootsKeepExcludedTmpOut(t *testing.T) {
 		t.Errorf("ESCAPE: the socket in /tmp got %d connections", n)
 	}
 }
+
+// TestTempExclusionsExplained: --explain lists the writable roots without
+// what is excluded, says which temporary directories stay read-only, and
+// names the configured cache root.
+func TestTempExclusionsExplained(t *testing.T) {
+	requireLandlock(t)
+	cwd, tmpdir := workspace(t)
+	t.Setenv("TMPDIR", tmpdir)
+	cache := filepath.Join(tmpdir, "cache")
+	e := Explain(Policy{Mode: WorkspaceWrite, Cwd: cwd, CacheRoot: cache, ExcludeSlashTmp: true, ExcludeTmpdirEnvVar: true}, Probe())
+	var writable string
+	for _, l := range strings.Split(e, "\n") {
+		if strings.HasPrefix(l, "writable: ") {
+			writable = l
+		}
+	}
+	if writable == "" || strings.Contains(writable+" ", " /tmp ") || strings.Contains(writable, tmpdir) {
+		t.Errorf("the writable line lists an excluded directory: %q", writable)
+	}
+	for _, w := range []string{"but not /tmp (exclude_slash_tmp)", "but not $TMPDIR, " + tmpdir + " (exclude_tmpdir_env_var)", "caches:   " + cache} {
+		if !strings.Contains(e, w) {
+			t.Errorf("--explain lacks %q:\n%s", w, e)
+		}
+	}
+	e = Explain(Policy{Mode: WorkspaceWrite, Cwd: cwd}, Probe())
+	if strings.Contains(e, "but not") || !strings.Contains(e, " /tmp") {
+		t.Errorf("--explain without exclusions:\n%s", e)
+	}
+}
+
+// TestHelperCLITempExclusions: agent-ls sandbox typed by a person takes
+// the same settings as flags.
+func TestHelperCLITempExclusions(t *testing.T) {
+	requireLandlock(t)
+	tmp := scratchInTmp(t)
+	cwd, _ := workspace(t)
+	f := filepath.Join(tmp, "cli")
+	shDenied(t, helperCLI(t, cwd, testEnv(), "--exclude-slash-tmp", "--", "sh", "-c", "echo x > "+f), f, "agent-ls sandbox --exclude-slash-tmp writing /tmp")
+	mustWork(t, helperCLI(t, cwd, testEnv(), "--", "sh", "-c", "echo x > "+f), "agent-ls sandbox writing /tmp (control)")
+	bad := filepath.Join(cwd, ".agent-ls", "cache")
+	if r := helperCLI(t, cwd, testEnv(), "--cache-root", bad, "--", "true"); r.code != ExitSetupFailed || !strings.Contains(r.stderr, "cache_root") || !strings.Contains(r.stderr, bad) {
+		t.Errorf("--cache-root inside .agent-ls: %v", r)
+	}
+	r := helperCLI(t, cwd, testEnv(), "--explain", "--exclude-slash-tmp", "--exclude-tmpdir-env-var")
+	if r.code != 0 || !strings.Contains(r.stdout, "but not /tmp (exclude_slash_tmp)") {
+		t.Errorf("--explain --exclude-slash-tmp: %v", r)
+	}
+}
