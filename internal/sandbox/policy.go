@@ -56,7 +56,10 @@ type Policy struct {
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the
-// session boundary b.
+// session boundary b. The boundary does not record which temporary
+// directories were left out of it nor the cache root: the caller sets
+// ExcludeTmpdirEnvVar, ExcludeSlashTmp and CacheRoot from the settings b
+// was built with.
 func PolicyFor(b *policy.Boundary, cwd string, network bool) Policy {
 	return Policy{Mode: b.Mode(), Root: b.Root(), Cwd: cwd, WritableRoots: b.ExtraRoots(), Network: network}
 }
