@@ -144,11 +144,20 @@ func (b *blockingTool) Handle(ctx context.Context, _ *tools.Env, _ *tools.Call) 
 
 func newTestManager(t *testing.T, m model.Client, fe Frontend, extra ...tools.Handler) *Manager {
 	t.Helper()
+	return managerWith(t, m, fe, func(*Options) {}, extra...)
+}
+
+// managerWith makes a manager for a test, with the built-in tools and
+// extra, a fresh cwd, and the options set changes.
+func managerWith(t *testing.T, m model.Client, fe Frontend, set func(*Options), extra ...tools.Handler) *Manager {
+	t.Helper()
 	reg, err := tools.NewRegistry(append(tools.Builtin(), extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model"})
+	opts := Options{Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model"}
+	set(&opts)
+	mgr, err := NewManager(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

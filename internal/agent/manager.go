@@ -65,6 +65,16 @@ type Options struct {
 	// WritableRoots are folders besides the session cwd (and /tmp) that
 	// commands and file changes may write in workspace-write mode.
 	WritableRoots []string
+	// ExcludeTmpdirEnvVar and ExcludeSlashTmp take $TMPDIR and /tmp out
+	// of the writable roots of workspace-write mode, for commands and file
+	// changes alike ([sandbox_workspace_write] exclude_tmpdir_env_var and
+	// exclude_slash_tmp).
+	ExcludeTmpdirEnvVar bool
+	ExcludeSlashTmp     bool
+	// CacheRoot is the absolute directory where sandboxed commands keep
+	// their toolchain caches ([sandbox_workspace_write] cache_root); empty
+	// means the sandbox's default.
+	CacheRoot string
 	// ReasoningEffort and ReasoningSummary apply to reasoning models;
 	// defaults "medium" and "auto".
 	ReasoningEffort  string
@@ -136,6 +146,11 @@ type Defaults struct {
 	NetworkAccess          bool
 	WritableRoots          []string
 	ShellEnvironmentPolicy policy.EnvPolicy
+	// The sandbox settings besides NetworkAccess and WritableRoots, as in
+	// Options.
+	ExcludeTmpdirEnvVar bool
+	ExcludeSlashTmp     bool
+	CacheRoot           string
 }
 
 // defaults are the Defaults opts set.
@@ -154,6 +169,9 @@ func (o *Options) defaults() Defaults {
 		NetworkAccess:          o.NetworkAccess,
 		WritableRoots:          o.WritableRoots,
 		ShellEnvironmentPolicy: o.ShellEnvironmentPolicy,
+		ExcludeTmpdirEnvVar:    o.ExcludeTmpdirEnvVar,
+		ExcludeSlashTmp:        o.ExcludeSlashTmp,
+		CacheRoot:              o.CacheRoot,
 	}
 }
 
@@ -182,6 +200,12 @@ func (d *Defaults) complete() error {
 	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
 	if err := d.ShellEnvironmentPolicy.Validate(); err != nil {
 		return err
+	}
+	if d.CacheRoot != "" {
+		if !filepath.IsAbs(d.CacheRoot) {
+			return fmt.Errorf("cache_root %q is not an absolute path", d.CacheRoot)
+		}
+		d.CacheRoot = filepath.Clean(d.CacheRoot)
 	}
 	var err error
 	d.ApprovalPolicy, d.SandboxMode, err = parsePolicies(d.ApprovalPolicy, d.SandboxMode)
@@ -355,7 +379,8 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 		return sessionSettings{}, err
 	}
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
-	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, cfg.WritableRoots, policy.TempRoots(os.Getenv("TMPDIR")))
+	temp := policy.WritableTempRoots(os.Getenv("TMPDIR"), cfg.ExcludeTmpdirEnvVar, cfg.ExcludeSlashTmp)
+	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, cfg.WritableRoots, temp)
 	if err != nil {
 		return sessionSettings{}, fmt.Errorf("session boundary: %w", err)
 	}

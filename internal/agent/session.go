@@ -3,10 +3,11 @@ package agent
 import (
 	"context"
 	"fmt"
-	"slices"
+	"reflect"
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 // session is one conversation. Its history is touched only by the turn
@@ -38,6 +39,13 @@ type session struct {
 	history History
 
 	approvals approvalStore
+}
+
+// execConfig is how the session's commands run: the same sandbox
+// settings its boundary was built with.
+func (s *session) execConfig(helperPath string) tools.ExecConfig {
+	return tools.ExecConfig{HelperPath: helperPath, Network: s.cfg.NetworkAccess, Env: s.cfg.ShellEnvironmentPolicy,
+		ExcludeTmpdirEnvVar: s.cfg.ExcludeTmpdirEnvVar, ExcludeSlashTmp: s.cfg.ExcludeSlashTmp, CacheRoot: s.cfg.CacheRoot}
 }
 
 // busy returns the running turn, if any; a turn that is only left to
@@ -100,7 +108,7 @@ func (s *session) refresh() error {
 	if err != nil {
 		return fmt.Errorf("the new settings cannot apply to session %s: %w", s.info.SessionID, err)
 	}
-	if st.info != s.info || !slices.Equal(st.boundary.WritableRoots(), s.boundary.WritableRoots()) || st.cfg.NetworkAccess != s.cfg.NetworkAccess {
+	if st.info != s.info || !reflect.DeepEqual(st.cfg, s.cfg) {
 		s.changed = true
 	}
 	s.sessionSettings = st

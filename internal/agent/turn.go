@@ -52,7 +52,7 @@ func (t *turn) run(ctx context.Context) {
 	s.history.Append(userMessage(t.input, s.info.Cwd))
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
-		Exec: tools.ExecConfig{HelperPath: opts.HelperPath, Network: s.cfg.NetworkAccess, Env: s.cfg.ShellEnvironmentPolicy}, Log: log}
+		Exec: s.execConfig(opts.HelperPath), Log: log}
 	var hooks *turnHooks
 	if opts.Hooks != nil {
 		hooks = &turnHooks{t: t, hooks: opts.Hooks, log: log}

@@ -27,7 +27,8 @@ type Boundary struct {
 	// (clean and absolute); realExtra the same resolved.
 	extra, realExtra []string
 	// writable are the real roots that may be written in workspace-write
-	// mode: the project root, the extra roots, /tmp and $TMPDIR.
+	// mode: the project root, the extra roots and the temporary
+	// directories given (/tmp and $TMPDIR unless excluded).
 	writable []string
 }
 
@@ -35,7 +36,7 @@ type Boundary struct {
 // in the given mode. extraRoots are further writable roots (relative ones
 // are taken against root); tempRoots are the temporary directories that
 // are writable in workspace-write mode but are no project (see
-// [TempRoots]).
+// [WritableTempRoots]).
 func NewBoundary(mode SandboxMode, root string, extraRoots, tempRoots []string) (*Boundary, error) {
 	if _, err := ParseSandboxMode(string(mode)); err != nil {
 		return nil, err
@@ -83,14 +84,32 @@ func NewBoundary(mode SandboxMode, root string, extraRoots, tempRoots []string) 
 	return b, nil
 }
 
-// TempRoots are the temporary directories a command may write in
-// workspace-write mode: /tmp and the $TMPDIR it sees (tmpdir, "" for
-// none).
+// TempRoots are the temporary directories of a command that sees $TMPDIR
+// as tmpdir ("" for none): /tmp and $TMPDIR. They are writable in
+// workspace-write mode unless excluded (see [WritableTempRoots]); whether
+// excluded or not, they are where host services keep their sockets.
 func TempRoots(tmpdir string) []string {
 	if tmpdir == "" || !filepath.IsAbs(tmpdir) {
 		return []string{"/tmp"}
 	}
 	return []string{"/tmp", filepath.Clean(tmpdir)}
+}
+
+// WritableTempRoots are the temporary directories a command that sees
+// $TMPDIR as tmpdir may write in workspace-write mode: /tmp unless
+// excludeSlashTmp, and $TMPDIR unless excludeTmpdirEnvVar (the
+// exclude_slash_tmp and exclude_tmpdir_env_var settings). Each is taken
+// out on its own, as Codex does: a $TMPDIR below /tmp, or /tmp itself,
+// stays writable when only /tmp is excluded.
+func WritableTempRoots(tmpdir string, excludeTmpdirEnvVar, excludeSlashTmp bool) []string {
+	var out []string
+	if !excludeSlashTmp {
+		out = append(out, "/tmp")
+	}
+	if !excludeTmpdirEnvVar && tmpdir != "" && filepath.IsAbs(tmpdir) {
+		out = append(out, filepath.Clean(tmpdir))
+	}
+	return out
 }
 
 // Mode is the session's sandbox mode.
@@ -178,6 +197,17 @@ func (b *Boundary) Target(path string) Target {
 	}
 	t.Why = fmt.Sprintf("%s is outside the writable folders (%s)", where, strings.Join(b.writable, ", "))
 	return t
+}
+
+// ProtectedAt returns the protected path that path (absolute) lies at or
+// below once its symlinks are resolved, or "" when there is none: what
+// Target refuses as protected.
+func (b *Boundary) ProtectedAt(path string) string {
+	real, err := Resolve(filepath.Clean(path))
+	if err != nil {
+		return ""
+	}
+	return b.protectedAt(real)
 }
 
 // protectedAt returns the protected path that real (resolved) lies at or

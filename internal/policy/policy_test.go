@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,4 +227,91 @@ func TestTargetModes(t *testing.T) {
 	if _, err := NewBoundary(WorkspaceWrite, "rel", nil, nil); err == nil {
 		t.Error("relative root accepted")
 	}
+}
+
+func TestWritableTempRoots(t *testing.T) {
+	for _, tc := range []struct {
+		tmpdir               string
+		noTmpdir, noSlashTmp bool
+		want                 string
+	}{
+		{"/var/t/", false, false, "/tmp /var/t"},
+		{"/var/t", true, false, "/tmp"},
+		{"/var/t", false, true, "/var/t"},
+		{"/var/t", true, true, ""},
+		{"", false, false, "/tmp"},
+		{"relative", false, true, ""},
+		// Each is taken out on its own, as in Codex.
+		{"/tmp", false, true, "/tmp"},
+	} {
+		got := strings.Join(WritableTempRoots(tc.tmpdir, tc.noTmpdir, tc.noSlashTmp), " ")
+		if got != tc.want {
+			t.Errorf("WritableTempRoots(%q, %v, %v) = %q, want %q", tc.tmpdir, tc.noTmpdir, tc.noSlashTmp, got, tc.want)
+		}
+	}
+	if got := strings.Join(TempRoots("/var/t"), " "); got != "/tmp /var/t" {
+		t.Errorf("TempRoots = %q: the host's temporary directories do not depend on what is writable", got)
+	}
+}
+
+// TestTargetTempExclusions: with /tmp or $TMPDIR excluded, a file there is
+// outside the writable roots (a change asks, or is refused under
+// "never"), while the project root stays writable.
+func TestTargetTempExclusions(t *testing.T) {
+	ws := realTemp(t)
+	tmpdir := outsideTmp(t)
+	inTmp := "/tmp/agent-ls-policy-excluded/x"
+	inTmpdir := filepath.Join(tmpdir, "x")
+	for _, tc := range []struct {
+		noTmpdir, noSlashTmp bool
+		tmp, tmpd            bool // /tmp/... and $TMPDIR/... writable
+	}{
+		{false, false, true, true},
+		{false, true, false, true},
+		{true, false, true, false},
+		{true, true, false, false},
+	} {
+		b, err := NewBoundary(WorkspaceWrite, ws, nil, WritableTempRoots(tmpdir, tc.noTmpdir, tc.noSlashTmp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("exclude_tmpdir_env_var=%v exclude_slash_tmp=%v", tc.noTmpdir, tc.noSlashTmp)
+		if tg := b.Target(inTmp); tg.Writable != tc.tmp || (!tg.Writable && !strings.Contains(tg.Why, "outside the writable folders")) {
+			t.Errorf("%s: %s: %+v, want writable %v", name, inTmp, tg, tc.tmp)
+		}
+		if tg := b.Target(inTmpdir); tg.Writable != tc.tmpd {
+			t.Errorf("%s: %s: %+v, want writable %v", name, inTmpdir, tg, tc.tmpd)
+		}
+		if tg := b.Target(filepath.Join(ws, "a.go")); !tg.Writable {
+			t.Errorf("%s: the project root is not writable: %+v", name, tg)
+		}
+		roots := strings.Join(b.WritableRoots(), " ")
+		if strings.Contains(" "+roots+" ", " /tmp ") != tc.tmp {
+			t.Errorf("%s: WritableRoots() = %s", name, roots)
+		}
+	}
+}
+
+// outsideTmp is a directory outside /tmp and $TMPDIR, resolved.
+func outsideTmp(t *testing.T) string {
+	t.Helper()
+	base := "/var/tmp"
+	if fi, err := os.Stat(base); err != nil || !fi.IsDir() {
+		if base, err = os.UserCacheDir(); err != nil {
+			t.Skip("no folder outside /tmp")
+		}
+	}
+	d, err := os.MkdirTemp(base, "agent-ls-policy-")
+	if err != nil {
+		t.Skipf("no folder outside /tmp: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	d, err = filepath.EvalSymlinks(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Under(d, []string{"/tmp"}) {
+		t.Skip("no folder outside /tmp")
+	}
+	return d
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // cacheRootName is where, below the user's cache directory, sandboxed
@@ -80,14 +82,15 @@ func userCaches(env []string) []string {
 }
 
 // prepareCacheRoot makes sure root exists as a directory of this user's
-// that only this user can write and that holds none of the user's own
-// caches, and pins it: it returns the very directory it checked, opened
-// with O_PATH, for the Landlock rule (the helper gets it as a descriptor),
-// so that nothing swapped in meanwhile gets the write access. Where root lies below a writable root
-// (the fallback in /tmp), a sandboxed command could have planted a symlink
-// on the way to lead the next command's writable cache anywhere: there no
-// symlink is followed.
-func prepareCacheRoot(root string, env, writable []string) (*os.File, error) {
+// that only this user can write, that holds none of the user's own caches
+// and is neither in nor around a path the boundary b keeps protected, and
+// pins it: it returns the very directory it checked, opened with O_PATH,
+// for the Landlock rule (the helper gets it as a descriptor), so that
+// nothing swapped in meanwhile gets the write access. Where root lies
+// below a writable root (the fallback in /tmp), a sandboxed command could
+// have planted a symlink on the way to lead the next command's writable
+// cache anywhere: there no symlink is followed.
+func prepareCacheRoot(root string, env, writable []string, b *policy.Boundary) (*os.File, error) {
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("cache root %q is not an absolute path", root)
 	}
@@ -102,13 +105,16 @@ func prepareCacheRoot(root string, env, writable []string) (*os.File, error) {
 				return fmt.Errorf("cache root %s holds the user's own cache %s; sandboxed commands must never write there", root, c)
 			}
 		}
-		return nil
+		return protectedCacheRoot(root, dir, b)
 	}
 	if err := holds(root); err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("cache root %s is not a directory", root)
+	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cache root %s: %w", root, err)
 	}
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC}
 	if plantable(root, writable) {
@@ -141,6 +147,26 @@ func prepareCacheRoot(root string, env, writable []string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), real), nil
 }
 
+// protectedCacheRoot refuses a cache root (dir, as given or resolved) at
+// or below a path the boundary keeps read-only (a project's .git, .agents
+// or .agent-ls, a git directory a .git file names), or holding one: the
+// cache root is writable as a whole, so it would open them to every
+// command, and to a command that runs where no mount namespace pins them.
+func protectedCacheRoot(root, dir string, b *policy.Boundary) error {
+	if b == nil {
+		return nil
+	}
+	if prot := b.ProtectedAt(dir); prot != "" {
+		return fmt.Errorf("cache root %s is inside %s, which stays read-only in the sandbox", root, prot)
+	}
+	for _, p := range b.Protected() {
+		if within(p.Path, dir) || within(p.Real, dir) {
+			return fmt.Errorf("cache root %s holds %s, which stays read-only in the sandbox", root, p.Path)
+		}
+	}
+	return nil
+}
+
 // plantable reports whether a component of path lies strictly below one
 // of the writable roots, where a sandboxed command can replace it.
 func plantable(path string, writable []string) bool {
@@ -154,44 +180,66 @@ func plantable(path string, writable []string) bool {
 
 // fallbackCacheRoot is used when the environment names no usable cache
 // directory (no HOME, or one that does not exist, as for nobody): a
-// directory of this user's below the temporary directory.
-func fallbackCacheRoot(env []string) string {
-	tmp, ok := lookupEnv(env, "TMPDIR")
-	if !ok || !filepath.IsAbs(tmp) {
-		tmp = "/tmp"
+// directory of this user's below $TMPDIR, else /tmp, whichever p leaves
+// writable; "" when p excludes both (the user asked for nothing in them
+// to be writable).
+func fallbackCacheRoot(p Policy, env []string) string {
+	tmpdir, _ := lookupEnv(env, "TMPDIR")
+	temps := p.tempRoots(tmpdir)
+	if len(temps) == 0 {
+		return ""
 	}
-	return filepath.Join(tmp, "agent-ls-"+strconv.Itoa(os.Geteuid()), "sandbox")
+	// $TMPDIR comes last when it is there.
+	return filepath.Join(temps[len(temps)-1], "agent-ls-"+strconv.Itoa(os.Geteuid()), "sandbox")
 }
 
 // cacheRootCandidates are the cache roots to try, in order, for a command
-// with env and no explicit root.
-func cacheRootCandidates(env []string) []string {
+// under p (whose CacheRoot is empty) with env; none when neither HOME nor
+// a writable temporary directory offers one.
+func cacheRootCandidates(p Policy, env []string) []string {
 	var out []string
 	root, base := defaultCacheRoot(env)
 	if fi, err := os.Stat(base); base != "" && err == nil && fi.IsDir() {
 		out = append(out, root)
 	}
-	return append(out, fallbackCacheRoot(env))
+	if fb := fallbackCacheRoot(p, env); fb != "" {
+		out = append(out, fb)
+	}
+	return out
 }
 
-// commandCaches gives a workspace-write command its own toolchain caches:
-// it picks and creates the cache root (root, or DefaultCacheRoot of env
-// with fallbackCacheRoot behind it) and returns env rewritten by CacheEnv
-// and the cache root, pinned (see prepareCacheRoot; its Name is where it
-// is), for the caller to close. An explicit root that cannot be used is an
-// error; without one the command runs with the environment as it is (its
-// tools then find their caches read-only) and the root is nil.
-func commandCaches(root string, env, writable []string) ([]string, *os.File, error) {
+// cacheRootOf is the cache root a command under p with env would get: the
+// explicit one, else the first candidate; "" for none.
+func cacheRootOf(p Policy, env []string) string {
+	if p.CacheRoot != "" {
+		return filepath.Clean(p.CacheRoot)
+	}
+	if c := cacheRootCandidates(p, env); len(c) > 0 {
+		return c[0]
+	}
+	return ""
+}
+
+// commandCaches gives a workspace-write command under p, inside the
+// boundary b, its own toolchain caches: it picks and creates the cache
+// root (p.CacheRoot, or DefaultCacheRoot of env with fallbackCacheRoot
+// behind it) and returns env rewritten by CacheEnv and the cache root,
+// pinned (see prepareCacheRoot; its Name is where it is), for the caller
+// to close. An explicit root that cannot be used is an error naming the
+// setting; without one the command runs with the environment as it is
+// (its tools then find their caches read-only) and the root is nil.
+func commandCaches(p Policy, b *policy.Boundary, env, writable []string) ([]string, *os.File, error) {
 	var pinned *os.File
+	root := p.CacheRoot
 	if root != "" {
 		var err error
-		if pinned, err = prepareCacheRoot(root, env, writable); err != nil {
-			return nil, nil, fmt.Errorf("toolchain caches: %w", err)
+		if pinned, err = prepareCacheRoot(root, env, writable, b); err != nil {
+			return nil, nil, fmt.Errorf("toolchain caches (the cache_root setting): %w", err)
 		}
 	} else {
-		for _, r := range cacheRootCandidates(env) {
-			if p, err := prepareCacheRoot(r, env, writable); err == nil {
-				root, pinned = r, p
+		for _, r := range cacheRootCandidates(p, env) {
+			if f, err := prepareCacheRoot(r, env, writable, b); err == nil {
+				root, pinned = r, f
 				break
 			}
 		}
@@ -257,9 +305,11 @@ func lookupEnvFold(env []string, key string) (string, bool) {
 
 // explainCaches is the part of Explain about the toolchain caches.
 func explainCaches(line func(string, ...any), p Policy, env []string) {
-	root := p.CacheRoot
+	root := cacheRootOf(p, env)
 	if root == "" {
-		root = cacheRootCandidates(env)[0]
+		line("caches:   none writable: no home directory, and /tmp and $TMPDIR are excluded;")
+		line("          the toolchains find their caches read-only (set cache_root)")
+		return
 	}
 	var names []string
 	for _, v := range cacheVars {

@@ -56,7 +56,7 @@ func TestCacheRootChecks(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"HOME=" + home}
 	for _, bad := range []string{home, filepath.Join(home, ".cache"), filepath.Join(home, ".cache", "go-build")} {
-		if _, _, err := commandCaches(bad, env, nil); err == nil {
+		if _, _, err := commandCaches(Policy{CacheRoot: bad}, nil, env, nil); err == nil {
 			t.Errorf("cache root %s holding the user's caches was accepted", bad)
 		}
 	}
@@ -68,10 +68,10 @@ func TestCacheRootChecks(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".cache"), link); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := commandCaches(link, env, nil); err == nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: link}, nil, env, nil); err == nil {
 		t.Error("a cache root that is a symlink to the user's ~/.cache was accepted")
 	}
-	if _, _, err := commandCaches("relative", env, nil); err == nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: "relative"}, nil, env, nil); err == nil {
 		t.Error("a relative cache root was accepted")
 	}
 	shared := filepath.Join(t.TempDir(), "shared")
@@ -79,16 +79,16 @@ func TestCacheRootChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(shared, 0o777)
-	if _, _, err := commandCaches(shared, env, nil); err == nil || !strings.Contains(err.Error(), "writable by it alone") {
+	if _, _, err := commandCaches(Policy{CacheRoot: shared}, nil, env, nil); err == nil || !strings.Contains(err.Error(), "writable by it alone") {
 		t.Errorf("a world-writable cache root was accepted: %v", err)
 	}
 	tmp := t.TempDir()
 	noHome := []string{"HOME=/nonexistent/agent-ls-test", "TMPDIR=" + tmp}
-	out, dir, err := commandCaches("", noHome, []string{"/ws"})
+	out, dir, err := commandCaches(Policy{}, nil, noHome, []string{"/ws"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := fallbackCacheRoot(noHome)
+	root := fallbackCacheRoot(Policy{}, noHome)
 	if !strings.HasPrefix(root, tmp+"/") || dir == nil || !slices.Contains(out, "GOCACHE="+filepath.Join(root, "go-build")) {
 		t.Errorf("fallback: root %s, pinned %v, env %q", root, dir, out)
 	}
@@ -109,14 +109,14 @@ func TestCacheRootChecks(t *testing.T) {
 	if err := os.Symlink(elsewhere, root); err != nil {
 		t.Fatal(err)
 	}
-	out, dir, err = commandCaches("", noHome, []string{"/ws", tmp})
+	out, dir, err = commandCaches(Policy{}, nil, noHome, []string{"/ws", tmp})
 	if err != nil || dir != nil || slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
 		t.Errorf("a planted symlink was followed: pinned %v, env %q, %v", dir, out, err)
 	}
-	if _, _, err := commandCaches(root, noHome, []string{"/ws", tmp}); err == nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: root}, nil, noHome, []string{"/ws", tmp}); err == nil {
 		t.Error("an explicit cache root through a planted symlink was accepted")
 	}
-	if _, _, err := commandCaches(root, noHome, []string{"/ws"}); err != nil {
+	if _, _, err := commandCaches(Policy{CacheRoot: root}, nil, noHome, []string{"/ws"}); err != nil {
 		t.Errorf("a symlinked cache root outside the writable roots was refused: %v", err)
 	}
 }
@@ -209,5 +209,77 @@ func TestPlanPassesCacheRoot(t *testing.T) {
 			t.Errorf("%s: cache root %s passed: %v, want %v (%+v)", p.Mode, root, got, want, pl.landlock.rules)
 		}
 		pl.close()
+	}
+}
+
+// TestExplicitCacheRoot: a configured cache root is where the toolchains
+// of a sandboxed command keep their caches, and writable, without opening
+// its parent; one below an excluded /tmp works too, while the rest of
+// /tmp stays read-only.
+func TestExplicitCacheRoot(t *testing.T) {
+	requireLandlock(t)
+	cwd, outside := workspace(t)
+	root := filepath.Join(outside, "cache")
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd, CacheRoot: root}
+	r := runIn(t, p, nil, "go", "env", "GOCACHE")
+	mustWork(t, r, "go env GOCACHE")
+	if got := strings.TrimSpace(r.stdout); got != filepath.Join(root, "go-build") {
+		t.Errorf("go env GOCACHE inside the sandbox = %q, want %s", got, filepath.Join(root, "go-build"))
+	}
+	mustWork(t, runIn(t, p, nil, "sh", "-c", `mkdir -p "$GOCACHE" && echo x > "$GOCACHE/probe"`), "writing below GOCACHE")
+	if got, err := os.ReadFile(filepath.Join(root, "go-build", "probe")); err != nil || string(got) != "x\n" {
+		t.Errorf("the write below GOCACHE did not land in the cache root: %q %v", got, err)
+	}
+	beside := filepath.Join(outside, "beside")
+	mustBlock(t, attack(t, p, "write", beside), "writing beside the cache root")
+	if exists(beside) {
+		t.Errorf("ESCAPE: the cache root's parent was writable")
+	}
+
+	tmp := scratchInTmp(t)
+	inTmp := Policy{Mode: WorkspaceWrite, Cwd: cwd, CacheRoot: filepath.Join(tmp, "cache"), ExcludeSlashTmp: true}
+	mustWork(t, attack(t, inTmp, "write", filepath.Join(tmp, "cache", "f")), "writing a cache root below an excluded /tmp")
+	mustDenyWrite(t, attack(t, inTmp, "write", filepath.Join(tmp, "g")), filepath.Join(tmp, "g"), "writing /tmp beside the cache root")
+}
+
+// TestUnusableCacheRootRefused: a configured cache root inside a protected
+// path, around the project, or that is no directory fails the command with
+// an error naming the setting and the path, and nothing is created.
+func TestUnusableCacheRootRefused(t *testing.T) {
+	requireLandlock(t)
+	cwd, outside := workspace(t)
+	if err := os.MkdirAll(filepath.Join(cwd, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(outside, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ root, want string }{
+		{filepath.Join(cwd, ".git", "cache"), "inside " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{filepath.Join(cwd, ".git", "hooks"), "inside " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{filepath.Join(cwd, ".agents", "cache"), "inside " + filepath.Join(cwd, ".agents") + ", which stays read-only"},
+		{filepath.Join(cwd, "sub", ".git", "cache"), "inside " + filepath.Join(cwd, "sub", ".git") + ", which stays read-only"},
+		{filepath.Dir(cwd), "holds " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{cwd, "holds " + filepath.Join(cwd, ".git") + ", which stays read-only"},
+		{file, "is not a directory"},
+		{filepath.Join(file, "sub"), "not a directory"},
+	} {
+		for _, m := range nsModes {
+			t.Run(filepath.Base(tc.root)+"/"+m.name, func(t *testing.T) {
+				m.setup(t)
+				p := Policy{Mode: WorkspaceWrite, Cwd: cwd, CacheRoot: tc.root}
+				r := runIn(t, p, nil, "true")
+				if r.code != ExitSetupFailed || !strings.Contains(r.stderr, "cache_root") || !strings.Contains(r.stderr, tc.root) || !strings.Contains(r.stderr, tc.want) {
+					t.Errorf("cache root %s: want exit %d naming cache_root, the path and %q\n%v", tc.root, ExitSetupFailed, tc.want, r)
+				}
+			})
+		}
+		if existed := tc.root == filepath.Join(cwd, ".git", "hooks"); strings.Contains(tc.root, "/.") && !existed && exists(tc.root) {
+			t.Errorf("the refused cache root %s was created", tc.root)
+		}
+	}
+	if exists(filepath.Join(cwd, ".agents")) || exists(filepath.Join(cwd, "sub")) {
+		t.Error("a refused cache root was created")
 	}
 }

@@ -70,10 +70,12 @@
 // written by a sandboxed command could be picked up by a build that runs
 // outside the sandbox, poisoning it. So in workspace-write mode the helper
 // gives each command caches of its own below a per-user cache root
-// ($XDG_CACHE_HOME/agent-ls/sandbox, else ~/.cache/agent-ls/sandbox; below
-// $TMPDIR when neither exists), writable to Landlock, through the
-// standard variables: GOCACHE, PIP_CACHE_DIR, npm_config_cache, and
-// XDG_CACHE_HOME for the tools that follow it ([CacheEnv]). GOTMPDIR and
+// (Policy.CacheRoot when set, else $XDG_CACHE_HOME/agent-ls/sandbox, else
+// ~/.cache/agent-ls/sandbox; below $TMPDIR or /tmp when neither exists,
+// unless the policy excludes them from the writable roots), writable to
+// Landlock, through the standard variables: GOCACHE, PIP_CACHE_DIR,
+// npm_config_cache, and XDG_CACHE_HOME for the tools that follow it
+// ([CacheEnv]). GOTMPDIR and
 // CARGO_TARGET_DIR are dropped when they point outside the writable roots
 // (Go then uses $TMPDIR, cargo the workspace's target/). Module caches
 // that hold downloads (GOMODCACHE, ~/.cargo/registry) stay readable where
@@ -109,8 +111,8 @@
 // kernel would) and checks that it lies below a socket root: the project
 // root and the configured writable roots, but never a root that holds or
 // lies in /tmp, $TMPDIR, $XDG_RUNTIME_DIR or the cache root, where host
-// services keep their sockets (the project root itself counts wherever it
-// is). Then it makes the call itself, on a duplicate of the caller's
+// services keep their sockets, whether or not /tmp and $TMPDIR are
+// writable (the project root itself counts wherever it is). Then it makes the call itself, on a duplicate of the caller's
 // socket (pidfd_getfd): connect through the descriptor of the very socket
 // file it checked, bind in the very directory it checked (a private mount
 // of it, so the socket keeps the caller's address; without the

@@ -22,8 +22,9 @@ const (
 const helperPrefix = "agent-ls sandbox: "
 
 const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] [--root DIR] [--cwd DIR]
-                        [--writable DIR]... [--cache-root DIR] [--network] -- CMD ARGS...
-       agent-ls sandbox --explain [--mode ...] [--root DIR] [--cwd DIR] [--writable DIR]... [--network]
+                        [--writable DIR]... [--cache-root DIR] [--network]
+                        [--exclude-slash-tmp] [--exclude-tmpdir-env-var] -- CMD ARGS...
+       agent-ls sandbox --explain [--mode ...] [--root DIR] [--cwd DIR] [--writable DIR]... [--network] ...
 
 Runs CMD confined by Landlock (the filesystem is readable, only the writable
 roots are writable), seccomp (without --network: no sockets but Unix stream
@@ -32,9 +33,10 @@ project root and the --writable roots, where the kernel allows that check;
 always: no ptrace, process_vm_* or io_uring) and no_new_privs, with no
 capabilities.
 In workspace-write mode the writable roots are the project root (--root,
-default the cwd), each --writable DIR, /tmp, $TMPDIR and the cache root,
-where GOCACHE, PIP_CACHE_DIR, npm_config_cache and XDG_CACHE_HOME point
-(the user's own caches stay read-only); --cwd only says where the command
+default the cwd), each --writable DIR, /tmp (unless --exclude-slash-tmp),
+$TMPDIR (unless --exclude-tmpdir-env-var) and the cache root, where
+GOCACHE, PIP_CACHE_DIR, npm_config_cache and XDG_CACHE_HOME point (the
+user's own caches stay read-only); --cwd only says where the command
 runs. Where user namespaces are available, .git, .agents and .agent-ls at
 the top of the project root and of each --writable DIR stay read-only, and
 the command gets a private, writable /dev/shm. Everything the command
@@ -69,6 +71,8 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	})
 	fs.BoolVar(&h.policy.Network, "network", false, "allow network sockets")
 	fs.StringVar(&h.policy.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches (default $XDG_CACHE_HOME/agent-ls/sandbox)")
+	fs.BoolVar(&h.policy.ExcludeSlashTmp, "exclude-slash-tmp", false, "keep /tmp read-only in workspace-write mode")
+	fs.BoolVar(&h.policy.ExcludeTmpdirEnvVar, "exclude-tmpdir-env-var", false, "keep $TMPDIR read-only in workspace-write mode")
 	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
 	fs.BoolVar(&h.policy.NoNamespace, "no-namespace", false, "Landlock and seccomp only: do not protect .git, .agents, .agent-ls")
 	if err := fs.Parse(args); err != nil {

@@ -40,10 +40,12 @@ func socketRoots(p Policy, b *policy.Boundary, env []string, cacheRoot *os.File)
 	var hosts []string
 	tmpdir, _ := lookupEnv(env, "TMPDIR")
 	runtimeDir, _ := lookupEnv(env, "XDG_RUNTIME_DIR")
-	cache := cacheRootCandidates(env)[0]
+	cache := cacheRootOf(p, env)
 	if cacheRoot != nil {
 		cache = cacheRoot.Name()
 	}
+	// All of /tmp and $TMPDIR, excluded from the writable roots or not:
+	// host services keep their sockets there either way.
 	for _, d := range append(policy.TempRoots(tmpdir), runtimeDir, cache) {
 		if d == "" || !filepath.IsAbs(d) {
 			continue

@@ -82,6 +82,9 @@ func Main(args []string) int {
 		return nil
 	})
 	fs.BoolVar(&p.Network, "network", false, "allow network sockets")
+	fs.StringVar(&p.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches")
+	fs.BoolVar(&p.ExcludeSlashTmp, "exclude-slash-tmp", false, "keep /tmp read-only")
+	fs.BoolVar(&p.ExcludeTmpdirEnvVar, "exclude-tmpdir-env-var", false, "keep $TMPDIR read-only")
 	explain := fs.Bool("explain", false, "print what the sandbox enforces here, then exit")
 	fs.Usage = func() {
 		fmt.Printf("usage: agent-ls sandbox --explain [--mode MODE] [--root DIR] [--cwd DIR]\n\n%v: commands cannot run sandboxed.\n\nflags:\n", errNoSandbox)

@@ -196,7 +196,7 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 	if p.mode() == WorkspaceWrite {
 		writable = b.WritableRoots()
 		rules = writable
-		if env, pl.cacheRoot, err = commandCaches(p.CacheRoot, env, writable); err != nil {
+		if env, pl.cacheRoot, err = commandCaches(p, b, env, writable); err != nil {
 			return failPlan(ExitSetupFailed, err), env
 		}
 		if pl.cacheRoot != nil {

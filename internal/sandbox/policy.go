@@ -21,7 +21,8 @@ var ProtectedNames = policy.ProtectedNames
 
 // Policy says what a sandboxed command may do. What is writable and what
 // is protected is the session's [policy.Boundary], rebuilt in the helper
-// from Mode, Root and WritableRoots; Cwd only says where the command runs.
+// from Mode, Root, WritableRoots and the temporary directories left
+// writable; Cwd only says where the command runs.
 type Policy struct {
 	// Mode is ReadOnly, WorkspaceWrite (the default when empty) or
 	// DangerFullAccess (no sandbox at all).
@@ -42,12 +43,23 @@ type Policy struct {
 	NoNamespace bool
 	// CacheRoot is the writable directory holding the command's toolchain
 	// caches in workspace-write mode (see CacheEnv); empty means
-	// DefaultCacheRoot of the command's environment.
+	// DefaultCacheRoot of the command's environment. An explicit root
+	// that cannot be used (not a directory of this user's alone, holding
+	// the user's own caches or a protected path) fails the command.
 	CacheRoot string
+	// ExcludeTmpdirEnvVar keeps the $TMPDIR of the command's environment
+	// out of the writable roots in workspace-write mode, and
+	// ExcludeSlashTmp keeps /tmp out (exclude_tmpdir_env_var and
+	// exclude_slash_tmp; see policy.WritableTempRoots).
+	ExcludeTmpdirEnvVar bool
+	ExcludeSlashTmp     bool
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the
-// session boundary b.
+// session boundary b. The boundary does not record which temporary
+// directories were left out of it nor the cache root: the caller sets
+// ExcludeTmpdirEnvVar, ExcludeSlashTmp and CacheRoot from the settings b
+// was built with.
 func PolicyFor(b *policy.Boundary, cwd string, network bool) Policy {
 	return Policy{Mode: b.Mode(), Root: b.Root(), Cwd: cwd, WritableRoots: b.ExtraRoots(), Network: network}
 }

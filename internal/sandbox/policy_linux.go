@@ -10,7 +10,13 @@ import (
 // boundary is the session boundary the policy describes, given the TMPDIR
 // of the command's environment.
 func (p Policy) boundary(tmpdir string) (*policy.Boundary, error) {
-	return policy.NewBoundary(p.mode(), p.root(), p.WritableRoots, policy.TempRoots(tmpdir))
+	return policy.NewBoundary(p.mode(), p.root(), p.WritableRoots, p.tempRoots(tmpdir))
+}
+
+// tempRoots are the temporary directories the command may write, given
+// the TMPDIR of its environment: /tmp and $TMPDIR unless excluded.
+func (p Policy) tempRoots(tmpdir string) []string {
+	return policy.WritableTempRoots(tmpdir, p.ExcludeTmpdirEnvVar, p.ExcludeSlashTmp)
 }
 
 // projectRoots are the roots whose protected names are enforced: the

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 var (
@@ -31,7 +34,7 @@ func Probe() Capabilities {
 		}
 	})
 	c := probed
-	c.CacheRoot = cacheRootCandidates(os.Environ())[0]
+	c.CacheRoot = cacheRootOf(Policy{}, os.Environ())
 	if os.Getenv(NoNamespaceEnv) != "" {
 		c.Namespaces, c.PIDNamespace = false, false
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv
@@ -117,6 +120,7 @@ func Explain(p Policy, c Capabilities) string {
 	} else {
 		line("writable: %s", strings.Join(writable, " "))
 		line("          plus %s and /dev/pts", strings.Join(devFiles, " "))
+		explainTempExclusions(line, p, writable)
 		if c.Namespaces && !p.NoNamespace {
 			line("          and a private /dev/shm, not shared with the host")
 		}
@@ -178,6 +182,22 @@ func Explain(p Policy, c Capabilities) string {
 		line("  (Landlock alone cannot make a read-only hole in a writable tree; user namespaces are unavailable: %s)", note)
 	}
 	return b.String()
+}
+
+// explainTempExclusions says for --explain which temporary directories
+// the policy keeps read-only: those it excludes that no other writable
+// root holds.
+func explainTempExclusions(line func(string, ...any), p Policy, writable []string) {
+	readOnly := func(dir string) bool {
+		real, err := policy.Resolve(filepath.Clean(dir))
+		return err == nil && !policy.Under(real, writable)
+	}
+	if p.ExcludeSlashTmp && readOnly("/tmp") {
+		line("          but not /tmp (exclude_slash_tmp): read-only, like the rest of the filesystem")
+	}
+	if tmpdir := os.Getenv("TMPDIR"); p.ExcludeTmpdirEnvVar && filepath.IsAbs(tmpdir) && readOnly(tmpdir) {
+		line("          but not $TMPDIR, %s (exclude_tmpdir_env_var): read-only", tmpdir)
+	}
 }
 
 // explainProcesses says for --explain how a command's processes are kept

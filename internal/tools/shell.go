@@ -179,6 +179,8 @@ func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	policy := sandbox.PolicyFor(env.Boundary, dir, env.Exec.Network)
+	policy.ExcludeTmpdirEnvVar, policy.ExcludeSlashTmp = env.Exec.ExcludeTmpdirEnvVar, env.Exec.ExcludeSlashTmp
+	policy.CacheRoot = env.Exec.CacheRoot
 	if !sandboxed {
 		policy.Mode = sandbox.DangerFullAccess
 	}

@@ -113,6 +113,14 @@ type ExecConfig struct {
 	// credentials. The sandbox adds its own afterwards (the toolchain
 	// cache variables of a workspace-write command).
 	Env policy.EnvPolicy
+	// ExcludeTmpdirEnvVar and ExcludeSlashTmp keep $TMPDIR and /tmp
+	// read-only for sandboxed commands, as the session's Boundary does for
+	// file changes (sandbox.Policy has the same fields).
+	ExcludeTmpdirEnvVar bool
+	ExcludeSlashTmp     bool
+	// CacheRoot is where sandboxed commands keep their toolchain caches;
+	// empty means the sandbox's default (sandbox.Policy.CacheRoot).
+	CacheRoot string
 }
 
 // Handler is one tool.
