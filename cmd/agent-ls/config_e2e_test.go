@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 	"github.com/agent-ls/agent-ls/internal/proctest"
+	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
 // writeConfig writes the user config file under a fresh XDG_CONFIG_HOME
@@ -357,4 +359,32 @@ timeout_ms = 600000
 	}
 	cmd.Wait()
 	proctest.Gone(t, marker)
+}
+
+// TestExecSandboxSettingsFromConfig: [sandbox_workspace_write] reaches the
+// sandbox: with exclude_slash_tmp a command cannot write /tmp.
+func TestExecSandboxSettingsFromConfig(t *testing.T) {
+	if why := sandbox.Probe().Unavailable(); why != "" {
+		t.Skip("SKIPPING: no sandbox here: " + why)
+	}
+	target := filepath.Join("/tmp", proctest.Marker())
+	t.Cleanup(func() { os.Remove(target) })
+	for _, exclude := range []bool{false, true} {
+		os.Remove(target)
+		m := fakemodel.New(fakemodel.Answer(shellCall("c1", "sh", "-c", "echo x > "+target+" && echo WROTE || echo DENIED")), fakemodel.Say("done"))
+		xdg := writeConfig(t, fmt.Sprintf("[sandbox_workspace_write]\nexclude_slash_tmp = %v\n", exclude))
+		cmd := exec.Command(binary, "exec", "write")
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), xdg, "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test")
+		out, err := cmd.CombinedOutput()
+		m.Close()
+		if err != nil {
+			t.Fatalf("exec: %v\n%s", err, out)
+		}
+		_, statErr := os.Stat(target)
+		wrote := strings.Contains(string(m.Requests()[1].Body), `Output:\nWROTE`)
+		if wrote == exclude || (statErr == nil) == exclude {
+			t.Errorf("exclude_slash_tmp = %v: command wrote %v, file exists %v\n%s", exclude, wrote, statErr == nil, out)
+		}
+	}
 }

@@ -126,8 +126,14 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		ProjectDocMaxBytes: s.projectDocBudget(),
 		Logger:             r.log,
 		Hooks:              r,
-		SandboxSummary:     func() string { return sandbox.Probe().Summary() },
-		HelperPath:         sandboxHelper(),
+		SandboxSummary: func() string {
+			c := sandbox.Probe()
+			if root := s.SandboxWorkspaceWrite.CacheRoot; root != "" {
+				c.CacheRoot = root // the configured one, not the probe's default
+			}
+			return c.Summary()
+		},
+		HelperPath: sandboxHelper(),
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	}
@@ -142,6 +148,7 @@ func setDefaults(o *agent.Options, d agent.Defaults) {
 	o.ReasoningEffort, o.ReasoningSummary, o.Verbosity = d.ReasoningEffort, d.ReasoningSummary, d.Verbosity
 	o.WebSearch, o.DisabledTools = d.WebSearch, d.DisabledTools
 	o.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy
+	o.ExcludeTmpdirEnvVar, o.ExcludeSlashTmp, o.CacheRoot = d.ExcludeTmpdirEnvVar, d.ExcludeSlashTmp, d.CacheRoot
 	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
 }
 

@@ -305,6 +305,10 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		MaxRequests:      s.MaxRequests,
 		NetworkAccess:    s.SandboxWorkspaceWrite.NetworkAccess,
 		WritableRoots:    s.SandboxWorkspaceWrite.WritableRoots,
+
+		ExcludeTmpdirEnvVar: s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
+		ExcludeSlashTmp:     s.SandboxWorkspaceWrite.ExcludeSlashTmp,
+		CacheRoot:           s.SandboxWorkspaceWrite.CacheRoot,
 		// The zero policy is the default: everything but what looks
 		// like a secret.
 		ShellEnvironmentPolicy: s.ShellEnvironmentPolicy.Policy(),
