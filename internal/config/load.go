@@ -5,12 +5,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
+	"syscall"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -117,7 +119,7 @@ func (l *Loader) file(path, source string) (*Layer, []Problem) {
 // returned as is (fs.ErrNotExist when it is missing); everything wrong in
 // it is a Problem, and then the layer is nil.
 func ReadFile(path, source string) (*Layer, []Problem, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,4 +179,34 @@ func decode(tree map[string]any) (*Config, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	return &c, nil
+}
+
+// MaxFileBytes bounds a config file. A project's file comes with whatever
+// repository is open: a link to /dev/zero or a named pipe there must not
+// hang or exhaust agent-ls.
+const MaxFileBytes = 1 << 20
+
+// readBounded reads a regular file of at most MaxFileBytes. It opens
+// without blocking, so a named pipe is refused rather than waited on.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s is over the limit of %d bytes for a config file", path, MaxFileBytes)
+	}
+	return data, nil
 }
