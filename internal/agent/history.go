@@ -78,6 +78,10 @@ type SessionRecord struct {
 	// from there); Seq the last event sequence number it sent.
 	Turns int
 	Seq   int64
+	// Undo is the undo data of the turns that changed files, oldest
+	// first; Approvals the user's "always" answers, in order.
+	Undo      []UndoRecord
+	Approvals []ApprovalRule
 }
 
 // Record returns the session's record as it is now.
@@ -96,8 +100,10 @@ func (m *Manager) Record(sessionID string) (SessionRecord, error) {
 }
 
 // Restore brings back a session from its record, under its own id, with
-// its history and counters: the next turn id and event seq continue the
-// record's. Its "allow always" answers and undo data are not restored.
+// its history and counters (the next turn id and event seq continue the
+// record's), its undo data and its "always" answers. Its observer
+// (Options.Observe) is asked for with restored true and sees only what
+// happens from now on.
 func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	if rec.Info.SessionID == "" {
 		return SessionInfo{}, errRecordWithoutID
@@ -113,5 +119,12 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	s.history.Replace(rec.History)
 	s.history.primed = len(rec.History) > 0
 	s.turns, s.seq = rec.Turns, rec.Seq
+	for _, u := range rec.Undo {
+		s.undo.restore(u)
+	}
+	for _, r := range rec.Approvals {
+		s.approvals.restore(r)
+	}
+	m.observe(s, true)
 	return s.info, m.add(s)
 }

@@ -38,6 +38,8 @@ type session struct {
 	history History
 
 	approvals approvalStore
+	// obs keeps the session's record (noObserver when none is kept).
+	obs Observer
 }
 
 // busy returns the running turn, if any; a turn that is only left to
@@ -130,5 +132,7 @@ func (s *session) emit(turnID string, p event.Payload) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.seq++
-	s.mgr.opts.Frontend.Event(event.Event{SessionID: s.info.SessionID, TurnID: turnID, Seq: s.seq, Payload: p})
+	ev := event.Event{SessionID: s.info.SessionID, TurnID: turnID, Seq: s.seq, Payload: p}
+	s.obs.Event(ev)
+	s.mgr.opts.Frontend.Event(ev)
 }
