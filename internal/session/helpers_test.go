@@ -85,7 +85,9 @@ func (f *frontend) RequestApproval(context.Context, *agent.ApprovalRequest) (str
 	return f.decision, nil
 }
 
-func (f *frontend) ApplyChanges(context.Context, *workspace.ChangeSet) (bool, error) { return false, nil }
+func (f *frontend) ApplyChanges(context.Context, *workspace.ChangeSet) (bool, error) {
+	return false, nil
+}
 
 func (f *frontend) approvals() []event.Approval {
 	f.mu.Lock()

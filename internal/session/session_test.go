@@ -213,7 +213,9 @@ func TestTornRecordLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := func(seq int64, p event.Payload) { obs.Event(event.Event{SessionID: "s-torn", TurnID: "s-torn-t1", Seq: seq, Payload: p}) }
+	ev := func(seq int64, p event.Payload) {
+		obs.Event(event.Event{SessionID: "s-torn", TurnID: "s-torn-t1", Seq: seq, Payload: p})
+	}
 	obs.Item(model.Item{Type: model.ItemMessage, Role: model.RoleUser, Text: "fix it"})
 	ev(1, event.TurnStarted{Prompt: "fix it"})
 	obs.Item(model.Item{Type: model.ItemFunctionCall, CallID: "c1", Name: "shell", Arguments: `{"command":["ls"]}`})

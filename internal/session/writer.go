@@ -29,19 +29,19 @@ const (
 // line is its header (at, turn, seq, type) followed by the whole event in
 // "ev", last, so a reader can take the header without reading the event.
 type line struct {
-	T       string              `json:"t"`
-	V       int                 `json:"v,omitempty"`
-	At      time.Time           `json:"at,omitzero"`
-	Info    *agent.SessionInfo  `json:"info,omitempty"`
-	Item    *model.Item         `json:"item,omitempty"`
-	Items   []model.Item        `json:"items,omitempty"`
-	Turn    string              `json:"turn,omitempty"`
-	Files   []undoFile          `json:"files,omitempty"`
-	Kept    *bool               `json:"kept,omitempty"`
-	Rule    *agent.ApprovalRule `json:"rule,omitempty"`
-	Seq     int64               `json:"seq,omitempty"`
-	Type    event.Type          `json:"type,omitempty"`
-	Ev      json.RawMessage     `json:"ev,omitempty"`
+	T     string              `json:"t"`
+	V     int                 `json:"v,omitempty"`
+	At    time.Time           `json:"at,omitzero"`
+	Info  *agent.SessionInfo  `json:"info,omitempty"`
+	Item  *model.Item         `json:"item,omitempty"`
+	Items []model.Item        `json:"items,omitempty"`
+	Turn  string              `json:"turn,omitempty"`
+	Files []undoFile          `json:"files,omitempty"`
+	Kept  *bool               `json:"kept,omitempty"`
+	Rule  *agent.ApprovalRule `json:"rule,omitempty"`
+	Seq   int64               `json:"seq,omitempty"`
+	Type  event.Type          `json:"type,omitempty"`
+	Ev    json.RawMessage     `json:"ev,omitempty"`
 }
 
 // evKey starts the event of an event line; the header before it holds
