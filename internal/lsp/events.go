@@ -56,6 +56,8 @@ type outItem struct {
 	reached chan struct{}
 	// capped holds a merged execOutput grown too long (outqueue.go).
 	capped *capped
+	// rewrite writes a session's transcript anew.
+	rewrite *transcriptRewrite
 }
 
 func newOutbox(s *server) *outbox {
@@ -124,6 +126,12 @@ func (o *outbox) deliver(ctx context.Context, it outItem) {
 	}
 	if it.notice != nil {
 		o.s.showMessage(ctx, it.notice.Type, it.notice.Message)
+		return
+	}
+	if it.rewrite != nil {
+		if err := o.transcripts.rewrite(*it.rewrite); err != nil {
+			o.s.log.Warn("the conversation cannot be written anew", "session", it.rewrite.session, "err", err)
+		}
 		return
 	}
 	if err := o.transcripts.record(*it.event); err != nil && !o.transcriptFailed {
