@@ -13,6 +13,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
+	kept "github.com/agent-ls/agent-ls/internal/session"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -22,6 +23,9 @@ import (
 type root struct {
 	log      *slog.Logger
 	registry *tools.Registry
+	// sessions keeps every session's record; nil when there is no state
+	// directory to keep them in.
+	sessions *kept.Store
 
 	mu       sync.Mutex
 	settings Settings
@@ -35,7 +39,22 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &root{settings: s, log: log, registry: reg, clients: map[string]model.Client{}}, nil
+	r := &root{settings: s, log: log, registry: reg, clients: map[string]model.Client{}}
+	if dir, err := kept.DefaultDir(); err != nil {
+		log.Warn("sessions are not kept", "err", err)
+	} else {
+		r.sessions = kept.New(dir, log)
+	}
+	return r, nil
+}
+
+// close closes the session records.
+func (r *root) close() {
+	if r.sessions != nil {
+		if err := r.sessions.Close(); err != nil {
+			r.log.Warn("closing the session records", "err", err)
+		}
+	}
 }
 
 // update puts new settings in force for the sessions to come.
@@ -100,6 +119,9 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		HelperPath:         sandboxHelper(),
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
+	}
+	if r.sessions != nil {
+		opts.Observe = r.sessions.Observe
 	}
 	setDefaults(&opts, s.agentDefaults())
 	return agent.NewManager(opts)
