@@ -38,9 +38,11 @@ var rank = map[string]int{
 	"internal/config":    1,
 	"internal/tools":     2,
 	"internal/agent":     3,
-	// Frontends: the language server, and the fake editor that drives it.
-	"internal/lsp":    4,
-	"internal/editor": 4,
+	// Frontends: the language server, and the fake editor that drives it;
+	// the session records, which implement the agent's observer.
+	"internal/lsp":     4,
+	"internal/editor":  4,
+	"internal/session": 4,
 	// Programs and test-only packages.
 	"cmd/agent-ls":                           5,
 	"cmd/agent-ls-sandbox":                   5,
@@ -73,18 +75,19 @@ var allowed = map[string][]string{
 	"internal/workspace":       {"internal/policy", "github.com/aymanbagabas/go-udiff", "golang.org/x/sys"},
 	"internal/sandbox": {"internal/policy",
 		"github.com/landlock-lsm/go-landlock", "github.com/seccomp/libseccomp-golang", "golang.org/x/sys"},
-	"internal/model": {"internal/textcut", "github.com/openai/openai-go/v3"},
+	"internal/model":  {"internal/textcut", "github.com/openai/openai-go/v3"},
 	"internal/config": {"internal/policy", "github.com/pelletier/go-toml/v2"},
-	"internal/tools": {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
+	"internal/tools":  {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
 	"internal/agent": {"internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
-	"internal/editor": {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
+	"internal/editor":  {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
+	"internal/session": {"internal/agent", "internal/event", "internal/model"},
 	// The composition root. The demo needs the editor fake and fakemodel;
 	// nothing else in the binary does.
 	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/lsp", "internal/model",
-		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/textcut", "internal/tools",
+		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
 		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},
 	"internal/model/fakemodel/cmd/fakemodel": {"internal/model/fakemodel"},
