@@ -53,6 +53,7 @@ var rank = map[string]int{
 	"bench/inittime":                         5,
 	"bench/outputbench":                      5,
 	"bench/sandboxbench":                     5,
+	"bench/sessionbench":                     5,
 	"e2e":                                    5,
 	"docs":                                   5,
 }
@@ -97,6 +98,7 @@ var allowed = map[string][]string{
 	"bench/inittime":                         {"internal/lspframe"},
 	"bench/outputbench":                      {"internal/editor", "internal/model/fakemodel"},
 	"bench/sandboxbench":                     {"internal/sandbox"},
+	"bench/sessionbench":                     {"internal/agent", "internal/editor", "internal/event", "internal/model", "internal/session"},
 	"e2e":                                    nil,
 	"docs":                                   nil,
 }

@@ -56,8 +56,11 @@ type outItem struct {
 	reached chan struct{}
 	// capped holds a merged execOutput grown too long (outqueue.go).
 	capped *capped
-	// rewrite writes a session's transcript anew.
+	// rewrite marks a resumed session's transcript to be written anew
+	// from its events; settle, a session's transcript to be written
+	// anew now if it is so marked.
 	rewrite *transcriptRewrite
+	settle  string
 }
 
 func newOutbox(s *server) *outbox {
@@ -129,8 +132,14 @@ func (o *outbox) deliver(ctx context.Context, it outItem) {
 		return
 	}
 	if it.rewrite != nil {
-		if err := o.transcripts.rewrite(*it.rewrite); err != nil {
-			o.s.log.Warn("the conversation cannot be written anew", "session", it.rewrite.session, "err", err)
+		// Written when next shown or added to: a client that resumes a
+		// long session should not wait on it.
+		o.transcripts.stale[it.rewrite.session] = *it.rewrite
+		return
+	}
+	if it.settle != "" {
+		if err := o.transcripts.settle(it.settle); err != nil {
+			o.s.log.Warn("the conversation cannot be written anew", "session", it.settle, "err", err)
 		}
 		return
 	}

@@ -88,7 +88,10 @@ func TestListAndResumeSessions(t *testing.T) {
 	if r["sessionId"] != "s-old" {
 		t.Errorf("agent.startTurn went to %v", r["sessionId"])
 	}
-	// Its transcript was written anew from the record.
+	// Its transcript is written anew from the record when it is shown.
+	if shown := execute(t, h, commandShowConversation); shown["uri"] != string(uri.File(filepath.Join(transcripts, "s-old.md"))) {
+		t.Errorf("showConversation = %v", shown)
+	}
 	md := readTranscript(t, h, filepath.Join(transcripts, "s-old.md"))
 	for _, want := range []string{"## You\n\nFix the parser\n", "- Edit parser.go", "The parser is fixed.", "_Turn completed._"} {
 		if !strings.Contains(md, want) {
@@ -129,8 +132,10 @@ func TestCurrentSessionAfterRestart(t *testing.T) {
 	if got := strings.Join(h.agent.resumed, ","); got != "s-last" {
 		t.Errorf("resumed %s", got)
 	}
+	// The transcript is written anew before the turn adds to it.
+	h.agent.emit("s-last", r["turnId"].(string), event.TurnStarted{Prompt: "go on"})
 	md := readTranscript(t, h, filepath.Join(transcripts, "s-last.md"))
-	if !strings.Contains(md, "The parser is fixed.") {
+	if !strings.Contains(md, "The parser is fixed.\n\n_Turn completed._\n\n## You\n\ngo on") {
 		t.Errorf("transcript:\n%s", md)
 	}
 	// A new conversation stays new.

@@ -26,10 +26,24 @@ type transcripts struct {
 	dir     string // "" keeps none
 	now     func() time.Time
 	started map[string]bool // sessions whose file has its heading
+	// stale are the resumed sessions whose file is to be written anew
+	// from their events before it is next shown or added to.
+	stale map[string]transcriptRewrite
 }
 
 func newTranscripts(dir string) *transcripts {
-	return &transcripts{dir: dir, now: time.Now, started: make(map[string]bool)}
+	return &transcripts{dir: dir, now: time.Now, started: make(map[string]bool), stale: make(map[string]transcriptRewrite)}
+}
+
+// settle writes a resumed session's transcript anew, if it waits for
+// that.
+func (t *transcripts) settle(session string) error {
+	rw, ok := t.stale[session]
+	if !ok {
+		return nil
+	}
+	delete(t.stale, session)
+	return t.rewrite(rw)
 }
 
 // path is where a session's transcript is kept ("" when none are).
@@ -46,6 +60,9 @@ func (t *transcripts) record(ev event.Event) error {
 	path := t.path(ev.SessionID)
 	if path == "" {
 		return nil
+	}
+	if err := t.settle(ev.SessionID); err != nil {
+		return err
 	}
 	var b strings.Builder
 	if !t.started[ev.SessionID] {
@@ -189,7 +206,9 @@ func (s *server) showConversation(ctx context.Context, p showConversationParams)
 		return nil, jsonrpc2.NewError(codeRequestFailed, "conversations are not kept (no state directory)")
 	}
 	// The transcript is written in line with the events: wait until
-	// everything reported so far is in it.
+	// everything reported so far is in it, and a resumed session's is
+	// written anew.
+	s.out.push(outItem{settle: session})
 	if err := s.out.drained(ctx); err != nil {
 		return nil, err
 	}

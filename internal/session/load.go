@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -97,31 +99,68 @@ type reader struct {
 }
 
 func (r *reader) read(data []byte) error {
-	n := 0
+	if len(data) == 0 {
+		return errors.New("the record is empty")
+	}
+	lines := make([][]byte, 0, bytes.Count(data, []byte{'\n'})+1)
 	for len(data) > 0 {
-		n++
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
-			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("the last line (%d) was cut short (%d bytes, agent-ls stopped while writing it) and is ignored", n, len(data)))
+			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("the last line (%d) was cut short (%d bytes, agent-ls stopped while writing it) and is ignored", len(lines)+1, len(data)))
 			break
 		}
-		l := data[:i]
+		lines = append(lines, data[:i])
 		data = data[i+1:]
-		if n == 1 {
-			if err := r.head(l); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := r.line(l); err != nil {
-			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("line %d is skipped: %v", n, err))
-		}
 	}
-	if n == 0 {
-		return errors.New("the record is empty")
+	if len(lines) == 0 {
+		return errors.New("the record has no complete line")
+	}
+	if err := r.head(lines[0]); err != nil {
+		return err
+	}
+	items := decodeItems(lines)
+	r.ld.Record.History = make([]model.Item, 0, len(lines)/2)
+	for n, l := range lines[1:] {
+		if err := r.line(l, items[n+1]); err != nil {
+			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("line %d is skipped: %v", n+2, err))
+		}
 	}
 	r.closeOpen()
 	return nil
+}
+
+// decoded is an item line read ahead.
+type decoded struct {
+	item model.Item
+	err  error
+}
+
+// decodeItems reads the item lines, most of a record's bytes, ahead and
+// side by side on every processor; the other lines get nil.
+func decodeItems(lines [][]byte) []*decoded {
+	out := make([]*decoded, len(lines))
+	var idx []int
+	for i, l := range lines {
+		if bytes.HasPrefix(l, itemPrefix) && l[len(l)-1] == '}' {
+			idx = append(idx, i)
+		}
+	}
+	all := make([]decoded, len(idx))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(idx)/256)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k < len(idx); k += workers {
+				l := lines[idx[k]]
+				all[k].err = json.Unmarshal(l[len(itemPrefix):len(l)-1], &all[k].item)
+			}
+		})
+	}
+	wg.Wait()
+	for k, i := range idx {
+		out[i] = &all[k]
+	}
+	return out
 }
 
 func (r *reader) head(b []byte) error {
@@ -136,21 +175,19 @@ func (r *reader) head(b []byte) error {
 	return nil
 }
 
-func (r *reader) line(b []byte) error {
+// line applies one line; pre is the line's item when it is an item line
+// read ahead.
+func (r *reader) line(b []byte, pre *decoded) error {
 	if bytes.HasPrefix(b, eventPrefix) {
 		return r.event(b)
 	}
-	if bytes.HasPrefix(b, itemPrefix) && b[len(b)-1] == '}' {
-		// The most common line, read straight into the history.
-		h := &r.ld.Record.History
-		*h = append(*h, model.Item{})
-		it := &(*h)[len(*h)-1]
-		if err := json.Unmarshal(b[len(itemPrefix):len(b)-1], it); err != nil {
-			*h = (*h)[:len(*h)-1]
-			return err
+	if pre != nil {
+		if pre.err != nil {
+			return pre.err
 		}
-		if r.open != "" && it.ID != "" {
-			r.openItems[it.ID] = true
+		r.ld.Record.History = append(r.ld.Record.History, pre.item)
+		if r.open != "" && pre.item.ID != "" {
+			r.openItems[pre.item.ID] = true
 		}
 		return nil
 	}

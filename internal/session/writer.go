@@ -3,10 +3,12 @@ package session
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -140,6 +142,8 @@ type writer struct {
 	buf      []byte
 	undoSize int64
 	failed   bool // a write failed; reported once
+	// syncing: a sync of the file runs.
+	syncing atomic.Bool
 }
 
 // write appends l. Event lines are l's fields followed by the event's.
@@ -192,10 +196,17 @@ func (w *writer) Event(ev event.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.writeLocked(line{T: kindEvent, At: w.st.now().UTC(), Turn: ev.TurnID, Seq: ev.Seq, Type: ev.Type(), Ev: full})
-	if ev.Type() == event.TypeTurnCompleted && w.f != nil {
-		if err := w.f.Sync(); err != nil {
-			w.st.log.Warn("the session record cannot be synced", "session", w.id, "err", err)
-		}
+	if ev.Type() == event.TypeTurnCompleted && w.f != nil && w.syncing.CompareAndSwap(false, true) {
+		// A kill loses nothing written; a sync at the end of each turn
+		// guards against a power cut too, off the turn's path.
+		go w.sync(w.f)
+	}
+}
+
+func (w *writer) sync(f *os.File) {
+	defer w.syncing.Store(false)
+	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+		w.st.log.Warn("the session record cannot be synced", "session", w.id, "err", err)
 	}
 }
 
