@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
@@ -269,5 +271,58 @@ func TestAllowAlwaysAfterRestart(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "made-2")); err != nil {
 		t.Errorf("the command allowed always did not run after the restart: %v", err)
+	}
+}
+
+// A client with no agent-specific code goes on with the workspace's last
+// conversation after the server restarts: a plain agent.startTurn
+// continues it, with its history, and its transcript is written anew
+// from the record.
+func TestPlainClientContinuesAfterRestart(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + state}
+	startTurn := func(s *session, prompt string) string {
+		t.Helper()
+		var res struct {
+			SessionID string `json:"sessionId"`
+		}
+		arg, _ := json.Marshal(map[string]any{"prompt": prompt})
+		if err := s.ed.Request(s.ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+			Command: "agent.startTurn", Arguments: []protocol.LSPAny{arg}}, &res); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ed.WaitMessage(s.ctx, func(m protocol.ShowMessageParams) bool { return strings.HasPrefix(m.Message, "Agent: Done") }); err != nil {
+			t.Fatal(err)
+		}
+		return res.SessionID
+	}
+	m := fakemodel.New(fakemodel.Say("Before the restart."))
+	t.Cleanup(m.Close)
+	s := startOn(t, m, ws, env, editor.Config{}, editor.Options{})
+	first := startTurn(s, "first question")
+	s.ed.Disconnect()
+	// The transcript of a server that stopped is not trusted to be whole.
+	transcript := filepath.Join(state, "agent-ls", "conversations", first+".md")
+	if err := os.WriteFile(transcript, []byte("cut short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	m2 := fakemodel.New(fakemodel.Say("After the restart."))
+	t.Cleanup(m2.Close)
+	s2 := startOn(t, m2, ws, env, editor.Config{}, editor.Options{})
+	if got := startTurn(s2, "second question"); got != first {
+		t.Fatalf("the turn after the restart went to session %s, not %s", got, first)
+	}
+	body := string(m2.Requests()[0].Body)
+	if !strings.Contains(body, "first question") || !strings.Contains(body, "Before the restart.") {
+		t.Errorf("the request after the restart lacks the first turn:\n%s", body)
+	}
+	b, err := os.ReadFile(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	if strings.Contains(md, "cut short") || !strings.Contains(md, "first question") || !strings.Contains(md, "Before the restart.") || !strings.Contains(md, "After the restart.") {
+		t.Errorf("transcript after the restart:\n%s", md)
 	}
 }
