@@ -36,7 +36,7 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	prune := fs.Float64("prune", 0, "delete the sessions not updated for this many `DAYS`")
-	jsonOut := fs.Bool("json", false, "print the list as JSON (agent/listSessions' sessions)")
+	jsonOut := fs.Bool("json", false, "print the list as JSON (agent/listSessions' sessions, with cwd a path)")
 	fs.Usage = func() { fmt.Fprint(stderr, sessionsUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -72,21 +72,12 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *jsonOut {
-		type entry struct {
-			SessionID string    `json:"sessionId"`
-			Cwd       string    `json:"cwd"`
-			Title     string    `json:"title"`
-			CreatedAt time.Time `json:"createdAt"`
-			UpdatedAt time.Time `json:"updatedAt"`
-			Turns     int       `json:"turns"`
-		}
-		out := make([]entry, 0, len(list))
-		for _, s := range list {
-			out = append(out, entry{s.SessionID, s.Cwd, s.Title, s.CreatedAt.UTC(), s.UpdatedAt.UTC(), s.Turns})
+		for i := range list {
+			list[i].CreatedAt, list[i].UpdatedAt = list[i].CreatedAt.UTC(), list[i].UpdatedAt.UTC()
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := enc.Encode(list); err != nil {
 			return 1
 		}
 		return 0

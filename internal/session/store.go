@@ -11,11 +11,14 @@
 //
 //	{"t":"session","v":1,"at":TIME,"info":{sessionId,cwd,model,provider,approvalPolicy,sandboxMode}}  the first line
 //	{"t":"item","item":ITEM}                 an item entered the history (what the model is sent)
-//	{"t":"event","at":TIME,...EVENT}         an event the session sent (agent/event's fields), all but deltas and command output
+//	{"t":"event","at":TIME,"turn":ID,"seq":N,"type":TYPE,"ev":EVENT}
+//	                                         an event the session sent (EVENT: the agent/event object), all but
+//	                                         deltas, command output and retries; usage events included
 //	{"t":"undo","turn":ID,"files":[...]}     a turn's undo data; the contents are in <sessionId>.undo
 //	{"t":"undone","turn":ID}                 the turn was undone
 //	{"t":"approval","rule":RULE}             an "always" answer
-//	{"t":"compaction","items":[ITEM...]}     the history was replaced by these items
+//	{"t":"compaction","items":[ITEM...]}     the history was replaced by these items (read; written once
+//	                                         compaction exists)
 //
 // A line is written, with one write, when its item is complete, so a
 // process killed at any moment leaves every complete item on disk and at
@@ -133,15 +136,16 @@ func (st *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-// Summary describes a kept session (agent/listSessions).
+// Summary describes a kept session (agent/listSessions, where cwd is
+// a URI).
 type Summary struct {
-	SessionID string
-	Cwd       string
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
 	// Title is the session's first prompt, shortened.
-	Title     string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	Turns     int
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Turns     int       `json:"turns"`
 }
 
 // titleRunes bounds a session's title.
