@@ -32,6 +32,8 @@ type root struct {
 	// clients are the model clients of the current settings, by
 	// provider id; new settings start afresh (sessions keep theirs).
 	clients map[string]model.Client
+	// release closes the session records of a manager.
+	release map[*agent.Manager]func()
 }
 
 func newRoot(s Settings, log *slog.Logger) (*root, error) {
@@ -39,13 +41,26 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &root{settings: s, log: log, registry: reg, clients: map[string]model.Client{}}
+	r := &root{settings: s, log: log, registry: reg, clients: map[string]model.Client{}, release: map[*agent.Manager]func(){}}
 	if dir, err := kept.DefaultDir(); err != nil {
 		log.Warn("sessions are not kept", "err", err)
 	} else {
 		r.sessions = kept.New(dir, log)
 	}
 	return r, nil
+}
+
+// closeManager interrupts a manager's turns and closes its sessions'
+// records, which another manager may then bring back.
+func (r *root) closeManager(mgr *agent.Manager) {
+	mgr.Close()
+	r.mu.Lock()
+	release := r.release[mgr]
+	delete(r.release, mgr)
+	r.mu.Unlock()
+	if release != nil && r.sessions != nil {
+		release()
+	}
 }
 
 // close closes the session records.
@@ -120,11 +135,32 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	}
+	var mu sync.Mutex
+	var ids []string
 	if r.sessions != nil {
-		opts.Observe = r.sessions.Observe
+		opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
+			obs, err := r.sessions.Observe(info, restored)
+			if err == nil {
+				mu.Lock()
+				ids = append(ids, info.SessionID)
+				mu.Unlock()
+			}
+			return obs, err
+		}
 	}
 	setDefaults(&opts, s.agentDefaults())
-	return agent.NewManager(opts)
+	mgr, err := agent.NewManager(opts)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.release[mgr] = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		r.sessions.Release(ids...)
+	}
+	r.mu.Unlock()
+	return mgr, nil
 }
 
 // setDefaults copies d into the options' session defaults.

@@ -118,6 +118,9 @@ func resumeSession(mgr *agent.Manager, st *kept.Store, id string) (*kept.Loaded,
 	if _, err := mgr.Record(id); err == nil {
 		return ld, nil // live already
 	}
+	if err := st.CheckFree(id); err != nil {
+		return nil, fmt.Errorf("resume session %s: %w", id, err)
+	}
 	if _, err := mgr.Restore(ld.Record); err != nil {
 		if _, live := mgr.Record(id); live == nil {
 			return ld, nil // another request brought it back meanwhile

@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -338,4 +340,34 @@ func TestListAndPrune(t *testing.T) {
 	if _, err := st.Load("../../etc/passwd"); err == nil {
 		t.Error("a path loads as a session")
 	}
+}
+
+// One writer at a time appends to a session's record: another store (as
+// another agent-ls would) finds it in use until it is released.
+func TestRecordInUse(t *testing.T) {
+	dir := stateDir(t)
+	st, other := New(dir, nil), New(dir, nil)
+	info := agent.SessionInfo{SessionID: "s-busy", Cwd: t.TempDir()}
+	if _, err := st.Observe(info, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Observe(info, true); !errors.Is(err, ErrInUse) {
+		t.Errorf("a second writer in the same store: %v", err)
+	}
+	for _, s := range []*Store{st, other} {
+		if err := s.CheckFree("s-busy"); !errors.Is(err, ErrInUse) && runtime.GOOS != "windows" {
+			t.Errorf("CheckFree while it is written: %v", err)
+		}
+	}
+	if _, err := other.Observe(info, true); !errors.Is(err, ErrInUse) && runtime.GOOS != "windows" {
+		t.Errorf("another store writes it too: %v", err)
+	}
+	st.Release("s-busy")
+	if err := other.CheckFree("s-busy"); err != nil {
+		t.Errorf("CheckFree after release: %v", err)
+	}
+	if _, err := other.Observe(info, true); err != nil {
+		t.Errorf("another store after release: %v", err)
+	}
+	other.Close()
 }

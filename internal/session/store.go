@@ -58,6 +58,26 @@ const (
 // ErrNotFound: no session has that id.
 var ErrNotFound = errors.New("no such session")
 
+// ErrInUse: another agent-ls is recording the session.
+var ErrInUse = errors.New("the session is open in another agent-ls")
+
+// CheckFree reports ErrInUse when another process, or another user of
+// this store, records session id: it is not to be brought back twice.
+func (st *Store) CheckFree(id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	if st.writing(id) {
+		return ErrInUse
+	}
+	f, err := os.OpenFile(st.path(id), os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	defer f.Close()
+	return lock(f)
+}
+
 // validID matches the ids agent-ls gives sessions; anything else could
 // name a file outside the directory.
 var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
@@ -122,6 +142,21 @@ func (st *Store) makeDir() error {
 		return fmt.Errorf("session directory: %w", err)
 	}
 	return nil
+}
+
+// Release closes the records of sessions whose manager is done with
+// them, so they can be brought back elsewhere.
+func (st *Store) Release(ids ...string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, id := range ids {
+		if w := st.writers[id]; w != nil {
+			if err := w.close(); err != nil {
+				st.log.Warn("closing a session record", "session", id, "err", err)
+			}
+			delete(st.writers, id)
+		}
+	}
 }
 
 // Close closes the files of the sessions written to.

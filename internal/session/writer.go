@@ -80,12 +80,19 @@ func (st *Store) Observe(info agent.SessionInfo, restored bool) (agent.Observer,
 	if err := st.makeDir(); err != nil {
 		return nil, err
 	}
+	if st.writing(info.SessionID) {
+		return nil, fmt.Errorf("session record: %w", ErrInUse)
+	}
 	flags := os.O_WRONLY | os.O_APPEND
 	if !restored {
 		flags |= os.O_CREATE | os.O_EXCL
 	}
 	f, err := os.OpenFile(st.path(info.SessionID), flags, 0o600)
 	if err != nil {
+		return nil, fmt.Errorf("session record: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("session record: %w", err)
 	}
 	w := &writer{st: st, id: info.SessionID, f: f}
@@ -101,11 +108,12 @@ func (st *Store) Observe(info agent.SessionInfo, restored bool) (agent.Observer,
 		w.undoSize = fi.Size()
 	}
 	st.mu.Lock()
-	if old := st.writers[info.SessionID]; old != nil {
-		old.close()
+	defer st.mu.Unlock()
+	if st.writers[info.SessionID] != nil {
+		w.close()
+		return nil, fmt.Errorf("session record: %w", ErrInUse)
 	}
 	st.writers[info.SessionID] = w
-	st.mu.Unlock()
 	return w, nil
 }
 
