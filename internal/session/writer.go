@@ -150,8 +150,9 @@ type writer struct {
 	buf      []byte
 	undoSize int64
 	failed   bool // a write failed; reported once
-	// syncing: a sync of the file runs.
+	// syncing: a sync of the file runs; syncs waits for it.
 	syncing atomic.Bool
+	syncs   sync.WaitGroup
 }
 
 // write appends l. Event lines are l's fields followed by the event's.
@@ -176,15 +177,19 @@ func (w *writer) writeLocked(l line) {
 	}
 }
 
+// close closes the file once a sync under way has ended: the file's
+// lock goes only when its last use does, and whoever brings the session
+// back next must find it free.
 func (w *writer) close() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
+	f := w.f
+	w.f = nil
+	w.mu.Unlock()
+	if f == nil {
 		return nil
 	}
-	err := w.f.Close()
-	w.f = nil
-	return err
+	w.syncs.Wait()
+	return f.Close()
 }
 
 // Item records a history item.
@@ -207,11 +212,13 @@ func (w *writer) Event(ev event.Event) {
 	if ev.Type() == event.TypeTurnCompleted && w.f != nil && w.syncing.CompareAndSwap(false, true) {
 		// A kill loses nothing written; a sync at the end of each turn
 		// guards against a power cut too, off the turn's path.
+		w.syncs.Add(1)
 		go w.sync(w.f)
 	}
 }
 
 func (w *writer) sync(f *os.File) {
+	defer w.syncs.Done()
 	defer w.syncing.Store(false)
 	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
 		w.st.log.Warn("the session record cannot be synced", "session", w.id, "err", err)
