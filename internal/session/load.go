@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
@@ -8,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -63,20 +62,21 @@ func (st *Store) Load(id string) (*Loaded, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(st.path(id))
+	f, err := os.Open(st.path(id))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
-	fi, err := os.Stat(st.path(id))
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	ld := &Loaded{UpdatedAt: fi.ModTime()}
 	r := &reader{ld: ld, undo: map[string]int{}, contents: blobFile(st.undoPath(id))}
-	if err := r.read(data); err != nil {
+	if err := r.read(f); err != nil {
 		return nil, fmt.Errorf("session %s: %w", id, err)
 	}
 	if ld.Record.Info.SessionID != id {
@@ -96,74 +96,56 @@ type reader struct {
 	open         string
 	openItems    map[string]bool
 	openMessages []HistoryItem
+	// head holds an event line's header while it is read.
+	head []byte
 }
 
-func (r *reader) read(data []byte) error {
-	if len(data) == 0 {
-		return errors.New("the record is empty")
-	}
-	lines := make([][]byte, 0, bytes.Count(data, []byte{'\n'})+1)
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("the last line (%d) was cut short (%d bytes, agent-ls stopped while writing it) and is ignored", len(lines)+1, len(data)))
+// read applies the record's lines as they are read: a record is read
+// once, through a small buffer, and only what the session keeps is
+// allocated (a fresh process pays dearly for memory it touches first).
+func (r *reader) read(f io.Reader) error {
+	br := bufio.NewReaderSize(f, 256<<10)
+	var long []byte // a line longer than the buffer
+	n := 0
+	for {
+		l, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, l...)
+			continue
+		}
+		if long != nil {
+			l, long = append(long, l...), nil
+		}
+		if err == io.EOF {
+			if len(l) > 0 {
+				r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("the last line (%d) was cut short (%d bytes, agent-ls stopped while writing it) and is ignored", n+1, len(l)))
+			}
 			break
 		}
-		lines = append(lines, data[:i])
-		data = data[i+1:]
-	}
-	if len(lines) == 0 {
-		return errors.New("the record has no complete line")
-	}
-	if err := r.head(lines[0]); err != nil {
-		return err
-	}
-	items := decodeItems(lines)
-	r.ld.Record.History = make([]model.Item, 0, len(lines)/2)
-	for n, l := range lines[1:] {
-		if err := r.line(l, items[n+1]); err != nil {
-			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("line %d is skipped: %v", n+2, err))
+		if err != nil {
+			return err
 		}
+		n++
+		l = l[:len(l)-1]
+		if n == 1 {
+			if err := r.first(l); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.line(l); err != nil {
+			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("line %d is skipped: %v", n, err))
+		}
+	}
+	if n == 0 {
+		return errors.New("the record has no complete line")
 	}
 	r.closeOpen()
 	return nil
 }
 
-// decoded is an item line read ahead.
-type decoded struct {
-	item model.Item
-	err  error
-}
-
-// decodeItems reads the item lines, most of a record's bytes, ahead and
-// side by side on every processor; the other lines get nil.
-func decodeItems(lines [][]byte) []*decoded {
-	out := make([]*decoded, len(lines))
-	var idx []int
-	for i, l := range lines {
-		if bytes.HasPrefix(l, itemPrefix) && l[len(l)-1] == '}' {
-			idx = append(idx, i)
-		}
-	}
-	all := make([]decoded, len(idx))
-	workers := min(runtime.GOMAXPROCS(0), 1+len(idx)/256)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for k := w; k < len(idx); k += workers {
-				l := lines[idx[k]]
-				all[k].err = json.Unmarshal(l[len(itemPrefix):len(l)-1], &all[k].item)
-			}
-		})
-	}
-	wg.Wait()
-	for k, i := range idx {
-		out[i] = &all[k]
-	}
-	return out
-}
-
-func (r *reader) head(b []byte) error {
+// first reads the first line, the session's.
+func (r *reader) first(b []byte) error {
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil || l.T != kindSession || l.Info == nil {
 		return fmt.Errorf("the first line is not a session's (%v)", err)
@@ -175,19 +157,22 @@ func (r *reader) head(b []byte) error {
 	return nil
 }
 
-// line applies one line; pre is the line's item when it is an item line
-// read ahead.
-func (r *reader) line(b []byte, pre *decoded) error {
+// line applies one line; b is the reader's and is not kept.
+func (r *reader) line(b []byte) error {
 	if bytes.HasPrefix(b, eventPrefix) {
 		return r.event(b)
 	}
-	if pre != nil {
-		if pre.err != nil {
-			return pre.err
+	if bytes.HasPrefix(b, itemPrefix) && b[len(b)-1] == '}' {
+		// The most common line, read straight into the history.
+		h := &r.ld.Record.History
+		*h = append(*h, model.Item{})
+		it := &(*h)[len(*h)-1]
+		if err := json.Unmarshal(b[len(itemPrefix):len(b)-1], it); err != nil {
+			*h = (*h)[:len(*h)-1]
+			return err
 		}
-		r.ld.Record.History = append(r.ld.Record.History, pre.item)
-		if r.open != "" && pre.item.ID != "" {
-			r.openItems[pre.item.ID] = true
+		if r.open != "" && it.ID != "" {
+			r.openItems[it.ID] = true
 		}
 		return nil
 	}
@@ -230,11 +215,20 @@ func (r *reader) event(b []byte) error {
 	if i < 0 || b[len(b)-1] != '}' {
 		return errors.New("an event line without its event")
 	}
-	var l line
-	if err := json.Unmarshal(append(b[:i:i], '}'), &l); err != nil {
+	var l struct {
+		Turn string     `json:"turn"`
+		Seq  int64      `json:"seq"`
+		Type event.Type `json:"type"`
+	}
+	r.head = append(append(r.head[:0], b[:i]...), '}')
+	if err := json.Unmarshal(r.head, &l); err != nil {
 		return err
 	}
 	item := HistoryItem{TurnID: l.Turn, Type: l.Type, JSON: b[i+len(evKey) : len(b)-1]}
+	if redrawn[l.Type] {
+		// Kept: the line is the reader's buffer.
+		item.JSON = bytes.Clone(item.JSON)
+	}
 	rec := &r.ld.Record
 	rec.Seq = max(rec.Seq, l.Seq)
 	switch l.Type {
