@@ -28,6 +28,9 @@ type Observer interface {
 	Undone(turnID string)
 	// Remembered: the user answered "always".
 	Remembered(rule ApprovalRule)
+	// Settings: the session runs with new settings from its next turn on
+	// (the defaults changed: its model, provider or policies).
+	Settings(info SessionInfo)
 }
 
 // UndoFile is one file a turn changed, as undo needs it: whether it
@@ -74,6 +77,7 @@ func (noObserver) Event(event.Event)                        {}
 func (noObserver) UndoKept(string, []UndoFile, io.ReaderAt) {}
 func (noObserver) Undone(string)                            {}
 func (noObserver) Remembered(ApprovalRule)                  {}
+func (noObserver) Settings(SessionInfo)                     {}
 
 // observe gives s its observer (Options.Observe), and wires it to the
 // history and the approvals.

@@ -105,6 +105,9 @@ func (s *session) refresh() error {
 	if st.info != s.info || !slices.Equal(st.boundary.WritableRoots(), s.boundary.WritableRoots()) || st.cfg.NetworkAccess != s.cfg.NetworkAccess {
 		s.changed = true
 	}
+	if st.info != s.info {
+		s.obs.Settings(st.info)
+	}
 	s.sessionSettings = st
 	return nil
 }

@@ -192,6 +192,10 @@ func (r *reader) line(b []byte) error {
 		}
 	case kindEvent:
 		return errors.New("an event line without its event")
+	case kindSettings:
+		if l.Info != nil && l.Info.SessionID == rec.Info.SessionID {
+			rec.Info = *l.Info
+		}
 	case kindCompaction:
 		rec.History = append([]model.Item(nil), l.Items...)
 	case kindUndo:

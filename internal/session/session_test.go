@@ -371,3 +371,33 @@ func TestRecordInUse(t *testing.T) {
 	}
 	other.Close()
 }
+
+// A change of the session's settings between turns (the defaults
+// changed) is kept: the session comes back with the settings it last ran
+// with.
+func TestSettingsChangeKept(t *testing.T) {
+	dir, ws := stateDir(t), t.TempDir()
+	st := New(dir, nil)
+	m := &script{replies: [][]model.Item{answer("m1", "one"), answer("m2", "two")}}
+	fe := newFrontend(agent.AllowOnce)
+	mgr := manager(t, st, m, fe, ws, policy.OnRequest)
+	info, err := mgr.NewSession(agent.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTurn(t, mgr, fe, info.SessionID, "first")
+	if err := mgr.UpdateDefaults(func(d *agent.Defaults) { d.ModelName = "other-model" }); err != nil {
+		t.Fatal(err)
+	}
+	runTurn(t, mgr, fe, info.SessionID, "second")
+	if got := m.lastRequest().Model; got != "other-model" {
+		t.Fatalf("the second turn asked %s", got)
+	}
+	ld, err := st.Load(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ld.Record.Info.Model != "other-model" || ld.Record.Info.SessionID != info.SessionID {
+		t.Errorf("settings after loading: %+v", ld.Record.Info)
+	}
+}

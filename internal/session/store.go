@@ -16,6 +16,7 @@
 //	                                         deltas, command output and retries; usage events included
 //	{"t":"undo","turn":ID,"files":[...]}     a turn's undo data; the contents are in <sessionId>.undo
 //	{"t":"undone","turn":ID}                 the turn was undone
+//	{"t":"settings","info":{...}}            the session runs with these settings from its next turn on
 //	{"t":"approval","rule":RULE}             an "always" answer
 //	{"t":"compaction","items":[ITEM...]}     the history was replaced by these items (read; written once
 //	                                         compaction exists)

@@ -25,6 +25,7 @@ const (
 	kindUndone     = "undone"
 	kindApproval   = "approval"
 	kindCompaction = "compaction"
+	kindSettings   = "settings"
 )
 
 // line is every kind of line; each kind sets its own fields. An event
@@ -224,6 +225,9 @@ func (w *writer) sync(f *os.File) {
 		w.st.log.Warn("the session record cannot be synced", "session", w.id, "err", err)
 	}
 }
+
+// Settings records the settings the session runs with from now on.
+func (w *writer) Settings(info agent.SessionInfo) { w.write(line{T: kindSettings, Info: &info}) }
 
 // Undone records that a turn was undone.
 func (w *writer) Undone(turnID string) { w.write(line{T: kindUndone, Turn: turnID}) }
