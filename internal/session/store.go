@@ -192,25 +192,9 @@ const titleRunes = 80
 // them all in one group. A file that cannot be read is logged and left
 // out.
 func (st *Store) List(workspace string) ([]Summary, error) {
-	entries, err := os.ReadDir(st.dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return []Summary{}, nil
-	}
+	out, err := st.each(st.summary)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	out := []Summary{}
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !e.Type().IsRegular() || checkID(id) != nil {
-			continue
-		}
-		s, err := st.summary(id)
-		if err != nil {
-			st.log.Warn("a session file cannot be read", "file", st.path(id), "err", err)
-			continue
-		}
-		out = append(out, s)
+		return nil, err
 	}
 	inside := func(s Summary) bool { return workspace != "" && within(workspace, s.Cwd) }
 	slices.SortStableFunc(out, func(a, b Summary) int {
@@ -225,16 +209,56 @@ func (st *Store) List(workspace string) ([]Summary, error) {
 	return out, nil
 }
 
-// Latest returns the most recently updated session of workspace.
+// each reads every kept session with read.
+func (st *Store) each(read func(id string) (Summary, error)) ([]Summary, error) {
+	entries, err := os.ReadDir(st.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return []Summary{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out := []Summary{}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || !e.Type().IsRegular() || checkID(id) != nil {
+			continue
+		}
+		s, err := read(id)
+		if err != nil {
+			st.log.Warn("a session file cannot be read", "file", st.path(id), "err", err)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Latest returns the most recently updated session of workspace, reading
+// only the first line of each (its title and turns are left empty).
 func (st *Store) Latest(workspace string) (Summary, error) {
-	all, err := st.List(workspace)
+	all, err := st.each(func(id string) (Summary, error) {
+		f, err := os.Open(st.path(id))
+		if err != nil {
+			return Summary{}, err
+		}
+		defer f.Close()
+		s, _, err := readHead(f)
+		return s, err
+	})
 	if err != nil {
 		return Summary{}, err
 	}
-	if len(all) == 0 || !within(workspace, all[0].Cwd) {
+	var best Summary
+	for _, s := range all {
+		if within(workspace, s.Cwd) && (best.SessionID == "" || s.UpdatedAt.After(best.UpdatedAt)) {
+			best = s
+		}
+	}
+	if best.SessionID == "" {
 		return Summary{}, fmt.Errorf("%w: none of the workspace %s", ErrNotFound, workspace)
 	}
-	return all[0], nil
+	return best, nil
 }
 
 // within reports whether path is dir or inside it.
@@ -256,20 +280,10 @@ func (st *Store) summary(id string) (Summary, error) {
 		return Summary{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	s, r, err := readHead(f)
 	if err != nil {
 		return Summary{}, err
 	}
-	r := bufio.NewReaderSize(f, 64<<10)
-	first, err := r.ReadBytes('\n')
-	if err != nil {
-		return Summary{}, fmt.Errorf("no complete first line: %w", err)
-	}
-	var head line
-	if err := json.Unmarshal(first, &head); err != nil || head.T != kindSession || head.Info == nil {
-		return Summary{}, fmt.Errorf("the first line is not a session's: %.80s", first)
-	}
-	s := Summary{SessionID: head.Info.SessionID, Cwd: head.Info.Cwd, CreatedAt: head.At, UpdatedAt: fi.ModTime()}
 	for {
 		l, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -302,6 +316,25 @@ func (st *Store) summary(id string) (Summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// readHead reads a record's first line into a summary (updated: the
+// file's time), and returns the reader positioned after it.
+func readHead(f *os.File) (Summary, *bufio.Reader, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return Summary{}, nil, err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	first, err := r.ReadBytes('\n')
+	if err != nil {
+		return Summary{}, nil, fmt.Errorf("no complete first line: %w", err)
+	}
+	var head line
+	if err := json.Unmarshal(first, &head); err != nil || head.T != kindSession || head.Info == nil {
+		return Summary{}, nil, fmt.Errorf("the first line is not a session's: %.80s", first)
+	}
+	return Summary{SessionID: head.Info.SessionID, Cwd: head.Info.Cwd, CreatedAt: head.At, UpdatedAt: fi.ModTime()}, r, nil
 }
 
 // eventPrefix starts every event line.
