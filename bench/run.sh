@@ -18,6 +18,10 @@ echo "== model delta → agent/event, end to end through the server"
 go run ./bench/eventbench -bin "$bin"
 
 echo
+echo "== kept sessions: resuming 1,000 turns through the server, recording an item"
+go run ./bench/sessionbench -bin "$bin"
+
+echo
 echo "== sandbox: cost per command next to bubblewrap"
 bench/sandbox.sh
 

@@ -38,10 +38,13 @@ var rank = map[string]int{
 	"internal/config":    1,
 	"internal/tools":     2,
 	"internal/agent":     3,
-	// Frontends: the language server, and the fake editor that drives it.
-	"internal/lsp":    4,
-	"internal/hooks":  4,
-	"internal/editor": 4,
+	// Frontends: the language server, and the fake editor that drives it;
+	// the session records, which implement the agent's observer; the
+	// hooks, which implement its ToolHooks.
+	"internal/lsp":     4,
+	"internal/hooks":   4,
+	"internal/editor":  4,
+	"internal/session": 4,
 	// Programs and test-only packages.
 	"cmd/agent-ls":                           5,
 	"cmd/agent-ls-sandbox":                   5,
@@ -52,6 +55,7 @@ var rank = map[string]int{
 	"bench/inittime":                         5,
 	"bench/outputbench":                      5,
 	"bench/sandboxbench":                     5,
+	"bench/sessionbench":                     5,
 	"e2e":                                    5,
 	"docs":                                   5,
 }
@@ -81,12 +85,13 @@ var allowed = map[string][]string{
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
-	"internal/hooks":  {"internal/agent", "internal/textcut"},
-	"internal/editor": {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
+	"internal/hooks":   {"internal/agent", "internal/textcut"},
+	"internal/editor":  {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
+	"internal/session": {"internal/agent", "internal/event", "internal/model"},
 	// The composition root. The demo needs the editor fake and fakemodel;
 	// nothing else in the binary does.
 	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/model",
-		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/textcut", "internal/tools",
+		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
 		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},
 	"internal/model/fakemodel/cmd/fakemodel": {"internal/model/fakemodel"},
@@ -96,6 +101,7 @@ var allowed = map[string][]string{
 	"bench/inittime":                         {"internal/lspframe"},
 	"bench/outputbench":                      {"internal/editor", "internal/model/fakemodel"},
 	"bench/sandboxbench":                     {"internal/sandbox"},
+	"bench/sessionbench":                     {"internal/agent", "internal/editor", "internal/event", "internal/model", "internal/session"},
 	"e2e":                                    nil,
 	"docs":                                   nil,
 }

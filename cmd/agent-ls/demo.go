@@ -67,7 +67,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 type demoRun struct {
 	out io.Writer
 	dir string
-	// configHome is the server's XDG_CONFIG_HOME: empty.
+	// configHome holds the server's XDG_CONFIG_HOME (empty) and
+	// XDG_STATE_HOME.
 	configHome string
 	ed         *editor.Editor
 	serverLog  strings.Builder
@@ -153,9 +154,11 @@ func (d *demoRun) startServer(ctx context.Context, modelURL string) error {
 	cmd := exec.Command(self, "serve", "--stdio", "--log-level", "warn",
 		"--base-url", modelURL, "--model", "gpt-5-codex", "--wire-api", "responses")
 	cmd.Dir = d.dir
-	// The demo is the same everywhere: the user's config file and
-	// profile stay out of it (an empty config folder of its own).
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=demo-key", "XDG_CONFIG_HOME="+d.configHome, "AGENT_LS_PROFILE=")
+	// The demo is the same everywhere, and leaves nothing behind: the
+	// user's config file and profile stay out of it, and its session
+	// record and transcript go to a folder of its own, removed after.
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=demo-key", "AGENT_LS_PROFILE=",
+		"XDG_CONFIG_HOME="+filepath.Join(d.configHome, "config"), "XDG_STATE_HOME="+filepath.Join(d.configHome, "state"))
 	cmd.Stderr = &d.serverLog
 	d.ed, err = editor.Start(cmd, editor.Config{ShowMessageRequest: d.ask})
 	if err != nil {

@@ -51,6 +51,8 @@ type session struct {
 	dir   string
 	ctx   context.Context
 	log   *syncWriter
+	// cmd is the server's process.
+	cmd *exec.Cmd
 }
 
 // start runs the built server in a temporary workspace against a fake
@@ -94,7 +96,7 @@ func startOn(t *testing.T, m *fakemodel.Server, dir string, env []string, cfg ed
 	if _, err := ed.Initialize(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
-	return &session{t: t, ed: ed, model: m, dir: dir, ctx: ctx, log: log}
+	return &session{t: t, ed: ed, model: m, dir: dir, ctx: ctx, log: log, cmd: cmd}
 }
 
 // syncWriter collects the server's stderr, written by exec's copier while

@@ -99,6 +99,10 @@ func (a *editorAgent) StartTurn(sessionID string, in agent.TurnInput) (*agent.Tu
 	return a.Manager.StartTurn(sessionID, in)
 }
 
+// Close interrupts the turns and closes the sessions' records, so
+// another connection can bring them back.
+func (a *editorAgent) Close() { a.root.closeManager(a.Manager) }
+
 func (a *editorAgent) tell(msgs []lsp.Message) {
 	if len(msgs) > 0 && a.show != nil {
 		a.show(msgs...)

@@ -25,7 +25,8 @@ import (
 const execUsage = `Usage: agent-ls exec [flags] PROMPT
 
 Runs one turn in the current directory. The answer streams to stdout, tool
-activity to stderr. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
+activity to stderr. Every session is kept (agent-ls sessions lists them);
+--resume ID or --last goes on with one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
 the prompt from stdin. Ctrl-C interrupts the turn.
 
 Approvals: on a terminal agent-ls asks; otherwise it refuses what needs
@@ -74,19 +75,46 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 2
 	}
+	defer r.close()
 	defer mgr.Close()
-	info, err := mgr.NewSession(agent.SessionOptions{})
+	info, err := execSession(mgr, r, o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
 	removeStaleMarkers(info.Cwd, log)
+	if r.sessions != nil && !o.jsonOut {
+		defer fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT continues it)\n", info.SessionID, info.SessionID)
+	}
 
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
 	defer stopCommands()
 	return runExecTurn(mgr, info.SessionID, o.prompt, sig, stderr)
+}
+
+// execSession is the session exec's turn runs in: a new one, or the one
+// --resume or --last brings back.
+func execSession(mgr *agent.Manager, r *root, o execOptions, stderr io.Writer) (agent.SessionInfo, error) {
+	if o.resume == "" && !o.last {
+		return mgr.NewSession(agent.SessionOptions{})
+	}
+	cwd := o.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	id, err := sessionToResume(r.sessions, o.resume, o.last, cwd)
+	if err != nil {
+		return agent.SessionInfo{}, err
+	}
+	ld, err := resumeSession(mgr, r.sessions, id)
+	if err != nil {
+		return agent.SessionInfo{}, err
+	}
+	describeResumed(stderr, ld)
+	rec, err := mgr.Record(id)
+	return rec.Info, err
 }
 
 // execOptions are what exec's command line asks for.
@@ -96,6 +124,10 @@ type execOptions struct {
 	cwd         string // absolute; "" for the current directory
 	jsonOut     bool
 	yes, bypass bool
+	// resume names the session to go on with; last: the most recent one
+	// of the directory's workspace.
+	resume string
+	last   bool
 }
 
 // parseExec reads exec's flags, the environment and the prompt. done is
@@ -110,17 +142,22 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
 	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
+	resume := fs.String("resume", "", "go on with the kept session of this `ID` (agent-ls sessions lists them): its history, undo and \"always\" answers")
+	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
 	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
 	res, code, done := parseSettings(fs, &flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
+	}
+	if *resume != "" && *last {
+		return o, usageError(stderr, execUsage, errors.New("--resume and --last each name the session to go on with: give one")), true
 	}
 	if *fullAuto {
 		*yes = true
 		setUnlessFlagged(&flags.layer, "sandbox_mode", string(policy.WorkspaceWrite), "--full-auto")
 		setUnlessFlagged(&flags.layer, "approval_policy", string(policy.OnRequest), "--full-auto")
 	}
-	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass}
+	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last}
 	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)

@@ -31,7 +31,8 @@ const usage = `agent-ls: a coding agent that runs as a language server
 
 Usage:
   agent-ls [serve] [--stdio] [flags]   run the language server on stdin/stdout (editors start this)
-  agent-ls exec [flags] PROMPT         run one turn in the current directory
+  agent-ls exec [flags] PROMPT         run one turn in the current directory (--resume ID, --last: go on with a session)
+  agent-ls sessions [--prune DAYS]     list the kept sessions, or delete old ones
   agent-ls demo                        run an offline, scripted demo end to end
   agent-ls sandbox [flags] -- CMD...   run a command in the kernel sandbox
   agent-ls config [--check]            show the configuration and where each value comes from
@@ -78,6 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runSandbox(args)
 	case "config":
 		return runConfig(args, stdout, stderr)
+	case "sessions":
+		return runSessions(args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "agent-ls %s\n", version)
 		return 0
@@ -95,7 +98,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
-	case "serve", "exec", "demo", "sandbox", "config":
+	case "serve", "exec", "demo", "sandbox", "config", "sessions":
 		return run([]string{args[0], "--help"}, nil, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agent-ls: no help for %q\n\n%s", args[0], usage)

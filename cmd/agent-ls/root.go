@@ -14,6 +14,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/hooks"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
+	kept "github.com/agent-ls/agent-ls/internal/session"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -23,6 +24,9 @@ import (
 type root struct {
 	log      *slog.Logger
 	registry *tools.Registry
+	// sessions keeps every session's record; nil when there is no state
+	// directory to keep them in.
+	sessions *kept.Store
 
 	mu       sync.Mutex
 	settings Settings
@@ -30,6 +34,8 @@ type root struct {
 	// clients are the model clients of the current settings, by
 	// provider id; new settings start afresh (sessions keep theirs).
 	clients map[string]model.Client
+	// release closes the session records of a manager.
+	release map[*agent.Manager]func()
 }
 
 func newRoot(s Settings, log *slog.Logger) (*root, error) {
@@ -37,11 +43,38 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &root{log: log, registry: reg}
+	r := &root{log: log, registry: reg, release: map[*agent.Manager]func(){}}
 	if err := r.update(s); err != nil {
 		return nil, err
 	}
+	if dir, err := kept.DefaultDir(); err != nil {
+		log.Warn("sessions are not kept", "err", err)
+	} else {
+		r.sessions = kept.New(dir, log)
+	}
 	return r, nil
+}
+
+// closeManager interrupts a manager's turns and closes its sessions'
+// records, which another manager may then bring back.
+func (r *root) closeManager(mgr *agent.Manager) {
+	mgr.Close()
+	r.mu.Lock()
+	release := r.release[mgr]
+	delete(r.release, mgr)
+	r.mu.Unlock()
+	if release != nil && r.sessions != nil {
+		release()
+	}
+}
+
+// close closes the session records.
+func (r *root) close() {
+	if r.sessions != nil {
+		if err := r.sessions.Close(); err != nil {
+			r.log.Warn("closing the session records", "err", err)
+		}
+	}
 }
 
 // update puts new settings in force for the sessions to come. Hooks that
@@ -83,13 +116,10 @@ func (r *root) clientFor(info agent.SessionInfo) (model.Client, error) {
 	if c, ok := r.clients[id]; ok {
 		return c, nil
 	}
-	if id != r.settings.ModelProvider {
-		return nil, fmt.Errorf("the session's model provider %q is no longer the one configured (%q)", id, r.settings.ModelProvider)
-	}
 	if _, ok := r.settings.ModelProviders[id]; !ok {
 		return nil, fmt.Errorf("model_provider %q: no such provider in the configuration (%s)", id, r.settings.Sources["model_provider"])
 	}
-	c, err := model.New(r.settings.modelConfig())
+	c, err := model.New(r.settings.modelConfigFor(id))
 	if err != nil {
 		return nil, fmt.Errorf("model provider %q: %w", id, err)
 	}
@@ -137,8 +167,32 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	}
+	var mu sync.Mutex
+	var ids []string
+	if r.sessions != nil {
+		opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
+			obs, err := r.sessions.Observe(info, restored)
+			if err == nil {
+				mu.Lock()
+				ids = append(ids, info.SessionID)
+				mu.Unlock()
+			}
+			return obs, err
+		}
+	}
 	setDefaults(&opts, s.agentDefaults())
-	return agent.NewManager(opts)
+	mgr, err := agent.NewManager(opts)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.release[mgr] = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		r.sessions.Release(ids...)
+	}
+	r.mu.Unlock()
+	return mgr, nil
 }
 
 // setDefaults copies d into the options' session defaults.

@@ -24,8 +24,10 @@ stderr or --log-file, never to stdout; by default only warnings and errors
 file (agent-ls config shows them), the environment, the editor's
 initializationOptions and workspace/didChangeConfiguration (model,
 modelProvider, modelReasoningEffort, approvalPolicy, sandboxMode,
-profile), and the flags, which override them all. Each conversation is kept as Markdown in
-$XDG_STATE_HOME/agent-ls/conversations (default ~/.local/state).
+profile), and the flags, which override them all. Each session is kept in
+$XDG_STATE_HOME/agent-ls/sessions (default ~/.local/state), to be listed and
+resumed (agent/listSessions, agent/resumeSession, agent-ls sessions), and
+its conversation as Markdown in $XDG_STATE_HOME/agent-ls/conversations.
 
 Flags:
 `
@@ -59,6 +61,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log.Error("cannot start", "err", err)
 		return 1
 	}
+	defer r.close()
 
 	// Every way out (a signal, the end of stdin, exit) goes through the
 	// cleanup below: commands killed, placeholders released.

@@ -245,19 +245,25 @@ func (s *Settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
 }
 
 // modelConfig is the model client's configuration for the provider in use.
-func (s *Settings) modelConfig() model.Config {
-	p := s.Provider
+func (s *Settings) modelConfig() model.Config { return s.modelConfigFor(s.ModelProvider) }
+
+// modelConfigFor is the model client's configuration for provider id, one
+// of the configured providers.
+func (s *Settings) modelConfigFor(id string) model.Config {
+	p := s.ModelProviders[id]
 	c := model.Config{
-		Provider:       s.ModelProvider,
+		Provider:       id,
 		WireAPI:        p.WireAPI,
 		BaseURL:        p.BaseURL,
-		APIKey:         s.APIKey,
 		EnvKey:         p.EnvKey,
 		Headers:        p.HTTPHeaders,
 		EnvHTTPHeaders: p.EnvHTTPHeaders,
 		QueryParams:    p.QueryParams,
 	}
-	if s.ModelProvider == config.ProviderOpenAI {
+	if p.EnvKey != "" {
+		c.APIKey = strings.TrimSpace(os.Getenv(p.EnvKey))
+	}
+	if id == config.ProviderOpenAI {
 		// The built-in provider pointed elsewhere (OPENAI_BASE_URL at a
 		// local server) needs no key; the client still requires one for
 		// OpenAI's own endpoint, and says how to set it.

@@ -69,6 +69,9 @@ type approvalStore struct {
 	mu       sync.Mutex
 	commands []storedCommand
 	files    map[string]bool // path → allowed (true) or rejected (false)
+	// observe, when set, is told of each answer remembered (not of those
+	// restored from a record).
+	observe func(ApprovalRule)
 }
 
 type storedCommand struct {
@@ -97,6 +100,20 @@ func (s *approvalStore) rememberCommand(c storedCommand) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.commands = append(s.commands, c)
+	if s.observe != nil {
+		s.observe(ApprovalRule{Command: c.argv, Cwd: c.cwd, Allow: c.allow, Unsandbox: c.unsandbox, RetryAllow: c.retryAllow})
+	}
+}
+
+// restore brings back an answer from a session's record.
+func (s *approvalStore) restore(r ApprovalRule) {
+	if len(r.Command) > 0 {
+		s.mu.Lock()
+		s.commands = append(s.commands, storedCommand{argv: r.Command, cwd: r.Cwd, allow: r.Allow, unsandbox: r.Unsandbox, retryAllow: r.RetryAllow})
+		s.mu.Unlock()
+		return
+	}
+	s.setFiles(r.Files, r.Allow)
 }
 
 // filesDecided reports whether every path has a stored answer, and
@@ -116,6 +133,15 @@ func (s *approvalStore) filesDecided(paths []string) (decided, allowed bool) {
 }
 
 func (s *approvalStore) rememberFiles(paths []string, allow bool) {
+	s.setFiles(paths, allow)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.observe != nil {
+		s.observe(ApprovalRule{Files: paths, Allow: allow})
+	}
+}
+
+func (s *approvalStore) setFiles(paths []string, allow bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.files == nil {

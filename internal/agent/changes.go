@@ -189,22 +189,22 @@ func (m *Manager) UndoTurn(ctx context.Context, sessionID, turnID string) ([]str
 	var changed []string
 	cs := &workspace.ChangeSet{Label: "agent-ls: undo turn " + turnID}
 	for _, f := range ut.files {
-		now := s.currentState(f.path)
-		if now.exists != f.afterExists || sha256.Sum256(now.content) != f.afterSum {
-			changed = append(changed, relPath(s.info.Cwd, f.path))
+		now := s.currentState(f.Path)
+		if now.exists != f.AfterExists || sha256.Sum256(now.content) != f.AfterSum {
+			changed = append(changed, relPath(s.info.Cwd, f.Path))
 			continue
 		}
 		before, err := ut.before(f)
 		if err != nil {
 			return nil, fmt.Errorf("undo turn %s: %w", turnID, err)
 		}
-		fc := workspace.FileChange{Path: f.path, OldContent: now.content, NewContent: before}
+		fc := workspace.FileChange{Path: f.Path, OldContent: now.content, NewContent: before}
 		switch {
-		case f.beforeExists && f.afterExists:
+		case f.BeforeExists && f.AfterExists:
 			fc.Kind = workspace.Update
-		case f.beforeExists:
+		case f.BeforeExists:
 			fc.Kind, fc.OldContent = workspace.Add, nil
-		case f.afterExists:
+		case f.AfterExists:
 			fc.Kind, fc.NewContent = workspace.Delete, nil
 		default:
 			continue
@@ -218,6 +218,7 @@ func (m *Manager) UndoTurn(ctx context.Context, sessionID, turnID string) ([]str
 		return nil, fmt.Errorf("undo turn %s: %w", turnID, err)
 	}
 	ut.undone = true
+	s.obs.Undone(turnID)
 	paths := make([]string, 0, len(cs.Changes))
 	for _, fc := range cs.Changes {
 		paths = append(paths, fc.Path)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 // History is a session's conversation as the model sees it. Every item
@@ -78,6 +79,10 @@ type SessionRecord struct {
 	// from there); Seq the last event sequence number it sent.
 	Turns int
 	Seq   int64
+	// Undo is the undo data of the turns that changed files, oldest
+	// first; Approvals the user's "always" answers, in order.
+	Undo      []UndoRecord
+	Approvals []ApprovalRule
 }
 
 // Record returns the session's record as it is now.
@@ -95,9 +100,30 @@ func (m *Manager) Record(sessionID string) (SessionRecord, error) {
 	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq}, nil
 }
 
+// unanswered returns aborted outputs for the calls of a history that have
+// none (agent-ls stopped while they ran), so the next request is one the
+// model takes.
+func unanswered(items []model.Item) []model.Item {
+	answered := make(map[string]bool)
+	for _, it := range items {
+		if it.Type == model.ItemFunctionCallOutput || it.Type == model.ItemCustomToolCallOutput {
+			answered[it.CallID] = true
+		}
+	}
+	var out []model.Item
+	for _, it := range items {
+		if (it.Type == model.ItemFunctionCall || it.Type == model.ItemCustomToolCall) && !answered[it.CallID] {
+			out = append(out, outputItem(callOf(it), tools.Output{Text: tools.AbortedOutput, Failed: true}))
+		}
+	}
+	return out
+}
+
 // Restore brings back a session from its record, under its own id, with
-// its history and counters: the next turn id and event seq continue the
-// record's. Its "allow always" answers and undo data are not restored.
+// its history and counters (the next turn id and event seq continue the
+// record's), its undo data and its "always" answers. Its observer
+// (Options.Observe) is asked for with restored true and sees only what
+// happens from now on.
 func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	if rec.Info.SessionID == "" {
 		return SessionInfo{}, errRecordWithoutID
@@ -113,5 +139,16 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	s.history.Replace(rec.History)
 	s.history.primed = len(rec.History) > 0
 	s.turns, s.seq = rec.Turns, rec.Seq
+	for _, u := range rec.Undo {
+		s.undo.restore(u)
+	}
+	for _, r := range rec.Approvals {
+		s.approvals.restore(r)
+	}
+	m.observe(s, true)
+	// The answers to calls a stop cut off go into the record too.
+	if missing := unanswered(rec.History); len(missing) > 0 {
+		s.history.Append(missing...)
+	}
 	return s.info, m.add(s)
 }

@@ -100,6 +100,12 @@ type Options struct {
 	Unattended bool
 	Cwd        string // default: the process's working directory
 
+	// Observe, when set, gives each session the observer that keeps its
+	// record: called when a session starts (restored false) and when one
+	// is brought back from its record (Restore; restored true). An error
+	// is logged and the session goes on unrecorded.
+	Observe func(info SessionInfo, restored bool) (Observer, error)
+
 	// UndoTurns is how many of a session's latest turns that changed
 	// files stay undoable (default 100); older ones are forgotten, and
 	// their saved contents with them.
@@ -321,6 +327,7 @@ func (m *Manager) NewSession(o SessionOptions) (SessionInfo, error) {
 	if err != nil {
 		return SessionInfo{}, err
 	}
+	m.observe(s, false)
 	return s.info, m.add(s)
 }
 
@@ -343,7 +350,7 @@ func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("session cwd %s is not a directory", o.Cwd)
 	}
-	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns)}
+	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns), obs: noObserver{}}
 	st, err := m.settle(id, o)
 	if err != nil {
 		return nil, err

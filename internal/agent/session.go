@@ -39,6 +39,8 @@ type session struct {
 	history History
 
 	approvals approvalStore
+	// obs keeps the session's record (noObserver when none is kept).
+	obs Observer
 }
 
 // execConfig is how the session's commands run: the same sandbox
@@ -111,6 +113,9 @@ func (s *session) refresh() error {
 	if st.info != s.info || !reflect.DeepEqual(st.cfg, s.cfg) {
 		s.changed = true
 	}
+	if st.info != s.info {
+		s.obs.Settings(st.info)
+	}
 	s.sessionSettings = st
 	return nil
 }
@@ -138,5 +143,7 @@ func (s *session) emit(turnID string, p event.Payload) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.seq++
-	s.mgr.opts.Frontend.Event(event.Event{SessionID: s.info.SessionID, TurnID: turnID, Seq: s.seq, Payload: p})
+	ev := event.Event{SessionID: s.info.SessionID, TurnID: turnID, Seq: s.seq, Payload: p}
+	s.obs.Event(ev)
+	s.mgr.opts.Frontend.Event(ev)
 }

@@ -103,8 +103,10 @@ func (t *turn) run(ctx context.Context) {
 	log.Info("turn ended", "status", status, "error", errText)
 	diff := t.files.diff(s.info.Cwd)
 	if !t.files.empty() {
-		if err := s.undo.keep(t.id, &t.files); err != nil {
+		if ut, err := s.undo.keep(t.id, &t.files); err != nil {
 			log.Warn("this turn cannot be undone", "err", err)
+		} else {
+			s.obs.UndoKept(t.id, ut.files, ut.spool)
 		}
 	}
 	t.result = TurnResult{Status: status, Error: errText, LastMessage: t.lastMessage}

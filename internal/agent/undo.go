@@ -24,20 +24,12 @@ type undoStore struct {
 
 // undoTurn is one turn's undo data.
 type undoTurn struct {
-	mu     sync.Mutex
-	spool  *os.File // before-contents, back to back
-	files  []undoFile
+	mu sync.Mutex
+	// spool has the before-contents, back to back: the turn's unlinked
+	// temporary file, or a session record's store of them.
+	spool  io.ReaderAt
+	files  []UndoFile
 	undone bool
-}
-
-// undoFile is one file a turn changed.
-type undoFile struct {
-	path         string
-	beforeExists bool
-	beforeOff    int64
-	beforeLen    int64
-	afterExists  bool
-	afterSum     [sha256.Size]byte
 }
 
 func newUndoStore(max int) *undoStore {
@@ -48,12 +40,12 @@ func newUndoStore(max int) *undoStore {
 }
 
 // keep moves what a finished turn changed into the store.
-func (u *undoStore) keep(turnID string, tf *turnFiles) error {
+func (u *undoStore) keep(turnID string, tf *turnFiles) (*undoTurn, error) {
 	tf.mu.Lock()
 	defer tf.mu.Unlock()
 	spool, err := os.CreateTemp("", "agent-ls-undo-*")
 	if err != nil {
-		return fmt.Errorf("saving the turn's contents for undo: %w", err)
+		return nil, fmt.Errorf("saving the turn's contents for undo: %w", err)
 	}
 	// Unlinked at once: the data stays reachable through the descriptor
 	// and is freed when it closes, even if the process is killed.
@@ -62,22 +54,37 @@ func (u *undoStore) keep(turnID string, tf *turnFiles) error {
 	var off int64
 	for _, p := range tf.order {
 		before, after := tf.before[p], tf.after[p]
-		f := undoFile{path: p, beforeExists: before.exists, beforeOff: off, beforeLen: int64(len(before.content)),
-			afterExists: after.exists, afterSum: sha256.Sum256(after.content)}
+		f := UndoFile{Path: p, BeforeExists: before.exists, BeforeOffset: off, BeforeLength: int64(len(before.content)),
+			AfterExists: after.exists, AfterSum: sha256.Sum256(after.content)}
 		if _, err := spool.Write(before.content); err != nil {
 			spool.Close()
-			return fmt.Errorf("saving the turn's contents for undo: %w", err)
+			return nil, fmt.Errorf("saving the turn's contents for undo: %w", err)
 		}
-		off += f.beforeLen
+		off += f.BeforeLength
 		ut.files = append(ut.files, f)
 	}
 	// The turn's own copies are no longer needed.
 	tf.before, tf.after = nil, nil
 
+	u.add(turnID, ut)
+	return ut, nil
+}
+
+// restore brings back a turn's undo data from a session's record.
+func (u *undoStore) restore(r UndoRecord) {
+	u.add(r.TurnID, &undoTurn{spool: r.Contents, files: r.Files, undone: r.Undone})
+}
+
+// add keeps ut as turnID's undo data, forgetting the oldest beyond max.
+func (u *undoStore) add(turnID string, ut *undoTurn) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if old := u.turns[turnID]; old != nil {
+		old.close()
+	} else {
+		u.order = append(u.order, turnID)
+	}
 	u.turns[turnID] = ut
-	u.order = append(u.order, turnID)
 	for len(u.order) > u.max {
 		old := u.order[0]
 		u.order = u.order[1:]
@@ -86,7 +93,6 @@ func (u *undoStore) keep(turnID string, tf *turnFiles) error {
 		}
 		delete(u.turns, old)
 	}
-	return nil
 }
 
 // get returns the undo data of a turn, nil when it changed no files or is
@@ -109,20 +115,20 @@ func (u *undoStore) close() {
 func (t *undoTurn) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.spool != nil {
-		t.spool.Close()
-		t.spool = nil
+	if c, ok := t.spool.(io.Closer); ok {
+		c.Close()
 	}
+	t.spool = nil
 }
 
 // before reads a file's content before the turn.
-func (t *undoTurn) before(f undoFile) ([]byte, error) {
+func (t *undoTurn) before(f UndoFile) ([]byte, error) {
 	if t.spool == nil {
 		return nil, errors.New("the turn's saved contents are gone")
 	}
-	b := make([]byte, f.beforeLen)
-	if _, err := t.spool.ReadAt(b, f.beforeOff); err != nil && !(errors.Is(err, io.EOF) && f.beforeLen == 0) {
-		return nil, fmt.Errorf("reading the saved content of %s: %w", f.path, err)
+	b := make([]byte, f.BeforeLength)
+	if _, err := t.spool.ReadAt(b, f.BeforeOffset); err != nil && !(errors.Is(err, io.EOF) && f.BeforeLength == 0) {
+		return nil, fmt.Errorf("reading the saved content of %s: %w", f.Path, err)
 	}
 	return b, nil
 }

@@ -19,7 +19,7 @@ func TestUndoStoreStaysSmall(t *testing.T) {
 		before := append([]byte(fmt.Sprintf("turn %d\n", i)), content...)
 		after := append([]byte(fmt.Sprintf("turn %d\n", i+1)), content...)
 		tf.record("/w/big.txt", fileState{exists: true, content: before}, fileState{exists: true, content: after})
-		if err := u.keep(fmt.Sprintf("t%d", i), &tf); err != nil {
+		if _, err := u.keep(fmt.Sprintf("t%d", i), &tf); err != nil {
 			t.Fatal(err)
 		}
 	}

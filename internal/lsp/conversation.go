@@ -19,6 +19,12 @@ type conversations struct {
 	current string
 	running map[string]string // session → running turn
 	ended   map[string]string // session → the turn that ended last
+
+	// lookMu serialises the search for the workspace's last session
+	// (currentSession); looked: it was searched for, or this connection
+	// started a session of its own, which the search would find.
+	lookMu sync.Mutex
+	looked bool
 }
 
 func newConversations() *conversations {

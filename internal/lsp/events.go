@@ -56,6 +56,11 @@ type outItem struct {
 	reached chan struct{}
 	// capped holds a merged execOutput grown too long (outqueue.go).
 	capped *capped
+	// rewrite marks a resumed session's transcript to be written anew
+	// from its events; settle, a session's transcript to be written
+	// anew now if it is so marked.
+	rewrite *transcriptRewrite
+	settle  string
 }
 
 func newOutbox(s *server) *outbox {
@@ -124,6 +129,18 @@ func (o *outbox) deliver(ctx context.Context, it outItem) {
 	}
 	if it.notice != nil {
 		o.s.showMessage(ctx, it.notice.Type, it.notice.Message)
+		return
+	}
+	if it.rewrite != nil {
+		// Written when next shown or added to: a client that resumes a
+		// long session should not wait on it.
+		o.transcripts.stale[it.rewrite.session] = *it.rewrite
+		return
+	}
+	if it.settle != "" {
+		if err := o.transcripts.settle(it.settle); err != nil {
+			o.s.log.Warn("the conversation cannot be written anew", "session", it.settle, "err", err)
+		}
 		return
 	}
 	if err := o.transcripts.record(*it.event); err != nil && !o.transcriptFailed {

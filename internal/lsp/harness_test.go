@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/agent-ls/agent-ls/internal/policy"
@@ -31,6 +32,10 @@ type fakeAgent struct {
 	nextID     int
 	interrupts []turnKey
 	closed     bool
+	// kept are the sessions a restart left (ListSessions, ResumeSession),
+	// most recent first; resumed the ids brought back.
+	kept    []keptSession
+	resumed []string
 	// blockInterrupt, when set, makes Interrupt wait until it is closed.
 	blockInterrupt chan struct{}
 	interrupted    chan turnKey
@@ -84,6 +89,54 @@ func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn
 // UndoTurn: the fake changes no files.
 func (a *fakeAgent) UndoTurn(_ context.Context, sessionID, turnID string) ([]string, error) {
 	return nil, fmt.Errorf("%w: turn %q of session %s changed no files", agent.ErrNoTurn, turnID, sessionID)
+}
+
+// keptSession is a session the fake keeps as if from before a restart.
+type keptSession struct {
+	summary SessionSummary
+	items   []event.Event
+}
+
+func (a *fakeAgent) ListSessions() ([]SessionSummary, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := []SessionSummary{}
+	for _, k := range a.kept {
+		out = append(out, k.summary)
+	}
+	return out, nil
+}
+
+func (a *fakeAgent) LatestSession() (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.kept) == 0 {
+		return "", nil
+	}
+	return a.kept[0].summary.SessionID, nil
+}
+
+// ResumeSession makes a kept session live.
+func (a *fakeAgent) ResumeSession(_ context.Context, id string) (*ResumedSession, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, k := range a.kept {
+		if k.summary.SessionID != id {
+			continue
+		}
+		a.sessions[id] = agent.SessionOptions{Cwd: k.summary.Cwd}
+		a.resumed = append(a.resumed, id)
+		rs := &ResumedSession{Info: agent.SessionInfo{SessionID: id, Cwd: k.summary.Cwd, Model: "fake-model"}}
+		for _, ev := range k.items {
+			b, err := json.Marshal(ev)
+			if err != nil {
+				return nil, err
+			}
+			rs.Items = append(rs.Items, b)
+		}
+		return rs, nil
+	}
+	return nil, fmt.Errorf("%w: %q", agent.ErrUnknownSession, id)
 }
 
 func (a *fakeAgent) Interrupt(sessionID, turnID string) error {

@@ -36,6 +36,16 @@ type Agent interface {
 	Interrupt(sessionID, turnID string) error
 	// UndoTurn restores the files a turn changed and returns their paths.
 	UndoTurn(ctx context.Context, sessionID, turnID string) ([]string, error)
+	// ListSessions returns the kept sessions, the workspace's first, most
+	// recent first.
+	ListSessions() ([]SessionSummary, error)
+	// ResumeSession brings a kept session back (a live one stays as it
+	// is), so its next turn continues its history, and returns the
+	// events that draw it.
+	ResumeSession(ctx context.Context, sessionID string) (*ResumedSession, error)
+	// LatestSession is the workspace's most recently updated kept
+	// session, "" when it has none.
+	LatestSession() (string, error)
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
 }
@@ -218,6 +228,10 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.interrupt(ctx, req.Params())
 		case methodUndoTurn:
 			return s.undoTurn(ctx, req.Params())
+		case methodListSessions:
+			return s.listSessions()
+		case methodResumeSession:
+			return s.resumeSession(ctx, req.Params())
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

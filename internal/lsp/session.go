@@ -102,6 +102,9 @@ func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.convs.lookMu.Lock()
+	s.convs.looked = true
+	s.convs.lookMu.Unlock()
 	if err := checkPolicies(p.ApprovalPolicy, p.SandboxMode); err != nil {
 		return nil, err
 	}
@@ -178,7 +181,7 @@ func (s *server) beginTurn(ctx context.Context, method string, p startTurnParams
 
 	sessionID, makeCurrent := p.SessionID, true
 	if sessionID == "" && continueCurrent {
-		sessionID = s.convs.Current()
+		sessionID = s.currentSession(ctx)
 	}
 	if sessionID == "" {
 		info, err := s.createSession(newSessionParams{})

@@ -4,6 +4,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/textcut"
 
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,10 +26,24 @@ type transcripts struct {
 	dir     string // "" keeps none
 	now     func() time.Time
 	started map[string]bool // sessions whose file has its heading
+	// stale are the resumed sessions whose file is to be written anew
+	// from their events before it is next shown or added to.
+	stale map[string]transcriptRewrite
 }
 
 func newTranscripts(dir string) *transcripts {
-	return &transcripts{dir: dir, now: time.Now, started: make(map[string]bool)}
+	return &transcripts{dir: dir, now: time.Now, started: make(map[string]bool), stale: make(map[string]transcriptRewrite)}
+}
+
+// settle writes a resumed session's transcript anew, if it waits for
+// that.
+func (t *transcripts) settle(session string) error {
+	rw, ok := t.stale[session]
+	if !ok {
+		return nil
+	}
+	delete(t.stale, session)
+	return t.rewrite(rw)
 }
 
 // path is where a session's transcript is kept ("" when none are).
@@ -46,42 +61,17 @@ func (t *transcripts) record(ev event.Event) error {
 	if path == "" {
 		return nil
 	}
+	if err := t.settle(ev.SessionID); err != nil {
+		return err
+	}
 	var b strings.Builder
 	if !t.started[ev.SessionID] {
 		t.started[ev.SessionID] = true
 		if _, err := os.Stat(path); err != nil {
-			fmt.Fprintf(&b, "# agent-ls conversation %s\n\nStarted %s.\n", ev.SessionID, t.now().Format("2006-01-02 15:04"))
+			t.heading(&b, ev.SessionID)
 		}
 	}
-	switch e := ev.Payload.(type) {
-	case event.TurnStarted:
-		fmt.Fprintf(&b, "\n## You\n\n%s\n\n## Agent\n\n", strings.TrimSpace(e.Prompt))
-	case event.Message:
-		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(e.Text))
-	case event.ToolCall:
-		title := e.Title
-		if title == "" {
-			title = e.Tool
-		}
-		fmt.Fprintf(&b, "- %s\n\n", textcut.FirstLine(title, 0))
-	case event.ToolResult:
-		if e.Status != event.ToolCompleted {
-			fmt.Fprintf(&b, "- %s: %s\n\n", e.Tool, e.Status)
-		}
-	case event.FileChange:
-		if e.Status != event.ChangeApplied {
-			break
-		}
-		for _, c := range e.Changes {
-			fmt.Fprintf(&b, "- %s %s (+%d -%d)\n\n", c.Kind, displayPath(c.URI), c.Additions, c.Deletions)
-		}
-	case event.TurnCompleted:
-		fmt.Fprintf(&b, "_Turn %s", e.Status)
-		if e.Error != "" {
-			fmt.Fprintf(&b, ": %s", textcut.FirstLine(e.Error, 0))
-		}
-		b.WriteString("._\n")
-	}
+	writeEvent(&b, ev)
 	if b.Len() == 0 {
 		return nil
 	}
@@ -97,6 +87,88 @@ func (t *transcripts) record(ev event.Event) error {
 		err = cerr
 	}
 	return err
+}
+
+func (t *transcripts) heading(b *strings.Builder, session string) {
+	fmt.Fprintf(b, "# agent-ls conversation %s\n\nStarted %s.\n", session, t.now().Format("2006-01-02 15:04"))
+}
+
+// transcriptRewrite asks for a session's transcript to be written anew
+// from its kept events (a session brought back after a restart).
+type transcriptRewrite struct {
+	session string
+	items   []json.RawMessage
+}
+
+// rewrite writes a session's transcript anew from its events, replacing
+// the file at once, so that one a crash left short is whole again.
+func (t *transcripts) rewrite(rw transcriptRewrite) error {
+	path := t.path(rw.session)
+	if path == "" {
+		return nil
+	}
+	var b strings.Builder
+	t.heading(&b, rw.session)
+	for _, raw := range rw.items {
+		ev, err := event.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("transcript of %s: %w", rw.session, err)
+		}
+		writeEvent(&b, ev)
+	}
+	if err := os.MkdirAll(t.dir, 0o700); err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	tmp, err := os.CreateTemp(t.dir, "."+rw.session+"-*.md")
+	if err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	_, err = tmp.WriteString(b.String())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("transcript: %w", err)
+	}
+	t.started[rw.session] = true
+	return nil
+}
+
+// writeEvent adds what ev shows of the conversation to b.
+func writeEvent(b *strings.Builder, ev event.Event) {
+	switch e := ev.Payload.(type) {
+	case event.TurnStarted:
+		fmt.Fprintf(b, "\n## You\n\n%s\n\n## Agent\n\n", strings.TrimSpace(e.Prompt))
+	case event.Message:
+		fmt.Fprintf(b, "%s\n\n", strings.TrimSpace(e.Text))
+	case event.ToolCall:
+		title := e.Title
+		if title == "" {
+			title = e.Tool
+		}
+		fmt.Fprintf(b, "- %s\n\n", textcut.FirstLine(title, 0))
+	case event.ToolResult:
+		if e.Status != event.ToolCompleted {
+			fmt.Fprintf(b, "- %s: %s\n\n", e.Tool, e.Status)
+		}
+	case event.FileChange:
+		if e.Status != event.ChangeApplied {
+			break
+		}
+		for _, c := range e.Changes {
+			fmt.Fprintf(b, "- %s %s (+%d -%d)\n\n", c.Kind, displayPath(c.URI), c.Additions, c.Deletions)
+		}
+	case event.TurnCompleted:
+		fmt.Fprintf(b, "_Turn %s", e.Status)
+		if e.Error != "" {
+			fmt.Fprintf(b, ": %s", textcut.FirstLine(e.Error, 0))
+		}
+		b.WriteString("._\n")
+	}
 }
 
 // displayPath shows a file URI as a path.
@@ -122,7 +194,7 @@ type showConversationResult struct {
 func (s *server) showConversation(ctx context.Context, p showConversationParams) (any, error) {
 	session := p.SessionID
 	if session == "" {
-		session = s.convs.Current()
+		session = s.currentSession(ctx)
 	}
 	if session == "" {
 		s.notice(ctx, protocol.MessageTypeInfo, "Agent: no conversation yet")
@@ -134,7 +206,9 @@ func (s *server) showConversation(ctx context.Context, p showConversationParams)
 		return nil, jsonrpc2.NewError(codeRequestFailed, "conversations are not kept (no state directory)")
 	}
 	// The transcript is written in line with the events: wait until
-	// everything reported so far is in it.
+	// everything reported so far is in it, and a resumed session's is
+	// written anew.
+	s.out.push(outItem{settle: session})
 	if err := s.out.drained(ctx); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"io"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/model"
+)
+
+// Observer is told, as it happens, of everything a session's record
+// keeps: what enters its history, the events it sends, the undo data of
+// its turns and the "always" answers of its user. A store that keeps
+// sessions across restarts implements it (package session). Its methods
+// are called from the session's turn, in order, and must not block for
+// long; a record that cannot be written is the observer's to report.
+type Observer interface {
+	// Item: it entered the history through History.Append.
+	Item(it model.Item)
+	// Event: the session sends ev; called before the frontend gets it,
+	// so a client never sees an event its record lacks.
+	Event(ev event.Event)
+	// UndoKept: a turn that changed files ended; each file's content
+	// before the turn is in contents at its BeforeOffset, and contents is
+	// only valid during the call.
+	UndoKept(turnID string, files []UndoFile, contents io.ReaderAt)
+	// Undone: the turn's changes were undone.
+	Undone(turnID string)
+	// Remembered: the user answered "always".
+	Remembered(rule ApprovalRule)
+	// Settings: the session runs with new settings from its next turn on
+	// (the defaults changed: its model, provider or policies).
+	Settings(info SessionInfo)
+}
+
+// UndoFile is one file a turn changed, as undo needs it: whether it
+// existed before the turn and where its content then is kept, and a
+// digest of its content after the turn (undo refuses when it changed
+// since).
+type UndoFile struct {
+	Path         string
+	BeforeExists bool
+	BeforeOffset int64
+	BeforeLength int64
+	AfterExists  bool
+	AfterSum     [sha256.Size]byte
+}
+
+// UndoRecord is one turn's undo data in a SessionRecord.
+type UndoRecord struct {
+	TurnID string
+	Files  []UndoFile
+	// Contents holds the before-contents at the files' offsets; nil
+	// means they were not kept, and undoing the turn says so.
+	Contents io.ReaderAt
+	Undone   bool
+}
+
+// ApprovalRule is an "always" answer of the user: a command (and every
+// command it is a prefix of) in a directory, or a set of files.
+type ApprovalRule struct {
+	Command []string `json:"command,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	Allow   bool     `json:"allow"`
+	// Unsandbox: the allowed command runs outside the sandbox;
+	// RetryAllow: it may run again without the sandbox after a denial.
+	Unsandbox  bool `json:"unsandbox,omitempty"`
+	RetryAllow bool `json:"retryAllow,omitempty"`
+}
+
+// noObserver is the observer of a session nobody records.
+type noObserver struct{}
+
+func (noObserver) Item(model.Item)                          {}
+func (noObserver) Event(event.Event)                        {}
+func (noObserver) UndoKept(string, []UndoFile, io.ReaderAt) {}
+func (noObserver) Undone(string)                            {}
+func (noObserver) Remembered(ApprovalRule)                  {}
+func (noObserver) Settings(SessionInfo)                     {}
+
+// observe gives s its observer (Options.Observe), and wires it to the
+// history and the approvals.
+func (m *Manager) observe(s *session, restored bool) {
+	s.obs = noObserver{}
+	if m.opts.Observe != nil {
+		obs, err := m.opts.Observe(s.info, restored)
+		if err != nil {
+			m.log.Warn("the session is not recorded", "session", s.info.SessionID, "err", err)
+		} else if obs != nil {
+			s.obs = obs
+		}
+	}
+	s.history.mu.Lock()
+	s.history.observe = s.obs.Item
+	s.history.mu.Unlock()
+	s.approvals.mu.Lock()
+	s.approvals.observe = s.obs.Remembered
+	s.approvals.mu.Unlock()
+}

@@ -1,0 +1,148 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+)
+
+// The methods that list and bring back kept sessions (protocol section 2).
+const (
+	methodListSessions  = "agent/listSessions"
+	methodResumeSession = "agent/resumeSession"
+)
+
+// SessionSummary is a kept session as agent/listSessions shows it.
+type SessionSummary struct {
+	SessionID string
+	// Cwd is a path; the server sends it as a URI.
+	Cwd string
+	// Title is the first prompt, shortened.
+	Title     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	Turns     int
+}
+
+// ResumedSession is a session brought back by Agent.ResumeSession.
+type ResumedSession struct {
+	Info agent.SessionInfo
+	// Items are the events that draw its conversation, each the
+	// agent/event object as it was sent.
+	Items []json.RawMessage
+}
+
+type sessionSummaryResult struct {
+	SessionID string    `json:"sessionId"`
+	Cwd       string    `json:"cwd"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Turns     int       `json:"turns"`
+}
+
+type listSessionsResult struct {
+	Sessions []sessionSummaryResult `json:"sessions"`
+}
+
+type resumeSessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+type resumeSessionResult struct {
+	SessionID string            `json:"sessionId"`
+	Cwd       string            `json:"cwd"`
+	Model     string            `json:"model"`
+	Items     []json.RawMessage `json:"items"`
+}
+
+// listSessions answers agent/listSessions: the sessions of the
+// workspace first, most recent first.
+func (s *server) listSessions() (any, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return nil, err
+	}
+	list, err := a.ListSessions()
+	if err != nil {
+		return nil, agentError(err)
+	}
+	res := listSessionsResult{Sessions: make([]sessionSummaryResult, 0, len(list))}
+	for _, l := range list {
+		res.Sessions = append(res.Sessions, sessionSummaryResult{SessionID: l.SessionID, Cwd: string(uri.File(l.Cwd)),
+			Title: l.Title, CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC(), Turns: l.Turns})
+	}
+	return res, nil
+}
+
+// resumeSession answers agent/resumeSession: the session is brought back
+// (if it is not live already), becomes current, and its transcript is
+// written anew from its record.
+func (s *server) resumeSession(ctx context.Context, params []byte) (any, error) {
+	var p resumeSessionParams
+	if err := decodeParams(methodResumeSession, params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: sessionId is required", methodResumeSession)
+	}
+	rs, err := s.resume(ctx, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	items := rs.Items
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	return resumeSessionResult{SessionID: rs.Info.SessionID, Cwd: string(uri.File(rs.Info.Cwd)), Model: rs.Info.Model, Items: items}, nil
+}
+
+// resume brings a session back and makes it current.
+func (s *server) resume(ctx context.Context, sessionID string) (*ResumedSession, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := a.ResumeSession(ctx, sessionID)
+	if err != nil {
+		return nil, agentError(err)
+	}
+	s.out.push(outItem{rewrite: &transcriptRewrite{session: rs.Info.SessionID, items: rs.Items}})
+	s.convs.setCurrent(rs.Info.SessionID)
+	return rs, nil
+}
+
+// currentSession is the workspace's current session: the one this
+// connection made current, or else, once per connection, the most
+// recent kept session of the workspace, brought back (protocol section
+// 7.1: the conversation goes on after a restart). "" when there is none.
+func (s *server) currentSession(ctx context.Context) string {
+	c := s.convs
+	c.lookMu.Lock()
+	defer c.lookMu.Unlock()
+	if id := c.Current(); id != "" || c.looked {
+		return id
+	}
+	c.looked = true
+	a, err := s.theAgent()
+	if err != nil {
+		return ""
+	}
+	id, err := a.LatestSession()
+	if err != nil || id == "" {
+		if err != nil {
+			s.log.Warn("the workspace's last session cannot be found", "err", err)
+		}
+		return ""
+	}
+	if _, err := s.resume(ctx, id); err != nil {
+		s.log.Warn("the workspace's last session cannot be resumed; starting a new one", "session", id, "err", err)
+		return ""
+	}
+	return id
+}

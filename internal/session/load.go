@@ -1,0 +1,317 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/model"
+)
+
+// Loaded is a session read back from its record.
+type Loaded struct {
+	// Record is what agent.Manager.Restore takes.
+	Record    agent.SessionRecord
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Items are the events that draw the conversation (the history
+	// items of agent/resumeSession: turnStarted, message, reasoning,
+	// toolCall, toolResult, fileChange, plan, compacted, turnCompleted),
+	// in order. A turn the record shows no end of (agent-ls stopped
+	// during it) ends with a turnCompleted of status interrupted.
+	Items []HistoryItem
+	// Problems say what could not be read: a last line cut short by a
+	// crash (ignored), a line that does not parse (skipped).
+	Problems []string
+}
+
+// HistoryItem is one event of a session's conversation as it was sent:
+// its JSON is the agent/event object. It is parsed only when asked.
+type HistoryItem struct {
+	TurnID string
+	Type   event.Type
+	JSON   json.RawMessage
+}
+
+// Event parses the item.
+func (h HistoryItem) Event() (event.Event, error) { return event.Parse(h.JSON) }
+
+// itemPrefix starts every item line.
+var itemPrefix = []byte(`{"t":"item","item":`)
+
+// redrawn are the event types a client redraws a conversation from.
+var redrawn = map[event.Type]bool{
+	event.TypeTurnStarted: true, event.TypeMessage: true, event.TypeReasoning: true,
+	event.TypeToolCall: true, event.TypeToolResult: true, event.TypeFileChange: true,
+	event.TypePlan: true, event.TypeCompacted: true, event.TypeTurnCompleted: true,
+}
+
+// stoppedDuringTurn is the error of a turn that agent-ls did not finish.
+const stoppedDuringTurn = "agent-ls stopped during this turn"
+
+// Load reads session id's record.
+func (st *Store) Load(id string) (*Loaded, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(st.path(id))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	ld := &Loaded{UpdatedAt: fi.ModTime()}
+	r := &reader{ld: ld, undo: map[string]int{}, contents: blobFile(st.undoPath(id))}
+	if err := r.read(f); err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	if ld.Record.Info.SessionID != id {
+		return nil, fmt.Errorf("session %s: its record names session %q", id, ld.Record.Info.SessionID)
+	}
+	return ld, nil
+}
+
+// reader rebuilds a session from its lines.
+type reader struct {
+	ld       *Loaded
+	undo     map[string]int // turn → index in Record.Undo
+	contents blobFile
+	// open is the turn started and not yet completed; openItems the ids
+	// of the items its history gained, and openMessages the messages it
+	// finished, which a crash may have kept from the history.
+	open         string
+	openItems    map[string]bool
+	openMessages []HistoryItem
+	// head holds an event line's header while it is read.
+	head []byte
+}
+
+// read applies the record's lines as they are read: a record is read
+// once, through a small buffer, and only what the session keeps is
+// allocated (a fresh process pays dearly for memory it touches first).
+func (r *reader) read(f io.Reader) error {
+	br := bufio.NewReaderSize(f, 256<<10)
+	var long []byte // a line longer than the buffer
+	n := 0
+	for {
+		l, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, l...)
+			continue
+		}
+		if long != nil {
+			l, long = append(long, l...), nil
+		}
+		if err == io.EOF {
+			if len(l) > 0 {
+				r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("the last line (%d) was cut short (%d bytes, agent-ls stopped while writing it) and is ignored", n+1, len(l)))
+			}
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n++
+		l = l[:len(l)-1]
+		if n == 1 {
+			if err := r.first(l); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := r.line(l); err != nil {
+			r.ld.Problems = append(r.ld.Problems, fmt.Sprintf("line %d is skipped: %v", n, err))
+		}
+	}
+	if n == 0 {
+		return errors.New("the record has no complete line")
+	}
+	r.closeOpen()
+	return nil
+}
+
+// first reads the first line, the session's.
+func (r *reader) first(b []byte) error {
+	var l line
+	if err := json.Unmarshal(b, &l); err != nil || l.T != kindSession || l.Info == nil {
+		return fmt.Errorf("the first line is not a session's (%v)", err)
+	}
+	if l.V > Version {
+		return fmt.Errorf("the record is of version %d; this agent-ls reads up to %d", l.V, Version)
+	}
+	r.ld.Record.Info, r.ld.CreatedAt = *l.Info, l.At
+	return nil
+}
+
+// line applies one line; b is the reader's and is not kept.
+func (r *reader) line(b []byte) error {
+	if bytes.HasPrefix(b, eventPrefix) {
+		return r.event(b)
+	}
+	if bytes.HasPrefix(b, itemPrefix) && b[len(b)-1] == '}' {
+		// The most common line, read straight into the history.
+		h := &r.ld.Record.History
+		*h = append(*h, model.Item{})
+		it := &(*h)[len(*h)-1]
+		if err := json.Unmarshal(b[len(itemPrefix):len(b)-1], it); err != nil {
+			*h = (*h)[:len(*h)-1]
+			return err
+		}
+		if r.open != "" && it.ID != "" {
+			r.openItems[it.ID] = true
+		}
+		return nil
+	}
+	var l line
+	if err := json.Unmarshal(b, &l); err != nil {
+		return err
+	}
+	rec := &r.ld.Record
+	switch l.T {
+	case kindItem:
+		if l.Item == nil {
+			return errors.New("an item line without its item")
+		}
+		rec.History = append(rec.History, *l.Item)
+		if r.open != "" && l.Item.ID != "" {
+			r.openItems[l.Item.ID] = true
+		}
+	case kindEvent:
+		return errors.New("an event line without its event")
+	case kindSettings:
+		if l.Info != nil && l.Info.SessionID == rec.Info.SessionID {
+			rec.Info = *l.Info
+		}
+	case kindCompaction:
+		rec.History = append([]model.Item(nil), l.Items...)
+	case kindUndo:
+		r.undoLine(l)
+	case kindUndone:
+		if i, ok := r.undo[l.Turn]; ok {
+			rec.Undo[i].Undone = true
+		}
+	case kindApproval:
+		if l.Rule != nil {
+			rec.Approvals = append(rec.Approvals, *l.Rule)
+		}
+	}
+	return nil
+}
+
+// event reads an event line's header; the event itself is kept as it
+// is, for the client that redraws it.
+func (r *reader) event(b []byte) error {
+	i := bytes.Index(b, evKey)
+	if i < 0 || b[len(b)-1] != '}' {
+		return errors.New("an event line without its event")
+	}
+	var l struct {
+		Turn string     `json:"turn"`
+		Seq  int64      `json:"seq"`
+		Type event.Type `json:"type"`
+	}
+	r.head = append(append(r.head[:0], b[:i]...), '}')
+	if err := json.Unmarshal(r.head, &l); err != nil {
+		return err
+	}
+	item := HistoryItem{TurnID: l.Turn, Type: l.Type, JSON: b[i+len(evKey) : len(b)-1]}
+	if redrawn[l.Type] {
+		// Kept: the line is the reader's buffer.
+		item.JSON = bytes.Clone(item.JSON)
+	}
+	rec := &r.ld.Record
+	rec.Seq = max(rec.Seq, l.Seq)
+	switch l.Type {
+	case event.TypeTurnStarted:
+		r.closeOpen()
+		rec.Turns++
+		r.open, r.openItems, r.openMessages = l.Turn, map[string]bool{}, nil
+	case event.TypeMessage:
+		if r.open == l.Turn {
+			r.openMessages = append(r.openMessages, item)
+		}
+	case event.TypeTurnCompleted:
+		if r.open == l.Turn {
+			r.open = ""
+		}
+	}
+	if redrawn[l.Type] {
+		r.ld.Items = append(r.ld.Items, item)
+	}
+	return nil
+}
+
+// closeOpen ends a turn the record shows no end of: its finished
+// messages that had not reached the history yet (a response cut short)
+// join it, and the redraw shows the turn interrupted. Calls left without
+// output are answered by agent.Manager.Restore.
+func (r *reader) closeOpen() {
+	if r.open == "" {
+		return
+	}
+	for _, item := range r.openMessages {
+		ev, err := item.Event()
+		m, ok := ev.Payload.(event.Message)
+		if err == nil && ok && !r.openItems[m.ItemID] {
+			r.ld.Record.History = append(r.ld.Record.History, model.Item{Type: model.ItemMessage, Role: model.RoleAssistant, ID: m.ItemID, Text: m.Text})
+		}
+	}
+	end := event.Event{SessionID: r.ld.Record.Info.SessionID, TurnID: r.open,
+		Payload: event.TurnCompleted{Status: event.StatusInterrupted, Error: stoppedDuringTurn}}
+	if b, err := json.Marshal(end); err == nil {
+		r.ld.Items = append(r.ld.Items, HistoryItem{TurnID: r.open, Type: event.TypeTurnCompleted, JSON: b})
+	}
+	r.open, r.openItems, r.openMessages = "", nil, nil
+}
+
+func (r *reader) undoLine(l line) {
+	u := agent.UndoRecord{TurnID: l.Turn}
+	if l.Kept != nil && *l.Kept {
+		u.Contents = r.contents
+	}
+	for _, f := range l.Files {
+		uf := agent.UndoFile{Path: f.Path, BeforeExists: f.BeforeExists, BeforeOffset: f.Offset, BeforeLength: f.Length, AfterExists: f.AfterExists}
+		if sum, err := hex.DecodeString(f.AfterSum); err == nil && len(sum) == len(uf.AfterSum) {
+			copy(uf.AfterSum[:], sum)
+		}
+		u.Files = append(u.Files, uf)
+	}
+	rec := &r.ld.Record
+	if i, ok := r.undo[l.Turn]; ok {
+		rec.Undo[i] = u
+		return
+	}
+	r.undo[l.Turn] = len(rec.Undo)
+	rec.Undo = append(rec.Undo, u)
+}
+
+// blobFile reads a session's undo contents, opening the file for each
+// read: undo is rare, and no descriptor stays open for it.
+type blobFile string
+
+func (b blobFile) ReadAt(p []byte, off int64) (int, error) {
+	f, err := os.Open(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("the undo contents: %w", err)
+	}
+	defer f.Close()
+	n, err := f.ReadAt(p, off)
+	if errors.Is(err, io.EOF) && n < len(p) {
+		err = fmt.Errorf("the undo contents end early: %w", io.ErrUnexpectedEOF)
+	}
+	return n, err
+}

@@ -1,0 +1,292 @@
+package session
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/model"
+)
+
+// Line kinds (the "t" field).
+const (
+	kindSession    = "session"
+	kindItem       = "item"
+	kindEvent      = "event"
+	kindUndo       = "undo"
+	kindUndone     = "undone"
+	kindApproval   = "approval"
+	kindCompaction = "compaction"
+	kindSettings   = "settings"
+)
+
+// line is every kind of line; each kind sets its own fields. An event
+// line is its header (at, turn, seq, type) followed by the whole event in
+// "ev", last, so a reader can take the header without reading the event.
+type line struct {
+	T     string              `json:"t"`
+	V     int                 `json:"v,omitempty"`
+	At    time.Time           `json:"at,omitzero"`
+	Info  *agent.SessionInfo  `json:"info,omitempty"`
+	Item  *model.Item         `json:"item,omitempty"`
+	Items []model.Item        `json:"items,omitempty"`
+	Turn  string              `json:"turn,omitempty"`
+	Files []undoFile          `json:"files,omitempty"`
+	Kept  *bool               `json:"kept,omitempty"`
+	Rule  *agent.ApprovalRule `json:"rule,omitempty"`
+	Seq   int64               `json:"seq,omitempty"`
+	Type  event.Type          `json:"type,omitempty"`
+	Ev    json.RawMessage     `json:"ev,omitempty"`
+}
+
+// evKey starts the event of an event line; the header before it holds
+// no string that could contain it.
+var evKey = []byte(`,"ev":`)
+
+// undoFile is agent.UndoFile in a record: the offsets are in the
+// session's undo file.
+type undoFile struct {
+	Path         string `json:"path"`
+	BeforeExists bool   `json:"beforeExists"`
+	Offset       int64  `json:"offset"`
+	Length       int64  `json:"length"`
+	AfterExists  bool   `json:"afterExists"`
+	AfterSum     string `json:"afterSum"`
+}
+
+// recorded are the event types a record keeps: deltas and command output
+// are in the events that complete them.
+func recorded(t event.Type) bool {
+	switch t {
+	case event.TypeMessageDelta, event.TypeReasoningDelta, event.TypeExecOutput, event.TypeRetry:
+		return false
+	}
+	return true
+}
+
+// Observe is agent.Options.Observe: a new session's record starts with
+// its settings; a restored one's goes on in its file.
+func (st *Store) Observe(info agent.SessionInfo, restored bool) (agent.Observer, error) {
+	if err := checkID(info.SessionID); err != nil {
+		return nil, err
+	}
+	if err := st.makeDir(); err != nil {
+		return nil, err
+	}
+	if st.writing(info.SessionID) {
+		return nil, fmt.Errorf("session record: %w", ErrInUse)
+	}
+	flags := os.O_WRONLY | os.O_APPEND
+	if !restored {
+		flags |= os.O_CREATE | os.O_EXCL
+	}
+	f, err := os.OpenFile(st.path(info.SessionID), flags, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session record: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session record: %w", err)
+	}
+	w := &writer{st: st, id: info.SessionID, f: f}
+	if restored {
+		if err := endLine(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("session record: %w", err)
+		}
+	}
+	if !restored {
+		w.write(line{T: kindSession, V: Version, At: st.now().UTC(), Info: &info})
+	} else if fi, err := os.Stat(st.undoPath(info.SessionID)); err == nil {
+		w.undoSize = fi.Size()
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.writers[info.SessionID] != nil {
+		w.close()
+		return nil, fmt.Errorf("session record: %w", ErrInUse)
+	}
+	st.writers[info.SessionID] = w
+	return w, nil
+}
+
+// endLine ends a line a crash left cut short, so what is appended next
+// starts a line of its own (the cut one stays, and is skipped on load).
+func endLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	r, err := os.Open(f.Name())
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if _, err := r.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		_, err = f.Write([]byte{'\n'})
+	}
+	return err
+}
+
+// writer appends one session's record. Each line goes out in one write
+// as soon as its item is complete; the file is synced when a turn ends.
+type writer struct {
+	st *Store
+	id string
+
+	mu       sync.Mutex
+	f        *os.File
+	buf      []byte
+	undoSize int64
+	failed   bool // a write failed; reported once
+	// syncing: a sync of the file runs; syncs waits for it.
+	syncing atomic.Bool
+	syncs   sync.WaitGroup
+}
+
+// write appends l. Event lines are l's fields followed by the event's.
+func (w *writer) write(l line) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeLocked(l)
+}
+
+func (w *writer) writeLocked(l line) {
+	if w.f == nil {
+		return
+	}
+	b, err := json.Marshal(l)
+	if err == nil {
+		w.buf = append(append(w.buf[:0], b...), '\n')
+		_, err = w.f.Write(w.buf)
+	}
+	if err != nil && !w.failed {
+		w.failed = true
+		w.st.log.Error("the session record cannot be written; the session will not resume whole", "session", w.id, "err", err)
+	}
+}
+
+// close closes the file once a sync under way has ended: the file's
+// lock goes only when its last use does, and whoever brings the session
+// back next must find it free.
+func (w *writer) close() error {
+	w.mu.Lock()
+	f := w.f
+	w.f = nil
+	w.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	w.syncs.Wait()
+	return f.Close()
+}
+
+// Item records a history item.
+func (w *writer) Item(it model.Item) { w.write(line{T: kindItem, Item: &it}) }
+
+// Event records an event, but deltas and command output; the end of a
+// turn is synced to disk.
+func (w *writer) Event(ev event.Event) {
+	if !recorded(ev.Type()) {
+		return
+	}
+	full, err := json.Marshal(ev)
+	if err != nil {
+		w.st.log.Warn("an event is not recorded", "session", w.id, "err", err)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeLocked(line{T: kindEvent, At: w.st.now().UTC(), Turn: ev.TurnID, Seq: ev.Seq, Type: ev.Type(), Ev: full})
+	if ev.Type() == event.TypeTurnCompleted && w.f != nil && w.syncing.CompareAndSwap(false, true) {
+		// A kill loses nothing written; a sync at the end of each turn
+		// guards against a power cut too, off the turn's path.
+		w.syncs.Add(1)
+		go w.sync(w.f)
+	}
+}
+
+func (w *writer) sync(f *os.File) {
+	defer w.syncs.Done()
+	defer w.syncing.Store(false)
+	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+		w.st.log.Warn("the session record cannot be synced", "session", w.id, "err", err)
+	}
+}
+
+// Settings records the settings the session runs with from now on.
+func (w *writer) Settings(info agent.SessionInfo) { w.write(line{T: kindSettings, Info: &info}) }
+
+// Undone records that a turn was undone.
+func (w *writer) Undone(turnID string) { w.write(line{T: kindUndone, Turn: turnID}) }
+
+// Remembered records an "always" answer.
+func (w *writer) Remembered(rule agent.ApprovalRule) { w.write(line{T: kindApproval, Rule: &rule}) }
+
+// UndoKept copies a turn's before-contents to the session's undo file
+// and records where they are, within the budgets; over them, the record
+// says the contents were not kept.
+func (w *writer) UndoKept(turnID string, files []agent.UndoFile, contents io.ReaderAt) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var total int64
+	for _, f := range files {
+		total += f.BeforeLength
+	}
+	recs := make([]undoFile, len(files))
+	kept := total <= MaxUndoTurnBytes && w.undoSize+total <= MaxUndoSessionBytes
+	if kept {
+		if err := w.appendUndo(files, contents, recs); err != nil {
+			w.st.log.Warn("a turn's contents are not kept for undo after a restart", "session", w.id, "turn", turnID, "err", err)
+			kept = false
+		}
+	} else {
+		w.st.log.Info("a turn changed too much to stay undoable after a restart", "session", w.id, "turn", turnID, "bytes", total)
+	}
+	for i, f := range files {
+		recs[i].Path, recs[i].BeforeExists, recs[i].AfterExists = f.Path, f.BeforeExists, f.AfterExists
+		recs[i].AfterSum = hex.EncodeToString(f.AfterSum[:])
+	}
+	w.writeLocked(line{T: kindUndo, Turn: turnID, Files: recs, Kept: &kept})
+}
+
+// appendUndo copies the before-contents to the end of the undo file and
+// sets each record's offset and length there. Called with w.mu held.
+func (w *writer) appendUndo(files []agent.UndoFile, contents io.ReaderAt, recs []undoFile) error {
+	f, err := os.OpenFile(w.st.undoPath(w.id), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	off := w.undoSize
+	for i, uf := range files {
+		n, err := io.Copy(f, io.NewSectionReader(contents, uf.BeforeOffset, uf.BeforeLength))
+		if err == nil && n != uf.BeforeLength {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			// What was written is left unreferenced; the size stays
+			// right for the next turn.
+			if fi, serr := f.Stat(); serr == nil {
+				w.undoSize = fi.Size()
+			}
+			return err
+		}
+		recs[i].Offset, recs[i].Length = off, n
+		off += n
+	}
+	w.undoSize = off
+	return nil
+}
