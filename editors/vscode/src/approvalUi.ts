@@ -1,0 +1,58 @@
+// Answers agent/requestApproval with a notification (a modal dialog for
+// dangerous commands) whose first button, Allow Once, is the default.
+// The answer goes back as soon as the user clicks; when the turn ends
+// first (Stop), the request is answered at once and the buttons no
+// longer decide anything.
+
+import * as vscode from 'vscode';
+import { approvalPrompt } from './approval';
+import type { Conversation } from './agent';
+import type { DiffView } from './diffView';
+import type { ApprovalParams, Decision } from './protocol';
+
+export class Approvals {
+  private waiting = new Map<string, (d: Decision) => void>();
+
+  constructor(
+    private readonly conversation: Conversation,
+    private readonly diffs: DiffView,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    conversation.onTurnEnded((t) => this.turnEnded(t.turnId));
+  }
+
+  private turnEnded(turnId: string): void {
+    for (const [key, resolve] of this.waiting) if (key.startsWith(turnId + '\0')) resolve('abort');
+  }
+
+  async ask(p: ApprovalParams, token: vscode.CancellationToken): Promise<{ decision: Decision }> {
+    const key = `${p.turnId}\0${p.approvalId}`;
+    this.conversation.approvalsChanged(+1);
+    try {
+      const ended = new Promise<Decision>((resolve) => {
+        this.waiting.set(key, resolve);
+        token.onCancellationRequested(() => resolve('abort'));
+      });
+      const decision = await Promise.race([this.askUser(p), ended]);
+      this.log.info(`approval ${p.approvalId} (${p.kind}): ${decision}`);
+      return { decision };
+    } finally {
+      this.waiting.delete(key);
+      this.conversation.approvalsChanged(-1);
+    }
+  }
+
+  private async askUser(p: ApprovalParams): Promise<Decision> {
+    const prompt = approvalPrompt(p);
+    for (;;) {
+      const titles = prompt.choices.map((c) => c.title);
+      const picked = prompt.modal
+        ? await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, ...titles)
+        : await vscode.window.showWarningMessage(prompt.message, ...titles);
+      const choice = prompt.choices.find((c) => c.title === picked);
+      if (!choice) return 'rejectOnce'; // dismissed: the protocol's null answer
+      if (choice.decision) return choice.decision;
+      for (const f of p.files ?? []) await this.diffs.show(f, p.diff ?? '', false);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// Moves in VS Code's web workbench that the scenarios share: the command
+// palette, the conversation view's webview, notifications, the editor.
+import { patience } from './harness.mjs';
+
+/** Runs a command from the palette by its full title. */
+export async function command(page, title) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor();
+  await row.click();
+}
+
+/** The conversation view's document (a webview: two iframes deep). */
+export function view(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/** Types a prompt into the view and sends it with Enter. */
+export async function ask(page, text) {
+  const box = view(page).locator('#prompt');
+  await box.click();
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** The last turn of the conversation in the view. */
+export function lastTurn(page) {
+  return view(page).locator('section.turn').last();
+}
+
+/** Clicks a button of the notification whose text contains message. */
+export async function notificationButton(page, message, button) {
+  const toast = page.locator('.notifications-toasts .notification-toast', { hasText: message }).first();
+  await toast.waitFor();
+  return toast.locator('.monaco-button', { hasText: button }).first();
+}
+
+/** Opens a workspace file from the Explorer. */
+export async function openFile(page, name) {
+  await page.keyboard.press('Escape');
+  await command(page, 'View: Show Explorer');
+  await page.locator(`.explorer-folders-view .monaco-list-row:has-text("${name}")`).first().click();
+  await page.locator(`.tabs-container .tab.active:has-text("${name}")`).waitFor();
+}
+
+/** The text of the active editor, as shown. */
+export async function editorText(page) {
+  const lines = await page.locator('.editor-instance:visible .view-lines .view-line').evaluateAll((els) =>
+    els
+      .map((e) => ({ top: parseFloat(e.style.top), text: e.textContent.replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text),
+  );
+  return lines.join('\n');
+}
+
+export async function statusText(page) {
+  return page.locator('.statusbar-item', { hasText: /^\s*Agent/ }).first().innerText({ timeout: patience });
+}
