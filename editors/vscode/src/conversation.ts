@@ -113,7 +113,7 @@ export function reduce(s: State, ev: AgentEvent): State {
   s.sessionId = ev.sessionId;
   s.seq = Math.max(s.seq, ev.seq ?? 0);
   if (ev.type === 'usage') {
-    if (ev.total) s.usage = { total: ev.total, contextTokens: ev.contextTokens, contextWindow: ev.contextWindow ?? s.usage?.contextWindow };
+    s.usage = addUsage(s.usage, ev);
     return s;
   }
   const t = turnFor(s, ev);
@@ -193,6 +193,26 @@ export function reduce(s: State, ev: AgentEvent): State {
       break;
   }
   return s;
+}
+
+const tokenFields = ['inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens'] as const;
+
+/**
+ * The session's token use after one response's usage event: its total
+ * when the server sends one, else the sum of the responses so far. The
+ * context is what the last request carried.
+ */
+export function addUsage(prev: Usage | undefined, ev: AgentEvent): Usage {
+  let total = ev.total;
+  if (!total) {
+    total = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+    for (const f of tokenFields) total[f] = (prev?.total[f] ?? 0) + (ev[f] ?? 0);
+  }
+  return {
+    total,
+    contextTokens: ev.contextTokens ?? ev.inputTokens ?? prev?.contextTokens,
+    contextWindow: ev.contextWindow ?? prev?.contextWindow,
+  };
 }
 
 /** Token use in a few characters: "12.3k tokens (40% of context)". */

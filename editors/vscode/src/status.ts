@@ -4,13 +4,7 @@
 import * as vscode from 'vscode';
 import { currentStep, usageLabel } from './conversation';
 import type { Conversation } from './agent';
-
-export function statusText(step: string | undefined, approvals: number, usage: string): { text: string; state: string } {
-  const tail = usage ? ` · ${usage}` : '';
-  if (approvals > 0) return { text: `$(bell-dot) Agent: needs approval${tail}`, state: 'approval' };
-  if (step) return { text: `$(sync~spin) Agent: ${step}${tail}`, state: 'working' };
-  return { text: `$(hubot) Agent${tail}`, state: 'idle' };
-}
+import { statusText } from './statusText';
 
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('agentLs.status', vscode.StatusBarAlignment.Right, 100);

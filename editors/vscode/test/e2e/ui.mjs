@@ -8,9 +8,20 @@ export async function command(page, title) {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await row.waitFor();
+  // Right after start-up the palette may not list the extension's
+  // commands yet: type the title again until it does.
+  const deadline = Date.now() + patience;
+  for (;;) {
+    await input.fill(`>${title}`);
+    try {
+      await row.waitFor({ timeout: 5000 });
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await input.fill('>');
+    }
+  }
   await row.click();
 }
 
