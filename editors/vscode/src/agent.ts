@@ -6,7 +6,14 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { emptyState, reduce, running, type State } from './conversation';
+import type { Prompt } from './approval';
 import { Methods, type AgentEvent, type ContextEntry, type SessionInfo, type TurnRef } from './protocol';
+
+/** An approval waiting for the user, as the view shows it. */
+export interface OpenApproval extends Prompt {
+  key: string;
+  turnId: string;
+}
 
 export interface ClientSource {
   /** The running client, started on first use. */
@@ -23,7 +30,8 @@ export class Conversation implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   readonly onTurnStarted = this.turnStarted.event;
   readonly onTurnEnded = this.turnEnded.event;
-  pendingApprovals = 0;
+  /** Approvals waiting for the user, oldest first. */
+  approvals: OpenApproval[] = [];
 
   constructor(private readonly source: ClientSource) {}
 
@@ -45,7 +53,7 @@ export class Conversation implements vscode.Disposable {
   reset(): void {
     this.sessions.clear();
     this.current = emptyState();
-    this.pendingApprovals = 0;
+    this.approvals = [];
     this.changed.fire();
   }
 
@@ -117,9 +125,13 @@ export class Conversation implements vscode.Disposable {
     return res.files;
   }
 
-  approvalsChanged(delta: number): void {
-    this.pendingApprovals = Math.max(0, this.pendingApprovals + delta);
-    this.current.pendingApprovals = this.pendingApprovals;
+  openApproval(a: OpenApproval): void {
+    this.approvals.push(a);
+    this.changed.fire();
+  }
+
+  closeApproval(key: string): void {
+    this.approvals = this.approvals.filter((a) => a.key !== key);
     this.changed.fire();
   }
 }

@@ -11,7 +11,7 @@ import type { DiffView } from './diffView';
 import type { ApprovalParams, Decision } from './protocol';
 
 export class Approvals {
-  private waiting = new Map<string, (d: Decision) => void>();
+  private waiting = new Map<string, { params: ApprovalParams; resolve: (d: Decision) => void }>();
 
   constructor(
     private readonly conversation: Conversation,
@@ -22,24 +22,40 @@ export class Approvals {
   }
 
   private turnEnded(turnId: string): void {
-    for (const [key, resolve] of this.waiting) if (key.startsWith(turnId + '\0')) resolve('abort');
+    for (const [key, w] of this.waiting) if (key.startsWith(turnId + '|')) w.resolve('abort');
   }
 
   async ask(p: ApprovalParams, token: vscode.CancellationToken): Promise<{ decision: Decision }> {
-    const key = `${p.turnId}\0${p.approvalId}`;
-    this.conversation.approvalsChanged(+1);
+    const key = `${p.turnId}|${p.approvalId}`;
+    const prompt = approvalPrompt(p);
     try {
-      const ended = new Promise<Decision>((resolve) => {
-        this.waiting.set(key, resolve);
+      // The view shows the approval too, with the same buttons; the first
+      // answer from either counts.
+      const elsewhere = new Promise<Decision>((resolve) => {
+        this.waiting.set(key, { params: p, resolve });
         token.onCancellationRequested(() => resolve('abort'));
       });
-      const decision = await Promise.race([this.askUser(p), ended]);
+      this.conversation.openApproval({ ...prompt, key, turnId: p.turnId });
+      const decision = await Promise.race([this.askUser(p), elsewhere]);
       this.log.info(`approval ${p.approvalId} (${p.kind}): ${decision}`);
       return { decision };
     } finally {
       this.waiting.delete(key);
-      this.conversation.approvalsChanged(-1);
+      this.conversation.closeApproval(key);
     }
+  }
+
+  /** A button of the approval's card in the view. */
+  async answer(key: string, choice: number): Promise<void> {
+    const w = this.waiting.get(key);
+    if (!w) return;
+    const c = approvalPrompt(w.params).choices[choice];
+    if (c?.decision) w.resolve(c.decision);
+    else if (c?.showDiff) await this.showDiff(w.params);
+  }
+
+  private async showDiff(p: ApprovalParams): Promise<void> {
+    for (const f of p.files ?? []) await this.diffs.show(f, p.diff ?? '', false);
   }
 
   private async askUser(p: ApprovalParams): Promise<Decision> {
@@ -52,7 +68,7 @@ export class Approvals {
       const choice = prompt.choices.find((c) => c.title === picked);
       if (!choice) return 'rejectOnce'; // dismissed: the protocol's null answer
       if (choice.decision) return choice.decision;
-      for (const f of p.files ?? []) await this.diffs.show(f, p.diff ?? '', false);
+      await this.showDiff(p);
     }
   }
 }

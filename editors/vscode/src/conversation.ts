@@ -42,15 +42,13 @@ export interface State {
   usage?: Usage;
   /** The last seq seen, to notice a gap. */
   seq: number;
-  /** Approvals waiting for the user. */
-  pendingApprovals: number;
 }
 
 /** Bounds the live output kept per command card (the tail is what matters). */
 export const maxOutputChars = 20000;
 
 export function emptyState(sessionId?: string): State {
-  return { sessionId, turns: [], seq: 0, pendingApprovals: 0 };
+  return { sessionId, turns: [], seq: 0 };
 }
 
 export function running(s: State): Turn | undefined {

@@ -57,6 +57,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
       if (it?.kind !== 'fileChange' || !it.changes[index]) return;
       await diffs.show(it.changes[index].uri, it.diff, it.status === 'applied');
     },
+    answerApproval: (key, index) => approvals.answer(key, index),
   });
   conversation.onTurnStarted(() => view.reveal());
 

@@ -4,6 +4,7 @@
 // inject markup; everything else is escaped here.
 
 import MarkdownIt from 'markdown-it';
+import type { Prompt } from './approval';
 import type { Item, State, Turn } from './conversation';
 import { usageLabel } from './conversation';
 
@@ -25,7 +26,6 @@ export function fileLabel(uri: string): string {
 }
 
 const statusIcon: Record<string, string> = {
-  running: '⏳',
   completed: '✓',
   failed: '✗',
   rejected: '⊘',
@@ -47,7 +47,7 @@ export function renderItem(it: Item, turnId: string): string {
       const dur = it.durationMs !== undefined ? ` <span class="dim">${(it.durationMs / 1000).toFixed(1)} s</span>` : '';
       return (
         `<div class="card tool ${it.status}" data-call="${escapeHtml(it.callId)}">` +
-        `<div class="card-head"><span class="icon">${statusIcon[it.status] ?? ''}</span> ` +
+        `<div class="card-head">${it.status === 'running' ? '<span class="spinner"></span>' : `<span class="icon">${statusIcon[it.status] ?? ''}</span>`} ` +
         `<span class="title">${escapeHtml(it.title || it.tool)}</span>${dur}</div>${out}</div>`
       );
     }
@@ -109,4 +109,14 @@ export function renderState(s: State): { turns: string; usage: string; working: 
     usage: usageLabel(s.usage),
     working: !!last && last.status === 'running',
   };
+}
+
+/** An approval waiting for the user: what, where, why, and the buttons. */
+export function renderApproval(a: Prompt & { key: string }): string {
+  const buttons = a.choices
+    .map((c, i) => `<button class="${i === 0 ? '' : 'secondary'}" data-action="approval" data-key="${escapeHtml(a.key)}" data-index="${i}">${escapeHtml(c.title)}</button>`)
+    .join(' ');
+  const head = a.modal ? a.message : a.message.replace(/ \([^]*\)$/, '');
+  const detail = a.detail ? `<pre class="detail">${escapeHtml(a.detail)}</pre>` : '';
+  return `<div class="card approval"><div class="card-head"><span class="icon">⚠</span> <span class="title">${escapeHtml(head)}</span></div>${detail}<div class="actions">${buttons}</div></div>`;
 }

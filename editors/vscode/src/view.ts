@@ -6,7 +6,7 @@
 
 import * as vscode from 'vscode';
 import type { Conversation } from './agent';
-import { renderTurn } from './render';
+import { renderApproval, renderTurn } from './render';
 import { usageLabel } from './conversation';
 
 export type FromWebview =
@@ -15,13 +15,15 @@ export type FromWebview =
   | { type: 'stop' }
   | { type: 'newSession' }
   | { type: 'selectSession'; sessionId: string }
-  | { type: 'openDiff'; turnId: string; callId: string; index: number };
+  | { type: 'openDiff'; turnId: string; callId: string; index: number }
+  | { type: 'approval'; key: string; index: number };
 
 export interface ViewActions {
   ask(text: string): Promise<void>;
   stop(): Promise<void>;
   newSession(): Promise<void>;
   openDiff(turnId: string, callId: string, index: number): Promise<void>;
+  answerApproval(key: string, index: number): Promise<void>;
 }
 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -81,6 +83,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         case 'openDiff':
           await this.actions.openDiff(m.turnId, m.callId, m.index);
           break;
+        case 'approval':
+          await this.actions.answerApproval(m.key, m.index);
+          break;
       }
     } catch (e) {
       void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
@@ -107,7 +112,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       turns: s.turns.map((t) => ({ id: t.turnId, html: renderTurn(t) })),
       usage: usageLabel(s.usage),
       working: !!last && last.status === 'running',
-      approvals: this.conversation.pendingApprovals,
+      approvals: this.conversation.approvals.map(renderApproval).join(''),
     });
   }
 
@@ -130,6 +135,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   <span id="usage" class="dim"></span>
 </header>
 <main id="turns"><div id="empty" class="dim">Ask the agent about this workspace. Enter sends, Shift+Enter starts a new line.</div></main>
+<div id="approvals"></div>
 <footer class="composer">
   <textarea id="prompt" rows="3" placeholder="Ask the agent…"></textarea>
   <div class="buttons">

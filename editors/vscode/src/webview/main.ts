@@ -12,7 +12,7 @@ interface RenderMessage {
   turns: { id: string; html: string }[];
   usage: string;
   working: boolean;
-  approvals: number;
+  approvals: string;
 }
 
 const vscode = acquireVsCodeApi();
@@ -23,6 +23,7 @@ const send = document.getElementById('send') as HTMLButtonElement;
 const stop = document.getElementById('stop') as HTMLButtonElement;
 const session = document.getElementById('session') as HTMLSelectElement;
 const usage = document.getElementById('usage')!;
+const approvals = document.getElementById('approvals')!;
 const shown = new Map<string, string>(); // turn id -> html shown
 
 function submit(): void {
@@ -47,6 +48,10 @@ session.addEventListener('change', () => {
 turnsEl.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button[data-action="diff"]') as HTMLButtonElement | null;
   if (b) vscode.postMessage({ type: 'openDiff', turnId: b.dataset.turn, callId: b.dataset.call, index: Number(b.dataset.index) });
+});
+approvals.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest('button[data-action="approval"]') as HTMLButtonElement | null;
+  if (b) vscode.postMessage({ type: 'approval', key: b.dataset.key, index: Number(b.dataset.index) });
 });
 
 function renderSessions(m: RenderMessage): void {
@@ -97,7 +102,8 @@ function render(m: RenderMessage): void {
   usage.textContent = m.usage;
   stop.hidden = !m.working;
   document.body.classList.toggle('working', m.working);
-  document.body.classList.toggle('needs-approval', m.approvals > 0);
+  if (approvals.innerHTML !== m.approvals) approvals.innerHTML = m.approvals;
+  document.body.classList.toggle('needs-approval', m.approvals !== '');
   renderSessions(m);
   if (atBottom) turnsEl.scrollTop = turnsEl.scrollHeight;
 }

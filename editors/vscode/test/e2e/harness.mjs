@@ -102,7 +102,10 @@ export async function launch({ script, files, userSettings }) {
   const run = fs.mkdtempSync(path.join(outDir, 'run-'));
   const dirs = Object.fromEntries(['home', 'data', 'exts', 'workspace', 'tmp'].map((d) => [d, path.join(run, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dirs.workspace, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dirs.workspace, name)), { recursive: true });
+    fs.writeFileSync(path.join(dirs.workspace, name), text);
+  }
   fs.mkdirSync(path.join(dirs.data, 'User'), { recursive: true });
   fs.writeFileSync(path.join(dirs.data, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));
   const env = { ...process.env, HOME: dirs.home, TMPDIR: dirs.tmp, XDG_CACHE_HOME: path.join(dirs.home, '.cache'), XDG_CONFIG_HOME: path.join(dirs.home, '.config'), XDG_STATE_HOME: path.join(dirs.home, '.local/state'), XDG_DATA_HOME: path.join(dirs.home, '.local/share') };
@@ -133,6 +136,7 @@ export async function launch({ script, files, userSettings }) {
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    env: env, // its crash reports and caches go to the run's HOME
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

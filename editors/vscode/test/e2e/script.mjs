@@ -10,6 +10,7 @@ export const files = {
   'greet.js': greetBefore,
   'notes.txt': 'hello\nhello again\nbye\n',
   'math.js': 'function add(a, b) {\n  return a + b;\n}\n',
+  'build/out.txt': 'built\n',
 };
 
 export const markdownAnswer =
@@ -23,6 +24,9 @@ export const prompts = {
   patch: 'ZQPATCH fix the greeting',
   stop: 'ZQSTOP run the long job',
   codeAction: 'Explain what this code does.',
+  selection: 'ZQSEL what does this do?',
+  danger: 'ZQDANGER clean the build',
+  dismiss: 'ZQDISMISS touch a file outside the sandbox',
 };
 
 export const approvedCommand = ['grep', '-c', 'hello', 'notes.txt'];
@@ -67,6 +71,12 @@ export const script = {
     },
     { name: 'approve-answer', bodyContains: 'ZQAPPROVE', reply: { items: [{ type: 'message', text: 'notes.txt has 2 hellos.' }] } },
     {
+      name: 'danger-run',
+      bodyContains: 'ZQDANGER',
+      reply: { items: [{ type: 'function_call', callId: 'rm1', name: 'shell', arguments: { command: ['rm', '-rf', 'build'] } }] },
+    },
+    { name: 'danger-answer', bodyContains: 'ZQDANGER', reply: { items: [{ type: 'message', text: 'I left build/ alone.' }] } },
+    {
       name: 'patch-apply',
       bodyContains: 'ZQPATCH',
       reply: { items: [{ type: 'custom_tool_call', callId: 'p1', name: 'apply_patch', input: greetPatch }] },
@@ -88,9 +98,24 @@ export const script = {
       },
     },
     {
+      name: 'dismiss-run',
+      bodyContains: 'ZQDISMISS',
+      reply: {
+        items: [
+          {
+            type: 'function_call',
+            callId: 'sh2',
+            name: 'shell',
+            arguments: { command: ['touch', 'dismissed.txt'], sandbox_permissions: 'require_escalated', justification: 'mark the file' },
+          },
+        ],
+      },
+    },
+    {
       name: 'code-action',
       bodyContains: 'Explain what this code does.',
       reply: { items: [{ type: 'message', text: 'add returns the sum of a and b.' }] },
     },
+    { name: 'selection', bodyContains: 'ZQSEL', reply: { items: [{ type: 'message', text: 'It adds a and b.' }] } },
   ],
 };

@@ -4,9 +4,10 @@ import { patience } from './harness.mjs';
 
 /** Runs a command from the palette by its full title. */
 export async function command(page, title) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
+  // Escape closes an open palette; in an editor it would drop the selection.
+  if (await input.isVisible()) await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
   await input.waitFor({ state: 'visible' });
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   // Right after start-up the palette may not list the extension's
@@ -69,6 +70,9 @@ export async function editorText(page) {
   return lines.join('\n');
 }
 
-export async function statusText(page) {
-  return page.locator('.statusbar-item', { hasText: /^\s*Agent/ }).first().innerText({ timeout: patience });
+/** Waits until the status bar item's text matches re, and returns it. */
+export async function statusShows(page, re) {
+  const item = page.locator('.statusbar-item', { hasText: re }).first();
+  await item.waitFor({ timeout: patience });
+  return item.innerText();
 }

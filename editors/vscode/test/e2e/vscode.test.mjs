@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, test as nodeTest } from 'node:test';
 import { launch, outDir, waitFor } from './harness.mjs';
 import { approvedCommand, files, greetAfter, greetBefore, prompts, script } from './script.mjs';
-import { ask, command, editorText, lastTurn, notificationButton, openFile, statusText, view } from './ui.mjs';
+import { ask, command, editorText, lastTurn, notificationButton, openFile, statusShows, view } from './ui.mjs';
 
 const apiKey = 'sk-vscode-test-7f3a9c';
 let vs;
@@ -92,8 +92,13 @@ describe('agent-ls in VS Code', () => {
     assert.deepEqual(await turn.locator('.plan .step').allInnerTexts(), ['☑ Read the files', '◐ Write the answer']);
     assert.equal(await turn.locator('details.reasoning').getAttribute('open'), null, 'reasoning starts collapsed');
     assert.match(await view(page).locator('#usage').innerText(), /tokens/);
-    assert.match(await statusText(page), /Agent · [\d.k]+ tokens/);
+    await statusShows(page, /Agent · [\d.k]+ tokens/);
     await vs.screenshot('ask-done');
+    // Hidden and shown again, the view still has the conversation.
+    await command(page, 'View: Toggle Panel Visibility');
+    await view(page).locator('#prompt').waitFor({ state: 'detached' });
+    await command(page, 'View: Toggle Panel Visibility');
+    await lastTurn(page).locator('.message code', { hasText: 'console.log("rendered");' }).waitFor();
     // The key set with Agent: Set API Key reached agent-ls, which sent it.
     const asked = vs.requests().filter((r) => JSON.stringify(r.body).includes('ZQASK'));
     assert.equal(asked.length, 2);
@@ -109,7 +114,7 @@ describe('agent-ls in VS Code', () => {
     assert.match(toast, /count the greetings in notes\.txt/, 'the reason is shown');
     assert.match(toast, new RegExp(vs.dirs.workspace.replace(/[/.]/g, '\\$&')), 'the folder is shown');
     for (const b of ['Allow Always', 'Reject', 'Abort']) assert.ok(await page.locator('.notifications-toasts .monaco-button', { hasText: b }).count(), b);
-    assert.match(await statusText(page), /needs approval/);
+    await statusShows(page, /Agent: needs approval/);
     await vs.screenshot('approval');
     await allow.click();
     const turn = lastTurn(page);
@@ -122,6 +127,28 @@ describe('agent-ls in VS Code', () => {
     assert.equal(outputs.length, 1);
     assert.match(outputs[0], /Exit code: 0[\s\S]*Output:\n2\s*$/, 'the model got the output');
     assert.ok(approvedCommand.every((w) => JSON.stringify(told[0].body).includes(w)));
+  });
+
+  test('a dangerous command asks in a modal dialog; Reject keeps the files and tells the model', async () => {
+    const { page } = vs;
+    await command(page, 'Agent: New Session');
+    await ask(page, prompts.danger);
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'rm -rf build' });
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /dangerous/);
+    const buttons = await dialog.locator('.dialog-buttons .monaco-button').allInnerTexts();
+    for (const b of ['Allow Once', 'Allow Always', 'Reject', 'Abort']) assert.ok(buttons.includes(b), b);
+    assert.equal(await dialog.locator('.dialog-buttons .monaco-button:not(.secondary)').innerText(), 'Allow Once', 'Allow Once is the default button');
+    // The view shows the same approval, with the same buttons.
+    await view(page).locator('#approvals .card.approval', { hasText: 'rm -rf build' }).waitFor();
+    await vs.screenshot('danger-modal');
+    await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Reject' }).click();
+    const turn = lastTurn(page);
+    await turn.locator('.message', { hasText: 'I left build/ alone.' }).waitFor();
+    await turn.locator('.card.tool.rejected').waitFor();
+    assert.ok(fs.existsSync(path.join(vs.dirs.workspace, 'build', 'out.txt')));
+    const told = vs.requests().find((r) => r.step === 'danger-answer');
+    assert.match(JSON.stringify(told.body.input.at(-1)), /reject/i);
   });
 
   test('a patch lands in the open editor and on disk, and the Diff button opens the diff editor', async () => {
@@ -165,7 +192,7 @@ describe('agent-ls in VS Code', () => {
     const turn = lastTurn(page);
     const card = turn.locator('.card.tool.running');
     await card.locator('.output', { hasText: 'tick 3' }).waitFor();
-    assert.match(await statusText(page), /Agent: /);
+    await statusShows(page, /Agent: Run for i in/);
     await vs.screenshot('stop-running');
     await view(page).locator('#stop').click();
     await turn.locator('.turn-end.interrupted').waitFor();
@@ -174,6 +201,27 @@ describe('agent-ls in VS Code', () => {
     assert.ok(ticks < 600, 'the command did not run to its end');
     assert.equal(vs.requests().filter((r) => JSON.stringify(r.body).includes('ZQSTOP')).length, 1, 'nothing more went to the model');
     await vs.screenshot('stop-stopped');
+  });
+
+  test('Stop while an approval is open dismisses it: the card goes, the turn stops, nothing runs', async () => {
+    const { page } = vs;
+    await command(page, 'Agent: New Session');
+    await ask(page, prompts.dismiss);
+    const card = view(page).locator('#approvals .card.approval', { hasText: 'touch dismissed.txt' });
+    await card.waitFor();
+    await statusShows(page, /Agent: needs approval/);
+    await vs.screenshot('dismiss-open');
+    await view(page).locator('#stop').click();
+    await lastTurn(page).locator('.turn-end.interrupted').waitFor();
+    await card.waitFor({ state: 'detached' });
+    await statusShows(page, /^\s*Agent( ·|$)/);
+    // The notification cannot be taken down by an extension; its buttons
+    // no longer decide anything.
+    const stale = await notificationButton(page, 'touch dismissed.txt', 'Allow Once');
+    await stale.click();
+    await vs.screenshot('dismiss-stopped');
+    assert.equal(fs.existsSync(path.join(vs.dirs.workspace, 'dismissed.txt')), false);
+    assert.equal(vs.requests().filter((r) => JSON.stringify(r.body).includes('ZQDISMISS')).length, 1, 'nothing more went to the model');
   });
 
   test('a code action on a selection starts a turn whose answer appears in the view', async () => {
@@ -188,12 +236,40 @@ describe('agent-ls in VS Code', () => {
     const item = page.locator('.action-widget .monaco-list-row', { hasText: 'Agent: Explain this' }).first();
     await item.waitFor();
     await vs.screenshot('code-action-menu');
-    await item.click();
+    // The menu takes keys (a click races its pointer guard).
+    const focused = page.locator('.action-widget .monaco-list-row.focused');
+    for (let i = 0; i < 20 && !(await focused.innerText()).includes('Agent: Explain this'); i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
     const turn = lastTurn(page);
     await turn.locator('.message', { hasText: 'add returns the sum of a and b.' }).waitFor();
     assert.match(await turn.locator('.prompt').innerText(), /Explain what this code does\./);
     const req = vs.requests().find((r) => r.step === 'code-action');
     assert.ok(JSON.stringify(req.body).includes('return a + b;'), 'the selection went to the model');
     await vs.screenshot('code-action-answer');
+  });
+
+  test('Agent: Ask About Selection sends the selection with the question', async () => {
+    const { page } = vs;
+    await page.locator('.editor-instance:visible .view-line', { hasText: 'return a + b;' }).click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.locator('.statusbar-item', { hasText: /\(\d+ selected\)/ }).waitFor();
+    await command(page, 'Agent: Ask About Selection');
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget', { hasText: 'Ask About Selection' }).waitFor();
+    await input.fill(prompts.selection);
+    await vs.screenshot('ask-about-selection');
+    await input.press('Enter');
+    const turn = lastTurn(page);
+    await turn.locator('.message', { hasText: 'It adds a and b.' }).waitFor();
+    const req = vs.requests().find((r) => r.step === 'selection');
+    assert.ok(JSON.stringify(req.body).includes('function add(a, b) {'), 'the selection went to the model');
+  });
+
+  test('Agent: Show Log shows the server log', async () => {
+    const { page } = vs;
+    await command(page, 'Agent: Show Log');
+    await page.locator('.part.panel .view-lines', { hasText: 'starting' }).first().waitFor();
+    await vs.screenshot('log');
   });
 });

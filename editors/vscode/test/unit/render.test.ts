@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { escapeHtml, fileLabel, renderItem, renderTurn } from '../../src/render';
+import { escapeHtml, fileLabel, renderApproval, renderItem, renderTurn } from '../../src/render';
 
 test('Markdown renders, raw HTML from the model does not', () => {
   const html = renderItem({ kind: 'message', itemId: 'm', text: '**bold** <img src=x onerror=alert(1)>\n\n```js\nlet a = 1 < 2;\n```', done: true }, 't');
@@ -52,4 +52,17 @@ test('a turn shows its prompt and how it ended', () => {
 test('helpers', () => {
   assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   assert.equal(fileLabel('file:///w/dir/f%C3%BC.txt'), 'fü.txt');
+});
+
+test('an open approval shows what, where and why, with its buttons in order', () => {
+  const html = renderApproval({
+    key: 't|1',
+    message: 'Agent wants to run: rm x (in /w; because)',
+    detail: 'in /w\nbecause',
+    modal: false,
+    choices: [{ title: 'Allow Once', decision: 'allowOnce' }, { title: 'Reject', decision: 'rejectOnce' }],
+  });
+  assert.match(html, /<span class="title">Agent wants to run: rm x<\/span>/);
+  assert.match(html, /<pre class="detail">in \/w\nbecause<\/pre>/);
+  assert.match(html, /<button class="" data-action="approval" data-key="t\|1" data-index="0">Allow Once<\/button> <button class="secondary"[^>]*data-index="1">Reject</);
 });
