@@ -80,3 +80,56 @@ export async function createClient(ctx: vscode.ExtensionContext, output: vscode.
   client.registerFeature(agentCapabilities);
   return client;
 }
+
+/**
+ * The agent-ls process behind the extension: started on first use,
+ * restarted when the binary or the API key changes.
+ */
+export class Server {
+  private client?: LanguageClient;
+  private starting?: Promise<LanguageClient>;
+
+  constructor(
+    private readonly ctx: vscode.ExtensionContext,
+    private readonly output: vscode.LogOutputChannel,
+    /** Hooks the extension's handlers on a client before it starts. */
+    private readonly wire: (c: LanguageClient) => void,
+    /** Called when a restart drops the old process's sessions. */
+    private readonly onRestart: () => void,
+  ) {}
+
+  /** The running client, if agent-ls has been started. */
+  get running(): LanguageClient | undefined {
+    return this.client;
+  }
+
+  get(): Promise<LanguageClient> {
+    if (this.client) return Promise.resolve(this.client);
+    this.starting ??= (async () => {
+      const c = await createClient(this.ctx, this.output);
+      this.wire(c);
+      await c.start();
+      this.client = c;
+      return c;
+    })().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /** Restarts agent-ls if it runs (new settings or key); else nothing. */
+  async restart(): Promise<void> {
+    const old = this.client;
+    if (!old) return;
+    this.client = undefined;
+    this.onRestart();
+    await old.stop().catch(() => undefined);
+    await this.get();
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    await c?.stop();
+  }
+}

@@ -27,6 +27,7 @@ export const prompts = {
   selection: 'ZQSEL what does this do?',
   danger: 'ZQDANGER clean the build',
   dismiss: 'ZQDISMISS touch a file outside the sandbox',
+  patchDirty: 'ZQDIRTY fix the greeting again',
 };
 
 export const approvedCommand = ['grep', '-c', 'hello', 'notes.txt'];
@@ -82,6 +83,12 @@ export const script = {
       reply: { items: [{ type: 'custom_tool_call', callId: 'p1', name: 'apply_patch', input: greetPatch }] },
     },
     { name: 'patch-answer', bodyContains: 'ZQPATCH', reply: { items: [{ type: 'message', text: 'The greeting is fixed.' }] } },
+    {
+      name: 'dirty-apply',
+      bodyContains: 'ZQDIRTY',
+      reply: { items: [{ type: 'custom_tool_call', callId: 'p2', name: 'apply_patch', input: greetPatch }] },
+    },
+    { name: 'dirty-answer', bodyContains: 'ZQDIRTY', reply: { items: [{ type: 'message', text: 'Fixed it again.' }] } },
     {
       name: 'stop-run',
       bodyContains: 'ZQSTOP',

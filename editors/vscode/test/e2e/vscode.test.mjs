@@ -40,6 +40,7 @@ describe('agent-ls in VS Code', () => {
         'extensions.autoUpdate': false,
         'security.workspace.trust.enabled': false,
         'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'files.autoSave': 'off', // VS Code's default; code-server's differs
         'agentLs.approvalPolicy': 'on-request',
       },
     });
@@ -78,7 +79,6 @@ describe('agent-ls in VS Code', () => {
     const { page } = vs;
     await command(page, 'Agent: New Session');
     await view(page).locator('#prompt').waitFor();
-    await command(page, 'View: Toggle Maximized Panel');
     await ask(page, prompts.ask);
     const turn = lastTurn(page);
     // While it streams: part of the answer is there and the turn runs.
@@ -153,7 +153,6 @@ describe('agent-ls in VS Code', () => {
 
   test('a patch lands in the open editor and on disk, and the Diff button opens the diff editor', async () => {
     const { page } = vs;
-    await command(page, 'View: Toggle Maximized Panel');
     await openFile(page, 'greet.js');
     assert.equal((await editorText(page)).trim(), greetBefore.trim());
     await command(page, 'Agent: New Session');
@@ -185,6 +184,24 @@ describe('agent-ls in VS Code', () => {
     await vs.screenshot('undo');
   });
 
+  test('an agent edit keeps the unsaved text the user typed in the same file', async () => {
+    const { page } = vs;
+    await command(page, 'View: Close All Editors');
+    await openFile(page, 'greet.js');
+    await page.locator('.editor-instance:visible .view-line', { hasText: 'console.log(greet("Welt"));' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('// mine', { delay: 20 });
+    await page.locator('.tabs-container .tab.active.dirty', { hasText: 'greet.js' }).waitFor();
+    await command(page, 'Agent: New Session');
+    await ask(page, prompts.patchDirty);
+    await lastTurn(page).locator('.message', { hasText: 'Fixed it again.' }).waitFor();
+    const want = greetAfter.replace('console.log(greet("Welt"));\n', 'console.log(greet("Welt"));\n// mine\n');
+    await waitFor('the editor to show the patch', async () => (await editorText(page)).includes('Grüß dich'));
+    assert.equal((await editorText(page)).trim(), want.trim());
+    await vs.screenshot('patch-dirty');
+  });
+
   test('Stop ends a long turn: the command is killed and the turn shows it stopped', async () => {
     const { page } = vs;
     await command(page, 'Agent: New Session');
@@ -205,7 +222,12 @@ describe('agent-ls in VS Code', () => {
 
   test('Stop while an approval is open dismisses it: the card goes, the turn stops, nothing runs', async () => {
     const { page } = vs;
-    await command(page, 'Agent: New Session');
+    // The view's session picker: New session empties the view.
+    const picker = view(page).locator('#session');
+    const before = await picker.locator('option').count();
+    await picker.selectOption({ label: 'New session' });
+    await view(page).locator('#empty').waitFor();
+    await waitFor('a new session in the picker', async () => (await picker.locator('option').count()) === before + 1);
     await ask(page, prompts.dismiss);
     const card = view(page).locator('#approvals .card.approval', { hasText: 'touch dismissed.txt' });
     await card.waitFor();
@@ -215,10 +237,6 @@ describe('agent-ls in VS Code', () => {
     await lastTurn(page).locator('.turn-end.interrupted').waitFor();
     await card.waitFor({ state: 'detached' });
     await statusShows(page, /^\s*Agent( ·|$)/);
-    // The notification cannot be taken down by an extension; its buttons
-    // no longer decide anything.
-    const stale = await notificationButton(page, 'touch dismissed.txt', 'Allow Once');
-    await stale.click();
     await vs.screenshot('dismiss-stopped');
     assert.equal(fs.existsSync(path.join(vs.dirs.workspace, 'dismissed.txt')), false);
     assert.equal(vs.requests().filter((r) => JSON.stringify(r.body).includes('ZQDISMISS')).length, 1, 'nothing more went to the model');
@@ -269,7 +287,7 @@ describe('agent-ls in VS Code', () => {
   test('Agent: Show Log shows the server log', async () => {
     const { page } = vs;
     await command(page, 'Agent: Show Log');
-    await page.locator('.part.panel .view-lines', { hasText: 'starting' }).first().waitFor();
+    await page.locator('.part.panel .view-lines', { hasText: 'msg="turn ended"' }).first().waitFor();
     await vs.screenshot('log');
   });
 });
