@@ -41,6 +41,7 @@ describe('agent-ls in VS Code', () => {
         'security.workspace.trust.enabled': false,
         'workbench.secondarySideBar.defaultVisibility': 'hidden',
         'files.autoSave': 'off', // VS Code's default; code-server's differs
+        'git.openRepositoryInParentFolders': 'never',
         'agentLs.approvalPolicy': 'on-request',
       },
     });
