@@ -270,7 +270,7 @@ describe('agent-ls in VS Code', () => {
   test('Agent: Ask About Selection sends the selection with the question', async () => {
     const { page } = vs;
     // Focus the editor wherever it is scrolled, then select its first line.
-    await page.locator('.editor-instance:visible .view-lines').first().click({ position: { x: 200, y: 5 } });
+    await command(page, 'View: Focus Active Editor Group');
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('Shift+ArrowDown');
     await page.locator('.statusbar-item', { hasText: /\(\d+ selected\)/ }).waitFor();
