@@ -30,10 +30,18 @@ function killGroup(pid, signal) {
   }
 }
 
-// A test runner that dies before `after` still takes its children along.
-process.on('exit', () => {
+// A test runner that ends before `after` (a failed start, Ctrl-C, a
+// timeout's TERM) still takes its children along.
+const killAll = () => {
   for (const pid of groups) killGroup(pid, 'SIGKILL');
-});
+};
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    killAll();
+    process.exit(128 + { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 }[sig]);
+  });
+}
 
 /** Starts a command in a process group of its own, logging to a file. */
 export function start(cmd, args, { env, cwd, log }) {
