@@ -14,7 +14,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-go cross bench deps bench-deps release clean
+.PHONY: all build install demo test test-go cross bench deps bench-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode
 
 all: build
 
@@ -35,7 +35,7 @@ install: build
 demo: build
 	$(BIN) demo
 
-test: deps cross
+test: deps cross test-vscode
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./...
 
@@ -61,5 +61,45 @@ release: deps
 	$(GO) build -tags netgo,osusergo -ldflags '$(LDFLAGS) -s -w -linkmode external -extldflags "-static"' -o $(BIN) ./cmd/agent-ls
 	$(GO) build -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags "-static"' -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
 
+# The VS Code extension (editors/vscode). Its npm packages come from its
+# lockfile; code-server and the tests' other downloads are kept in
+# VSCODE_CACHE, which a second run reuses.
+VSCODE      := editors/vscode
+VSCODE_CACHE ?= .cache/vscode
+# Targets of VS Code's platform-specific extensions, and the Go platform
+# of each; the native Linux one is linked statically with the sandbox.
+VSIX_CROSS  := linux-arm64:linux/arm64 darwin-x64:darwin/amd64 darwin-arm64:darwin/arm64 win32-x64:windows/amd64
+
+# Debian packages the extension's tests need: Chromium to drive VS Code
+# (code-server) with Playwright, and what code-server's install builds.
+vscode-deps:
+	@scripts/deps.sh chromium ripgrep build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev
+
+$(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
+	cd $(VSCODE) && npm ci --no-audit --no-fund
+
+# The .vsix for this machine, with bin/agent-ls inside.
+vsix: build $(VSCODE)/node_modules/.package-lock.json
+	cd $(VSCODE) && npm run package
+
+# The binaries of the five platform .vsix files (npm run package:all).
+vsix-binaries: deps
+	$(GO) build -tags netgo,osusergo -ldflags '$(LDFLAGS) -s -w -linkmode external -extldflags "-static"' -o bin/vsix/linux-x64/agent-ls ./cmd/agent-ls
+	@set -e; for t in $(VSIX_CROSS); do \
+		p=$${t#*:}; goos=$${p%/*}; exe=agent-ls; [ $$goos = windows ] && exe=agent-ls.exe; \
+		echo "CGO_ENABLED=0 GOOS=$$goos GOARCH=$${p#*/} $(GO) build -o bin/vsix/$${t%%:*}/$$exe ./cmd/agent-ls"; \
+		CGO_ENABLED=0 GOOS=$$goos GOARCH=$${p#*/} $(GO) build -ldflags '$(LDFLAGS) -s -w' -o bin/vsix/$${t%%:*}/$$exe ./cmd/agent-ls; \
+	done
+
+vsix-all: $(VSCODE)/node_modules/.package-lock.json
+	cd $(VSCODE) && npm run package:all
+
+# The extension's unit tests, then its tests in a real VS Code: the .vsix
+# installed in code-server, driven by Playwright in Chromium.
+test-vscode: vscode-deps vsix
+	scripts/code-server.sh $(VSCODE_CACHE)/code-server
+	cd $(VSCODE) && npm test
+	cd $(VSCODE) && VSCODE_CACHE=$(abspath $(VSCODE_CACHE)) npm run test:e2e
+
 clean:
-	rm -rf bin
+	rm -rf bin $(VSCODE)/dist $(VSCODE)/out

@@ -60,7 +60,7 @@ func TestCommandServesScript(t *testing.T) {
 	for _, wire := range []string{model.WireResponses, model.WireChat} {
 		t.Run(wire, func(t *testing.T) {
 			url, logPath := startCommand(t, filepath.Join("testdata", "script.json"))
-			c, err := model.New(model.Config{WireAPI: wire, BaseURL: url, RetryBaseDelay: time.Millisecond})
+			c, err := model.New(model.Config{WireAPI: wire, BaseURL: url, APIKey: "test-key", RetryBaseDelay: time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,15 +129,16 @@ func TestCommandServesScript(t *testing.T) {
 			}
 			for i, want := range []string{"read", "read", "patch"} {
 				var r struct {
-					Seq  int
-					Path string
-					Step string
-					Body map[string]any
+					Seq           int
+					Path          string
+					Step          string
+					Authorization string
+					Body          map[string]any
 				}
 				if err := json.Unmarshal([]byte(lines[i]), &r); err != nil {
 					t.Fatalf("log line %d: %v", i+1, err)
 				}
-				if r.Seq != i+1 || r.Step != want || r.Body["model"] != "gpt-x" || !strings.HasSuffix(r.Path, map[string]string{model.WireResponses: "/responses", model.WireChat: "/chat/completions"}[wire]) {
+				if r.Seq != i+1 || r.Step != want || r.Authorization != "Bearer test-key" || r.Body["model"] != "gpt-x" || !strings.HasSuffix(r.Path, map[string]string{model.WireResponses: "/responses", model.WireChat: "/chat/completions"}[wire]) {
 					t.Errorf("log line %d: %+v", i+1, r)
 				}
 			}

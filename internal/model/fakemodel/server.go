@@ -122,9 +122,10 @@ func (s *Server) Add(steps ...Step) {
 }
 
 // LogRequests writes every request from now on to w as one JSON line:
-// {"seq", "method", "path", "step", "body"}, body being the request's
-// JSON (or its text when it is not JSON) and step the step that served it
-// ("" for none).
+// {"seq", "method", "path", "step", "authorization", "body"}, body being
+// the request's JSON (or its text when it is not JSON), step the step that
+// served it ("" for none) and authorization its Authorization header
+// (left out when there was none).
 func (s *Server) LogRequests(w io.Writer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -140,13 +141,16 @@ func (s *Server) logRequest(req *Request) {
 	if !json.Valid(req.Body) {
 		body, _ = json.Marshal(string(req.Body))
 	}
+	// The Authorization header goes along so a test can check which key
+	// the client sent (the fake is only ever given test keys).
 	line, err := json.Marshal(struct {
-		Seq    int             `json:"seq"`
-		Method string          `json:"method"`
-		Path   string          `json:"path"`
-		Step   string          `json:"step"`
-		Body   json.RawMessage `json:"body"`
-	}{req.Seq, req.Method, req.Path, req.Step, body})
+		Seq           int             `json:"seq"`
+		Method        string          `json:"method"`
+		Path          string          `json:"path"`
+		Step          string          `json:"step"`
+		Authorization string          `json:"authorization,omitempty"`
+		Body          json.RawMessage `json:"body"`
+	}{req.Seq, req.Method, req.Path, req.Step, req.Header.Get("Authorization"), body})
 	if err != nil {
 		return
 	}

@@ -8,7 +8,8 @@
 // OPENAI_BASE_URL to give agent-ls, ending in /v1) as the first line on
 // stdout, and serves the Responses and Chat Completions streaming APIs
 // until it is interrupted or terminated. Every request is appended to the
-// log as one JSON line ({"seq", "method", "path", "step", "body"}).
+// log as one JSON line ({"seq", "method", "path", "step", "authorization",
+// "body"}; authorization only when the request had that header).
 package main
 
 import (

@@ -1,0 +1,137 @@
+// The extension's side of a conversation: which session the view
+// follows, its state (built from agent/event), and the requests that
+// start, stop and undo turns. The view, the status bar and the commands
+// all go through it.
+
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { emptyState, reduce, running, type State } from './conversation';
+import type { Prompt } from './approval';
+import { Methods, type AgentEvent, type ContextEntry, type SessionInfo, type TurnRef } from './protocol';
+
+/** An approval waiting for the user, as the view shows it. */
+export interface OpenApproval extends Prompt {
+  key: string;
+  turnId: string;
+}
+
+export interface ClientSource {
+  /** The running client, started on first use. */
+  client(): Promise<LanguageClient>;
+}
+
+export class Conversation implements vscode.Disposable {
+  private sessions = new Map<string, State>();
+  private current: State = emptyState();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when any turn of this window starts (the view, a command or a code action). */
+  private readonly turnStarted = new vscode.EventEmitter<void>();
+  private readonly turnEnded = new vscode.EventEmitter<TurnRef>();
+  readonly onDidChange = this.changed.event;
+  readonly onTurnStarted = this.turnStarted.event;
+  readonly onTurnEnded = this.turnEnded.event;
+  /** Approvals waiting for the user, oldest first. */
+  approvals: OpenApproval[] = [];
+
+  constructor(private readonly source: ClientSource) {}
+
+  dispose(): void {
+    this.changed.dispose();
+    this.turnStarted.dispose();
+    this.turnEnded.dispose();
+  }
+
+  get state(): State {
+    return this.current;
+  }
+
+  get sessionIds(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  /** The server restarted: its sessions are gone. */
+  reset(): void {
+    this.sessions.clear();
+    this.current = emptyState();
+    this.approvals = [];
+    this.changed.fire();
+  }
+
+  handleEvent(ev: AgentEvent): void {
+    let s = this.sessions.get(ev.sessionId);
+    if (!s) {
+      s = emptyState(ev.sessionId);
+      this.sessions.set(ev.sessionId, s);
+    }
+    reduce(s, ev);
+    if (ev.type === 'turnStarted' && s !== this.current) {
+      // Code actions continue (or start) the workspace's current session:
+      // the view follows the session where work happens.
+      this.current = s;
+    }
+    if (ev.type === 'turnCompleted') this.turnEnded.fire({ sessionId: ev.sessionId, turnId: ev.turnId });
+    if (s === this.current) this.changed.fire();
+    if (ev.type === 'turnStarted') this.turnStarted.fire();
+  }
+
+  select(sessionId: string): void {
+    const s = this.sessions.get(sessionId);
+    if (s) {
+      this.current = s;
+      this.changed.fire();
+    }
+  }
+
+  async newSession(): Promise<SessionInfo> {
+    const c = await this.source.client();
+    const info = await c.sendRequest<SessionInfo>(Methods.newSession, {});
+    const s = emptyState(info.sessionId);
+    this.sessions.set(info.sessionId, s);
+    this.current = s;
+    this.changed.fire();
+    return info;
+  }
+
+  async ask(prompt: string, context?: ContextEntry[]): Promise<TurnRef> {
+    if (!this.current.sessionId) await this.newSession();
+    const c = await this.source.client();
+    const params = { sessionId: this.current.sessionId, prompt, context };
+    return c.sendRequest<TurnRef>(Methods.startTurn, params);
+  }
+
+  isRunning(): boolean {
+    return running(this.current) !== undefined;
+  }
+
+  async stop(): Promise<void> {
+    const c = await this.source.client();
+    const t = running(this.current);
+    if (this.current.sessionId && t) {
+      await c.sendRequest(Methods.interrupt, { sessionId: this.current.sessionId, turnId: t.turnId });
+      return;
+    }
+    // Not known here (a code action of another session): stop them all.
+    await c.sendRequest('workspace/executeCommand', { command: 'agent.interrupt', arguments: [] });
+  }
+
+  async undoLastTurn(): Promise<string[]> {
+    const s = this.current;
+    const last = [...s.turns].reverse().find((t) => t.status !== 'running');
+    if (!s.sessionId || !last) throw new Error('There is no finished turn to undo in this conversation.');
+    const c = await this.source.client();
+    const res = await c.sendRequest<{ files: string[] }>(Methods.undoTurn, { sessionId: s.sessionId, turnId: last.turnId });
+    last.items.push({ kind: 'notice', text: `Undone: ${res.files.length} file(s) restored.` });
+    this.changed.fire();
+    return res.files;
+  }
+
+  openApproval(a: OpenApproval): void {
+    this.approvals.push(a);
+    this.changed.fire();
+  }
+
+  closeApproval(key: string): void {
+    this.approvals = this.approvals.filter((a) => a.key !== key);
+    this.changed.fire();
+  }
+}

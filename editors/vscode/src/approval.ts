@@ -1,0 +1,69 @@
+// How an agent/requestApproval is put to the user (protocol section 6):
+// the words, the buttons and which decision each means. Pure.
+
+import type { ApprovalParams, Decision } from './protocol';
+
+export interface Choice {
+  title: string;
+  decision?: Decision;
+  /** Not a decision: opens the diff and asks again. */
+  showDiff?: boolean;
+}
+
+export interface Prompt {
+  message: string;
+  detail: string;
+  modal: boolean;
+  choices: Choice[];
+}
+
+function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+export function commandLine(argv: string[] | undefined): string {
+  return (argv ?? []).map(shellWord).join(' ');
+}
+
+export function folderLabel(uri: string | undefined): string {
+  if (!uri) return '';
+  return decodeURIComponent(uri.replace(/^file:\/\//, ''));
+}
+
+/** A command the server called dangerous (it destroys work or history) asks in a modal dialog. */
+export function isDangerous(p: ApprovalParams): boolean {
+  return p.kind === 'exec' && /\bdangerous\b/i.test(p.reason ?? '');
+}
+
+export function approvalPrompt(p: ApprovalParams): Prompt {
+  const offered = new Set(p.options && p.options.length > 0 ? p.options : ['allowOnce', 'allowAlways', 'rejectOnce']);
+  const choices: Choice[] = [];
+  if (offered.has('allowOnce')) choices.push({ title: 'Allow Once', decision: 'allowOnce' });
+  if (offered.has('allowAlways')) choices.push({ title: 'Allow Always', decision: 'allowAlways' });
+  if (offered.has('rejectOnce')) choices.push({ title: 'Reject', decision: 'rejectOnce' });
+  else if (offered.has('rejectAlways')) choices.push({ title: 'Reject', decision: 'rejectAlways' });
+  choices.push({ title: 'Abort', decision: 'abort' });
+  if (p.kind === 'patch' && p.diff) choices.push({ title: 'Show Diff', showDiff: true });
+
+  let message: string;
+  const detail: string[] = [];
+  switch (p.kind) {
+    case 'exec':
+      message = `Agent wants to run: ${commandLine(p.command)}`;
+      if (p.cwd) detail.push(`in ${folderLabel(p.cwd)}`);
+      break;
+    case 'patch': {
+      const files = (p.files ?? []).map(folderLabel);
+      message = `Agent wants to change ${files.length === 1 ? files[0] : `${files.length} files`}`;
+      if (files.length > 1) detail.push(files.join('\n'));
+      break;
+    }
+    default:
+      message = `Agent wants to call ${p.server ? `${p.server}: ` : ''}${p.tool ?? 'a tool'}`;
+  }
+  if (p.reason) detail.push(p.reason);
+  const modal = isDangerous(p);
+  // A notification shows one line: the folder and reason go into it too.
+  if (!modal && detail.length > 0) message += ` (${detail.join('; ')})`;
+  return { message, detail: detail.join('\n'), modal, choices };
+}

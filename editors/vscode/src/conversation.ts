@@ -1,0 +1,229 @@
+// The conversation as the view shows it: a pure reducer from agent/event
+// notifications to a state the webview renders. The extension host keeps
+// one (so the view can be hidden, shown and rebuilt) and the webview runs
+// the same code on the events it is sent.
+
+import type { AgentEvent, FileChangeEntry, PlanStep, Tokens } from './protocol';
+
+export type Item =
+  | { kind: 'message'; itemId: string; text: string; done: boolean }
+  | { kind: 'reasoning'; itemId: string; text: string; done: boolean }
+  | {
+      kind: 'tool';
+      callId: string;
+      tool: string;
+      toolKind: string;
+      title: string;
+      output: string;
+      status: 'running' | 'completed' | 'failed' | 'rejected';
+      durationMs?: number;
+    }
+  | { kind: 'fileChange'; callId: string; changes: FileChangeEntry[]; diff: string; status: string }
+  | { kind: 'plan'; explanation?: string; steps: PlanStep[] }
+  | { kind: 'notice'; text: string };
+
+export interface Turn {
+  turnId: string;
+  prompt: string;
+  items: Item[];
+  status: 'running' | 'completed' | 'interrupted' | 'failed';
+  error?: string;
+}
+
+export interface Usage {
+  total: Tokens;
+  contextTokens?: number;
+  contextWindow?: number;
+}
+
+export interface State {
+  sessionId?: string;
+  turns: Turn[];
+  usage?: Usage;
+  /** The last seq seen, to notice a gap. */
+  seq: number;
+}
+
+/** Bounds the live output kept per command card (the tail is what matters). */
+export const maxOutputChars = 20000;
+
+export function emptyState(sessionId?: string): State {
+  return { sessionId, turns: [], seq: 0 };
+}
+
+export function running(s: State): Turn | undefined {
+  const t = s.turns[s.turns.length - 1];
+  return t && t.status === 'running' ? t : undefined;
+}
+
+/** What a running turn is doing now, in a few words (status bar). */
+export function currentStep(s: State): string | undefined {
+  const t = running(s);
+  if (!t) return undefined;
+  for (let i = t.items.length - 1; i >= 0; i--) {
+    const it = t.items[i];
+    if (it.kind === 'tool' && it.status === 'running') return it.title || it.tool;
+    if (it.kind === 'message' && !it.done) return 'Writing the answer';
+    if (it.kind === 'reasoning' && !it.done) return 'Thinking';
+  }
+  return 'Waiting for the model';
+}
+
+function turnFor(s: State, ev: AgentEvent): Turn {
+  let t = s.turns.find((x) => x.turnId === ev.turnId);
+  if (!t) {
+    t = { turnId: ev.turnId, prompt: ev.prompt ?? '', items: [], status: 'running' };
+    s.turns.push(t);
+  }
+  return t;
+}
+
+function findItem<K extends Item['kind']>(t: Turn, kind: K, pred: (it: Extract<Item, { kind: K }>) => boolean) {
+  return t.items.find((it) => it.kind === kind && pred(it as Extract<Item, { kind: K }>)) as
+    | Extract<Item, { kind: K }>
+    | undefined;
+}
+
+function textItem(t: Turn, kind: 'message' | 'reasoning', itemId: string): { text: string; done: boolean } {
+  const found = t.items.find((it) => it.kind === kind && it.itemId === itemId) as { text: string; done: boolean } | undefined;
+  if (found) return found;
+  const it = { kind, itemId, text: '', done: false };
+  t.items.push(it);
+  return it;
+}
+
+function toolItem(t: Turn, ev: AgentEvent) {
+  let it = findItem(t, 'tool', (x) => x.callId === ev.callId);
+  if (!it) {
+    it = { kind: 'tool', callId: ev.callId ?? '', tool: ev.tool ?? '', toolKind: ev.kind ?? 'other', title: ev.title ?? ev.tool ?? '', output: '', status: 'running' };
+    t.items.push(it);
+  }
+  return it;
+}
+
+/**
+ * Applies one event to the state, in place, and returns it. Events of
+ * another session than the state's are ignored; the caller decides which
+ * session the view follows.
+ */
+export function reduce(s: State, ev: AgentEvent): State {
+  if (s.sessionId && ev.sessionId !== s.sessionId) return s;
+  s.sessionId = ev.sessionId;
+  s.seq = Math.max(s.seq, ev.seq ?? 0);
+  if (ev.type === 'usage') {
+    s.usage = addUsage(s.usage, ev);
+    return s;
+  }
+  const t = turnFor(s, ev);
+  switch (ev.type) {
+    case 'turnStarted':
+      t.prompt = ev.prompt ?? t.prompt;
+      t.status = 'running';
+      break;
+    case 'messageDelta':
+    case 'reasoningDelta': {
+      const it = textItem(t, ev.type === 'messageDelta' ? 'message' : 'reasoning', ev.itemId ?? '');
+      if (!it.done) it.text += ev.delta ?? '';
+      break;
+    }
+    case 'message':
+    case 'reasoning': {
+      const it = textItem(t, ev.type, ev.itemId ?? '');
+      it.text = ev.text ?? it.text; // the whole text wins over what streamed
+      it.done = true;
+      break;
+    }
+    case 'toolCall': {
+      if (ev.tool === 'update_plan') break; // the plan event shows it
+      const it = toolItem(t, ev);
+      it.title = ev.title || it.title;
+      it.toolKind = ev.kind ?? it.toolKind;
+      break;
+    }
+    case 'execOutput': {
+      const it = toolItem(t, ev);
+      it.output += ev.chunk ?? '';
+      if (it.output.length > maxOutputChars) it.output = '…' + it.output.slice(it.output.length - maxOutputChars);
+      break;
+    }
+    case 'toolResult': {
+      if (ev.tool === 'update_plan') break;
+      const it = toolItem(t, ev);
+      it.status = (ev.status as 'completed' | 'failed' | 'rejected') ?? 'completed';
+      it.durationMs = ev.durationMs;
+      if (!it.output && ev.output && it.toolKind === 'execute') it.output = ev.output;
+      break;
+    }
+    case 'fileChange': {
+      const it = findItem(t, 'fileChange', (x) => x.callId === ev.callId);
+      if (it) {
+        it.changes = ev.changes ?? it.changes;
+        it.diff = ev.diff ?? it.diff;
+        it.status = ev.status ?? it.status;
+      } else {
+        t.items.push({ kind: 'fileChange', callId: ev.callId ?? '', changes: ev.changes ?? [], diff: ev.diff ?? '', status: ev.status ?? '' });
+      }
+      break;
+    }
+    case 'plan': {
+      const it = findItem(t, 'plan', () => true);
+      if (it) {
+        it.steps = ev.steps ?? [];
+        it.explanation = ev.explanation;
+      } else {
+        t.items.push({ kind: 'plan', steps: ev.steps ?? [], explanation: ev.explanation });
+      }
+      break;
+    }
+    case 'retry':
+      t.items.push({ kind: 'notice', text: `Retrying (attempt ${ev.attempt ?? '?'}): ${ev.message ?? ''}` });
+      break;
+    case 'compacted':
+      t.items.push({ kind: 'notice', text: 'Older history was summarised to fit the context.' });
+      break;
+    case 'turnCompleted':
+      t.status = (ev.status as Turn['status']) ?? 'completed';
+      t.error = ev.error;
+      for (const it of t.items) {
+        if (it.kind === 'message' || it.kind === 'reasoning') it.done = true;
+        if (it.kind === 'tool' && it.status === 'running') it.status = t.status === 'completed' ? 'completed' : 'failed';
+      }
+      break;
+  }
+  return s;
+}
+
+const tokenFields = ['inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens'] as const;
+
+/**
+ * The session's token use after one response's usage event: its total
+ * when the server sends one, else the sum of the responses so far. The
+ * context is what the last request carried.
+ */
+export function addUsage(prev: Usage | undefined, ev: AgentEvent): Usage {
+  let total = ev.total;
+  if (!total) {
+    total = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+    for (const f of tokenFields) total[f] = (prev?.total[f] ?? 0) + (ev[f] ?? 0);
+  }
+  return {
+    total,
+    contextTokens: ev.contextTokens ?? ev.inputTokens ?? prev?.contextTokens,
+    contextWindow: ev.contextWindow ?? prev?.contextWindow,
+  };
+}
+
+/** Token use in a few characters: "12.3k tokens (40% of context)". */
+export function usageLabel(u: Usage | undefined): string {
+  if (!u) return '';
+  const used = u.total.inputTokens + u.total.outputTokens;
+  let s = `${compact(used)} tokens`;
+  if (u.contextTokens && u.contextWindow) s += ` · ${Math.round((100 * u.contextTokens) / u.contextWindow)}% of context`;
+  return s;
+}
+
+export function compact(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}

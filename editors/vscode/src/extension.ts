@@ -1,0 +1,79 @@
+// agent-ls for VS Code: starts the agent-ls language server, and gives it
+// a conversation view, commands, approvals and a status bar item.
+
+import * as vscode from 'vscode';
+import { Conversation } from './agent';
+import { Approvals } from './approvalUi';
+import { readSettings, Server } from './client';
+import { registerCommands, reporting } from './commands';
+import { DiffView } from './diffView';
+import { Methods, type AgentEvent, type ApprovalParams } from './protocol';
+import { agentSettings, configurationChange, needsRestart } from './settings';
+import { StatusItem } from './status';
+import { ConversationView } from './view';
+
+let server: Server | undefined;
+
+export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('agent-ls', { log: true });
+  const diffs = new DiffView();
+  const conversation: Conversation = new Conversation({ client: () => srv.get() });
+  const approvals = new Approvals(conversation, diffs, output);
+  const srv = new Server(
+    ctx,
+    output,
+    (c) => {
+      c.onNotification(Methods.event, (ev: AgentEvent) => conversation.handleEvent(ev));
+      c.onRequest(Methods.requestApproval, (p: ApprovalParams, token: vscode.CancellationToken) => approvals.ask(p, token));
+    },
+    () => conversation.reset(),
+  );
+  server = srv;
+
+  const view = new ConversationView(ctx.extensionUri, conversation, {
+    ask: async (text) => void (await conversation.ask(text)),
+    stop: () => conversation.stop(),
+    newSession: async () => void (await conversation.newSession()),
+    openDiff: async (turnId, callId, index) => {
+      const turn = conversation.state.turns.find((t) => t.turnId === turnId);
+      const it = turn?.items.find((i) => i.kind === 'fileChange' && i.callId === callId);
+      if (it?.kind !== 'fileChange' || !it.changes[index]) return;
+      await diffs.show(it.changes[index].uri, it.diff, it.status === 'applied');
+    },
+    answerApproval: (key, index) => approvals.answer(key, index),
+  });
+  conversation.onTurnStarted(() => view.reveal());
+
+  let settings = readSettings();
+  ctx.subscriptions.push(
+    output,
+    diffs,
+    conversation,
+    view,
+    new StatusItem(conversation),
+    vscode.window.registerWebviewViewProvider(ConversationView.id, view),
+    ...registerCommands(ctx, { conversation, server: srv, view, output }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('agentLs')) return;
+      const next = readSettings();
+      const restartNeeded = needsRestart(settings, next);
+      settings = next;
+      void reporting(async () => {
+        if (restartNeeded) await srv.restart();
+        else await srv.running?.sendNotification('workspace/didChangeConfiguration', configurationChange(agentSettings(next, vscode.workspace.isTrusted)));
+      })();
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(reporting(() => srv.restart())),
+    { dispose: () => void srv.stop() },
+  );
+
+  // A workspace is open: start now, so its code actions are there. With
+  // no folder the server starts on first use.
+  if (vscode.workspace.workspaceFolders?.length) {
+    await srv.get().catch((e) => output.error(`agent-ls did not start: ${e instanceof Error ? e.message : String(e)}`));
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.stop();
+}

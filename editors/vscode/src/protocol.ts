@@ -1,0 +1,108 @@
+// The agent-ls wire types the extension reads (protocol sections 2, 3 and 6).
+// Unknown fields are ignored, as the protocol asks of both sides.
+
+export interface EventBase {
+  sessionId: string;
+  turnId: string;
+  seq: number;
+  type: string;
+}
+
+export interface FileChangeEntry {
+  uri: string;
+  kind: 'add' | 'update' | 'delete' | 'move';
+  newUri?: string;
+  additions: number;
+  deletions: number;
+}
+
+export interface PlanStep {
+  step: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+export interface Tokens {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+}
+
+export type AgentEvent = EventBase & {
+  prompt?: string;
+  itemId?: string;
+  delta?: string;
+  text?: string;
+  callId?: string;
+  tool?: string;
+  kind?: string;
+  title?: string;
+  arguments?: unknown;
+  server?: string;
+  stream?: 'stdout' | 'stderr';
+  chunk?: string;
+  status?: string;
+  output?: string;
+  durationMs?: number;
+  changes?: FileChangeEntry[];
+  diff?: string;
+  explanation?: string;
+  steps?: PlanStep[];
+  approvalId?: string;
+  decision?: string;
+  total?: Tokens;
+  contextTokens?: number;
+  contextWindow?: number;
+  attempt?: number;
+  delayMs?: number;
+  message?: string;
+  summary?: string;
+  error?: string;
+  lastMessage?: string;
+} & Partial<Tokens>;
+
+export interface ApprovalParams {
+  sessionId: string;
+  turnId: string;
+  approvalId: string;
+  kind: 'exec' | 'patch' | 'tool' | string;
+  command?: string[];
+  cwd?: string;
+  reason?: string;
+  diff?: string;
+  files?: string[];
+  tool?: string;
+  server?: string;
+  arguments?: unknown;
+  options?: string[];
+}
+
+export type Decision = 'allowOnce' | 'allowAlways' | 'rejectOnce' | 'rejectAlways' | 'abort';
+
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  model: string;
+  approvalPolicy: string;
+  sandboxMode: string;
+}
+
+export interface TurnRef {
+  sessionId: string;
+  turnId: string;
+}
+
+export interface ContextEntry {
+  uri: string;
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  diagnostics?: unknown[];
+}
+
+export const Methods = {
+  event: 'agent/event',
+  requestApproval: 'agent/requestApproval',
+  newSession: 'agent/newSession',
+  startTurn: 'agent/startTurn',
+  interrupt: 'agent/interrupt',
+  undoTurn: 'agent/undoTurn',
+} as const;

@@ -1,0 +1,64 @@
+// The extension's settings as agent-ls receives them (protocol sections 1
+// and 9), and the environment it starts agent-ls with. Pure: the callers
+// read VS Code's configuration and pass it in.
+
+export interface Settings {
+  path: string;
+  model: string;
+  profile: string;
+  approvalPolicy: string;
+  sandboxMode: string;
+}
+
+/** The keys of protocol section 9 that VS Code settings carry, camelCase. */
+export type AgentSettings = Partial<Pick<Settings, 'model' | 'profile' | 'approvalPolicy' | 'sandboxMode'>>;
+
+/**
+ * What agent-ls is told at initialize and on every change. An untrusted
+ * workspace gets a read-only sandbox and the policy that asks for all but
+ * known read-only commands, whatever the settings say.
+ */
+export function agentSettings(s: Settings, trusted: boolean): AgentSettings {
+  const out: AgentSettings = {};
+  if (s.model) out.model = s.model;
+  if (s.profile) out.profile = s.profile;
+  if (s.approvalPolicy) out.approvalPolicy = s.approvalPolicy;
+  if (s.sandboxMode) out.sandboxMode = s.sandboxMode;
+  if (!trusted) {
+    out.approvalPolicy = 'untrusted';
+    out.sandboxMode = 'read-only';
+  }
+  return out;
+}
+
+/** The workspace/didChangeConfiguration params (section agentLs). */
+export function configurationChange(s: AgentSettings): { settings: { agentLs: AgentSettings } } {
+  return { settings: { agentLs: s } };
+}
+
+/** The environment variable agent-ls reads the OpenAI key from by default. */
+export const apiKeyVariable = 'OPENAI_API_KEY';
+
+/**
+ * agent-ls gets the extension's environment unchanged (OPENAI_BASE_URL and
+ * the rest pass through), plus the key from SecretStorage when one is set.
+ */
+export function serverEnvironment(base: NodeJS.ProcessEnv, apiKey: string | undefined): NodeJS.ProcessEnv {
+  const env = { ...base };
+  if (apiKey) env[apiKeyVariable] = apiKey;
+  return env;
+}
+
+/**
+ * Which binary to run: the user's agentLs.path, else the one packaged in
+ * the extension (when it is there), else agent-ls from PATH.
+ */
+export function serverCommand(s: Settings, bundled: string | undefined): string {
+  if (s.path) return s.path;
+  return bundled ?? 'agent-ls';
+}
+
+/** The settings whose change needs a new server process. */
+export function needsRestart(before: Settings, after: Settings): boolean {
+  return before.path !== after.path;
+}

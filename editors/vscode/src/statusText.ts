@@ -1,0 +1,8 @@
+// The status bar item's text for each state. Pure.
+
+export function statusText(step: string | undefined, approvals: number, usage: string): { text: string; state: 'idle' | 'working' | 'approval' } {
+  const tail = usage ? ` · ${usage}` : '';
+  if (approvals > 0) return { text: `$(bell-dot) Agent: needs approval${tail}`, state: 'approval' };
+  if (step) return { text: `$(sync~spin) Agent: ${step}${tail}`, state: 'working' };
+  return { text: `$(hubot) Agent${tail}`, state: 'idle' };
+}

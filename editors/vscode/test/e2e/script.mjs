@@ -1,0 +1,128 @@
+// The scripted model's side of every scenario. Each scenario runs in a
+// session of its own whose prompt carries a marker; each step serves only
+// requests that contain its scenario's marker, in order.
+
+export const greetBefore = 'function greet(name) {\n  return "Hallo, " + name + "!";\n}\n\nconsole.log(greet("Welt"));\n';
+export const greetAfter = 'function greet(name) {\n  return "Grüß dich, " + name + " 👋";\n}\n\nconsole.log(greet("Welt"));\n';
+const greetPatch = '*** Begin Patch\n*** Update File: greet.js\n@@\n function greet(name) {\n-  return "Hallo, " + name + "!";\n+  return "Grüß dich, " + name + " 👋";\n*** End Patch\n';
+
+export const files = {
+  'greet.js': greetBefore,
+  'notes.txt': 'hello\nhello again\nbye\n',
+  'math.js': 'function add(a, b) {\n  return a + b;\n}\n',
+  'build/out.txt': 'built\n',
+};
+
+export const markdownAnswer =
+  'Here is the **answer**, as Markdown:\n\n- it streams\n- it renders\n\n```js\nconsole.log("rendered");\n```\n\nDone.';
+
+const usage = { inputTokens: 1200, cachedInputTokens: 200, outputTokens: 300, reasoningTokens: 50 };
+
+export const prompts = {
+  ask: 'ZQASK explain the workspace',
+  approve: 'ZQAPPROVE count the hellos outside the sandbox',
+  patch: 'ZQPATCH fix the greeting',
+  stop: 'ZQSTOP run the long job',
+  codeAction: 'Explain what this code does.',
+  selection: 'ZQSEL what does this do?',
+  danger: 'ZQDANGER clean the build',
+  dismiss: 'ZQDISMISS touch a file outside the sandbox',
+  patchDirty: 'ZQDIRTY fix the greeting again',
+};
+
+export const approvedCommand = ['grep', '-c', 'hello', 'notes.txt'];
+
+export const script = {
+  steps: [
+    {
+      name: 'ask-plan',
+      bodyContains: 'ZQASK',
+      reply: {
+        items: [
+          { type: 'reasoning', summary: ['Looking at the files first.'] },
+          {
+            type: 'function_call',
+            callId: 'plan1',
+            name: 'update_plan',
+            arguments: { plan: [{ step: 'Read the files', status: 'completed' }, { step: 'Write the answer', status: 'in_progress' }] },
+          },
+        ],
+        usage,
+      },
+    },
+    {
+      name: 'ask-answer',
+      bodyContains: 'ZQASK',
+      paceMs: 40,
+      reply: { items: [{ type: 'message', chunks: markdownAnswer.match(/[\s\S]{1,6}/g) }], usage },
+    },
+    {
+      name: 'approve-run',
+      bodyContains: 'ZQAPPROVE',
+      reply: {
+        items: [
+          {
+            type: 'function_call',
+            callId: 'sh1',
+            name: 'shell',
+            arguments: { command: approvedCommand, sandbox_permissions: 'require_escalated', justification: 'count the greetings in notes.txt' },
+          },
+        ],
+      },
+    },
+    { name: 'approve-answer', bodyContains: 'ZQAPPROVE', reply: { items: [{ type: 'message', text: 'notes.txt has 2 hellos.' }] } },
+    {
+      name: 'danger-run',
+      bodyContains: 'ZQDANGER',
+      reply: { items: [{ type: 'function_call', callId: 'rm1', name: 'shell', arguments: { command: ['rm', '-rf', 'build'] } }] },
+    },
+    { name: 'danger-answer', bodyContains: 'ZQDANGER', reply: { items: [{ type: 'message', text: 'I left build/ alone.' }] } },
+    {
+      name: 'patch-apply',
+      bodyContains: 'ZQPATCH',
+      reply: { items: [{ type: 'custom_tool_call', callId: 'p1', name: 'apply_patch', input: greetPatch }] },
+    },
+    { name: 'patch-answer', bodyContains: 'ZQPATCH', reply: { items: [{ type: 'message', text: 'The greeting is fixed.' }] } },
+    {
+      name: 'dirty-apply',
+      bodyContains: 'ZQDIRTY',
+      reply: { items: [{ type: 'custom_tool_call', callId: 'p2', name: 'apply_patch', input: greetPatch }] },
+    },
+    { name: 'dirty-answer', bodyContains: 'ZQDIRTY', reply: { items: [{ type: 'message', text: 'Fixed it again.' }] } },
+    {
+      name: 'stop-run',
+      bodyContains: 'ZQSTOP',
+      reply: {
+        items: [
+          { type: 'message', text: 'Starting the long job.' },
+          {
+            type: 'function_call',
+            callId: 'long1',
+            name: 'shell',
+            arguments: { command: ['bash', '-c', 'for i in $(seq 1 600); do echo tick $i; sleep 0.5; done'], timeout_ms: 600000 },
+          },
+        ],
+      },
+    },
+    {
+      name: 'dismiss-run',
+      bodyContains: 'ZQDISMISS',
+      reply: {
+        items: [
+          {
+            type: 'function_call',
+            callId: 'sh2',
+            name: 'shell',
+            arguments: { command: ['touch', 'dismissed.txt'], sandbox_permissions: 'require_escalated', justification: 'mark the file' },
+          },
+        ],
+      },
+    },
+    {
+      name: 'code-action',
+      bodyContains: 'Explain what this code does.',
+      reply: { items: [{ type: 'message', text: 'add returns the sum of a and b.' }] },
+    },
+    { name: 'selection', bodyContains: 'ZQSEL', reply: { items: [{ type: 'message', text: 'It adds a and b.' }] } },
+  ],
+};

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { approvalPrompt, commandLine, isDangerous } from '../../src/approval';
+import { agentSettings, configurationChange, needsRestart, serverCommand, serverEnvironment, type Settings } from '../../src/settings';
+import { statusText as statusTextFor } from '../../src/statusText';
+
+const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access' };
+
+test('settings go to agent-ls in camelCase, empty ones left out', () => {
+  assert.deepEqual(agentSettings(base, true), { model: 'gpt-5-codex', approvalPolicy: 'never', sandboxMode: 'danger-full-access' });
+  assert.deepEqual(configurationChange({ model: 'm' }), { settings: { agentLs: { model: 'm' } } });
+});
+
+test('an untrusted workspace runs read-only and asks, whatever the settings say', () => {
+  assert.deepEqual(agentSettings(base, false), { model: 'gpt-5-codex', approvalPolicy: 'untrusted', sandboxMode: 'read-only' });
+});
+
+test('the API key goes into the environment, which is otherwise passed unchanged', () => {
+  const env = serverEnvironment({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', PATH: '/bin' }, 'sk-1');
+  assert.deepEqual(env, { OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', PATH: '/bin', OPENAI_API_KEY: 'sk-1' });
+  assert.deepEqual(serverEnvironment({ OPENAI_API_KEY: 'from-env' }, undefined), { OPENAI_API_KEY: 'from-env' });
+});
+
+test('the binary: agentLs.path, else the packaged one, else PATH', () => {
+  assert.equal(serverCommand({ ...base, path: '/opt/agent-ls' }, '/ext/bin/agent-ls'), '/opt/agent-ls');
+  assert.equal(serverCommand(base, '/ext/bin/agent-ls'), '/ext/bin/agent-ls');
+  assert.equal(serverCommand(base, undefined), 'agent-ls');
+  assert.equal(needsRestart(base, { ...base, path: '/x' }), true);
+  assert.equal(needsRestart(base, { ...base, model: 'other' }), false);
+});
+
+test('settings that decide what runs are machine-scoped and restricted in untrusted workspaces', () => {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+  const props = pkg.contributes.configuration.properties;
+  for (const k of ['agentLs.path', 'agentLs.approvalPolicy', 'agentLs.sandboxMode']) {
+    assert.equal(props[k].scope, 'machine', k);
+    assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(k), k);
+  }
+  assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  assert.deepEqual(Object.keys(props).sort(), ['agentLs.approvalPolicy', 'agentLs.model', 'agentLs.path', 'agentLs.profile', 'agentLs.sandboxMode']);
+  // Lazy: activated after start-up, by a command or by the view only.
+  assert.deepEqual(pkg.activationEvents, ['onStartupFinished']);
+});
+
+test('an exec approval shows the command, folder and reason; Allow Once comes first', () => {
+  const p = approvalPrompt({
+    sessionId: 's', turnId: 't', approvalId: 'a', kind: 'exec', command: ['grep', '-c', 'two words', 'f'], cwd: 'file:///w/my%20dir',
+    reason: 'check it', options: ['allowOnce', 'allowAlways', 'rejectOnce', 'rejectAlways'],
+  });
+  assert.equal(p.message, "Agent wants to run: grep -c 'two words' f (in /w/my dir; check it)");
+  assert.deepEqual(p.choices.map((c) => c.title), ['Allow Once', 'Allow Always', 'Reject', 'Abort']);
+  assert.equal(p.modal, false);
+});
+
+test('a dangerous command asks in a modal; a patch offers Show Diff', () => {
+  const d = approvalPrompt({ sessionId: 's', turnId: 't', approvalId: 'a', kind: 'exec', command: ['rm', '-rf', 'x'], cwd: 'file:///w', reason: 'This command is dangerous: rm -rf deletes files.', options: ['allowOnce', 'rejectOnce'] });
+  assert.equal(d.modal, true);
+  assert.equal(isDangerous({ sessionId: 's', turnId: 't', approvalId: 'a', kind: 'patch', reason: 'dangerous' }), false);
+  assert.deepEqual(d.choices.map((c) => c.decision), ['allowOnce', 'rejectOnce', 'abort']);
+  assert.equal(d.detail, 'in /w\nThis command is dangerous: rm -rf deletes files.');
+  const p = approvalPrompt({ sessionId: 's', turnId: 't', approvalId: 'a', kind: 'patch', files: ['file:///w/a.go', 'file:///w/b.go'], diff: '--- a/a.go', reason: 'outside the workspace' });
+  assert.equal(p.message, 'Agent wants to change 2 files (/w/a.go\n/w/b.go; outside the workspace)');
+  assert.deepEqual(p.choices.at(-1), { title: 'Show Diff', showDiff: true });
+  assert.equal(commandLine(["it's"]), `'it'\\''s'`);
+});
+
+test('status bar text', () => {
+  assert.deepEqual(statusTextFor(undefined, 0, ''), { text: '$(hubot) Agent', state: 'idle' });
+  assert.deepEqual(statusTextFor('Run go test', 0, '1.2k tokens'), { text: '$(sync~spin) Agent: Run go test · 1.2k tokens', state: 'working' });
+  assert.deepEqual(statusTextFor('Run go test', 1, ''), { text: '$(bell-dot) Agent: needs approval', state: 'approval' });
+});
