@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -83,6 +84,8 @@ type SessionRecord struct {
 	// first; Approvals the user's "always" answers, in order.
 	Undo      []UndoRecord
 	Approvals []ApprovalRule
+	// Usage is the session's token use so far.
+	Usage event.UsageTotal
 }
 
 // Record returns the session's record as it is now.
@@ -92,12 +95,12 @@ func (m *Manager) Record(sessionID string) (SessionRecord, error) {
 		return SessionRecord{}, err
 	}
 	s.mu.Lock()
-	turns, info := s.turns, s.info
+	turns, info, usage := s.turns, s.info, s.usage
 	s.mu.Unlock()
 	s.emitMu.Lock()
 	seq := s.seq
 	s.emitMu.Unlock()
-	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq}, nil
+	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq, Usage: usage}, nil
 }
 
 // unanswered returns aborted outputs for the calls of a history that have
@@ -138,7 +141,7 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	}
 	s.history.Replace(rec.History)
 	s.history.primed = len(rec.History) > 0
-	s.turns, s.seq = rec.Turns, rec.Seq
+	s.turns, s.seq, s.usage = rec.Turns, rec.Seq, rec.Usage
 	for _, u := range rec.Undo {
 		s.undo.restore(u)
 	}

@@ -29,6 +29,8 @@ type session struct {
 
 	mu      sync.Mutex
 	running *turn
+	// usage is the session's token use so far.
+	usage event.UsageTotal
 	turns   int
 	// undo keeps what the latest turns changed, for agent/undoTurn.
 	undo *undoStore

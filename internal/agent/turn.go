@@ -171,13 +171,20 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 		return nil, err
 	}
 	s.history.Append(resp.Output...)
-	t.emit(event.Usage{
+	u := event.Usage{
 		InputTokens:       resp.Usage.InputTokens,
 		CachedInputTokens: resp.Usage.CachedInputTokens,
 		OutputTokens:      resp.Usage.OutputTokens,
 		ReasoningTokens:   resp.Usage.ReasoningTokens,
+		ContextTokens:     resp.Usage.InputTokens + resp.Usage.OutputTokens,
 		ContextWindow:     fam.contextWindow,
-	})
+	}
+	s.mu.Lock()
+	s.usage.Add(u)
+	total := s.usage
+	s.mu.Unlock()
+	u.Total = &total
+	t.emit(u)
 	return resp, nil
 }
 

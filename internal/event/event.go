@@ -235,7 +235,28 @@ type Usage struct {
 	CachedInputTokens int64 `json:"cachedInputTokens"`
 	OutputTokens      int64 `json:"outputTokens"`
 	ReasoningTokens   int64 `json:"reasoningTokens"`
-	ContextWindow     int64 `json:"contextWindow,omitempty"`
+	// Total is the session's use so far, this response included.
+	Total *UsageTotal `json:"total,omitempty"`
+	// ContextTokens is what the next request will carry: this request's
+	// input and what the model added to it.
+	ContextTokens int64 `json:"contextTokens,omitempty"`
+	ContextWindow int64 `json:"contextWindow,omitempty"`
+}
+
+// UsageTotal is a session's token use.
+type UsageTotal struct {
+	InputTokens       int64 `json:"inputTokens"`
+	CachedInputTokens int64 `json:"cachedInputTokens"`
+	OutputTokens      int64 `json:"outputTokens"`
+	ReasoningTokens   int64 `json:"reasoningTokens"`
+}
+
+// Add adds one response's use.
+func (t *UsageTotal) Add(u Usage) {
+	t.InputTokens += u.InputTokens
+	t.CachedInputTokens += u.CachedInputTokens
+	t.OutputTokens += u.OutputTokens
+	t.ReasoningTokens += u.ReasoningTokens
 }
 
 type Retry struct {

@@ -248,6 +248,15 @@ func (r *reader) event(b []byte) error {
 		if r.open == l.Turn {
 			r.open = ""
 		}
+	case event.TypeUsage:
+		// Each usage event carries the session's total so far: the
+		// last one is the session's.
+		var u struct {
+			Total *event.UsageTotal `json:"total"`
+		}
+		if err := json.Unmarshal(item.JSON, &u); err == nil && u.Total != nil {
+			rec.Usage = *u.Total
+		}
 	}
 	if redrawn[l.Type] {
 		r.ld.Items = append(r.ld.Items, item)

@@ -65,6 +65,10 @@ func TestResumeContinuesHistoryAndUndo(t *testing.T) {
 	if got := strings.Join(types, ","); got != "turnStarted,toolCall,fileChange,toolResult,message,turnCompleted" {
 		t.Errorf("history items %s", got)
 	}
+	// Two responses of 100 tokens in and 10 out.
+	if want := (event.UsageTotal{InputTokens: 200, OutputTokens: 20}); ld.Record.Usage != want {
+		t.Errorf("the record's usage %+v, want %+v", ld.Record.Usage, want)
+	}
 	m2 := &script{replies: [][]model.Item{answer("m2", "again")}}
 	fe2 := newFrontend(agent.AllowOnce)
 	mgr2 := manager(t, st2, m2, fe2, ws, policy.OnRequest)
@@ -79,6 +83,18 @@ func TestResumeContinuesHistoryAndUndo(t *testing.T) {
 	<-fe2.ended
 	if turn.ID() != info.SessionID+"-t2" {
 		t.Errorf("the turn after the restart is %s", turn.ID())
+	}
+	// The session's usage goes on from the record's.
+	var last *event.Usage
+	fe2.mu.Lock()
+	for _, ev := range fe2.events {
+		if u, ok := ev.Payload.(event.Usage); ok {
+			last = &u
+		}
+	}
+	fe2.mu.Unlock()
+	if last == nil || last.Total == nil || *last.Total != (event.UsageTotal{InputTokens: 300, OutputTokens: 30}) || last.ContextTokens != 110 {
+		t.Errorf("usage after the restart: %+v", last)
 	}
 	got := m2.lastRequest().Input
 	// The request after the restart is the one before plus the model's
