@@ -31,7 +31,7 @@ type session struct {
 	running *turn
 	// usage is the session's token use so far.
 	usage event.UsageTotal
-	turns   int
+	turns int
 	// undo keeps what the latest turns changed, for agent/undoTurn.
 	undo *undoStore
 
