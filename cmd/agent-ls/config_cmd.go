@@ -90,7 +90,7 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	}
 	if k := s.Provider.EnvKey; k != "" {
 		state := "is set"
-		if s.APIKey == "" {
+		if s.modelConfig().APIKey == "" {
 			state = "is NOT set"
 		}
 		fmt.Fprintf(stdout, "# the API key of provider %q comes from $%s, which %s\n", s.ModelProvider, k, state)

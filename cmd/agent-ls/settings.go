@@ -21,11 +21,10 @@ import (
 // Settings are what agent-ls runs with: the configuration resolved from
 // its layers (internal/config: defaults < user file < project file <
 // profile < environment < editor settings < flags and -c), the API key
-// its provider names, and what only the command line sets.
+// its provider names (read where the model client is made), and what
+// only the command line sets.
 type Settings struct {
 	*config.Resolved
-	// APIKey is the value of the provider's env_key variable.
-	APIKey      string
 	MaxRequests int
 	LogFile     string
 	LogLevel    string
@@ -213,11 +212,7 @@ func parseSettings(fs *flag.FlagSet, flags *cmdFlags, args []string, usage strin
 // the user; the settings are usable whatever they say.
 func (r *resolver) resolve(projectRoot string, editor *config.Layer) (Settings, []config.Problem) {
 	res, probs := r.loader.Load(config.Inputs{UserFile: r.userFile, ProjectRoot: projectRoot, Env: r.env, Editor: editor, Flags: &r.flags.layer})
-	s := Settings{Resolved: res, MaxRequests: r.flags.maxRequests, LogFile: r.flags.logFile, LogLevel: r.flags.logLevel}
-	if k := res.Provider.EnvKey; k != "" {
-		s.APIKey = strings.TrimSpace(os.Getenv(k))
-	}
-	return s, probs
+	return Settings{Resolved: res, MaxRequests: r.flags.maxRequests, LogFile: r.flags.logFile, LogLevel: r.flags.logLevel}, probs
 }
 
 // logSettings is the log configuration, known before any config file is

@@ -139,6 +139,14 @@ func (c *codexConverter) table(out, m map[string]any, name string, keys []string
 	if !ok {
 		return
 	}
+	if conv := c.known(name, t, keys); len(conv) > 0 {
+		out[name] = conv
+	}
+}
+
+// known copies t's keys that are among keys and reports the others,
+// named under prefix.
+func (c *codexConverter) known(prefix string, t map[string]any, keys []string) map[string]any {
 	conv := map[string]any{}
 	known := map[string]bool{}
 	for _, k := range keys {
@@ -147,10 +155,8 @@ func (c *codexConverter) table(out, m map[string]any, name string, keys []string
 			conv[k] = v
 		}
 	}
-	c.skipUnknown(name, t, known)
-	if len(conv) > 0 {
-		out[name] = conv
-	}
+	c.skipUnknown(prefix, t, known)
+	return conv
 }
 
 // tables converts each entry of a table of tables.
@@ -164,16 +170,8 @@ func (c *codexConverter) tables(out, m map[string]any, name string, keys []strin
 		if !ok {
 			continue
 		}
-		e := map[string]any{}
-		known := map[string]bool{}
-		for _, k := range keys {
-			known[k] = true
-			if v, ok := entry[k]; ok {
-				e[k] = v
-			}
-		}
 		prefix := join(name, quoteKey(id))
-		c.skipUnknown(prefix, entry, known)
+		e := c.known(prefix, entry, keys)
 		fix(prefix, entry, e)
 		c.put(out, []string{name, id}, e)
 	}
