@@ -204,6 +204,7 @@ func setDefaults(o *agent.Options, d agent.Defaults) {
 	o.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy
 	o.ExcludeTmpdirEnvVar, o.ExcludeSlashTmp, o.CacheRoot = d.ExcludeTmpdirEnvVar, d.ExcludeSlashTmp, d.CacheRoot
 	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
+	o.ContextWindow, o.AutoCompactTokenLimit = d.ContextWindow, d.AutoCompactTokenLimit
 }
 
 // removeStaleMarkers deletes the placeholders a crashed agent-ls may have

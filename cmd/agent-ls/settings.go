@@ -304,8 +304,11 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		WebSearch:        s.Tools.WebSearch,
 		DisabledTools:    off,
 		MaxRequests:      s.MaxRequests,
-		NetworkAccess:    s.SandboxWorkspaceWrite.NetworkAccess,
-		WritableRoots:    s.SandboxWorkspaceWrite.WritableRoots,
+
+		ContextWindow:         s.ModelContextWindow,
+		AutoCompactTokenLimit: s.ModelAutoCompactTokenLimit,
+		NetworkAccess:         s.SandboxWorkspaceWrite.NetworkAccess,
+		WritableRoots:         s.SandboxWorkspaceWrite.WritableRoots,
 
 		ExcludeTmpdirEnvVar: s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
 		ExcludeSlashTmp:     s.SandboxWorkspaceWrite.ExcludeSlashTmp,

@@ -18,8 +18,10 @@ type History struct {
 	mu     sync.Mutex
 	items  []model.Item
 	primed bool // starts with the AGENTS.md chain and the environment
-	// observe, when set, sees every item appended, in order.
-	observe func(model.Item)
+	// observe, when set, sees every item appended, in order;
+	// observeCompact sees the items a compaction put in place of all.
+	observe        func(model.Item)
+	observeCompact func([]model.Item)
 }
 
 // Append adds items at the end.
@@ -56,6 +58,17 @@ func (h *History) Replace(items []model.Item) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.items = slices.Clone(items)
+}
+
+// compact replaces the conversation by items, a compaction's outcome,
+// which the record notes as one replacement.
+func (h *History) compact(items []model.Item) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.items = slices.Clone(items)
+	if h.observeCompact != nil {
+		h.observeCompact(h.items)
+	}
 }
 
 // prime adds the session's context items once, before the first prompt,

@@ -91,6 +91,14 @@ type Options struct {
 	DisabledTools []string
 	// MaxRequests bounds the model requests of one turn (default 100).
 	MaxRequests int
+	// ContextWindow is the model's context window in tokens
+	// (model_context_window); 0 takes the model family's.
+	ContextWindow int64
+	// AutoCompactTokenLimit is the context size in tokens at which the
+	// history is summarised before the next request
+	// (model_auto_compact_token_limit); 0 means 90% of the context
+	// window, and never when that is unknown.
+	AutoCompactTokenLimit int64
 
 	// Unattended: nobody answers approvals as they come (exec --yes).
 	// Actions that stay inside the sandbox and the writable roots go to
@@ -149,6 +157,8 @@ type Defaults struct {
 	WebSearch              bool
 	DisabledTools          []string
 	MaxRequests            int
+	ContextWindow          int64
+	AutoCompactTokenLimit  int64
 	NetworkAccess          bool
 	WritableRoots          []string
 	ShellEnvironmentPolicy policy.EnvPolicy
@@ -172,6 +182,8 @@ func (o *Options) defaults() Defaults {
 		WebSearch:              o.WebSearch,
 		DisabledTools:          o.DisabledTools,
 		MaxRequests:            o.MaxRequests,
+		ContextWindow:          o.ContextWindow,
+		AutoCompactTokenLimit:  o.AutoCompactTokenLimit,
 		NetworkAccess:          o.NetworkAccess,
 		WritableRoots:          o.WritableRoots,
 		ShellEnvironmentPolicy: o.ShellEnvironmentPolicy,
@@ -195,6 +207,9 @@ func (d *Defaults) complete() error {
 	}
 	if d.MaxRequests <= 0 {
 		d.MaxRequests = DefaultMaxRequests
+	}
+	if d.ContextWindow < 0 || d.AutoCompactTokenLimit < 0 {
+		return fmt.Errorf("the context window (%d) and the auto-compaction limit (%d) cannot be negative", d.ContextWindow, d.AutoCompactTokenLimit)
 	}
 	switch d.Verbosity {
 	case "", "low", "medium", "high":
@@ -418,7 +433,7 @@ func (m *Manager) StartTurn(sessionID string, in TurnInput) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.startTurn(in)
+	return s.startTurn(in, false)
 }
 
 // Interrupt ends the session's running turn (turnID "" means whichever

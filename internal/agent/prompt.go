@@ -19,15 +19,19 @@ import (
 //go:embed instructions.md
 var baseInstructions string
 
+// agentsDocHeader starts the message that carries the AGENTS.md chain.
+const agentsDocHeader = "# AGENTS.md instructions for "
+
 // contextItems are the messages that open a session's history: the
-// AGENTS.md chain and the environment context. They are built once, so the
-// start of every request is the same and the provider's prompt cache hits.
+// AGENTS.md chain and the environment context. They are built once (and
+// again when a compaction starts the history anew), so the start of every
+// request is the same and the provider's prompt cache hits.
 func (s *session) contextItems() []model.Item {
 	opts := s.mgr.opts
 	var items []model.Item
 	if docs := projectDocs(opts.Files, s.info.Cwd, opts.ProjectDocMaxBytes); docs != "" {
 		items = append(items, model.Item{Type: model.ItemMessage, Role: model.RoleUser,
-			Text: fmt.Sprintf("# AGENTS.md instructions for %s\n\n<INSTRUCTIONS>\n%s\n</INSTRUCTIONS>", s.info.Cwd, docs)})
+			Text: fmt.Sprintf(agentsDocHeader+"%s\n\n<INSTRUCTIONS>\n%s\n</INSTRUCTIONS>", s.info.Cwd, docs)})
 	}
 	items = append(items, model.Item{Type: model.ItemMessage, Role: model.RoleUser, Text: s.environmentContext()})
 	return items

@@ -28,6 +28,8 @@ type Observer interface {
 	Undone(turnID string)
 	// Remembered: the user answered "always".
 	Remembered(rule ApprovalRule)
+	// Compacted: a compaction replaced the whole history by items.
+	Compacted(items []model.Item)
 	// Settings: the session runs with new settings from its next turn on
 	// (the defaults changed: its model, provider or policies).
 	Settings(info SessionInfo)
@@ -78,6 +80,7 @@ func (noObserver) UndoKept(string, []UndoFile, io.ReaderAt) {}
 func (noObserver) Undone(string)                            {}
 func (noObserver) Remembered(ApprovalRule)                  {}
 func (noObserver) Settings(SessionInfo)                     {}
+func (noObserver) Compacted([]model.Item)                   {}
 
 // observe gives s its observer (Options.Observe), and wires it to the
 // history and the approvals.
@@ -93,6 +96,7 @@ func (m *Manager) observe(s *session, restored bool) {
 	}
 	s.history.mu.Lock()
 	s.history.observe = s.obs.Item
+	s.history.observeCompact = s.obs.Compacted
 	s.history.mu.Unlock()
 	s.approvals.mu.Lock()
 	s.approvals.observe = s.obs.Remembered

@@ -31,6 +31,13 @@ type session struct {
 	running *turn
 	// usage is the session's token use so far.
 	usage event.UsageTotal
+	// reported is what the model last said the context holds: the
+	// tokens of its last request and answer, and how many history items
+	// they covered (the turn's goroutine alone uses it).
+	reported struct {
+		tokens int64
+		items  int
+	}
 	turns int
 	// undo keeps what the latest turns changed, for agent/undoTurn.
 	undo *undoStore
@@ -71,11 +78,16 @@ func (s *session) busy() *turn {
 	return nil
 }
 
-func (s *session) startTurn(in TurnInput) (*Turn, error) {
+// startTurn starts a turn of in, or, with compactOnly, a turn that only
+// compacts the history.
+func (s *session) startTurn(in TurnInput, compactOnly bool) (*Turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.busy() != nil {
 		return nil, fmt.Errorf("%w (turn %s); interrupt it or wait for it to finish", ErrTurnRunning, s.running.id)
+	}
+	if compactOnly && !s.hasConversation() {
+		return nil, ErrNothingToCompact
 	}
 	if err := s.refresh(); err != nil {
 		return nil, err
@@ -83,23 +95,39 @@ func (s *session) startTurn(in TurnInput) (*Turn, error) {
 	s.turns++
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &turn{
-		s:      s,
-		id:     fmt.Sprintf("%s-t%d", s.info.SessionID, s.turns),
-		input:  in,
-		cancel: cancel,
-		done:   make(chan struct{}),
-		ending: make(chan struct{}),
+		s:        s,
+		id:       fmt.Sprintf("%s-t%d", s.info.SessionID, s.turns),
+		input:    in,
+		cancel:   cancel,
+		done:     make(chan struct{}),
+		ending:   make(chan struct{}),
+		promptAt: -1,
 	}
 	s.running = t
 	go func() {
 		defer close(t.done)
-		t.run(ctx)
+		if compactOnly {
+			t.runCompaction(ctx)
+		} else {
+			t.run(ctx)
+		}
 		s.mu.Lock()
 		s.running = nil
 		s.mu.Unlock()
 		cancel()
 	}()
 	return NewTurn(t.id, t.done, &t.result), nil
+}
+
+// hasConversation reports whether the history holds more than its
+// context items. Called with no turn running.
+func (s *session) hasConversation() bool {
+	for _, it := range s.history.Items() {
+		if !isContextItem(&it) {
+			return true
+		}
+	}
+	return false
 }
 
 // refresh takes the manager's defaults if they changed since the session

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -29,6 +30,9 @@ type turn struct {
 	ending chan struct{}
 
 	lastMessage string
+	// promptAt is where the turn's prompt is in the history, -1 for a
+	// turn without one (it only compacts).
+	promptAt int
 }
 
 // run is the turn loop: ask the model, run the tools it calls, feed the
@@ -50,6 +54,7 @@ func (t *turn) run(ctx context.Context) {
 		s.history.Append(model.Item{Type: model.ItemMessage, Role: model.RoleUser, Text: s.environmentContext()})
 	}
 	s.history.Append(userMessage(t.input, s.info.Cwd))
+	t.promptAt = s.history.Len() - 1
 
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
 		Exec: s.execConfig(opts.HelperPath), Log: log}
@@ -61,6 +66,7 @@ func (t *turn) run(ctx context.Context) {
 	fam := familyFor(s.info.Model, log)
 
 	status, errText := event.StatusCompleted, ""
+	compacted := false
 	for n := 0; ; n++ {
 		if n == s.cfg.MaxRequests {
 			status, errText = event.StatusFailed, fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests)
@@ -69,6 +75,24 @@ func (t *turn) run(ctx context.Context) {
 		// Each request offers the tools registered now (MCP servers come
 		// and go); its calls run against the same snapshot.
 		snap := opts.Tools.Snapshot().Without(s.cfg.DisabledTools...)
+		// Near the context window, the history is summarised first
+		// (once per answer of the model: a history that stays over the
+		// limit after it goes to the model as it is).
+		if limit := s.autoCompactLimit(fam); limit > 0 && !compacted && s.contextEstimate() >= limit {
+			compacted = true
+			switch err := t.compact(ctx, fam, snap.Specs()); {
+			case err == nil:
+			case ctx.Err() != nil:
+				status = event.StatusInterrupted
+			case errors.Is(err, errNothingToSummarise):
+				log.Debug("over the compaction limit with nothing to summarise", "err", err)
+			default:
+				log.Warn("the conversation could not be compacted; the request goes as it is", "err", err)
+			}
+			if status == event.StatusInterrupted {
+				break
+			}
+		}
 		resp, err := t.request(ctx, fam, snap.Specs())
 		if err != nil {
 			if ctx.Err() != nil {
@@ -78,6 +102,7 @@ func (t *turn) run(ctx context.Context) {
 			}
 			break
 		}
+		compacted = false
 		calls := t.collectCalls(resp.Output, snap)
 		if len(calls) == 0 {
 			break
@@ -122,25 +147,7 @@ func (t *turn) emit(p event.Payload) { t.s.emit(t.id, p) }
 // history stays valid for the next request.
 func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*model.Response, error) {
 	s := t.s
-	req := &model.Request{
-		Model:             s.info.Model,
-		Instructions:      baseInstructions,
-		Input:             s.history.Items(),
-		Tools:             modelTools(specs),
-		PromptCacheKey:    s.info.SessionID,
-		FunctionToolsOnly: !fam.freeformTools,
-		WebSearch:         fam.webSearch && s.cfg.WebSearch,
-	}
-	if fam.reasoningEffort {
-		req.ReasoningEffort = s.cfg.ReasoningEffort
-	}
-	// "none" is how the config file says no summary.
-	if fam.reasoningSummaries && s.cfg.ReasoningSummary != "none" {
-		req.ReasoningSummary = s.cfg.ReasoningSummary
-	}
-	if fam.verbosity {
-		req.Verbosity = s.cfg.Verbosity
-	}
+	req := t.newRequest(fam, specs, s.history.Items())
 	var finished []model.Item // items finished by the current attempt
 	emit := func(ev model.Event) {
 		switch ev.Kind {
@@ -171,13 +178,49 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 		return nil, err
 	}
 	s.history.Append(resp.Output...)
+	contextTokens := resp.Usage.InputTokens + resp.Usage.OutputTokens
+	s.reported.tokens, s.reported.items = contextTokens, s.history.Len()
+	t.reportUsage(fam, resp.Usage, contextTokens)
+	return resp, nil
+}
+
+// newRequest is a request of the session's model with its instructions,
+// the tools of specs and input, and the settings the model family takes.
+func (t *turn) newRequest(fam family, specs []tools.Spec, input []model.Item) *model.Request {
+	s := t.s
+	req := &model.Request{
+		Model:             s.info.Model,
+		Instructions:      baseInstructions,
+		Input:             input,
+		Tools:             modelTools(specs),
+		PromptCacheKey:    s.info.SessionID,
+		FunctionToolsOnly: !fam.freeformTools,
+		WebSearch:         fam.webSearch && s.cfg.WebSearch,
+	}
+	if fam.reasoningEffort {
+		req.ReasoningEffort = s.cfg.ReasoningEffort
+	}
+	// "none" is how the config file says no summary.
+	if fam.reasoningSummaries && s.cfg.ReasoningSummary != "none" {
+		req.ReasoningSummary = s.cfg.ReasoningSummary
+	}
+	if fam.verbosity {
+		req.Verbosity = s.cfg.Verbosity
+	}
+	return req
+}
+
+// reportUsage adds one response's token use to the session's and sends
+// the usage event; contextTokens is what the next request will carry.
+func (t *turn) reportUsage(fam family, used model.Usage, contextTokens int64) {
+	s := t.s
 	u := event.Usage{
-		InputTokens:       resp.Usage.InputTokens,
-		CachedInputTokens: resp.Usage.CachedInputTokens,
-		OutputTokens:      resp.Usage.OutputTokens,
-		ReasoningTokens:   resp.Usage.ReasoningTokens,
-		ContextTokens:     resp.Usage.InputTokens + resp.Usage.OutputTokens,
-		ContextWindow:     fam.contextWindow,
+		InputTokens:       used.InputTokens,
+		CachedInputTokens: used.CachedInputTokens,
+		OutputTokens:      used.OutputTokens,
+		ReasoningTokens:   used.ReasoningTokens,
+		ContextTokens:     contextTokens,
+		ContextWindow:     s.contextWindow(fam),
 	}
 	s.mu.Lock()
 	s.usage.Add(u)
@@ -185,7 +228,6 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 	s.mu.Unlock()
 	u.Total = &total
 	t.emit(u)
-	return resp, nil
 }
 
 // itemDone reports a finished message or reasoning item.

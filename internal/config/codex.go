@@ -26,7 +26,7 @@ type CodexImport struct {
 // and ours alike.
 var settingKeys = []string{
 	"model", "model_provider", "model_reasoning_effort", "model_reasoning_summary", "model_verbosity",
-	"approval_policy", "sandbox_mode", "project_doc_max_bytes",
+	"approval_policy", "sandbox_mode", "project_doc_max_bytes", "model_context_window", "model_auto_compact_token_limit",
 }
 
 // Keys of Codex's tables that mean the same here.

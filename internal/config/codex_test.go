@@ -20,7 +20,6 @@ func TestImportCodex(t *testing.T) {
 	}
 	want := []string{
 		"mcp_servers.github.env_vars: agent-ls has no such setting",
-		"model_context_window: agent-ls has no such setting",
 		"model_providers.azure.env_key_instructions: agent-ls has no such setting",
 		"model_providers.azure.supports_websockets: agent-ls has no such setting",
 		"notify: agent-ls has no such setting",
@@ -41,7 +40,7 @@ func TestImportCodex(t *testing.T) {
 	}
 	// The profile "review" is chosen by the file, as in Codex.
 	if r.Model != "o3" || r.ApprovalPolicy != policy.Untrusted || r.SandboxMode != policy.ReadOnly || r.ModelReasoningEffort != "medium" ||
-		r.ModelReasoningSummary != "detailed" || r.ModelVerbosity != "low" || r.ProjectDocMaxBytes != 65536 || r.Tools.WebSearch || r.Tools.ViewImage {
+		r.ModelReasoningSummary != "detailed" || r.ModelVerbosity != "low" || r.ProjectDocMaxBytes != 65536 || r.ModelContextWindow != 400000 || r.ModelAutoCompactTokenLimit != 350000 || r.Tools.WebSearch || r.Tools.ViewImage {
 		t.Errorf("settings: %+v", r.Config)
 	}
 	sw := r.SandboxWorkspaceWrite

@@ -30,13 +30,19 @@ type Config struct {
 // Settings are the keys a profile may set; at the top level they are the
 // defaults the profile goes over.
 type Settings struct {
-	Model                 string                `toml:"model"`
-	ModelProvider         string                `toml:"model_provider"`
-	ModelReasoningEffort  string                `toml:"model_reasoning_effort"`
-	ModelReasoningSummary string                `toml:"model_reasoning_summary"`
-	ModelVerbosity        string                `toml:"model_verbosity"`
-	ApprovalPolicy        policy.ApprovalPolicy `toml:"approval_policy"`
-	SandboxMode           policy.SandboxMode    `toml:"sandbox_mode"`
+	Model                 string `toml:"model"`
+	ModelProvider         string `toml:"model_provider"`
+	ModelReasoningEffort  string `toml:"model_reasoning_effort"`
+	ModelReasoningSummary string `toml:"model_reasoning_summary"`
+	ModelVerbosity        string `toml:"model_verbosity"`
+	// ModelContextWindow is the model's context window in tokens, for a
+	// model agent-ls does not know; ModelAutoCompactTokenLimit the
+	// context size at which older history is summarised (default 90% of
+	// the window).
+	ModelContextWindow         int64                 `toml:"model_context_window"`
+	ModelAutoCompactTokenLimit int64                 `toml:"model_auto_compact_token_limit"`
+	ApprovalPolicy             policy.ApprovalPolicy `toml:"approval_policy"`
+	SandboxMode                policy.SandboxMode    `toml:"sandbox_mode"`
 	// ProjectDocMaxBytes is the AGENTS.md budget; 0 turns AGENTS.md off.
 	ProjectDocMaxBytes     int64                  `toml:"project_doc_max_bytes"`
 	SandboxWorkspaceWrite  SandboxWorkspaceWrite  `toml:"sandbox_workspace_write"`

@@ -125,7 +125,8 @@ func narrow(project *Layer, base map[string]any) (*Layer, []Problem) {
 	for _, k := range sortedKeys(project.Tree) {
 		v := project.Tree[k]
 		switch k {
-		case "model", "model_reasoning_effort", "model_reasoning_summary", "model_verbosity", "project_doc_max_bytes":
+		case "model", "model_reasoning_effort", "model_reasoning_summary", "model_verbosity", "project_doc_max_bytes",
+			"model_context_window", "model_auto_compact_token_limit":
 			keep[k] = v
 		case "tools":
 			tools := map[string]any{}

@@ -63,6 +63,8 @@ func (c *checker) settings(prefix string, m map[string]any) {
 		}
 	}
 	c.atLeast(m, "project_doc_max_bytes", prefix, 0)
+	c.atLeast(m, "model_context_window", prefix, 1)
+	c.atLeast(m, "model_auto_compact_token_limit", prefix, 1)
 	if sw, ok := m["sandbox_workspace_write"].(map[string]any); ok {
 		p := join(prefix, "sandbox_workspace_write")
 		if roots, ok := sw["writable_roots"].([]any); ok {

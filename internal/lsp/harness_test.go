@@ -86,6 +86,16 @@ func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn
 	return agent.NewTurn(turn, make(chan struct{}), &agent.TurnResult{}), nil
 }
 
+// Compact: the fake's sessions have no history to compact.
+func (a *fakeAgent) Compact(sessionID string) (*agent.Turn, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.sessions[sessionID]; !ok {
+		return nil, fmt.Errorf("%w: %q", agent.ErrUnknownSession, sessionID)
+	}
+	return nil, agent.ErrNothingToCompact
+}
+
 // UndoTurn: the fake changes no files.
 func (a *fakeAgent) UndoTurn(_ context.Context, sessionID, turnID string) ([]string, error) {
 	return nil, fmt.Errorf("%w: turn %q of session %s changed no files", agent.ErrNoTurn, turnID, sessionID)

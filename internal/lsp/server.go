@@ -43,6 +43,9 @@ type Agent interface {
 	// is), so its next turn continues its history, and returns the
 	// events that draw it.
 	ResumeSession(ctx context.Context, sessionID string) (*ResumedSession, error)
+	// Compact starts a turn that summarises the session's older
+	// history (agent.ErrNothingToCompact when it has none).
+	Compact(sessionID string) (*agent.Turn, error)
 	// LatestSession is the workspace's most recently updated kept
 	// session, "" when it has none.
 	LatestSession() (string, error)
@@ -232,6 +235,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.listSessions()
 		case methodResumeSession:
 			return s.resumeSession(ctx, req.Params())
+		case methodCompact:
+			return s.compact(ctx, req.Params())
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

@@ -18,8 +18,7 @@
 //	{"t":"undone","turn":ID}                 the turn was undone
 //	{"t":"settings","info":{...}}            the session runs with these settings from its next turn on
 //	{"t":"approval","rule":RULE}             an "always" answer
-//	{"t":"compaction","items":[ITEM...]}     the history was replaced by these items (read; written once
-//	                                         compaction exists)
+//	{"t":"compaction","items":[ITEM...]}     a compaction replaced the whole history by these items
 //
 // A line is written, with one write, when its item is complete, so a
 // process killed at any moment leaves every complete item on disk and at

@@ -229,6 +229,9 @@ func (w *writer) sync(f *os.File) {
 // Settings records the settings the session runs with from now on.
 func (w *writer) Settings(info agent.SessionInfo) { w.write(line{T: kindSettings, Info: &info}) }
 
+// Compacted records that a compaction replaced the history by items.
+func (w *writer) Compacted(items []model.Item) { w.write(line{T: kindCompaction, Items: items}) }
+
 // Undone records that a turn was undone.
 func (w *writer) Undone(turnID string) { w.write(line{T: kindUndone, Turn: turnID}) }
 
