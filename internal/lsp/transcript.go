@@ -162,6 +162,8 @@ func writeEvent(b *strings.Builder, ev event.Event) {
 		for _, c := range e.Changes {
 			fmt.Fprintf(b, "- %s %s (+%d -%d)\n\n", c.Kind, displayPath(c.URI), c.Additions, c.Deletions)
 		}
+	case event.Compacted:
+		b.WriteString("_Older history was summarised to fit the model's context._\n\n")
 	case event.TurnCompleted:
 		fmt.Fprintf(b, "_Turn %s", e.Status)
 		if e.Error != "" {
