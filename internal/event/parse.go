@@ -25,6 +25,15 @@ var payloads = map[Type]func() Payload{
 	TypeTurnCompleted:  func() Payload { return &TurnCompleted{} },
 }
 
+// Types returns every event type.
+func Types() []Type {
+	out := make([]Type, 0, len(payloads))
+	for t := range payloads {
+		out = append(out, t)
+	}
+	return out
+}
+
 // Parse reads an event as MarshalJSON writes it (one flat object), for
 // those who keep events and read them back (a session's record).
 func Parse(data []byte) (Event, error) {

@@ -96,8 +96,70 @@ type reader struct {
 	open         string
 	openItems    map[string]bool
 	openMessages []HistoryItem
-	// head holds an event line's header while it is read.
+	// head holds an event line's header while it is read; turn is the
+	// turn id of the last event read.
 	head []byte
+	turn string
+}
+
+// knownTypes are the event types by name, so reading one allocates
+// nothing.
+var knownTypes = func() map[string]event.Type {
+	m := map[string]event.Type{}
+	for _, t := range event.Types() {
+		m[string(t)] = t
+	}
+	return m
+}()
+
+// plainHeader reads an event line's header as agent-ls writes it
+// ({"t":"event","at":…,"turn":"ID","seq":N,"type":"TYPE"), without the
+// JSON decoder, which costs most of a resume for these lines. ok is
+// false for anything else (an escape in a string, a missing field, an
+// unknown type), which the decoder then reads.
+func plainHeader(h []byte) (turn []byte, seq int64, typ event.Type, ok bool) {
+	turn, ok = plainString(h, `"turn":"`)
+	if !ok {
+		return nil, 0, "", false
+	}
+	name, ok := plainString(h, `"type":"`)
+	if !ok {
+		return nil, 0, "", false
+	}
+	if typ, ok = knownTypes[string(name)]; !ok {
+		return nil, 0, "", false
+	}
+	j := bytes.Index(h, []byte(`"seq":`))
+	if j < 0 {
+		return nil, 0, "", false
+	}
+	digits := h[j+len(`"seq":`):]
+	n := 0
+	for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 18 || (n < len(digits) && digits[n] != ',' && digits[n] != '}') {
+		return nil, 0, "", false
+	}
+	for _, d := range digits[:n] {
+		seq = seq*10 + int64(d-'0')
+	}
+	return turn, seq, typ, true
+}
+
+// plainString returns the string after key up to its closing quote, when
+// it has no escape.
+func plainString(h []byte, key string) ([]byte, bool) {
+	j := bytes.Index(h, []byte(key))
+	if j < 0 {
+		return nil, false
+	}
+	v := h[j+len(key):]
+	end := bytes.IndexByte(v, '"')
+	if end < 0 || bytes.IndexByte(v[:end], '\\') >= 0 {
+		return nil, false
+	}
+	return v[:end], true
 }
 
 // read applies the record's lines as they are read: a record is read
@@ -224,9 +286,16 @@ func (r *reader) event(b []byte) error {
 		Seq  int64      `json:"seq"`
 		Type event.Type `json:"type"`
 	}
-	r.head = append(append(r.head[:0], b[:i]...), '}')
-	if err := json.Unmarshal(r.head, &l); err != nil {
-		return err
+	if turn, seq, typ, ok := plainHeader(b[:i]); ok {
+		if string(turn) != r.turn { // events come in runs of one turn
+			r.turn = string(turn)
+		}
+		l.Turn, l.Seq, l.Type = r.turn, seq, typ
+	} else {
+		r.head = append(append(r.head[:0], b[:i]...), '}')
+		if err := json.Unmarshal(r.head, &l); err != nil {
+			return err
+		}
 	}
 	item := HistoryItem{TurnID: l.Turn, Type: l.Type, JSON: b[i+len(evKey) : len(b)-1]}
 	if redrawn[l.Type] {
