@@ -1,8 +1,10 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -33,7 +35,8 @@ type SessionSummary struct {
 type ResumedSession struct {
 	Info agent.SessionInfo
 	// Items are the events that draw its conversation, each the
-	// agent/event object as it was sent.
+	// agent/event object as it was sent: valid JSON objects, sent on as
+	// they are.
 	Items []json.RawMessage
 }
 
@@ -95,11 +98,37 @@ func (s *server) resumeSession(ctx context.Context, params []byte) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	items := rs.Items
-	if items == nil {
-		items = []json.RawMessage{}
+	return encodeResumed(rs)
+}
+
+// encodeResumed writes the answer to agent/resumeSession as the bytes
+// that go on the wire. A long session's items are megabytes of JSON the
+// record holds already checked (see ResumedSession): they are copied once
+// into the answer instead of through the encoder, which would check and
+// copy each of them again, the most of a resume's time.
+func encodeResumed(rs *ResumedSession) (json.RawMessage, error) {
+	head, err := json.Marshal(resumeSessionResult{SessionID: rs.Info.SessionID, Cwd: string(uri.File(rs.Info.Cwd)), Model: rs.Info.Model})
+	if err != nil {
+		return nil, err
 	}
-	return resumeSessionResult{SessionID: rs.Info.SessionID, Cwd: string(uri.File(rs.Info.Cwd)), Model: rs.Info.Model, Items: items}, nil
+	// head ends with "items":null}.
+	head = bytes.TrimSuffix(head, []byte(`null}`))
+	size := len(head) + len(`[]}`)
+	for _, it := range rs.Items {
+		size += len(it) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(append(b, head...), '[')
+	for i, it := range rs.Items {
+		if len(it) < 2 || it[0] != '{' || it[len(it)-1] != '}' {
+			return nil, fmt.Errorf("%s: history item %d of session %s is not a JSON object", methodResumeSession, i, rs.Info.SessionID)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, "]}"...), nil
 }
 
 // resume brings a session back and makes it current.
