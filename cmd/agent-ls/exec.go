@@ -456,6 +456,9 @@ func (f *termFrontend) show(p event.Payload) {
 		}
 	case event.Retry:
 		fmt.Fprintf(f.errw, "retrying in %d ms (attempt %d): %s\n", e.DelayMs, e.Attempt, e.Message)
+	case event.Compacted:
+		f.endLine()
+		fmt.Fprintf(f.errw, "compacted: older history was summarised to fit the context (about %d tokens, now about %d)\n", e.TokensBefore, e.TokensAfter)
 	case event.TurnCompleted:
 		f.endLine()
 		switch e.Status {
