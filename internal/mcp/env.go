@@ -37,4 +37,3 @@ func ServerEnv(environ []string, set map[string]string) []string {
 	}
 	return p.Environ(environ)
 }
-
