@@ -63,6 +63,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
+	r.mcpNotices.listen(func(msg string) { fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: ")) })
 	fe := newTermFrontend(stdout, stderr, o.jsonOut)
 	switch {
 	case o.yes, o.bypass:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"slices"
 	"sync"
@@ -69,6 +70,15 @@ type conn struct {
 	c    *client.Client
 	cmd  *exec.Cmd // a stdio server's process
 	stop func()    // ends what the connection started besides c
+}
+
+// processState is how a stdio server's process ended; nil while it runs
+// or for a server over HTTP.
+func (c *conn) processState() *os.ProcessState {
+	if c.cmd == nil {
+		return nil
+	}
+	return c.cmd.ProcessState
 }
 
 func (c *conn) close() {
@@ -208,6 +218,9 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 	}})
 	if err != nil {
 		cn.close()
+		if ps := cn.processState(); ps != nil && ps.Exited() {
+			return nil, fmt.Errorf("the server exited at startup (%s; its stderr says why): %w", ps, err)
+		}
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	if mcp.IsModernProtocol(c.ProtocolVersion()) {
@@ -407,7 +420,7 @@ func (s *server) failed(err error, cn *conn) error {
 	if cn != nil {
 		cn.close()
 	}
-	s.log.Warn("MCP server failed", "err", err, "failures", s.failures)
+	s.log.Info("MCP server failed", "err", err, "failures", s.failures)
 	if disable {
 		s.set.opts.Registry.Unregister(SourceName(s.cfg.Name))
 		s.set.releaseNames(s.cfg.Name, nil)

@@ -130,9 +130,10 @@ func waitFor(t *testing.T, set *Set, cond func() bool) {
 func TestExitAtStartup(t *testing.T) {
 	set, reg, fails := startSet(t, ourServer(t, "broken", "exit"), ourServer(t, "good", "tools"))
 	st := statusOf(t, set, "broken")
-	if st.State != StateFailed || st.Error == "" || len(st.Tools) != 0 {
+	if st.State != StateFailed || len(st.Tools) != 0 {
 		t.Errorf("status %+v", st)
 	}
+	mustContain(t, "error", st.Error, "the server exited at startup (exit status 3; its stderr says why)")
 	if !slices.Contains(st.StderrTail, "fatal: cannot open the database /nonexistent/db.sqlite") {
 		t.Errorf("stderr tail %q", st.StderrTail)
 	}
