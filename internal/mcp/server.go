@@ -468,7 +468,20 @@ func (s *server) status() Status {
 	return st
 }
 
+// close stops the server; the set's context is cancelled already. A
+// start under way ends with it (the context kills the process group),
+// and is waited for, so that no process outlives agent-ls.
 func (s *server) close() {
+	s.mu.Lock()
+	starting := s.starting
+	s.mu.Unlock()
+	if starting != nil {
+		select {
+		case <-starting:
+		case <-time.After(10 * time.Second):
+			s.log.Warn("MCP server: a start did not end after the stop")
+		}
+	}
 	s.mu.Lock()
 	cn := s.conn
 	s.conn = nil

@@ -2,11 +2,14 @@ package mcp
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agent-ls/agent-ls/internal/proctest"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -240,4 +243,33 @@ func TestInterruptedCall(t *testing.T) {
 
 func npmOrSkipEverything(t *testing.T) ServerConfig {
 	return npmServer(t, "everything", "mcp-server-everything", "stdio")
+}
+
+// TestCloseLeavesNothing: closing the set stops every server and what it
+// started, a server still starting included.
+func TestCloseLeavesNothing(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	marker := proctest.Marker()
+	hang := ServerConfig{Name: "hang", Command: "bash", Args: []string{"-c", "(exec -a " + marker + " sleep 600) & wait"}, StartupTimeout: 10 * time.Minute}
+	child := ServerConfig{Name: "child", Command: "bash", Args: []string{"-c", "(exec -a " + marker + " sleep 600) & exec " + os.Args[0]},
+		Env: map[string]string{serverModeVar: "tools"}}
+	reg, err := tools.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet([]ServerConfig{hang, child}, Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Start()
+	for len(proctest.Find(marker)) < 2 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	set.Close()
+	proctest.Gone(t, marker)
+	if names := reg.Names(); len(names) != 0 {
+		t.Errorf("tools left after Close: %q", names)
+	}
 }
