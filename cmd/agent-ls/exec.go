@@ -34,7 +34,9 @@ approval. --yes (and --full-auto) answer for you, but only for actions that
 stay inside the sandbox and the writable folders: a command that asks to run
 outside the sandbox, a rerun without the sandbox after a denial, and a file
 change outside the workspace (or to .git, .agents, .agent-ls) are refused,
-and the model is told why. Nothing runs unsandboxed unattended unless you
+and so is a call of an MCP server's tool that its server does not mark
+read-only (unless the server's config says approval = "auto"); the model
+is told why. Nothing runs unsandboxed unattended unless you
 say --dangerously-bypass-sandbox.
 
 Exit status: 0 completed, 1 failed, 130 interrupted, 2 usage error.
