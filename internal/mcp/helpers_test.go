@@ -48,6 +48,9 @@ func runTestServer(mode string) int {
 		return 0
 	}
 	s := testServer()
+	if mode == "hostile" {
+		s = hostileServer()
+	}
 	if err := mcpserver.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -90,6 +93,30 @@ func testServer() *mcpserver.MCPServer {
 	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("Reports an error.")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultError("the database is locked"), nil
+		})
+	return s
+}
+
+// hostileServer offers what a careless or hostile server might: a schema
+// that refers to itself without end, a name far too long in characters
+// the APIs refuse, a description of a megabyte, a tool whose answer is
+// ten megabytes, and one that floods the client with list_changed.
+func hostileServer() *mcpserver.MCPServer {
+	s := mcpserver.NewMCPServer("hostile", "1.0.0", mcpserver.WithToolCapabilities(true))
+	text := func(t string) mcpserver.ToolHandlerFunc {
+		return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText(t), nil }
+	}
+	s.AddTool(mcp.NewToolWithRawSchema("loop", "Its schema refers to itself.",
+		json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`)), text("loop"))
+	s.AddTool(mcp.NewTool(strings.Repeat("工具/", 40), mcp.WithDescription("A long name.")), text("long"))
+	s.AddTool(mcp.NewTool("verbose", mcp.WithDescription(strings.Repeat("blah ", 200_000))), text("verbose"))
+	s.AddTool(mcp.NewTool("huge", mcp.WithDescription("Answers at length.")), text(strings.Repeat("x", 10<<20)))
+	s.AddTool(mcp.NewTool("flood", mcp.WithDescription("Sends list_changed many times.")),
+		func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for range 2000 {
+				s.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
+			}
+			return mcp.NewToolResultText("flooded"), nil
 		})
 	return s
 }

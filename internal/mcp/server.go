@@ -51,10 +51,10 @@ type server struct {
 	err      error
 	conn     *conn         // nil when not running
 	starting chan struct{} // closed when the (re)start under way ends
-	// refreshing counts the tools/list requests under way after a
-	// list_changed; refreshed is closed when it drops to zero.
-	refreshing int
-	refreshed  chan struct{}
+	// refreshed is closed when the tools/list under way after a
+	// list_changed ends (nil: none runs); again asks for one more.
+	refreshed chan struct{}
+	again     bool
 	offered    []string // the server's own names of the tools registered
 	failures   int      // in a row
 	failedAt   time.Time
@@ -284,41 +284,47 @@ func (s *server) listTools(ctx context.Context, cn *conn) error {
 
 // toolsChanged reacts to notifications/tools/list_changed from cn: the
 // tools are listed again in the background (the notification arrives on
-// the connection's reading goroutine, which the answer needs).
+// the connection's reading goroutine, which the answer needs). One
+// listing runs at a time; notifications that come meanwhile make one more
+// listing after it, however many they are.
 func (s *server) toolsChanged(cn *conn) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.conn != nil && s.conn != cn {
-		s.mu.Unlock()
 		return
 	}
-	if s.refreshing == 0 {
-		s.refreshed = make(chan struct{})
+	if s.refreshed != nil {
+		s.again = true
+		return
 	}
-	s.refreshing++
-	s.mu.Unlock()
-	go func() {
-		defer func() {
-			s.mu.Lock()
-			s.refreshing--
-			if s.refreshing == 0 {
-				close(s.refreshed)
-				s.refreshed = nil
-			}
-			s.mu.Unlock()
-		}()
-		// A start under way lists the tools itself once done.
-		ctx, cancel := context.WithTimeout(s.set.ctx, s.cfg.startupTimeout())
-		defer cancel()
+	s.refreshed = make(chan struct{})
+	go s.refresh(cn)
+}
+
+// refresh lists cn's tools until no list_changed came during the last
+// listing.
+func (s *server) refresh(cn *conn) {
+	for {
 		s.mu.Lock()
 		current := s.conn == cn
+		s.again = false
 		s.mu.Unlock()
-		if !current {
+		if current {
+			ctx, cancel := context.WithTimeout(s.set.ctx, s.cfg.startupTimeout())
+			if err := s.listTools(ctx, cn); err != nil {
+				s.log.Warn("MCP server: listing the changed tools failed", "err", err)
+			}
+			cancel()
+		}
+		s.mu.Lock()
+		if !s.again || s.conn != cn {
+			close(s.refreshed)
+			s.refreshed = nil
+			s.mu.Unlock()
 			return
 		}
-		if err := s.listTools(ctx, cn); err != nil {
-			s.log.Warn("MCP server: listing the changed tools failed", "err", err)
-		}
-	}()
+		s.mu.Unlock()
+	}
 }
 
 // client returns the running connection, starting the server again if

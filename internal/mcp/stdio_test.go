@@ -273,3 +273,42 @@ func TestCloseLeavesNothing(t *testing.T) {
 		t.Errorf("tools left after Close: %q", names)
 	}
 }
+
+// TestHostileServer: what a hostile or careless server offers cannot
+// hurt agent-ls: a looping schema leaves that tool out and the rest in, a
+// long name in other scripts becomes a valid name, a huge description and
+// a huge answer are cut, a flood of list_changed costs a listing or two.
+func TestHostileServer(t *testing.T) {
+	set, reg, _ := startSet(t, ourServer(t, "hostile", "hostile"))
+	st := statusOf(t, set, "hostile")
+	if st.State != StateReady || slices.Contains(st.Tools, "loop") {
+		t.Fatalf("status %+v", st)
+	}
+	names := reg.Names()
+	if len(names) != 4 {
+		t.Fatalf("names %q", names)
+	}
+	for _, n := range names {
+		if !apiName.MatchString(n) {
+			t.Errorf("%q is not a name the APIs take", n)
+		}
+	}
+	h, _ := reg.Lookup("hostile__verbose")
+	if d := h.Spec().Description; len(d) > maxDescriptionLen+len("…") {
+		t.Errorf("description of %d bytes", len(d))
+	}
+	r := call(t, reg, nil, "hostile__huge", map[string]any{})
+	if len(r.Output.Text) > 40<<10 || !strings.Contains(r.Output.Text, "[output cut at ") {
+		t.Errorf("huge answer: %d bytes", len(r.Output.Text))
+	}
+	if r := call(t, reg, nil, "hostile__flood", map[string]any{}); r.Output.Text != "flooded" {
+		t.Errorf("flood: %+v", r.Output)
+	}
+	set.Ready(context.Background())
+	if r := call(t, reg, nil, "hostile__huge", map[string]any{}); r.Output.Failed {
+		t.Errorf("after the flood: %+v", r.Output)
+	}
+	if got := reg.Names(); !slices.Equal(got, names) {
+		t.Errorf("names after the flood %q, want %q", got, names)
+	}
+}
