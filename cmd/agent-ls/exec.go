@@ -434,10 +434,14 @@ func (f *termFrontend) show(p event.Payload) {
 		f.endLine()
 		fmt.Fprintf(f.errw, "▸ %s\n", e.Title)
 	case event.ToolResult:
+		name := e.Tool
+		if e.Server != "" {
+			name += " (" + e.Server + ")"
+		}
 		if e.Status == event.ToolCompleted {
-			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", e.Tool, e.DurationMs)
+			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", name, e.DurationMs)
 		} else {
-			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", e.Tool, e.Status, textcut.Summary(e.Output, 200))
+			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", name, e.Status, textcut.Summary(e.Output, 200))
 		}
 	case event.ExecOutput:
 		f.errw.WriteString(e.Chunk)

@@ -357,14 +357,15 @@ func (s *server) client(ctx context.Context) (*conn, error) {
 				return nil, ctx.Err()
 			}
 		}
-		wait := backoff(s.failures) - time.Since(s.failedAt)
+		failures := s.failures
+		wait := backoff(failures) - time.Since(s.failedAt)
 		done := make(chan struct{})
 		s.starting, s.state = done, StateStarting
 		s.mu.Unlock()
 
 		err := sleep(ctx, wait)
 		if err == nil {
-			s.log.Info("MCP server: starting again", "failures", s.failures)
+			s.log.Info("MCP server: starting again", "failures", failures)
 			err = s.connect()
 		}
 		s.mu.Lock()
@@ -421,12 +422,12 @@ func (s *server) failed(err error, cn *conn) error {
 		s.disabled = true
 		s.err = fmt.Errorf("disabled for this session after %d failures in a row; the last: %w", s.failures, err)
 	}
-	final := s.err
+	final, failures := s.err, s.failures
 	s.mu.Unlock()
 	if cn != nil {
 		cn.close()
 	}
-	s.log.Info("MCP server failed", "err", err, "failures", s.failures)
+	s.log.Info("MCP server failed", "err", err, "failures", failures)
 	if disable {
 		s.set.opts.Registry.Unregister(SourceName(s.cfg.Name))
 		s.set.releaseNames(s.cfg.Name, nil)
