@@ -104,7 +104,9 @@ func testServer() *mcpserver.MCPServer {
 func hostileServer() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("hostile", "1.0.0", mcpserver.WithToolCapabilities(true))
 	text := func(t string) mcpserver.ToolHandlerFunc {
-		return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText(t), nil }
+		return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(t), nil
+		}
 	}
 	s.AddTool(mcp.NewToolWithRawSchema("loop", "Its schema refers to itself.",
 		json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/a"}},"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}}}`)), text("loop"))

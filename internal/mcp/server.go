@@ -55,10 +55,10 @@ type server struct {
 	// list_changed ends (nil: none runs); again asks for one more.
 	refreshed chan struct{}
 	again     bool
-	offered    []string // the server's own names of the tools registered
-	failures   int      // in a row
-	failedAt   time.Time
-	disabled   bool
+	offered   []string // the server's own names of the tools registered
+	failures  int      // in a row
+	failedAt  time.Time
+	disabled  bool
 }
 
 func newServer(s *Set, cfg ServerConfig) *server {
