@@ -305,6 +305,17 @@ func (s *server) toolsChanged(cn *conn) {
 // listing.
 func (s *server) refresh(cn *conn) {
 	for {
+		// A notification may come while the connection is still being
+		// set up: its listing waits for the start to end.
+		s.mu.Lock()
+		starting := s.starting
+		s.mu.Unlock()
+		if starting != nil {
+			select {
+			case <-starting:
+			case <-s.set.ctx.Done():
+			}
+		}
 		s.mu.Lock()
 		current := s.conn == cn
 		s.again = false
