@@ -65,6 +65,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
+	// MCP servers report from their own goroutines, beside the turn's
+	// output: both write through one lock.
+	stderr = &lockedWriter{w: stderr}
 	r.mcpNotices.listen(func(msg string) { fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: ")) })
 	fe := newTermFrontend(stdout, stderr, o.jsonOut)
 	switch {

@@ -131,6 +131,18 @@ func newMCPSet(s Settings, reg *tools.Registry, notices *mcpNotices, log *slog.L
 	})
 }
 
+// lockedWriter serialises the writes of several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // mcpStatuses is the servers' status as the language server shows it.
 func mcpStatuses(set *mcp.Set) []lsp.MCPServer {
 	if set.Empty() {
