@@ -200,7 +200,9 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		}
 		tr = h
 	}
-	c := client.NewClient(tr)
+	// A server of an older protocol may never answer the probe of the
+	// newer one: it must leave time for the handshake after it.
+	c := client.NewClient(tr, client.WithDiscoverTimeout(min(5*time.Second, s.cfg.startupTimeout()/2)))
 	cn.c = c
 	// Notification handlers fire only once Start has wired them.
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
