@@ -14,7 +14,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-go cross bench deps bench-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode
+.PHONY: all build install demo test test-go cross bench deps bench-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers
 
 all: build
 
@@ -35,7 +35,7 @@ install: build
 demo: build
 	$(BIN) demo
 
-test: deps cross test-vscode
+test: deps cross test-vscode mcp-test-servers
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./...
 
@@ -100,6 +100,15 @@ test-vscode: vscode-deps vsix
 	scripts/code-server.sh $(VSCODE_CACHE)/code-server
 	cd $(VSCODE) && npm test
 	cd $(VSCODE) && VSCODE_CACHE=$(abspath $(VSCODE_CACHE)) npm run test:e2e
+
+# The reference MCP servers the tests of internal/mcp and cmd/agent-ls
+# run over stdio, from the lockfile of internal/mcp/testdata/npm.
+MCP_NPM := internal/mcp/testdata/npm
+
+mcp-test-servers: $(MCP_NPM)/node_modules/.package-lock.json
+
+$(MCP_NPM)/node_modules/.package-lock.json: $(MCP_NPM)/package-lock.json
+	cd $(MCP_NPM) && npm ci --no-audit --no-fund
 
 clean:
 	rm -rf bin $(VSCODE)/dist $(VSCODE)/out

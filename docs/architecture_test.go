@@ -38,6 +38,7 @@ var rank = map[string]int{
 	"internal/config":    1,
 	"internal/tools":     2,
 	"internal/agent":     3,
+	"internal/mcp":       3,
 	// Frontends: the language server, and the fake editor that drives it;
 	// the session records, which implement the agent's observer; the
 	// hooks, which implement its ToolHooks.
@@ -83,6 +84,7 @@ var allowed = map[string][]string{
 	"internal/tools":  {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
 	"internal/agent": {"internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
+	"internal/mcp": {"internal/event", "internal/policy", "internal/textcut", "internal/tools", "github.com/mark3labs/mcp-go"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/hooks":   {"internal/agent", "internal/textcut"},
@@ -90,7 +92,7 @@ var allowed = map[string][]string{
 	"internal/session": {"internal/agent", "internal/event", "internal/model"},
 	// The composition root. The demo needs the editor fake and fakemodel;
 	// nothing else in the binary does.
-	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/model",
+	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/mcp", "internal/model",
 		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
 		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},

@@ -34,7 +34,9 @@ approval. --yes (and --full-auto) answer for you, but only for actions that
 stay inside the sandbox and the writable folders: a command that asks to run
 outside the sandbox, a rerun without the sandbox after a denial, and a file
 change outside the workspace (or to .git, .agents, .agent-ls) are refused,
-and the model is told why. Nothing runs unsandboxed unattended unless you
+and so is a call of an MCP server's tool that its server does not mark
+read-only (unless the server's config says approval = "auto"); the model
+is told why. Nothing runs unsandboxed unattended unless you
 say --dangerously-bypass-sandbox.
 
 Exit status: 0 completed, 1 failed, 130 interrupted, 2 usage error.
@@ -63,6 +65,10 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
 		return 1
 	}
+	// MCP servers report from their own goroutines, beside the turn's
+	// output: both write through one lock.
+	stderr = &lockedWriter{w: stderr}
+	r.mcpNotices.listen(func(msg string) { fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: ")) })
 	fe := newTermFrontend(stdout, stderr, o.jsonOut)
 	switch {
 	case o.yes, o.bypass:
@@ -431,10 +437,14 @@ func (f *termFrontend) show(p event.Payload) {
 		f.endLine()
 		fmt.Fprintf(f.errw, "▸ %s\n", e.Title)
 	case event.ToolResult:
+		name := e.Tool
+		if e.Server != "" {
+			name += " (" + e.Server + ")"
+		}
 		if e.Status == event.ToolCompleted {
-			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", e.Tool, e.DurationMs)
+			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", name, e.DurationMs)
 		} else {
-			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", e.Tool, e.Status, textcut.Summary(e.Output, 200))
+			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", name, e.Status, textcut.Summary(e.Output, 200))
 		}
 	case event.ExecOutput:
 		f.errw.WriteString(e.Chunk)

@@ -36,6 +36,7 @@ Usage:
   agent-ls demo                        run an offline, scripted demo end to end
   agent-ls sandbox [flags] -- CMD...   run a command in the kernel sandbox
   agent-ls config [--check]            show the configuration and where each value comes from
+  agent-ls mcp list [--json]           start the configured MCP servers and show their state and tools
   agent-ls version                     print the version
   agent-ls help [COMMAND]              show help
 
@@ -81,6 +82,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runConfig(args, stdout, stderr)
 	case "sessions":
 		return runSessions(args, stdout, stderr)
+	case "mcp":
+		return runMCP(args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "agent-ls %s\n", version)
 		return 0
@@ -100,6 +103,8 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve", "exec", "demo", "sandbox", "config", "sessions":
 		return run([]string{args[0], "--help"}, nil, stdout, stderr)
+	case "mcp":
+		return run([]string{"mcp", "list", "--help"}, nil, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "agent-ls: no help for %q\n\n%s", args[0], usage)
 	return 2

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/hooks"
+	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 	kept "github.com/agent-ls/agent-ls/internal/session"
@@ -27,6 +28,11 @@ type root struct {
 	// sessions keeps every session's record; nil when there is no state
 	// directory to keep them in.
 	sessions *kept.Store
+	// mcp are the MCP servers of the config (nil: none), started when
+	// the first session starts; their tools go into registry. Changes of
+	// mcp_servers apply at the next start of agent-ls.
+	mcp        *mcp.Set
+	mcpNotices mcpNotices
 
 	mu       sync.Mutex
 	settings Settings
@@ -45,6 +51,9 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	}
 	r := &root{log: log, registry: reg, release: map[*agent.Manager]func(){}}
 	if err := r.update(s); err != nil {
+		return nil, err
+	}
+	if r.mcp, err = newMCPSet(s, reg, &r.mcpNotices, log); err != nil {
 		return nil, err
 	}
 	if dir, err := kept.DefaultDir(); err != nil {
@@ -68,8 +77,9 @@ func (r *root) closeManager(mgr *agent.Manager) {
 	}
 }
 
-// close closes the session records.
+// close stops the MCP servers and closes the session records.
 func (r *root) close() {
+	r.mcp.Close()
 	if r.sessions != nil {
 		if err := r.sessions.Close(); err != nil {
 			r.log.Warn("closing the session records", "err", err)
@@ -164,6 +174,9 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 			return c.Summary()
 		},
 		HelperPath: sandboxHelper(),
+		// The MCP servers start with the first session; the first model
+		// request waits for those still starting.
+		ToolSources: r.toolSources(),
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	}
@@ -193,6 +206,15 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	}
 	r.mu.Unlock()
 	return mgr, nil
+}
+
+// toolSources are the MCP servers as the agent starts them; nil when
+// there are none.
+func (r *root) toolSources() agent.ToolSources {
+	if r.mcp.Empty() {
+		return nil
+	}
+	return r.mcp
 }
 
 // setDefaults copies d into the options' session defaults.

@@ -74,6 +74,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		removeStaleMarkers(cfg.Cwd, log)
 		a := &editorAgent{root: r, res: res, cwd: cfg.Cwd, log: log, show: cfg.Show}
 		cfg.Show(a.configure(cfg.Settings)...)
+		// An MCP server that fails to start is shown once.
+		r.mcpNotices.listen(func(msg string) {
+			log.Warn(msg)
+			cfg.Show(lsp.Message{Error: true, Text: msg})
+		})
 		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cfg.Cwd})
 		if err != nil {
 			return nil, err

@@ -167,6 +167,10 @@ func (a *editorAgent) ResumeSession(_ context.Context, id string) (*lsp.ResumedS
 	return rs, nil
 }
 
+// ListMCPServers reports the MCP servers, starting them if no session
+// has yet (lsp.Agent).
+func (a *editorAgent) ListMCPServers() []lsp.MCPServer { return mcpStatuses(a.root.mcp) }
+
 // LatestSession is the workspace's most recent kept session (lsp.Agent).
 func (a *editorAgent) LatestSession() (string, error) {
 	if a.root.sessions == nil || a.cwd == "" {

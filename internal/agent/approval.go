@@ -56,19 +56,24 @@ type ApprovalRequest struct {
 	// Additions and Deletions count the lines the patch adds and removes.
 	Additions, Deletions int
 	// Reason says why the agent asks, in words for the user.
-	Reason    string
+	Reason string
+	// Tool and Arguments describe a tool call; Server names the MCP
+	// server the tool belongs to (Tool is its name there).
 	Tool      string
+	Server    string
 	Arguments json.RawMessage
 	// Options are the decisions the user may pick.
 	Options []string
 }
 
 // approvalStore remembers "always" answers for the session: commands by
-// argv prefix and cwd, patches by file.
+// argv prefix and cwd, patches by file, calls of other tools by server and
+// tool.
 type approvalStore struct {
 	mu       sync.Mutex
 	commands []storedCommand
-	files    map[string]bool // path → allowed (true) or rejected (false)
+	files    map[string]bool  // path → allowed (true) or rejected (false)
+	tools    map[toolKey]bool // tool → allowed (true) or rejected (false)
 	// observe, when set, is told of each answer remembered (not of those
 	// restored from a record).
 	observe func(ApprovalRule)
@@ -105,8 +110,42 @@ func (s *approvalStore) rememberCommand(c storedCommand) {
 	}
 }
 
+// toolKey names a tool for its "always" answer.
+type toolKey struct{ server, tool string }
+
+// toolDecided reports whether the tool has a stored answer, and whether it
+// allows.
+func (s *approvalStore) toolDecided(k toolKey) (decided, allowed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	allowed, decided = s.tools[k]
+	return decided, allowed
+}
+
+func (s *approvalStore) rememberTool(k toolKey, allow bool) {
+	s.setTool(k, allow)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.observe != nil {
+		s.observe(ApprovalRule{Server: k.server, Tool: k.tool, Allow: allow})
+	}
+}
+
+func (s *approvalStore) setTool(k toolKey, allow bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tools == nil {
+		s.tools = make(map[toolKey]bool)
+	}
+	s.tools[k] = allow
+}
+
 // restore brings back an answer from a session's record.
 func (s *approvalStore) restore(r ApprovalRule) {
+	if r.Tool != "" {
+		s.setTool(toolKey{r.Server, r.Tool}, r.Allow)
+		return
+	}
 	if len(r.Command) > 0 {
 		s.mu.Lock()
 		s.commands = append(s.commands, storedCommand{argv: r.Command, cwd: r.Cwd, allow: r.Allow, unsandbox: r.Unsandbox, retryAllow: r.RetryAllow})
@@ -365,6 +404,58 @@ func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.
 	switch decision {
 	case AllowAlways, RejectAlways:
 		s.approvals.rememberFiles(reals, decision == AllowAlways)
+	}
+	if decision == AllowOnce || decision == AllowAlways {
+		return tools.Decision{Allowed: true}, nil
+	}
+	return tools.Decision{Reason: rejection(decision)}, nil
+}
+
+// Tool decides a call of a tool from outside agent-ls (an MCP server's),
+// which runs outside the sandbox: one annotated read-only runs; others run
+// without asking only where the user's config says so for the server
+// (approval = "auto") or the approval policy is on-failure, ask under
+// untrusted and on-request, and are refused under never and when nobody
+// is there to ask (exec --yes).
+func (a turnApprover) Tool(ctx context.Context, req tools.ToolRequest) (tools.Decision, error) {
+	s := a.t.s
+	if req.ReadOnly {
+		return tools.Decision{Allowed: true}, nil
+	}
+	key := toolKey{req.Server, req.Tool}
+	name := fmt.Sprintf("%s (MCP server %s)", req.Tool, req.Server)
+	if decided, allowed := s.approvals.toolDecided(key); decided && !allowed {
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalTool), Decision: AutoReject})
+		return tools.Decision{Reason: "refused: the user rejected calls of " + name + " for the rest of the session"}, nil
+	}
+	if req.AutoApprove {
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalTool), Decision: AutoAllow})
+		return tools.Decision{Allowed: true}, nil
+	}
+	switch {
+	case s.mgr.opts.Unattended:
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalTool), Decision: AutoReject})
+		return tools.Decision{Reason: unattendedRefusal(name + " may change things outside the sandbox (its server does not mark it read-only), and only read-only MCP tools run unattended unless the user's config sets approval = \"auto\" for the server")}, nil
+	case s.info.ApprovalPolicy == policy.Never:
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalTool), Decision: AutoReject})
+		return tools.Decision{Reason: "refused: " + name + " runs outside the sandbox and its server does not mark it read-only, and the approval policy \"never\" allows only read-only MCP tools unless the user's config sets approval = \"auto\" for the server; do the work another way or tell the user what to run"}, nil
+	}
+	if decided, _ := s.approvals.toolDecided(key); decided {
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalTool), Decision: AutoAllow})
+		return tools.Decision{Allowed: true}, nil
+	}
+	if s.info.ApprovalPolicy == policy.OnFailure {
+		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalTool), Decision: AutoAllow})
+		return tools.Decision{Allowed: true}, nil
+	}
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalTool, Tool: req.Tool, Server: req.Server, Arguments: req.Arguments, Cwd: s.info.Cwd,
+		Reason: "The MCP server " + req.Server + " runs this tool outside the sandbox, and does not mark it read-only."})
+	if err != nil {
+		return tools.Decision{}, err
+	}
+	switch decision {
+	case AllowAlways, RejectAlways:
+		s.approvals.rememberTool(key, decision == AllowAlways)
 	}
 	if decision == AllowOnce || decision == AllowAlways {
 		return tools.Decision{Allowed: true}, nil

@@ -7,6 +7,7 @@ package agent
 
 import (
 	"cmp"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -139,6 +140,9 @@ type Options struct {
 	// Hooks are the user's checks around every tool call (see
 	// ToolHooks); nil means none.
 	Hooks ToolHooks
+	// ToolSources are tools from outside agent-ls (MCP servers) that
+	// start when the first session needs them; nil means none.
+	ToolSources ToolSources
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -371,7 +375,24 @@ func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 		return nil, err
 	}
 	s.sessionSettings = st
+	if m.opts.ToolSources != nil {
+		// The servers start while the user writes the first prompt.
+		m.opts.ToolSources.Start()
+	}
 	return s, nil
+}
+
+// ToolSources are tools that come from outside agent-ls and take time to
+// start (the tools of MCP servers, which register themselves in the tool
+// registry once they run).
+type ToolSources interface {
+	// Start starts the sources in the background; calls after the first
+	// do nothing. It never blocks.
+	Start()
+	// Ready waits until every source still starting runs or has failed
+	// (each within its own startup timeout), or ctx ends, so the next
+	// model request offers the tools of all that started.
+	Ready(ctx context.Context)
 }
 
 // sessionSettings are what a session runs with: the manager's defaults

@@ -69,6 +69,10 @@ type ApprovalRule struct {
 	// RetryAllow: it may run again without the sandbox after a denial.
 	Unsandbox  bool `json:"unsandbox,omitempty"`
 	RetryAllow bool `json:"retryAllow,omitempty"`
+	// Server and Tool name a tool of an MCP server whose calls the
+	// answer covers.
+	Server string `json:"server,omitempty"`
+	Tool   string `json:"tool,omitempty"`
 }
 
 // noObserver is the observer of a session nobody records.

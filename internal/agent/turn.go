@@ -73,7 +73,12 @@ func (t *turn) run(ctx context.Context) {
 			break
 		}
 		// Each request offers the tools registered now (MCP servers come
-		// and go); its calls run against the same snapshot.
+		// and go, the first request waits for those still starting); its
+		// calls run against the same snapshot.
+		if opts.ToolSources != nil {
+			opts.ToolSources.Start()
+			opts.ToolSources.Ready(ctx)
+		}
 		snap := opts.Tools.Snapshot().Without(s.cfg.DisabledTools...)
 		// Near the context window, the history is summarised first
 		// (once per answer of the model: a history that stays over the
@@ -255,18 +260,19 @@ func (t *turn) collectCalls(output []model.Item, snap *tools.Snapshot) []*tools.
 		}
 		c := callOf(it)
 		calls = append(calls, c)
-		kind, title := event.KindOther, c.Name
+		kind, title, name, server := event.KindOther, c.Name, c.Name, ""
 		if h, ok := snap.Lookup(c.Name); ok {
 			kind, title = h.Kind(), h.Title(c)
+			name, server = eventToolNames(h, c)
 		}
-		t.emit(event.ToolCall{CallID: c.CallID, Tool: c.Name, Kind: kind, Title: title, Arguments: callArguments(c)})
+		t.emit(event.ToolCall{CallID: c.CallID, Tool: name, Server: server, Kind: kind, Title: title, Arguments: callArguments(c)})
 	}
 	return calls
 }
 
 // finished reports one tool result; the runner calls it from the tool's
 // goroutine.
-func (t *turn) finished(c *tools.Call, _ tools.Handler, r tools.Result) {
+func (t *turn) finished(c *tools.Call, h tools.Handler, r tools.Result) {
 	status := event.ToolCompleted
 	switch {
 	case r.Output.Rejected:
@@ -274,7 +280,21 @@ func (t *turn) finished(c *tools.Call, _ tools.Handler, r tools.Result) {
 	case r.Output.Failed:
 		status = event.ToolFailed
 	}
-	t.emit(event.ToolResult{CallID: c.CallID, Tool: c.Name, Status: status, Output: r.Output.Text, DurationMs: r.Duration.Milliseconds()})
+	name, server := c.Name, ""
+	if h != nil {
+		name, server = eventToolNames(h, c)
+	}
+	t.emit(event.ToolResult{CallID: c.CallID, Tool: name, Server: server, Status: status, Output: r.Output.Text, DurationMs: r.Duration.Milliseconds()})
+}
+
+// eventToolNames is how events name the tool of call c: an MCP server's tool
+// by its name there and the server's name, others as the model called
+// them.
+func eventToolNames(h tools.Handler, c *tools.Call) (name, server string) {
+	if sp := h.Spec(); sp.Server != "" {
+		return sp.ServerTool, sp.Server
+	}
+	return c.Name, ""
 }
 
 func callOf(it model.Item) *tools.Call {

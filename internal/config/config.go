@@ -116,7 +116,18 @@ type MCPServer struct {
 	ToolTimeoutSec    *float64          `toml:"tool_timeout_sec"`
 	EnabledTools      []string          `toml:"enabled_tools"`
 	DisabledTools     []string          `toml:"disabled_tools"`
+	// Approval is ask (the default: calls of tools not annotated
+	// read-only follow the approval policy, and unattended runs refuse
+	// them) or auto (they run without asking, unattended too). agent-ls's
+	// own key.
+	Approval string `toml:"approval"`
 }
+
+// MCP server approval settings.
+const (
+	MCPApprovalAsk  = "ask"
+	MCPApprovalAuto = "auto"
+)
 
 // Hook is a command of the user's run before or after a tool call.
 type Hook struct {

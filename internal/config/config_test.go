@@ -298,3 +298,54 @@ exclude = ["["]
 		}
 	}
 }
+
+// TestMCPServers: every key of a server is read, approval takes ask or
+// auto, and bad values are refused with their line.
+func TestMCPServers(t *testing.T) {
+	r, probs := load(t, Inputs{UserFile: writeFile(t, `[mcp_servers.fs]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]
+env = { LOG_LEVEL = "debug" }
+cwd = "/srv"
+enabled = true
+startup_timeout_sec = 20
+tool_timeout_sec = 2.5
+enabled_tools = ["read_text_file"]
+disabled_tools = ["write_file"]
+approval = "auto"
+
+[mcp_servers.docs]
+url = "https://mcp.example/mcp"
+http_headers = { X-Client = "agent-ls" }
+bearer_token_env_var = "DOCS_TOKEN"
+`)})
+	if len(probs) > 0 {
+		t.Fatal(problemStrings(probs))
+	}
+	fs, docs := r.MCPServers["fs"], r.MCPServers["docs"]
+	if fs.Command != "npx" || len(fs.Args) != 3 || fs.Env["LOG_LEVEL"] != "debug" || fs.Cwd != "/srv" || !*fs.Enabled ||
+		*fs.StartupTimeoutSec != 20 || *fs.ToolTimeoutSec != 2.5 || fs.EnabledTools[0] != "read_text_file" ||
+		fs.DisabledTools[0] != "write_file" || fs.Approval != MCPApprovalAuto {
+		t.Errorf("fs: %+v", fs)
+	}
+	if docs.URL != "https://mcp.example/mcp" || docs.HTTPHeaders["X-Client"] != "agent-ls" || docs.BearerTokenEnvVar != "DOCS_TOKEN" || docs.Approval != "" {
+		t.Errorf("docs: %+v", docs)
+	}
+
+	_, probs = load(t, Inputs{UserFile: writeFile(t, `[mcp_servers.x]
+command = "x"
+approval = "always"
+tool_timeout_sec = 0
+startup_timeout_sec = 1e9
+`)})
+	got := problemStrings(probs)
+	for _, want := range []string{
+		`:3: mcp_servers.x.approval: unknown value "always" (use ask or auto)`,
+		`:4: mcp_servers.x.tool_timeout_sec: must be more than 0`,
+		`:5: mcp_servers.x.startup_timeout_sec: must be more than 0`,
+	} {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("no problem %q in %q", want, got)
+		}
+	}
+}

@@ -123,10 +123,11 @@ func (c *checker) mcpServer(prefix string, m map[string]any) {
 		}
 	}
 	for _, k := range []string{"startup_timeout_sec", "tool_timeout_sec"} {
-		if v, ok := number(m[k]); ok && v <= 0 {
-			c.add(join(prefix, k), "must be more than 0")
+		if v, ok := number(m[k]); ok && (v <= 0 || v > 24*3600) {
+			c.add(join(prefix, k), "must be more than 0 and at most a day (86400)")
 		}
 	}
+	c.oneOf(m, "approval", prefix, []string{MCPApprovalAsk, MCPApprovalAuto})
 }
 
 func (c *checker) hook(prefix string, m map[string]any) {

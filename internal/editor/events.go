@@ -28,8 +28,10 @@ type Event struct {
 	Delta  string `json:"delta"`
 	Text   string `json:"text"`
 	// toolCall, execOutput, toolResult, fileChange
-	CallID    string          `json:"callId"`
-	Tool      string          `json:"tool"`
+	CallID string `json:"callId"`
+	Tool   string `json:"tool"`
+	// Server names the MCP server of Tool (toolCall, toolResult).
+	Server    string          `json:"server"`
 	Kind      string          `json:"kind"` // toolCall and approval
 	Title     string          `json:"title"`
 	Arguments json.RawMessage `json:"arguments"`

@@ -177,12 +177,15 @@ type Reasoning struct {
 	Text   string `json:"text"`
 }
 
+// ToolCall announces a call. For a tool of an MCP server, Tool is the
+// tool's own name there and Server names the server.
 type ToolCall struct {
 	CallID    string          `json:"callId"`
 	Tool      string          `json:"tool"`
 	Kind      ToolKind        `json:"kind"`
 	Title     string          `json:"title"`
 	Arguments json.RawMessage `json:"arguments"`
+	Server    string          `json:"server,omitempty"`
 }
 
 type ExecOutput struct {
@@ -191,12 +194,14 @@ type ExecOutput struct {
 	Chunk  string `json:"chunk"`
 }
 
+// ToolResult ends a call; Tool and Server as in its ToolCall.
 type ToolResult struct {
 	CallID     string     `json:"callId"`
 	Tool       string     `json:"tool"`
 	Status     ToolStatus `json:"status"`
 	Output     string     `json:"output"`
 	DurationMs int64      `json:"durationMs"`
+	Server     string     `json:"server,omitempty"`
 }
 
 type FileChangeEntry struct {

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // methodRequestApproval is the richer approval request for clients that
@@ -38,6 +39,7 @@ type requestApprovalParams struct {
 	Diff       string   `json:"diff,omitempty"`
 	Files      []string `json:"files,omitempty"`
 	Tool       string   `json:"tool,omitempty"`
+	Server     string   `json:"server,omitempty"`
 	Arguments  any      `json:"arguments,omitempty"`
 	Options    []string `json:"options"`
 }
@@ -57,7 +59,7 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 	if s.capabilities().AgentApprovals {
 		p := requestApprovalParams{
 			SessionID: req.SessionID, TurnID: req.TurnID, ApprovalID: req.ApprovalID, Kind: string(req.Kind),
-			Command: req.Command, Reason: req.Reason, Diff: req.Diff, Tool: req.Tool, Options: req.Options,
+			Command: req.Command, Reason: req.Reason, Diff: req.Diff, Tool: req.Tool, Server: req.Server, Options: req.Options,
 		}
 		if req.Cwd != "" {
 			p.Cwd = string(uri.File(req.Cwd))
@@ -111,6 +113,12 @@ func approvalMessage(req *agent.ApprovalRequest) string {
 		b.WriteString(diffHead(req.Diff))
 	default:
 		fmt.Fprintf(&b, "agent-ls wants to call %s", req.Tool)
+		if req.Server != "" {
+			fmt.Fprintf(&b, " of the MCP server %s", req.Server)
+		}
+		if len(req.Arguments) > 0 {
+			fmt.Fprintf(&b, "\nwith %s", textcut.Cut(string(req.Arguments), 300))
+		}
 	}
 	if req.Reason != "" {
 		b.WriteString("\n" + req.Reason)

@@ -145,3 +145,36 @@ func TestApprovalMessageForPatch(t *testing.T) {
 		t.Errorf("shellQuote = %s", q)
 	}
 }
+
+// TestApprovalForAnMCPTool: the request names the tool, its server and
+// its arguments; the plain message says the same.
+func TestApprovalForAnMCPTool(t *testing.T) {
+	req := &agent.ApprovalRequest{SessionID: "s1", TurnID: "t1", ApprovalID: "a2", Kind: agent.ApprovalTool, Tool: "create_issue", Server: "github",
+		Arguments: json.RawMessage(`{"title":"crash on start"}`), Reason: "Not marked read-only.", Options: []string{agent.AllowOnce, agent.RejectOnce}}
+	var mu sync.Mutex
+	var got map[string]any
+	h := newHarness(t, func(_ *Options, c *editor.Config) {
+		c.Request = func(_ context.Context, method string, params json.RawMessage) (any, error) {
+			mu.Lock()
+			json.Unmarshal(params, &got)
+			mu.Unlock()
+			return map[string]string{"decision": "allowOnce"}, nil
+		}
+	})
+	h.initialize(editor.Options{Events: true, Approvals: true})
+	if d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, req); err != nil || d != agent.AllowOnce {
+		t.Fatalf("decision %q, %v", d, err)
+	}
+	mu.Lock()
+	if got["kind"] != "tool" || got["tool"] != "create_issue" || got["server"] != "github" {
+		t.Errorf("params %v", got)
+	}
+	if args, _ := got["arguments"].(map[string]any); args["title"] != "crash on start" {
+		t.Errorf("arguments %v", got["arguments"])
+	}
+	mu.Unlock()
+	msg := approvalMessage(req)
+	if want := "agent-ls wants to call create_issue of the MCP server github\nwith {\"title\":\"crash on start\"}\nNot marked read-only."; msg != want {
+		t.Errorf("message %q, want %q", msg, want)
+	}
+}

@@ -39,6 +39,8 @@ type fakeAgent struct {
 	// blockInterrupt, when set, makes Interrupt wait until it is closed.
 	blockInterrupt chan struct{}
 	interrupted    chan turnKey
+	// mcp are the MCP servers ListMCPServers reports.
+	mcp []MCPServer
 }
 
 func newFakeAgent(cfg AgentConfig) *fakeAgent {
@@ -115,6 +117,12 @@ func (a *fakeAgent) ListSessions() ([]SessionSummary, error) {
 		out = append(out, k.summary)
 	}
 	return out, nil
+}
+
+func (a *fakeAgent) ListMCPServers() []MCPServer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.mcp
 }
 
 func (a *fakeAgent) LatestSession() (string, error) {

@@ -49,6 +49,9 @@ type Agent interface {
 	// LatestSession is the workspace's most recently updated kept
 	// session, "" when it has none.
 	LatestSession() (string, error)
+	// ListMCPServers returns the configured MCP servers, starting them
+	// if no session has yet.
+	ListMCPServers() []MCPServer
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
 }
@@ -237,6 +240,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.resumeSession(ctx, req.Params())
 		case methodCompact:
 			return s.compact(ctx, req.Params())
+		case methodListMCPServers:
+			return s.listMCPServers()
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
@@ -19,6 +20,9 @@ type Approver interface {
 	RetryUnsandboxed(ctx context.Context, req ExecRequest, output string) (Decision, error)
 	// Patch decides a change to files before it is applied.
 	Patch(ctx context.Context, req PatchRequest) (Decision, error)
+	// Tool decides a call of a tool that acts outside agent-ls's
+	// sandbox and file changes (an MCP server's) before it is made.
+	Tool(ctx context.Context, req ToolRequest) (Decision, error)
 }
 
 // ExecRequest is a command a tool wants to run.
@@ -62,4 +66,21 @@ type PatchRequest struct {
 	Diff                 string
 	Additions, Deletions int
 	Summary              string
+}
+
+// ToolRequest is a call of a tool from outside agent-ls (an MCP server's
+// tool) that wants to go ahead.
+type ToolRequest struct {
+	CallID string
+	// Server is the MCP server, Tool the tool's name there.
+	Server string
+	Tool   string
+	// Arguments are the call's arguments, valid against the tool's schema.
+	Arguments json.RawMessage
+	// ReadOnly: the server annotated the tool as one that does not
+	// change its environment.
+	ReadOnly bool
+	// AutoApprove: the user's own config lets this server's tools run
+	// without asking (approval = "auto").
+	AutoApprove bool
 }

@@ -134,6 +134,15 @@ func (r *Registry) update(src Source, hs []Handler, replace bool) error {
 	return nil
 }
 
+// Check reports whether h could be registered from src on its own: its
+// spec has a name and its parameter schema (sanitized first when src is
+// External) compiles. A source of many tools, some of them broken, checks
+// each and registers those that pass, instead of losing them all.
+func Check(src Source, h Handler) error {
+	_, err := newEntry(src, h)
+	return err
+}
+
 // newEntry takes h's spec once, sanitizes it when it comes from outside
 // and compiles its parameter schema.
 func newEntry(src Source, h Handler) (*entry, error) {

@@ -47,6 +47,10 @@ func (f *fakeApprover) Patch(context.Context, PatchRequest) (Decision, error) {
 	return Decision{}, nil
 }
 
+func (f *fakeApprover) Tool(context.Context, ToolRequest) (Decision, error) {
+	return Decision{}, nil
+}
+
 type eventLog struct {
 	mu      sync.Mutex
 	events  []event.Payload

@@ -37,6 +37,11 @@ type Spec struct {
 	// tool's input; empty means free text.
 	GrammarSyntax string
 	Grammar       string
+	// Server names the MCP server a tool comes from and ServerTool the
+	// tool's own name there; both are empty for agent-ls's own tools.
+	// They are not offered to the model; events name the tool by them.
+	Server     string
+	ServerTool string
 }
 
 // Call is one tool call as the model made it.

@@ -35,6 +35,11 @@ func (a *recordingApprover) Patch(_ context.Context, req PatchRequest) (Decision
 	return a.decision, nil
 }
 
+func (a *recordingApprover) Tool(context.Context, ToolRequest) (Decision, error) {
+	a.t.Error("write_file asked to call another tool")
+	return Decision{}, nil
+}
+
 // diskChanger writes change sets to disk, as the agent does without an
 // editor, or fails with err; it keeps what it was given.
 type diskChanger struct {

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// Defaults of a server's timeouts (Codex's).
+const (
+	DefaultStartupTimeout = 10 * time.Second
+	DefaultToolTimeout    = 60 * time.Second
+)
+
+// ServerConfig is one MCP server: either a command speaking MCP on its
+// stdio or the URL of a streamable-HTTP server.
+type ServerConfig struct {
+	// Name identifies the server; its tools are offered as
+	// <Name>__<tool>.
+	Name string
+
+	// Command, Args, Env and Cwd start a stdio server. Env is all the
+	// server gets besides the base of ServerEnv.
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string
+
+	// URL is a streamable-HTTP server; HTTPHeaders go with every request,
+	// and BearerToken, when set, as "Authorization: Bearer <token>".
+	URL         string
+	HTTPHeaders map[string]string
+	BearerToken string
+
+	// StartupTimeout bounds the start and the first tools/list, and
+	// ToolTimeout each call; zero takes the defaults.
+	StartupTimeout time.Duration
+	ToolTimeout    time.Duration
+
+	// EnabledTools, when not nil, names the only tools offered;
+	// DisabledTools names tools never offered. Both use the server's own
+	// tool names.
+	EnabledTools  []string
+	DisabledTools []string
+
+	// AutoApprove lets the server's tools run without asking, unattended
+	// runs included (the user's approval = "auto").
+	AutoApprove bool
+}
+
+// Stdio reports whether the server is started as a command.
+func (c *ServerConfig) Stdio() bool { return c.Command != "" }
+
+// Validate says what is wrong with c, if anything.
+func (c *ServerConfig) Validate() error {
+	var errs []error
+	switch {
+	case c.Name == "":
+		errs = append(errs, errors.New("the server has no name"))
+	case c.Command != "" && c.URL != "":
+		errs = append(errs, errors.New("set either command (a local server) or url (a remote one), not both"))
+	case c.Command == "" && c.URL == "":
+		errs = append(errs, errors.New("set command (a local server) or url (a remote one)"))
+	case c.URL != "":
+		if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("url %q is not an http(s) URL", c.URL))
+		}
+	}
+	if c.StartupTimeout < 0 || c.ToolTimeout < 0 {
+		errs = append(errs, errors.New("timeouts must be more than 0"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("MCP server %q: %w", c.Name, err)
+	}
+	return nil
+}
+
+func (c *ServerConfig) startupTimeout() time.Duration {
+	if c.StartupTimeout <= 0 {
+		return DefaultStartupTimeout
+	}
+	return c.StartupTimeout
+}
+
+func (c *ServerConfig) toolTimeout() time.Duration {
+	if c.ToolTimeout <= 0 {
+		return DefaultToolTimeout
+	}
+	return c.ToolTimeout
+}
+
+// offers reports whether the server's tool named tool is offered.
+func (c *ServerConfig) offers(tool string) bool {
+	if c.EnabledTools != nil && !slices.Contains(c.EnabledTools, tool) {
+		return false
+	}
+	return !slices.Contains(c.DisabledTools, tool)
+}

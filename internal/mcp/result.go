@@ -1,0 +1,103 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// Bounds on what one call gives the model.
+const (
+	maxImages     = 8
+	maxImageBytes = 10 << 20 // decoded
+)
+
+// imageTypes are the image formats the model APIs take.
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// resultOutput turns a tool's result into what the model reads: text as
+// it is, images as image input, resources and links as text with their
+// URI, anything else named; an isError result is a failed output.
+func resultOutput(res *mcp.CallToolResult, limit int) tools.Output {
+	var out tools.Output
+	var parts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case mcp.TextContent:
+			parts = append(parts, c.Text)
+		case mcp.ImageContent:
+			parts = append(parts, image(&out, c.MIMEType, c.Data))
+		case mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio (%s) left out: the model is not given audio]", c.MIMEType))
+		case mcp.ResourceLink:
+			s := "[resource link] " + c.URI
+			if c.Name != "" {
+				s += " (" + c.Name + ")"
+			}
+			if c.Description != "" {
+				s += ": " + c.Description
+			}
+			parts = append(parts, s)
+		case mcp.EmbeddedResource:
+			parts = append(parts, resource(&out, c.Resource))
+		default:
+			parts = append(parts, fmt.Sprintf("[content of type %T left out]", c))
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			parts = append(parts, string(b))
+		}
+	}
+	out.Text = strings.Join(parts, "\n")
+	if len(out.Text) > limit {
+		out.Text = textcut.Prefix(out.Text, limit) + fmt.Sprintf("\n[output cut at %d of %d bytes]", limit, len(out.Text))
+	}
+	if res.IsError {
+		out.Failed = true
+		if out.Text == "" {
+			out.Text = "the tool reported an error without saying what"
+		}
+	}
+	return out
+}
+
+// image adds an image for the model and returns the text that stands
+// for it.
+func image(out *tools.Output, mime, data string) string {
+	mime = strings.ToLower(strings.TrimSpace(mime))
+	if !imageTypes[mime] {
+		return fmt.Sprintf("[image of type %q left out: the model takes PNG, JPEG, GIF and WebP]", mime)
+	}
+	if len(out.Images) == maxImages {
+		return fmt.Sprintf("[image left out: at most %d images per call]", maxImages)
+	}
+	if base64.StdEncoding.DecodedLen(len(data)) > maxImageBytes {
+		return fmt.Sprintf("[image left out: larger than %d MiB]", maxImageBytes>>20)
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil || len(raw) == 0 {
+		return "[image left out: its data is not valid base64]"
+	}
+	out.Images = append(out.Images, "data:"+mime+";base64,"+data)
+	return fmt.Sprintf("[image %d: %s, %d bytes]", len(out.Images), mime, len(raw))
+}
+
+func resource(out *tools.Output, r mcp.ResourceContents) string {
+	switch r := r.(type) {
+	case mcp.TextResourceContents:
+		return "[resource " + r.URI + "]\n" + r.Text
+	case mcp.BlobResourceContents:
+		if strings.HasPrefix(r.MIMEType, "image/") {
+			return "[resource " + r.URI + "] " + image(out, r.MIMEType, r.Blob)
+		}
+		return fmt.Sprintf("[resource %s: %s, %d bytes of binary data left out]", r.URI, r.MIMEType, base64.StdEncoding.DecodedLen(len(r.Blob)))
+	}
+	return "[resource left out]"
+}

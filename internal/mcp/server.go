@@ -1,0 +1,513 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// MaxFailures is how many failures in a row (a start, a crash, a
+// timeout) give a server up for the rest of the set's life.
+const MaxFailures = 3
+
+// Bounds on what a server may offer.
+const (
+	maxTools          = 500
+	maxDescriptionLen = 8 << 10
+)
+
+// backoff is how long a server that failed n times in a row rests before
+// it is started again.
+func backoff(n int) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return min(500*time.Millisecond<<(n-1), 30*time.Second)
+}
+
+// server is one configured MCP server and its connection, if any.
+type server struct {
+	set    *Set
+	cfg    ServerConfig
+	log    *slog.Logger
+	stderr tail
+	// started is closed when the first start has ended, either way.
+	started chan struct{}
+
+	mu       sync.Mutex
+	state    State
+	err      error
+	conn     *conn         // nil when not running
+	starting chan struct{} // closed when the (re)start under way ends
+	// refreshed is closed when the tools/list under way after a
+	// list_changed ends (nil: none runs); again asks for one more.
+	refreshed chan struct{}
+	again     bool
+	offered   []string // the server's own names of the tools registered
+	failures  int      // in a row
+	failedAt  time.Time
+	disabled  bool
+}
+
+func newServer(s *Set, cfg ServerConfig) *server {
+	return &server{set: s, cfg: cfg, log: s.log.With("mcp_server", cfg.Name), started: make(chan struct{}), state: StateStarting}
+}
+
+// conn is one running connection to the server.
+type conn struct {
+	c    *client.Client
+	cmd  *exec.Cmd // a stdio server's process
+	stop func()    // ends what the connection started besides c
+}
+
+// processState is how a stdio server's process ended; nil while it runs
+// or for a server over HTTP.
+func (c *conn) processState() *os.ProcessState {
+	if c.cmd == nil {
+		return nil
+	}
+	return c.cmd.ProcessState
+}
+
+func (c *conn) close() {
+	if c.stop != nil {
+		c.stop()
+	}
+	if c.cmd != nil {
+		// A stuck or crashed server gets no grace: its whole process
+		// group goes first, then the client reaps what is left.
+		killGroup(c.cmd)
+	}
+	_ = c.c.Close()
+}
+
+// firstStart is the server's start when the set starts.
+func (s *server) firstStart() {
+	defer close(s.started)
+	s.mu.Lock()
+	done := make(chan struct{})
+	s.starting = done
+	s.mu.Unlock()
+	err := s.connect()
+	s.mu.Lock()
+	s.starting = nil
+	close(done)
+	s.mu.Unlock()
+	if err != nil {
+		s.failed(err, nil)
+	}
+}
+
+// ready waits for the first start and for refreshes under way.
+func (s *server) ready(ctx context.Context) {
+	select {
+	case <-s.started:
+	case <-ctx.Done():
+		return
+	}
+	s.mu.Lock()
+	ch := s.refreshed
+	s.mu.Unlock()
+	if ch != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// connect starts the server and registers its tools, within its startup
+// timeout.
+func (s *server) connect() error {
+	ctx, cancel := context.WithTimeout(s.set.ctx, s.cfg.startupTimeout())
+	defer cancel()
+	c, err := s.dial(ctx)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("did not start within %s (startup_timeout_sec): %w", s.cfg.startupTimeout(), err)
+		}
+		return err
+	}
+	if err := s.listTools(ctx, c); err != nil {
+		c.close()
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("did not list its tools within %s (startup_timeout_sec): %w", s.cfg.startupTimeout(), err)
+		}
+		return err
+	}
+	s.mu.Lock()
+	if s.set.ctx.Err() != nil {
+		s.mu.Unlock()
+		c.close()
+		return errors.New("the server set was closed")
+	}
+	s.conn, s.state, s.err = c, StateReady, nil
+	s.mu.Unlock()
+	s.log.Info("MCP server ready", "tools", len(s.status().Tools))
+	return nil
+}
+
+// dial starts the connection and the MCP session.
+func (s *server) dial(ctx context.Context) (*conn, error) {
+	cn := &conn{}
+	var tr transport.Interface
+	if s.cfg.Stdio() {
+		st := transport.NewStdioWithOptions(s.cfg.Command, nil, s.cfg.Args,
+			transport.WithCommandFunc(func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+				cmd := exec.CommandContext(ctx, command, args...)
+				cmd.Env = ServerEnv(s.set.opts.Environ(), s.cfg.Env)
+				cmd.Dir = s.cfg.Cwd
+				cmd.Stderr = &s.stderr
+				setGroup(cmd)
+				cmd.Cancel = func() error { killGroup(cmd); return nil }
+				cn.cmd = cmd
+				return cmd, nil
+			}),
+			transport.WithCommandLogger(s.log))
+		// The transport's context is the process's life: the set's, not
+		// the startup timeout's.
+		if err := st.Start(s.set.ctx); err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
+		}
+		tr = st
+	} else {
+		headers := map[string]string{}
+		for k, v := range s.cfg.HTTPHeaders {
+			headers[k] = v
+		}
+		if s.cfg.BearerToken != "" {
+			headers["Authorization"] = "Bearer " + s.cfg.BearerToken
+		}
+		h, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPHeaders(headers),
+			transport.WithContinuousListening(), transport.WithHTTPLogger(s.log))
+		if err != nil {
+			return nil, err
+		}
+		if err := h.Start(s.set.ctx); err != nil {
+			return nil, err
+		}
+		tr = h
+	}
+	// A server of an older protocol may never answer the probe of the
+	// newer one: it must leave time for the handshake after it.
+	c := client.NewClient(tr, client.WithDiscoverTimeout(min(5*time.Second, s.cfg.startupTimeout()/2)))
+	cn.c = c
+	// Notification handlers fire only once Start has wired them.
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationToolsListChanged {
+			s.toolsChanged(cn)
+		}
+	})
+	if err := c.Start(s.set.ctx); err != nil {
+		cn.close()
+		return nil, err
+	}
+	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
+		ClientInfo:      mcp.Implementation{Name: "agent-ls", Version: s.set.opts.ClientVersion},
+	}})
+	if err != nil {
+		cn.close()
+		if ps := cn.processState(); ps != nil && ps.Exited() {
+			return nil, fmt.Errorf("the server exited at startup (%s; its stderr says why): %w", ps, err)
+		}
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if mcp.IsModernProtocol(c.ProtocolVersion()) {
+		// Since 2026-07-28 list_changed comes only to who listens.
+		stop, err := c.ListenAsync(s.set.ctx, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+			s.log.Warn("MCP server: listening for tool changes failed", "err", err)
+		})
+		if err != nil {
+			s.log.Warn("MCP server: cannot listen for tool changes", "err", err)
+		} else {
+			cn.stop = stop
+		}
+	}
+	return cn, nil
+}
+
+// listTools asks the server for its tools and puts those offered in the
+// registry, in place of the ones it offered before. A tool the registry
+// cannot take (a schema that loops or is too large) is left out and
+// logged; the others are offered.
+func (s *server) listTools(ctx context.Context, cn *conn) error {
+	res, err := cn.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return fmt.Errorf("tools/list: %w", err)
+	}
+	if len(res.Tools) > maxTools {
+		return fmt.Errorf("tools/list: %d tools, more than the %d agent-ls takes from one server", len(res.Tools), maxTools)
+	}
+	src := tools.Source{Name: SourceName(s.cfg.Name), External: true}
+	var hs []tools.Handler
+	keep := map[string]bool{}
+	for _, t := range res.Tools {
+		if !s.cfg.offers(t.Name) || keep[t.Name] {
+			continue
+		}
+		h, err := s.newTool(t)
+		if err == nil {
+			err = tools.Check(src, h)
+		}
+		if err != nil {
+			s.log.Warn("MCP server: tool left out", "tool", t.Name, "err", err)
+			continue
+		}
+		keep[t.Name] = true
+		hs = append(hs, h)
+	}
+	if err := s.set.opts.Registry.Replace(src, hs...); err != nil {
+		return fmt.Errorf("register tools: %w", err)
+	}
+	s.set.releaseNames(s.cfg.Name, keep)
+	names := make([]string, 0, len(hs))
+	for _, h := range hs {
+		names = append(names, h.(*tool).name)
+	}
+	slices.Sort(names)
+	s.mu.Lock()
+	s.offered = names
+	s.mu.Unlock()
+	return nil
+}
+
+// toolsChanged reacts to notifications/tools/list_changed from cn: the
+// tools are listed again in the background (the notification arrives on
+// the connection's reading goroutine, which the answer needs). One
+// listing runs at a time; notifications that come meanwhile make one more
+// listing after it, however many they are.
+func (s *server) toolsChanged(cn *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil && s.conn != cn {
+		return
+	}
+	if s.refreshed != nil {
+		s.again = true
+		return
+	}
+	s.refreshed = make(chan struct{})
+	go s.refresh(cn)
+}
+
+// refresh lists cn's tools until no list_changed came during the last
+// listing.
+func (s *server) refresh(cn *conn) {
+	for {
+		// A notification may come while the connection is still being
+		// set up: its listing waits for the start to end.
+		s.mu.Lock()
+		starting := s.starting
+		s.mu.Unlock()
+		if starting != nil {
+			select {
+			case <-starting:
+			case <-s.set.ctx.Done():
+			}
+		}
+		s.mu.Lock()
+		current := s.conn == cn
+		s.again = false
+		s.mu.Unlock()
+		if current {
+			ctx, cancel := context.WithTimeout(s.set.ctx, s.cfg.startupTimeout())
+			if err := s.listTools(ctx, cn); err != nil {
+				s.log.Warn("MCP server: listing the changed tools failed", "err", err)
+			}
+			cancel()
+		}
+		s.mu.Lock()
+		if !s.again || s.conn != cn {
+			close(s.refreshed)
+			s.refreshed = nil
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+	}
+}
+
+// client returns the running connection, starting the server again if
+// it stopped (after its backoff), or why it cannot.
+func (s *server) client(ctx context.Context) (*conn, error) {
+	for {
+		s.mu.Lock()
+		switch {
+		case s.disabled:
+			err := s.err
+			s.mu.Unlock()
+			return nil, err
+		case s.conn != nil:
+			c := s.conn
+			s.mu.Unlock()
+			return c, nil
+		case s.starting != nil:
+			ch := s.starting
+			s.mu.Unlock()
+			select {
+			case <-ch:
+				s.mu.Lock()
+				c, err := s.conn, s.err
+				s.mu.Unlock()
+				if c == nil && err != nil {
+					return nil, err
+				}
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		failures := s.failures
+		wait := backoff(failures) - time.Since(s.failedAt)
+		done := make(chan struct{})
+		s.starting, s.state = done, StateStarting
+		s.mu.Unlock()
+
+		err := sleep(ctx, wait)
+		if err == nil {
+			s.log.Info("MCP server: starting again", "failures", failures)
+			err = s.connect()
+		}
+		s.mu.Lock()
+		s.starting = nil
+		close(done)
+		s.mu.Unlock()
+		if err != nil {
+			if ctx.Err() != nil {
+				s.mu.Lock()
+				s.state = StateFailed
+				s.mu.Unlock()
+				return nil, ctx.Err()
+			}
+			return nil, s.failed(fmt.Errorf("could not be started again: %w", err), nil)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// failed records a failure of the server (of connection cn, if not nil:
+// a crash or a timeout of a call), stops that connection and, at the
+// MaxFailures-th failure in a row, gives the server up: its tools are
+// withdrawn and the user is told. It returns the error a caller reports.
+func (s *server) failed(err error, cn *conn) error {
+	s.mu.Lock()
+	if cn != nil && s.conn != cn {
+		// Another call already reported this connection.
+		s.mu.Unlock()
+		return err
+	}
+	if s.conn != nil {
+		cn = s.conn
+		s.conn = nil
+	}
+	s.failures++
+	s.failedAt = time.Now()
+	s.state, s.err = StateFailed, err
+	first := s.failures == 1 && !isStarted(s.started)
+	disable := s.failures >= MaxFailures && !s.disabled
+	if disable {
+		s.disabled = true
+		s.err = fmt.Errorf("disabled for this session after %d failures in a row; the last: %w", s.failures, err)
+	}
+	final, failures := s.err, s.failures
+	s.mu.Unlock()
+	if cn != nil {
+		cn.close()
+	}
+	s.log.Info("MCP server failed", "err", err, "failures", failures)
+	if disable {
+		s.set.opts.Registry.Unregister(SourceName(s.cfg.Name))
+		s.set.releaseNames(s.cfg.Name, nil)
+		s.mu.Lock()
+		s.offered = nil
+		s.mu.Unlock()
+	}
+	if (first || disable) && s.set.opts.Failed != nil {
+		s.set.opts.Failed(s.cfg.Name, final)
+	}
+	return final
+}
+
+// isStarted reports whether ch is closed.
+func isStarted(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// succeeded records a call that went through: the failures in a row start
+// again from zero.
+func (s *server) succeeded() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures = 0
+}
+
+func (s *server) status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Name: s.cfg.Name, State: s.state, Tools: slices.Clone(s.offered), Stdio: s.cfg.Stdio()}
+	if st.Tools == nil {
+		st.Tools = []string{}
+	}
+	if s.err != nil && s.state == StateFailed {
+		st.Error = s.err.Error()
+	}
+	if st.Stdio {
+		st.StderrTail = s.stderr.Lines()
+	}
+	return st
+}
+
+// close stops the server; the set's context is cancelled already. A
+// start under way ends with it (the context kills the process group),
+// and is waited for, so that no process outlives agent-ls.
+func (s *server) close() {
+	s.mu.Lock()
+	starting := s.starting
+	s.mu.Unlock()
+	if starting != nil {
+		select {
+		case <-starting:
+		case <-time.After(10 * time.Second):
+			s.log.Warn("MCP server: a start did not end after the stop")
+		}
+	}
+	s.mu.Lock()
+	cn := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if cn != nil {
+		cn.close()
+	}
+	s.set.opts.Registry.Unregister(SourceName(s.cfg.Name))
+}

@@ -1,0 +1,135 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/textcut"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// tool is one tool of a server, as a tools.Handler.
+type tool struct {
+	srv      *server
+	name     string // the server's name for it
+	spec     tools.Spec
+	readOnly bool
+}
+
+func (s *server) newTool(t mcp.Tool) (*tool, error) {
+	if t.Name == "" {
+		return nil, errors.New("a tool without a name")
+	}
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	if len(desc) > maxDescriptionLen {
+		desc = textcut.Cut(desc, maxDescriptionLen)
+	}
+	ro := t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint
+	return &tool{srv: s, name: t.Name, readOnly: ro, spec: tools.Spec{
+		Type:        tools.Function,
+		Name:        s.set.toolName(s.cfg.Name, t.Name),
+		Description: desc,
+		Parameters:  schema,
+		Server:      s.cfg.Name,
+		ServerTool:  t.Name,
+	}}, nil
+}
+
+func (t *tool) Spec() tools.Spec { return t.spec }
+
+func (t *tool) Kind() event.ToolKind { return event.KindOther }
+
+// Mutating: MCP tools run outside agent-ls, so only a tool its server
+// annotates read-only runs beside other calls.
+func (t *tool) Mutating(*tools.Call) bool { return !t.readOnly }
+
+func (t *tool) Title(*tools.Call) string {
+	return t.name + " (" + t.srv.cfg.Name + ")"
+}
+
+// Handle asks approval, then calls the tool within the server's tool
+// timeout. A timeout or a broken connection fails the call and the
+// server, which starts again on its next use.
+func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (tools.Output, error) {
+	if env == nil || env.Approver == nil {
+		return tools.Output{Text: "refused: nobody can approve calls of MCP tools here", Failed: true, Rejected: true}, nil
+	}
+	args := call.Arguments
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	d, err := env.Approver.Tool(ctx, tools.ToolRequest{CallID: call.CallID, Server: t.srv.cfg.Name, Tool: t.name,
+		Arguments: args, ReadOnly: t.readOnly, AutoApprove: t.srv.cfg.AutoApprove})
+	if err != nil {
+		return tools.Output{}, err
+	}
+	if !d.Allowed {
+		return tools.Output{Text: d.Reason, Failed: true, Rejected: true}, nil
+	}
+	cn, err := t.srv.client(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Output{}, ctx.Err()
+		}
+		return tools.Output{}, fmt.Errorf("MCP server %s: %w", t.srv.cfg.Name, err)
+	}
+	timeout := t.srv.cfg.toolTimeout()
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cn.c.CallTool(callCtx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: t.name, Arguments: args}})
+	switch {
+	case err == nil:
+		t.srv.succeeded()
+		return resultOutput(res, outputLimit(env)), nil
+	case ctx.Err() != nil:
+		return tools.Output{}, ctx.Err()
+	case callCtx.Err() != nil:
+		err = fmt.Errorf("%s timed out after %s (tool_timeout_sec)", t.name, timeout)
+		return tools.Output{}, t.broken(cn, err)
+	case isTransportError(err):
+		return tools.Output{}, t.broken(cn, fmt.Errorf("the connection to the server broke during %s: %w", t.name, err))
+	}
+	// The server answered with an error: it runs, the call was wrong.
+	t.srv.succeeded()
+	return tools.Output{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.name, err)
+}
+
+// broken fails the server after a call on cn went wrong, and says what
+// happens next.
+func (t *tool) broken(cn *conn, err error) error {
+	ferr := t.srv.failed(err, cn)
+	t.srv.mu.Lock()
+	disabled := t.srv.disabled
+	t.srv.mu.Unlock()
+	if disabled {
+		return fmt.Errorf("MCP server %s: %w", t.srv.cfg.Name, ferr)
+	}
+	return fmt.Errorf("MCP server %s: %w; the server is restarted on its next use", t.srv.cfg.Name, err)
+}
+
+func isTransportError(err error) bool {
+	var te *transport.Error
+	return errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed)
+}
+
+// outputLimit is the most bytes of text one call gives the model.
+func outputLimit(env *tools.Env) int {
+	if env != nil && env.Limits.MaxBytes > 0 {
+		return env.Limits.MaxBytes
+	}
+	return tools.DefaultMaxOutputBytes
+}
