@@ -74,7 +74,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		removeStaleMarkers(cfg.Cwd, log)
 		a := &editorAgent{root: r, res: res, cwd: cfg.Cwd, log: log, show: cfg.Show}
 		cfg.Show(a.configure(cfg.Settings)...)
-		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cfg.Cwd})
+		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, reviewer: cfg.Reviewer, files: cfg.Files, cwd: cfg.Cwd})
 		if err != nil {
 			return nil, err
 		}
