@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { emptyState, reduce, running, type State } from './conversation';
+import { emptyState, reduce, running, sameFolder, type State } from './conversation';
 import type { Prompt } from './approval';
 import type { Review } from './review';
 import { Methods, type AgentEvent, type ContextEntry, type ResumedSession, type SessionInfo, type SessionSummary, type TurnRef } from './protocol';
@@ -192,8 +192,3 @@ export class Conversation implements vscode.Disposable {
   }
 }
 
-/** Whether a session's cwd (a file URI) is the workspace folder (a file URI too). */
-export function sameFolder(a: string, b: string): boolean {
-  const norm = (u: string) => decodeURIComponent(u).replace(/\/+$/, '').toLowerCase();
-  return norm(a) === norm(b);
-}

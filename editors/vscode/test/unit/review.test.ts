@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { answer, counts, firstChangedLine, newReview, setAll, setHunk, splitSections } from '../../src/review';
 import type { ReviewParams } from '../../src/protocol';
+import { renderReview } from '../../src/render';
+import { emptyState, reduce, sameFolder } from '../../src/conversation';
 
 const diff =
   '--- a/a.txt\n+++ b/a.txt\n@@ -1,5 +1,5 @@\n line 1\n-line 2\n+LINE 2\n line 3\n line 4\n line 5\n' +
@@ -49,4 +51,31 @@ test('all or nothing', () => {
   assert.deepEqual(answer(r), { decision: 'reject' });
   setHunk(r, 5, 0, true); // no such file: nothing happens
   assert.deepEqual(answer(r), { decision: 'reject' });
+});
+
+test('the review card: each hunk with Accept and Reject, its state, the comment escaped', () => {
+  const r = newReview(params);
+  setHunk(r, 1, 1, false);
+  r.comment = '<b>no</b>';
+  const html = renderReview(r);
+  assert.equal((html.match(/data-review-action="accept"/g) ?? []).length, 3);
+  assert.match(html, /class="hunk rejected" data-file="1" data-hunk="1"/);
+  assert.match(html, /0 accepted · 1 rejected · 2 undecided/);
+  assert.match(html, /&lt;b&gt;no&lt;\/b&gt;<\/textarea>/);
+  assert.match(html, /<span class="del">-line 19<\/span>/);
+  assert.match(html, /moved\.txt → to\.txt/);
+});
+
+test('a reviewed change redraws as one card, whatever became of the proposal', () => {
+  const s = emptyState();
+  const base = { sessionId: 's', turnId: 't', type: 'fileChange', callId: 'c', changes: params.changes, diff };
+  reduce(s, { ...base, seq: 1, status: 'proposed' });
+  reduce(s, { ...base, seq: 2, status: 'applied' });
+  assert.equal(s.turns[0].items.length, 1);
+  assert.equal((s.turns[0].items[0] as { status: string }).status, 'applied');
+});
+
+test('the workspace folder matches a session cwd however the URI is spelled', () => {
+  assert.ok(sameFolder('file:///w/my%20dir', 'file:///w/my dir/'));
+  assert.ok(!sameFolder('file:///w/other', 'file:///w/my dir'));
 });
