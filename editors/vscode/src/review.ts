@@ -91,7 +91,13 @@ export function counts(r: Review): { accepted: number; rejected: number; open: n
  * the decision: accept when nothing was rejected.
  */
 export function answer(r: Review): ReviewAnswer {
-  const hunks = r.files.flatMap((f) => f.hunks.map((h, index) => ({ uri: f.uri, index, accept: h.accept === true })));
+  // Hunks are numbered per uri, on through the diff should a file come twice.
+  const seen = new Map<string, number>();
+  const hunks = r.files.flatMap((f) => {
+    const first = seen.get(f.uri) ?? 0;
+    seen.set(f.uri, first + f.hunks.length);
+    return f.hunks.map((h, i) => ({ uri: f.uri, index: first + i, accept: h.accept === true }));
+  });
   const allAccepted = hunks.every((h) => h.accept);
   const out: ReviewAnswer = { decision: allAccepted ? 'accept' : 'reject' };
   if (!allAccepted && hunks.some((h) => h.accept)) out.hunks = hunks.filter((h) => h.accept);

@@ -37,6 +37,7 @@ export const prompts = {
   dismiss: 'ZQDISMISS touch a file outside the sandbox',
   patchDirty: 'ZQDIRTY fix the greeting again',
   review: 'ZQREVIEW capitalise lines 2 and 19',
+  untrusted: 'ZQUNTRUSTED make a file',
 };
 
 export const approvedCommand = ['grep', '-c', 'hello', 'notes.txt'];
@@ -138,6 +139,12 @@ export const script = {
       reply: { items: [{ type: 'custom_tool_call', callId: 'r1', name: 'apply_patch', input: reviewPatch }] },
     },
     { name: 'review-answer', bodyContains: 'ZQREVIEW', reply: { items: [{ type: 'message', text: 'Line 2 is capitalised; line 19 stays as you asked.' }] } },
+    {
+      name: 'untrusted-run',
+      bodyContains: 'ZQUNTRUSTED',
+      reply: { items: [{ type: 'function_call', callId: 'u1', name: 'shell', arguments: { command: ['touch', 'made.txt'] } }] },
+    },
+    { name: 'untrusted-answer', bodyContains: 'ZQUNTRUSTED', reply: { items: [{ type: 'message', text: 'The workspace is read-only here.' }] } },
     { name: 'selection', bodyContains: 'ZQSEL', reply: { items: [{ type: 'message', text: 'It adds a and b.' }] } },
   ],
 };

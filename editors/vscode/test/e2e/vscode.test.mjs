@@ -56,13 +56,7 @@ describe('agent-ls in VS Code', () => {
 
   test('Set API Key stores the key where agent-ls gets it, never in settings or logs', async () => {
     const { page } = vs;
-    await command(page, 'Agent: Set API Key');
-    const input = page.locator('.quick-input-widget input[type="password"]');
-    await input.waitFor();
-    await input.fill(apiKey);
-    await vs.screenshot('api-key');
-    await input.press('Enter');
-    await page.locator('.notifications-toasts', { hasText: 'API key saved' }).waitFor();
+    await setApiKey(page);
     // The next test's answer shows the key reached agent-ls: without
     // one it refuses to call the model. Here: it is written nowhere a
     // workspace or a log would show it.
@@ -367,3 +361,69 @@ function serverPids() {
   }
 }
 
+/** Agent: Set API Key, as a user does it. */
+async function setApiKey(page) {
+  await command(page, 'Agent: Set API Key');
+  const input = page.locator('.quick-input-widget input[type="password"]');
+  await input.waitFor();
+  await input.fill(apiKey);
+  await vs.screenshot('api-key');
+  await input.press('Enter');
+  await page.locator('.notifications-toasts', { hasText: 'API key saved' }).waitFor();
+}
+
+describe('agent-ls in an untrusted workspace', () => {
+  before(async () => {
+    await vs?.close();
+    vs = await launch({
+      name: 'untrusted',
+      untrusted: true,
+      script,
+      files,
+      userSettings: {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'security.workspace.trust.enabled': true,
+        'security.workspace.trust.startupPrompt': 'never',
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'git.openRepositoryInParentFolders': 'never',
+        // What the user chose for trusted workspaces: an untrusted one
+        // runs read-only and asks, whatever these say.
+        'agentLs.approvalPolicy': 'never',
+        'agentLs.sandboxMode': 'danger-full-access',
+      },
+    });
+  });
+  after(async () => {
+    await vs?.close();
+  });
+
+  test('the agent runs read-only and asks before a command that writes', async () => {
+    const { page } = vs;
+    await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor();
+    await setApiKey(page);
+    await command(page, 'Agent: New Session');
+    await ask(page, prompts.untrusted);
+    // Under "never" nothing would ask: the workspace's trust decided.
+    const allow = await notificationButton(page, 'touch made.txt', 'Allow Once');
+    assert.match(await page.locator('.notifications-toasts .notification-toast', { hasText: 'touch made.txt' }).innerText(), /untrusted/);
+    await vs.screenshot('untrusted-approval');
+    await allow.click();
+    // Allowed, it still runs in the read-only sandbox, which refuses the
+    // write; running it outside asks again, and the user says no.
+    const reject = await notificationButton(page, 'Run it again without the sandbox', 'Reject');
+    await vs.screenshot('untrusted-denied');
+    await reject.click();
+    const turn = lastTurn(page);
+    await turn.locator('.message', { hasText: 'The workspace is read-only here.' }).waitFor();
+    assert.match(await turn.locator('.card.tool').innerText(), /Permission denied|Read-only/);
+    await vs.screenshot('untrusted-done');
+    assert.equal(fs.existsSync(path.join(vs.dirs.workspace, 'made.txt')), false, 'the read-only sandbox kept the file from being made');
+    const first = JSON.stringify(vs.requests().find((r) => r.step === 'untrusted-run').body);
+    assert.match(first, /<approval_policy>untrusted<\/approval_policy>/);
+    assert.match(first, /<sandbox_mode>read-only<\/sandbox_mode>/);
+  });
+});
