@@ -92,10 +92,10 @@ func relPath(cwd, path string) string {
 // and records it for the turn's diff and undo.
 type turnChanger struct{ t *turn }
 
-// With a Reviewer, cs is first proposed to the user; only what the user
-// accepts goes ahead (cs is reduced to it), and a review that did not
-// simply accept everything ends in a *workspace.ReviewedError for the
-// model.
+// Apply applies cs and reports it. With a Reviewer, cs is first proposed
+// to the user; only what the user accepts goes ahead (cs is reduced to
+// it), and a review that did not simply accept everything ends in a
+// *workspace.ReviewedError for the model.
 func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.ChangeSet) error {
 	t := c.t
 	var rv *reviewed

@@ -302,7 +302,7 @@ describe('agent-ls in VS Code', () => {
       return now.length > 0 && now.every((p) => !before.includes(p));
     });
     await vs.screenshot('review-setting');
-    await command(page, 'View: Close All Editors');
+    await command(page, 'View: Close Editor'); // the Settings editor
     await command(page, 'Agent: New Session');
     await ask(page, prompts.review);
     const card = view(page).locator('#approvals .card.review');
