@@ -20,6 +20,9 @@ export type ReviewAction =
   | { action: 'diff'; file: number }
   | { action: 'comment'; text: string };
 
+/** How many diff editors a review opens by itself. */
+const maxDiffsOpened = 5;
+
 interface Waiting {
   review: Review;
   resolve: (a: ReviewAnswer) => void;
@@ -64,7 +67,8 @@ export class Reviews implements vscode.CodeLensProvider, vscode.Disposable {
     this.waiting.set(review.key, w);
     try {
       this.conversation.openReview(review);
-      for (let i = 0; i < review.files.length; i++) await this.openDiff(w, i);
+      // The first few files open at once; the view's Diff buttons open the rest.
+      for (let i = 0; i < Math.min(review.files.length, maxDiffsOpened); i++) await this.openDiff(w, i);
       const a = await done;
       this.log.info(`review ${p.callId}: ${a.decision}${a.hunks ? ` (${a.hunks.length} hunk(s) accepted)` : ''}`);
       return a;
