@@ -140,6 +140,9 @@ func (r *root) clientFor(info agent.SessionInfo) (model.Client, error) {
 // frontendParts are what the frontend brings to a manager.
 type frontendParts struct {
 	frontend agent.Frontend
+	// reviewer: see agent.Options.Reviewer; nil applies changes as
+	// proposed.
+	reviewer agent.Reviewer
 	files    agent.FileReader // nil: the disk
 	cwd      string           // "": the process's working directory
 	// unattended: nobody answers approvals (exec --yes).
@@ -159,6 +162,7 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	opts := agent.Options{
 		ClientFor:          r.clientFor,
 		Frontend:           fp.frontend,
+		Reviewer:           fp.reviewer,
 		Tools:              r.registry,
 		Files:              fp.files,
 		Cwd:                fp.cwd,

@@ -79,7 +79,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			log.Warn(msg)
 			cfg.Show(lsp.Message{Error: true, Text: msg})
 		})
-		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cfg.Cwd})
+		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, reviewer: cfg.Reviewer, files: cfg.Files, cwd: cfg.Cwd})
 		if err != nil {
 			return nil, err
 		}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"go.lsp.dev/uri"
-
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
@@ -94,8 +92,36 @@ func relPath(cwd, path string) string {
 // and records it for the turn's diff and undo.
 type turnChanger struct{ t *turn }
 
+// Apply applies cs and reports it. With a Reviewer, cs is first proposed
+// to the user; only what the user accepts goes ahead (cs is reduced to
+// it), and a review that did not simply accept everything ends in a
+// *workspace.ReviewedError for the model.
 func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.ChangeSet) error {
 	t := c.t
+	var rv *reviewed
+	if r := t.s.mgr.opts.Reviewer; r != nil && len(cs.Changes) > 0 {
+		var err error
+		rv, err = t.review(ctx, r, callID, cs)
+		if err == nil && len(rv.accepted) == 0 {
+			err = &workspace.ReviewedError{Report: rv.report}
+		}
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: the turn's end closes the proposal (an event
+			// now could come after turnCompleted, which does not wait for
+			// tools that are still running).
+			return err
+		}
+		if err != nil {
+			// The proposal ends: nothing of it was applied.
+			ev := event.FileChange{CallID: callID, Status: event.ChangeRejected, Diff: cs.Diff(t.s.info.Cwd)}
+			for _, fc := range cs.Changes {
+				ev.Changes = append(ev.Changes, changeEntry(fc))
+			}
+			t.emit(ev)
+			return err
+		}
+		cs.Changes = rv.accepted
+	}
 	// The state before, for paths this turn has not touched yet: a move's
 	// destination may exist already.
 	befores := make(map[string]fileState)
@@ -121,15 +147,10 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 	var diff strings.Builder
 	for _, fc := range cs.Changes {
 		after := fileState{exists: fc.Kind != workspace.Delete && fc.Kind != workspace.Move, content: fc.NewContent}
-		entry := event.FileChangeEntry{URI: string(uri.File(fc.Path)), Kind: changeKinds[fc.Kind]}
-		if fc.Kind == workspace.Move {
-			entry.NewURI = string(uri.File(fc.NewPath))
-			if status == event.ChangeApplied {
-				t.files.record(fc.NewPath, befores[fc.NewPath], fileState{exists: true, content: fc.NewContent})
-			}
+		if fc.Kind == workspace.Move && status == event.ChangeApplied {
+			t.files.record(fc.NewPath, befores[fc.NewPath], fileState{exists: true, content: fc.NewContent})
 		}
-		entry.Additions, entry.Deletions = fc.Stats()
-		ev.Changes = append(ev.Changes, entry)
+		ev.Changes = append(ev.Changes, changeEntry(fc))
 		diff.WriteString(fc.Diff(t.s.info.Cwd))
 		if status == event.ChangeApplied {
 			t.files.record(fc.Path, befores[fc.Path], after)
@@ -137,6 +158,9 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 	}
 	ev.Diff = diff.String()
 	t.emit(ev)
+	if err == nil && rv != nil && rv.report != "" {
+		return &workspace.ReviewedError{Applied: true, Report: rv.report}
+	}
 	return err
 }
 

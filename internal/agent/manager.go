@@ -46,7 +46,10 @@ type Options struct {
 	// every session.
 	ClientFor func(SessionInfo) (model.Client, error)
 	Frontend  Frontend
-	Tools     *tools.Registry
+	// Reviewer, when set, shows each change set to the user before it is
+	// applied (protocol section 5.3); nil applies changes as proposed.
+	Reviewer Reviewer
+	Tools    *tools.Registry
 	// Files is the workspace view; nil reads the disk.
 	Files FileReader
 

@@ -125,6 +125,9 @@ func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams
 		if len(folders) > 0 {
 			cfg.Cwd = folders[0]
 		}
+		if caps.AgentReview {
+			cfg.Reviewer = s
+		}
 		if a, err = s.opts.NewAgent(cfg); err != nil {
 			// The editor keeps its text sync and code actions; turns
 			// answer with this error.

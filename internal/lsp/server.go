@@ -71,6 +71,9 @@ type InitOptions struct {
 type AgentConfig struct {
 	// Frontend is the connection: it receives the agent's events.
 	Frontend agent.Frontend
+	// Reviewer, set when the editor reviews changes before they are
+	// applied (experimental.agent.review), asks it: agent.Options.Reviewer.
+	Reviewer agent.Reviewer
 	// Files is the editor's view of the files, unsaved edits included.
 	Files *workspace.Store
 	// Cwd is the first workspace folder (or the root), "" if none.

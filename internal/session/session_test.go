@@ -417,3 +417,39 @@ func TestSettingsChangeKept(t *testing.T) {
 		t.Errorf("settings after loading: %+v", ld.Record.Info)
 	}
 }
+
+// A change under review is not kept: what became of it is, so a resumed
+// session redraws one card per change.
+func TestProposedChangeIsNotKept(t *testing.T) {
+	st := New(stateDir(t), nil)
+	info := agent.SessionInfo{SessionID: "s-review", Cwd: t.TempDir(), Model: "m"}
+	obs, err := st.Observe(info, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := func(seq int64, p event.Payload) {
+		obs.Event(event.Event{SessionID: "s-review", TurnID: "s-review-t1", Seq: seq, Payload: p})
+	}
+	ev(1, event.TurnStarted{Prompt: "edit"})
+	ev(2, event.FileChange{CallID: "p1", Status: event.ChangeProposed, Diff: "+a\n"})
+	ev(3, event.FileChange{CallID: "p1", Status: event.ChangeApplied, Diff: "+a\n"})
+	ev(4, event.TurnCompleted{Status: event.StatusCompleted})
+	st.Close()
+	ld, err := st.Load("s-review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []string
+	for _, it := range ld.Items {
+		e, err := it.Event()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fc, ok := e.Payload.(event.FileChange); ok {
+			statuses = append(statuses, string(fc.Status))
+		}
+	}
+	if strings.Join(statuses, ",") != "applied" {
+		t.Errorf("kept fileChange statuses %v", statuses)
+	}
+}

@@ -48,7 +48,12 @@ func changeFiles(ctx context.Context, env *Env, call *Call, cs *workspace.Change
 	if !d.Allowed {
 		return Output{Text: "patch " + d.Reason, Failed: true, Rejected: true}, nil
 	}
-	if err := env.Changes.Apply(ctx, call.CallID, cs); err != nil {
+	var reviewed *workspace.ReviewedError
+	if err := env.Changes.Apply(ctx, call.CallID, cs); errors.As(err, &reviewed) && reviewed.Applied {
+		// The user reviewed the change and some of it was applied (cs
+		// holds what was): the model learns what and what not.
+		success += "\n\n" + reviewed.Report
+	} else if err != nil {
 		if out, ok := changeFailed(err); ok {
 			return out, nil
 		}
@@ -67,7 +72,12 @@ func changeFailed(err error) (out Output, ok bool) {
 	var rej *workspace.RejectedError
 	var changed *workspace.ChangedError
 	var unconfirmed *workspace.UnconfirmedError
+	var reviewed *workspace.ReviewedError
 	switch {
+	case errors.As(err, &reviewed):
+		// The user's review: the report says what they decided and what
+		// to do next.
+		return Output{Text: reviewed.Report, Failed: true, Rejected: true}, true
 	case errors.As(err, &rej) && rej.Declined:
 		// The user's decision, like a rejected approval: not a conflict
 		// to redo.

@@ -82,3 +82,17 @@ func (e *RejectedError) Error() string {
 	}
 	return msg + "; nothing was changed"
 }
+
+// ReviewedError says the user reviewed a change set before it was
+// applied (protocol section 5.3) and did not simply accept it: only some
+// of it was applied, or none, or it came with a comment. Report says
+// exactly what was applied, what was not and the user's words, for the
+// model.
+type ReviewedError struct {
+	// Applied: some of the change set was applied (the ChangeSet holds
+	// what was).
+	Applied bool
+	Report  string
+}
+
+func (e *ReviewedError) Error() string { return e.Report }

@@ -16,17 +16,10 @@ import (
 // git does (a/NAME, b/NAME); /dev/null stands for a missing side. A
 // change that changes nothing renders as "".
 func (c FileChange) Diff(dir string) string {
-	from, to := c.Path, c.Path
-	if c.Kind == Move && c.NewPath != "" {
-		to = c.NewPath
-	}
 	old, neu := string(c.OldContent), string(c.NewContent)
-	oldLabel, newLabel := "a/"+relName(dir, from), "b/"+relName(dir, to)
-	if c.OldContent == nil && c.Kind != Delete {
-		oldLabel = "/dev/null"
-	}
+	oldLabel, newLabel := c.labels(dir)
 	if c.Kind == Delete {
-		newLabel, neu = "/dev/null", ""
+		neu = ""
 	}
 	if old == neu && oldLabel[2:] == newLabel[2:] {
 		return ""

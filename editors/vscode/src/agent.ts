@@ -5,9 +5,10 @@
 
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { emptyState, reduce, running, type State } from './conversation';
+import { emptyState, reduce, running, sameFolder, type State } from './conversation';
 import type { Prompt } from './approval';
-import { Methods, type AgentEvent, type ContextEntry, type SessionInfo, type TurnRef } from './protocol';
+import type { Review } from './review';
+import { Methods, type AgentEvent, type ContextEntry, type ResumedSession, type SessionInfo, type SessionSummary, type TurnRef } from './protocol';
 
 /** An approval waiting for the user, as the view shows it. */
 export interface OpenApproval extends Prompt {
@@ -18,6 +19,8 @@ export interface OpenApproval extends Prompt {
 export interface ClientSource {
   /** The running client, started on first use. */
   client(): Promise<LanguageClient>;
+  /** Keeps the id of the session the view shows, for the next window. */
+  remember?(sessionId: string): void;
 }
 
 export class Conversation implements vscode.Disposable {
@@ -32,6 +35,8 @@ export class Conversation implements vscode.Disposable {
   readonly onTurnEnded = this.turnEnded.event;
   /** Approvals waiting for the user, oldest first. */
   approvals: OpenApproval[] = [];
+  /** Changes waiting for the user's review, oldest first. */
+  reviews: Review[] = [];
 
   constructor(private readonly source: ClientSource) {}
 
@@ -54,6 +59,7 @@ export class Conversation implements vscode.Disposable {
     this.sessions.clear();
     this.current = emptyState();
     this.approvals = [];
+    this.reviews = [];
     this.changed.fire();
   }
 
@@ -67,7 +73,7 @@ export class Conversation implements vscode.Disposable {
     if (ev.type === 'turnStarted' && s !== this.current) {
       // Code actions continue (or start) the workspace's current session:
       // the view follows the session where work happens.
-      this.current = s;
+      this.setCurrent(s);
     }
     if (ev.type === 'turnCompleted') this.turnEnded.fire({ sessionId: ev.sessionId, turnId: ev.turnId });
     if (s === this.current) this.changed.fire();
@@ -77,9 +83,44 @@ export class Conversation implements vscode.Disposable {
   select(sessionId: string): void {
     const s = this.sessions.get(sessionId);
     if (s) {
-      this.current = s;
+      this.setCurrent(s);
       this.changed.fire();
     }
+  }
+
+  private setCurrent(s: State): void {
+    this.current = s;
+    if (s.sessionId) this.source.remember?.(s.sessionId);
+  }
+
+  /**
+   * Brings back, from a server that just started (a reloaded window, a
+   * restart), the conversation the view showed: the session preferred
+   * (the one it showed last), else the workspace's most recent one. The
+   * server redraws it as the events it sent (agent/resumeSession), and it
+   * becomes the server's current session too.
+   */
+  async restore(c: LanguageClient, preferred: string | undefined, folder: string | undefined): Promise<boolean> {
+    let id = preferred;
+    if (!id) {
+      const list = await c.sendRequest<{ sessions: SessionSummary[] }>(Methods.listSessions, {});
+      id = list.sessions.find((x) => folder !== undefined && sameFolder(x.cwd, folder))?.sessionId;
+    }
+    if (!id || this.current.sessionId) return false;
+    let res: ResumedSession;
+    try {
+      res = await c.sendRequest<ResumedSession>(Methods.resumeSession, { sessionId: id });
+    } catch (e) {
+      if (preferred) return this.restore(c, undefined, folder); // gone (pruned): the latest then
+      throw e;
+    }
+    if (this.current.sessionId) return false; // the user started something meanwhile
+    const s = emptyState(res.sessionId);
+    for (const ev of res.items) reduce(s, ev);
+    this.sessions.set(res.sessionId, s);
+    this.setCurrent(s);
+    this.changed.fire();
+    return true;
   }
 
   async newSession(): Promise<SessionInfo> {
@@ -87,7 +128,7 @@ export class Conversation implements vscode.Disposable {
     const info = await c.sendRequest<SessionInfo>(Methods.newSession, {});
     const s = emptyState(info.sessionId);
     this.sessions.set(info.sessionId, s);
-    this.current = s;
+    this.setCurrent(s);
     this.changed.fire();
     return info;
   }
@@ -130,8 +171,24 @@ export class Conversation implements vscode.Disposable {
     this.changed.fire();
   }
 
+  openReview(r: Review): void {
+    this.reviews.push(r);
+    this.changed.fire();
+  }
+
+  /** An open review's decisions changed. */
+  reviewChanged(): void {
+    this.changed.fire();
+  }
+
+  closeReview(key: string): void {
+    this.reviews = this.reviews.filter((r) => r.key !== key);
+    this.changed.fire();
+  }
+
   closeApproval(key: string): void {
     this.approvals = this.approvals.filter((a) => a.key !== key);
     this.changed.fire();
   }
 }
+

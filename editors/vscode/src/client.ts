@@ -25,6 +25,7 @@ export function readSettings(): Settings {
     profile: c.get<string>('profile', ''),
     approvalPolicy: c.get<string>('approvalPolicy', ''),
     sandboxMode: c.get<string>('sandboxMode', ''),
+    reviewChanges: c.get<boolean>('reviewChanges', false),
   };
 }
 
@@ -44,17 +45,22 @@ export function bundledBinary(extensionPath: string): string | undefined {
   return p;
 }
 
-/** Opts into the agent/* surface (protocol section 1). */
-const agentCapabilities: StaticFeature = {
-  fillClientCapabilities(caps: ClientCapabilities) {
-    caps.experimental = { ...(caps.experimental as object | undefined), agent: { events: true, approvals: true, review: false } };
-  },
-  initialize() {},
-  getState() {
-    return { kind: 'static' };
-  },
-  clear() {},
-};
+/**
+ * Opts into the agent/* surface (protocol section 1); review (section
+ * 5.5) when the user turned on agentLs.reviewChanges.
+ */
+function agentCapabilities(review: boolean): StaticFeature {
+  return {
+    fillClientCapabilities(caps: ClientCapabilities) {
+      caps.experimental = { ...(caps.experimental as object | undefined), agent: { events: true, approvals: true, review } };
+    },
+    initialize() {},
+    getState() {
+      return { kind: 'static' };
+    },
+    clear() {},
+  };
+}
 
 export async function createClient(ctx: vscode.ExtensionContext, output: vscode.LogOutputChannel): Promise<LanguageClient> {
   const settings = readSettings();
@@ -77,7 +83,7 @@ export async function createClient(ctx: vscode.ExtensionContext, output: vscode.
     revealOutputChannelOn: 4, // RevealOutputChannelOn.Never
   };
   const client = new LanguageClient('agentLs', 'agent-ls', server, options);
-  client.registerFeature(agentCapabilities);
+  client.registerFeature(agentCapabilities(settings.reviewChanges));
   return client;
 }
 
@@ -96,6 +102,8 @@ export class Server {
     private readonly wire: (c: LanguageClient) => void,
     /** Called when a restart drops the old process's sessions. */
     private readonly onRestart: () => void,
+    /** Called once a new process runs, before anyone else uses it. */
+    private readonly onStarted?: (c: LanguageClient) => Promise<void>,
   ) {}
 
   /** The running client, if agent-ls has been started. */
@@ -109,6 +117,7 @@ export class Server {
       const c = await createClient(this.ctx, this.output);
       this.wire(c);
       await c.start();
+      await this.onStarted?.(c).catch((e) => this.output.warn(`after start: ${e instanceof Error ? e.message : String(e)}`));
       this.client = c;
       return c;
     })().finally(() => {

@@ -227,3 +227,9 @@ export function compact(n: number): string {
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
+
+/** Whether a session's cwd (a file URI) is the workspace folder (a file URI too). */
+export function sameFolder(a: string, b: string): boolean {
+  const norm = (u: string) => decodeURIComponent(u).replace(/\/+$/, '').toLowerCase();
+  return norm(a) === norm(b);
+}

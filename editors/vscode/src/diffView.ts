@@ -24,6 +24,11 @@ export class DiffView implements vscode.TextDocumentContentProvider, vscode.Disp
     return this.texts.get(uri.query) ?? '';
   }
 
+  /** A read-only document of ours holding text. */
+  text(name: string, label: string, text: string): vscode.Uri {
+    return this.virtual(name, label, text);
+  }
+
   private virtual(name: string, label: string, text: string): vscode.Uri {
     const key = String(this.next++);
     this.texts.set(key, text);
@@ -51,6 +56,29 @@ export class DiffView implements vscode.TextDocumentContentProvider, vscode.Disp
       : [uri, this.virtual(name, 'proposed', other)];
     await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (agent change)`, { preview: true });
   }
+}
+
+/**
+ * Opens the diff editor on a proposed change of one file (diff is that
+ * file's section): the file as it is on the left, as it would be on the
+ * right. Returns the right side's uri, or undefined when the file no
+ * longer matches the diff (the change itself is shown then).
+ */
+export async function showProposal(view: DiffView, fileUri: string, kind: string, diff: string): Promise<vscode.Uri | undefined> {
+  const uri = vscode.Uri.parse(fileUri);
+  const name = uri.path.split('/').pop() ?? 'file';
+  const current = kind === 'add' ? '' : await readText(uri);
+  const fd = parseDiff(diff)[0];
+  const proposed = fd ? applyDiff(current, fd, false) : undefined;
+  if (proposed === undefined) {
+    const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
+    await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
+    return undefined;
+  }
+  const left = kind === 'add' ? view.text(name, 'none', '') : uri;
+  const right = view.text(name, 'proposed', proposed);
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${name} (proposed change)`, { preview: false, preserveFocus: true });
+  return right;
 }
 
 async function readText(uri: vscode.Uri): Promise<string> {

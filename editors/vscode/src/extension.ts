@@ -7,7 +7,8 @@ import { Approvals } from './approvalUi';
 import { readSettings, Server } from './client';
 import { registerCommands, reporting } from './commands';
 import { DiffView } from './diffView';
-import { Methods, type AgentEvent, type ApprovalParams } from './protocol';
+import { Methods, type AgentEvent, type ApprovalParams, type ReviewParams } from './protocol';
+import { Reviews } from './reviewUi';
 import { agentSettings, configurationChange, needsRestart } from './settings';
 import { StatusItem } from './status';
 import { ConversationView } from './view';
@@ -17,16 +18,28 @@ let server: Server | undefined;
 export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('agent-ls', { log: true });
   const diffs = new DiffView();
-  const conversation: Conversation = new Conversation({ client: () => srv.get() });
+  const sessionKey = 'agentLs.session';
+  const conversation: Conversation = new Conversation({
+    client: () => srv.get(),
+    remember: (id) => void ctx.workspaceState.update(sessionKey, id),
+  });
   const approvals = new Approvals(conversation, diffs, output);
+  const reviews = new Reviews(conversation, diffs, output);
   const srv = new Server(
     ctx,
     output,
     (c) => {
       c.onNotification(Methods.event, (ev: AgentEvent) => conversation.handleEvent(ev));
       c.onRequest(Methods.requestApproval, (p: ApprovalParams, token: vscode.CancellationToken) => approvals.ask(p, token));
+      c.onRequest(Methods.requestReview, (p: ReviewParams, token: vscode.CancellationToken) => reviews.ask(p, token));
     },
     () => conversation.reset(),
+    // A reloaded window (or a restarted server) shows the conversation
+    // it showed before, brought back from the server's record.
+    async (c) => {
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+      await conversation.restore(c, ctx.workspaceState.get<string>(sessionKey), folder);
+    },
   );
   server = srv;
 
@@ -41,6 +54,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
       await diffs.show(it.changes[index].uri, it.diff, it.status === 'applied');
     },
     answerApproval: (key, index) => approvals.answer(key, index),
+    review: (key, action) => reviews.act(key, action),
   });
   conversation.onTurnStarted(() => view.reveal());
 
@@ -48,6 +62,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   ctx.subscriptions.push(
     output,
     diffs,
+    reviews,
     conversation,
     view,
     new StatusItem(conversation),

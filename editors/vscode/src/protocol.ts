@@ -98,9 +98,50 @@ export interface ContextEntry {
   diagnostics?: unknown[];
 }
 
+/** agent/requestReview's params (protocol section 5.5). */
+export interface ReviewParams {
+  sessionId: string;
+  turnId: string;
+  callId: string;
+  /** In the order of diff; hunks counts the file's hunks there. */
+  changes: (FileChangeEntry & { hunks: number })[];
+  diff: string;
+}
+
+export interface HunkAnswer {
+  uri: string;
+  index: number;
+  accept: boolean;
+}
+
+export interface ReviewAnswer {
+  decision: 'accept' | 'reject';
+  hunks?: HunkAnswer[];
+  comment?: string;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  cwd: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  turns: number;
+}
+
+export interface ResumedSession {
+  sessionId: string;
+  cwd: string;
+  model: string;
+  items: AgentEvent[];
+}
+
 export const Methods = {
   event: 'agent/event',
   requestApproval: 'agent/requestApproval',
+  requestReview: 'agent/requestReview',
+  listSessions: 'agent/listSessions',
+  resumeSession: 'agent/resumeSession',
   newSession: 'agent/newSession',
   startTurn: 'agent/startTurn',
   interrupt: 'agent/interrupt',

@@ -5,6 +5,7 @@
 
 import MarkdownIt from 'markdown-it';
 import type { Prompt } from './approval';
+import { counts, type Review } from './review';
 import type { Item, State, Turn } from './conversation';
 import { usageLabel } from './conversation';
 
@@ -119,4 +120,53 @@ export function renderApproval(a: Prompt & { key: string }): string {
   const head = a.modal ? a.message : a.message.replace(/ \([^]*\)$/, '');
   const detail = a.detail ? `<pre class="detail">${escapeHtml(a.detail)}</pre>` : '';
   return `<div class="card approval"><div class="card-head"><span class="icon">⚠</span> <span class="title">${escapeHtml(head)}</span></div>${detail}<div class="actions">${buttons}</div></div>`;
+}
+
+/** One line of a hunk, coloured by its side. */
+function hunkLine(l: string): string {
+  const cls = l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('\\') ? 'dim' : 'ctx';
+  return `<span class="${cls}">${escapeHtml(l)}</span>`;
+}
+
+/**
+ * A change waiting for review: each file with its hunks, Accept and
+ * Reject on each, the comment box and the buttons that answer. Buttons
+ * carry the review's key and what they do (data-review-action).
+ */
+export function renderReview(r: Review): string {
+  const key = escapeHtml(r.key);
+  const btn = (label: string, action: string, extra: string, cls = 'secondary') =>
+    `<button class="${cls}" data-action="review" data-key="${key}" data-review-action="${action}" ${extra}>${escapeHtml(label)}</button>`;
+  const files = r.files
+    .map((f, fi) => {
+      const name = f.kind === 'move' && f.newUri ? `${fileLabel(f.uri)} → ${fileLabel(f.newUri)}` : fileLabel(f.uri);
+      const hunks = f.hunks
+        .map((h, hi) => {
+          const state = h.accept === true ? 'accepted' : h.accept === false ? 'rejected' : 'open';
+          const at = `data-file="${fi}" data-hunk="${hi}"`;
+          return (
+            `<div class="hunk ${state}" data-file="${fi}" data-hunk="${hi}"><div class="hunk-head"><code>${escapeHtml(h.header)}</code> ` +
+            btn('Accept', 'accept', at, h.accept === true ? 'chosen' : 'secondary') +
+            ' ' +
+            btn('Reject', 'reject', at, h.accept === false ? 'chosen' : 'secondary') +
+            `<span class="dim state">${state === 'open' ? '' : state}</span></div>` +
+            `<pre class="hunk-lines">${h.lines.map(hunkLine).join('\n')}</pre></div>`
+          );
+        })
+        .join('');
+      return (
+        `<div class="review-file"><div class="change"><span class="file" title="${escapeHtml(f.uri)}">${escapeHtml(name)}</span> ` +
+        `<span class="add">+${f.additions}</span> <span class="del">-${f.deletions}</span> ` +
+        (f.hunks.length ? btn('Diff', 'diff', `data-file="${fi}"`, 'link') : `<span class="dim">${escapeHtml(f.kind)}</span>`) +
+        `</div>${hunks}</div>`
+      );
+    })
+    .join('');
+  const c = counts(r);
+  return (
+    `<div class="card review" data-key="${key}"><div class="card-head"><span class="icon">✎</span> <span class="title">Review the proposed change</span>` +
+    `<span class="dim">${c.accepted} accepted · ${c.rejected} rejected · ${c.open} undecided</span></div>${files}` +
+    `<textarea class="review-comment" data-key="${key}" rows="2" placeholder="A comment for the agent (optional)">${escapeHtml(r.comment)}</textarea>` +
+    `<div class="actions">${btn('Apply accepted hunks', 'submit', '', '')} ${btn('Accept all', 'acceptAll', '')} ${btn('Reject all', 'rejectAll', '')}</div></div>`
+  );
 }

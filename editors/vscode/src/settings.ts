@@ -8,6 +8,8 @@ export interface Settings {
   profile: string;
   approvalPolicy: string;
   sandboxMode: string;
+  /** Review each change before it is applied (protocol section 5.5). */
+  reviewChanges: boolean;
 }
 
 /** The keys of protocol section 9 that VS Code settings carry, camelCase. */
@@ -58,7 +60,10 @@ export function serverCommand(s: Settings, bundled: string | undefined): string 
   return bundled ?? 'agent-ls';
 }
 
-/** The settings whose change needs a new server process. */
+/**
+ * The settings whose change needs a new server process: the binary, and
+ * reviewing changes, which the client declares at initialize.
+ */
 export function needsRestart(before: Settings, after: Settings): boolean {
-  return before.path !== after.path;
+  return before.path !== after.path || before.reviewChanges !== after.reviewChanges;
 }

@@ -6,7 +6,8 @@
 
 import * as vscode from 'vscode';
 import type { Conversation } from './agent';
-import { renderApproval, renderTurn } from './render';
+import { renderApproval, renderReview, renderTurn } from './render';
+import type { ReviewAction } from './reviewUi';
 import { usageLabel } from './conversation';
 
 export type FromWebview =
@@ -16,7 +17,9 @@ export type FromWebview =
   | { type: 'newSession' }
   | { type: 'selectSession'; sessionId: string }
   | { type: 'openDiff'; turnId: string; callId: string; index: number }
-  | { type: 'approval'; key: string; index: number };
+  | { type: 'approval'; key: string; index: number }
+  | { type: 'review'; key: string; action: string; file?: number; hunk?: number }
+  | { type: 'reviewComment'; key: string; text: string };
 
 export interface ViewActions {
   ask(text: string): Promise<void>;
@@ -24,6 +27,7 @@ export interface ViewActions {
   newSession(): Promise<void>;
   openDiff(turnId: string, callId: string, index: number): Promise<void>;
   answerApproval(key: string, index: number): Promise<void>;
+  review(key: string, action: ReviewAction): Promise<void>;
 }
 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -86,6 +90,23 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         case 'approval':
           await this.actions.answerApproval(m.key, m.index);
           break;
+        case 'reviewComment':
+          await this.actions.review(m.key, { action: 'comment', text: m.text });
+          break;
+        case 'review': {
+          const file = m.file ?? 0;
+          const hunk = m.hunk ?? 0;
+          const a: ReviewAction | undefined = {
+            accept: { action: 'hunk', file, hunk, accept: true } as const,
+            reject: { action: 'hunk', file, hunk, accept: false } as const,
+            acceptAll: { action: 'all', accept: true } as const,
+            rejectAll: { action: 'all', accept: false } as const,
+            submit: { action: 'submit' } as const,
+            diff: { action: 'diff', file } as const,
+          }[m.action];
+          if (a) await this.actions.review(m.key, a);
+          break;
+        }
       }
     } catch (e) {
       void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
@@ -112,7 +133,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
       turns: s.turns.map((t) => ({ id: t.turnId, html: renderTurn(t) })),
       usage: usageLabel(s.usage),
       working: !!last && last.status === 'running',
-      approvals: this.conversation.approvals.map(renderApproval).join(''),
+      approvals: this.conversation.approvals.map(renderApproval).join('') + this.conversation.reviews.map(renderReview).join(''),
     });
   }
 

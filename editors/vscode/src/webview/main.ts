@@ -25,6 +25,7 @@ const session = document.getElementById('session') as HTMLSelectElement;
 const usage = document.getElementById('usage')!;
 const approvals = document.getElementById('approvals')!;
 const shown = new Map<string, string>(); // turn id -> html shown
+let shownApprovals = '';
 
 function submit(): void {
   const text = prompt.value.trim();
@@ -52,6 +53,23 @@ turnsEl.addEventListener('click', (e) => {
 approvals.addEventListener('click', (e) => {
   const b = (e.target as HTMLElement).closest('button[data-action="approval"]') as HTMLButtonElement | null;
   if (b) vscode.postMessage({ type: 'approval', key: b.dataset.key, index: Number(b.dataset.index) });
+  const r = (e.target as HTMLElement).closest('button[data-action="review"]') as HTMLButtonElement | null;
+  if (r)
+    vscode.postMessage({
+      type: 'review',
+      key: r.dataset.key,
+      action: r.dataset.reviewAction,
+      file: r.dataset.file === undefined ? undefined : Number(r.dataset.file),
+      hunk: r.dataset.hunk === undefined ? undefined : Number(r.dataset.hunk),
+    });
+});
+// A review's comment goes to the extension as it is typed, so that a
+// button (or a CodeLens in the diff editor) sends it along.
+approvals.addEventListener('input', (e) => {
+  const t = e.target as HTMLElement;
+  if (t instanceof HTMLTextAreaElement && t.classList.contains('review-comment')) {
+    vscode.postMessage({ type: 'reviewComment', key: t.dataset.key, text: t.value });
+  }
 });
 
 function renderSessions(m: RenderMessage): void {
@@ -102,7 +120,18 @@ function render(m: RenderMessage): void {
   usage.textContent = m.usage;
   stop.hidden = !m.working;
   document.body.classList.toggle('working', m.working);
-  if (approvals.innerHTML !== m.approvals) approvals.innerHTML = m.approvals;
+  if (shownApprovals !== m.approvals) {
+    // What the user is typing in a review's comment box stays.
+    const typing = document.activeElement instanceof HTMLTextAreaElement && approvals.contains(document.activeElement) ? document.activeElement : undefined;
+    const kept = new Map([...approvals.querySelectorAll<HTMLTextAreaElement>('textarea.review-comment')].map((t) => [t.dataset.key, t.value]));
+    approvals.innerHTML = m.approvals;
+    shownApprovals = m.approvals;
+    for (const t of approvals.querySelectorAll<HTMLTextAreaElement>('textarea.review-comment')) {
+      const v = kept.get(t.dataset.key);
+      if (v !== undefined) t.value = v;
+      if (typing && typing.dataset.key === t.dataset.key) t.focus();
+    }
+  }
   document.body.classList.toggle('needs-approval', m.approvals !== '');
   renderSessions(m);
   if (atBottom) turnsEl.scrollTop = turnsEl.scrollHeight;

@@ -106,7 +106,7 @@ export { waitFor };
  * script, code-server on a loopback port with the .vsix installed and the
  * workspace files written, and a Chromium page on it.
  */
-export async function launch({ script, files, userSettings }) {
+export async function launch({ script, files, userSettings, untrusted = false, name = '' }) {
   const run = fs.mkdtempSync(path.join(outDir, 'run-'));
   const dirs = Object.fromEntries(['home', 'data', 'exts', 'workspace', 'tmp'].map((d) => [d, path.join(run, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
@@ -138,7 +138,10 @@ export async function launch({ script, files, userSettings }) {
 
   const port = await freePort();
   const csEnv = { ...env, OPENAI_BASE_URL: baseUrl, AGENT_LS_STREAM_IDLE_TIMEOUT_MS: '60000' };
-  const cs = start(codeServer, [...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', dirs.workspace], { env: csEnv, cwd: run, log: path.join(run, 'code-server.log') });
+  // An untrusted workspace: code-server's workspace trust stays on, and
+  // the folder, never trusted, opens in Restricted Mode.
+  const trustArgs = untrusted ? [] : ['--disable-workspace-trust'];
+  const cs = start(codeServer, [...csArgs, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', ...trustArgs, dirs.workspace], { env: csEnv, cwd: run, log: path.join(run, 'code-server.log') });
   cs.stdout.resume();
   await waitFor('code-server', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok);
 
@@ -153,15 +156,16 @@ export async function launch({ script, files, userSettings }) {
   await page.waitForSelector('.monaco-workbench');
 
   let shot = 0;
+  const prefix = name ? `${name}-` : '';
   return {
     run,
     dirs,
     page,
     /** The requests the model received, in order. */
     requests: () => fs.readFileSync(requests, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)),
-    async screenshot(name) {
+    async screenshot(what) {
       shot++;
-      await page.screenshot({ path: path.join(outDir, `${String(shot).padStart(2, '0')}-${name}.png`) });
+      await page.screenshot({ path: path.join(outDir, `${prefix}${String(shot).padStart(2, '0')}-${what}.png`) });
     },
     async close() {
       await browser.close().catch(() => undefined);

@@ -6,7 +6,15 @@ export const greetBefore = 'function greet(name) {\n  return "Hallo, " + name + 
 export const greetAfter = 'function greet(name) {\n  return "Grüß dich, " + name + " 👋";\n}\n\nconsole.log(greet("Welt"));\n';
 const greetPatch = '*** Begin Patch\n*** Update File: greet.js\n@@\n function greet(name) {\n-  return "Hallo, " + name + "!";\n+  return "Grüß dich, " + name + " 👋";\n*** End Patch\n';
 
+const twenty = Array.from({ length: 20 }, (_, i) => `line ${i + 1}\n`).join('');
+export const reviewBefore = twenty;
+/** The review accepts the first hunk (line 2) and rejects the second (line 19). */
+export const reviewAfter = twenty.replace('line 2\n', 'LINE 2\n');
+const reviewPatch =
+  '*** Begin Patch\n*** Update File: review.txt\n@@\n line 1\n-line 2\n+LINE 2\n line 3\n@@\n line 18\n-line 19\n+LINE 19\n line 20\n*** End Patch\n';
+
 export const files = {
+  'review.txt': reviewBefore,
   'greet.js': greetBefore,
   'notes.txt': 'hello\nhello again\nbye\n',
   'math.js': 'function add(a, b) {\n  return a + b;\n}\n',
@@ -28,6 +36,8 @@ export const prompts = {
   danger: 'ZQDANGER clean the build',
   dismiss: 'ZQDISMISS touch a file outside the sandbox',
   patchDirty: 'ZQDIRTY fix the greeting again',
+  review: 'ZQREVIEW capitalise lines 2 and 19',
+  untrusted: 'ZQUNTRUSTED make a file',
 };
 
 export const approvedCommand = ['grep', '-c', 'hello', 'notes.txt'];
@@ -123,6 +133,18 @@ export const script = {
       bodyContains: 'Explain what this code does.',
       reply: { items: [{ type: 'message', text: 'add returns the sum of a and b.' }] },
     },
+    {
+      name: 'review-apply',
+      bodyContains: 'ZQREVIEW',
+      reply: { items: [{ type: 'custom_tool_call', callId: 'r1', name: 'apply_patch', input: reviewPatch }] },
+    },
+    { name: 'review-answer', bodyContains: 'ZQREVIEW', reply: { items: [{ type: 'message', text: 'Line 2 is capitalised; line 19 stays as you asked.' }] } },
+    {
+      name: 'untrusted-run',
+      bodyContains: 'ZQUNTRUSTED',
+      reply: { items: [{ type: 'function_call', callId: 'u1', name: 'shell', arguments: { command: ['touch', 'made.txt'] } }] },
+    },
+    { name: 'untrusted-answer', bodyContains: 'ZQUNTRUSTED', reply: { items: [{ type: 'message', text: 'The workspace is read-only here.' }] } },
     { name: 'selection', bodyContains: 'ZQSEL', reply: { items: [{ type: 'message', text: 'It adds a and b.' }] } },
   ],
 };

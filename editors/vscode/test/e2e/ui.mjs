@@ -81,3 +81,20 @@ export async function statusShows(page, re) {
   await item.waitFor({ timeout: patience });
   return item.innerText();
 }
+
+/** Ticks or unticks a boolean user setting in the Settings editor. */
+export async function setBooleanSetting(page, key, value) {
+  await command(page, 'Preferences: Open User Settings');
+  const editor = page.locator('.settings-editor');
+  await editor.waitFor();
+  await editor.locator('.settings-header .suggest-input-container').click();
+  await page.keyboard.type(key);
+  // A machine-scoped setting lives on the machine agent-ls runs on: in
+  // code-server, the Remote tab.
+  const remote = editor.locator('.settings-tabs-widget .action-label', { hasText: 'Remote' });
+  if (await remote.count()) await remote.first().click();
+  const box = editor.locator('.setting-item-bool .setting-value-checkbox').first();
+  await box.waitFor();
+  if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
+  await editor.locator(`.setting-item-bool .setting-value-checkbox[aria-checked="${value}"]`).first().waitFor();
+}

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test as nodeTest } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import { launch, outDir, waitFor } from './harness.mjs';
-import { approvedCommand, files, greetAfter, greetBefore, prompts, script } from './script.mjs';
-import { ask, command, editorText, lastTurn, notificationButton, openFile, statusShows, view } from './ui.mjs';
+import { approvedCommand, files, greetAfter, greetBefore, prompts, reviewAfter, reviewBefore, script } from './script.mjs';
+import { ask, command, editorText, lastTurn, notificationButton, openFile, setBooleanSetting, statusShows, view } from './ui.mjs';
 
 const apiKey = 'sk-vscode-test-7f3a9c';
 let vs;
@@ -43,6 +44,9 @@ describe('agent-ls in VS Code', () => {
         'files.autoSave': 'off', // VS Code's default; code-server's differs
         'git.openRepositoryInParentFolders': 'never',
         'agentLs.approvalPolicy': 'on-request',
+        // Accept and Reject on each hunk of a reviewed change, in the diff
+        // editor (VS Code shows no CodeLenses there unless asked to).
+        'diffEditor.codeLens': true,
       },
     });
   });
@@ -52,13 +56,7 @@ describe('agent-ls in VS Code', () => {
 
   test('Set API Key stores the key where agent-ls gets it, never in settings or logs', async () => {
     const { page } = vs;
-    await command(page, 'Agent: Set API Key');
-    const input = page.locator('.quick-input-widget input[type="password"]');
-    await input.waitFor();
-    await input.fill(apiKey);
-    await vs.screenshot('api-key');
-    await input.press('Enter');
-    await page.locator('.notifications-toasts', { hasText: 'API key saved' }).waitFor();
+    await setApiKey(page);
     // The next test's answer shows the key reached agent-ls: without
     // one it refuses to call the model. Here: it is written nowhere a
     // workspace or a log would show it.
@@ -291,5 +289,141 @@ describe('agent-ls in VS Code', () => {
     await command(page, 'Agent: Show Log');
     await page.locator('.part.panel .view-lines', { hasText: 'msg="turn ended"' }).first().waitFor();
     await vs.screenshot('log');
+  });
+
+  test('review a two-hunk change: accept one hunk in the diff editor, reject the other in the view, with a comment', async () => {
+    const { page } = vs;
+    // Turning the setting on restarts agent-ls, which the client now
+    // tells it reviews changes.
+    const before = serverPids();
+    await setBooleanSetting(page, 'agentLs.reviewChanges', true);
+    await waitFor('agent-ls to restart', async () => {
+      const now = serverPids();
+      return now.length > 0 && now.every((p) => !before.includes(p));
+    });
+    await vs.screenshot('review-setting');
+    await command(page, 'View: Close Editor'); // the Settings editor
+    await command(page, 'Agent: New Session');
+    await ask(page, prompts.review);
+    const card = view(page).locator('#approvals .card.review');
+    await card.waitFor();
+    assert.deepEqual(await card.locator('.hunk code').allInnerTexts(), ['@@ -1,5 +1,5 @@', '@@ -16,5 +16,5 @@']);
+    await statusShows(page, /Agent: needs approval/);
+    // The proposed change is open in the diff editor, with a CodeLens
+    // on each hunk.
+    await page.locator('.tabs-container .tab.active', { hasText: 'review.txt (proposed change)' }).waitFor();
+    const modified = page.locator('.monaco-diff-editor .editor.modified').first();
+    await modified.locator('.view-lines', { hasText: 'LINE 2' }).waitFor();
+    await vs.screenshot('review-open');
+    await modified.locator('.codelens-decoration a', { hasText: /^Accept$/ }).first().click();
+    await card.locator('.hunk.accepted[data-hunk="0"]').waitFor();
+    await modified.locator('.codelens-decoration', { hasText: 'Hunk 1: ✓ accepted' }).waitFor();
+    await card.locator('.hunk[data-hunk="1"] button[data-review-action="reject"]').click();
+    await card.locator('.hunk.rejected[data-hunk="1"]').waitFor();
+    await card.locator('textarea.review-comment').fill('keep line 19 as it is');
+    await vs.screenshot('review-decided');
+    await card.locator('button[data-review-action="submit"]').click();
+    const turn = lastTurn(page);
+    await turn.locator('.message', { hasText: 'line 19 stays as you asked' }).waitFor();
+    await card.waitFor({ state: 'detached' });
+    assert.match(await turn.locator('.card.filechange.applied .change').innerText(), /review\.txt\s+\+1\s+-1/);
+    const onDisk = path.join(vs.dirs.workspace, 'review.txt');
+    await waitFor('review.txt to hold the accepted hunk only', async () => fs.readFileSync(onDisk, 'utf8') === reviewAfter);
+    assert.notEqual(reviewAfter, reviewBefore);
+    await vs.screenshot('review-applied');
+    const told = vs.requests().find((r) => r.step === 'review-answer');
+    const out = JSON.stringify(told.body.input.at(-1));
+    assert.match(out, /accepted only part of it/);
+    assert.match(out, /review\.txt: accepted hunk\(s\) @@ -1,5 \+1,5 @@; rejected hunk\(s\) @@ -16,5 \+16,5 @@ \(not applied\)/);
+    assert.match(out, /-line 19\\n\+LINE 19/);
+    assert.match(out, /The user's comment: keep line 19 as it is/);
+  });
+
+  test('a reload of the window brings the conversation back from agent-ls', async () => {
+    const { page } = vs;
+    await command(page, 'Developer: Reload Window');
+    await page.waitForSelector('.monaco-workbench');
+    await page.locator('.statusbar-item', { hasText: /Agent/ }).first().click();
+    const turn = lastTurn(page);
+    await turn.locator('.message', { hasText: 'line 19 stays as you asked' }).waitFor();
+    assert.match(await turn.locator('.prompt').innerText(), /ZQREVIEW/);
+    assert.match(await turn.locator('.card.filechange.applied').innerText(), /review\.txt/);
+    await vs.screenshot('reload-restored');
+  });
+});
+
+/** The agent-ls servers of this run's code-server, by pid. */
+function serverPids() {
+  try {
+    return execFileSync('pgrep', ['-f', `${vs.dirs.exts}/.*/bin/agent-ls serve`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return []; // none
+  }
+}
+
+/** Agent: Set API Key, as a user does it. */
+async function setApiKey(page) {
+  await command(page, 'Agent: Set API Key');
+  const input = page.locator('.quick-input-widget input[type="password"]');
+  await input.waitFor();
+  await input.fill(apiKey);
+  await vs.screenshot('api-key');
+  await input.press('Enter');
+  await page.locator('.notifications-toasts', { hasText: 'API key saved' }).waitFor();
+}
+
+describe('agent-ls in an untrusted workspace', () => {
+  before(async () => {
+    await vs?.close();
+    vs = await launch({
+      name: 'untrusted',
+      untrusted: true,
+      script,
+      files,
+      userSettings: {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'security.workspace.trust.enabled': true,
+        'security.workspace.trust.startupPrompt': 'never',
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'git.openRepositoryInParentFolders': 'never',
+        // What the user chose for trusted workspaces: an untrusted one
+        // runs read-only and asks, whatever these say.
+        'agentLs.approvalPolicy': 'never',
+        'agentLs.sandboxMode': 'danger-full-access',
+      },
+    });
+  });
+  after(async () => {
+    await vs?.close();
+  });
+
+  test('the agent runs read-only and asks before a command that writes', async () => {
+    const { page } = vs;
+    await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor();
+    await setApiKey(page);
+    await command(page, 'Agent: New Session');
+    await ask(page, prompts.untrusted);
+    // Under "never" nothing would ask: the workspace's trust decided.
+    const allow = await notificationButton(page, 'touch made.txt', 'Allow Once');
+    assert.match(await page.locator('.notifications-toasts .notification-toast', { hasText: 'touch made.txt' }).innerText(), /untrusted/);
+    await vs.screenshot('untrusted-approval');
+    await allow.click();
+    // Allowed, it still runs in the read-only sandbox, which refuses the
+    // write; running it outside asks again, and the user says no.
+    const reject = await notificationButton(page, 'Run it again without the sandbox', 'Reject');
+    await vs.screenshot('untrusted-denied');
+    await reject.click();
+    const turn = lastTurn(page);
+    await turn.locator('.message', { hasText: 'The workspace is read-only here.' }).waitFor();
+    assert.match(await turn.locator('.card.tool').innerText(), /Permission denied|Read-only/);
+    await vs.screenshot('untrusted-done');
+    assert.equal(fs.existsSync(path.join(vs.dirs.workspace, 'made.txt')), false, 'the read-only sandbox kept the file from being made');
+    const first = JSON.stringify(vs.requests().find((r) => r.step === 'untrusted-run').body);
+    assert.match(first, /<approval_policy>untrusted<\/approval_policy>/);
+    assert.match(first, /<sandbox_mode>read-only<\/sandbox_mode>/);
   });
 });

@@ -5,7 +5,7 @@ import { approvalPrompt, commandLine, isDangerous } from '../../src/approval';
 import { agentSettings, configurationChange, needsRestart, serverCommand, serverEnvironment, type Settings } from '../../src/settings';
 import { statusText as statusTextFor } from '../../src/statusText';
 
-const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access' };
+const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access', reviewChanges: false };
 
 test('settings go to agent-ls in camelCase, empty ones left out', () => {
   assert.deepEqual(agentSettings(base, true), { model: 'gpt-5-codex', approvalPolicy: 'never', sandboxMode: 'danger-full-access' });
@@ -28,17 +28,21 @@ test('the binary: agentLs.path, else the packaged one, else PATH', () => {
   assert.equal(serverCommand(base, undefined), 'agent-ls');
   assert.equal(needsRestart(base, { ...base, path: '/x' }), true);
   assert.equal(needsRestart(base, { ...base, model: 'other' }), false);
+  // Review is a capability the client declares at initialize.
+  assert.equal(needsRestart(base, { ...base, reviewChanges: true }), true);
 });
 
 test('settings that decide what runs are machine-scoped and restricted in untrusted workspaces', () => {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
   const props = pkg.contributes.configuration.properties;
-  for (const k of ['agentLs.path', 'agentLs.approvalPolicy', 'agentLs.sandboxMode']) {
+  for (const k of ['agentLs.path', 'agentLs.approvalPolicy', 'agentLs.sandboxMode', 'agentLs.reviewChanges']) {
     assert.equal(props[k].scope, 'machine', k);
+    if (k === 'agentLs.reviewChanges') continue; // turning it on is always safe
+
     assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(k), k);
   }
   assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
-  assert.deepEqual(Object.keys(props).sort(), ['agentLs.approvalPolicy', 'agentLs.model', 'agentLs.path', 'agentLs.profile', 'agentLs.sandboxMode']);
+  assert.deepEqual(Object.keys(props).sort(), ['agentLs.approvalPolicy', 'agentLs.model', 'agentLs.path', 'agentLs.profile', 'agentLs.reviewChanges', 'agentLs.sandboxMode']);
   // Lazy: activated after start-up, by a command or by the view only.
   assert.deepEqual(pkg.activationEvents, ['onStartupFinished']);
 });
