@@ -38,10 +38,12 @@ var rank = map[string]int{
 	"internal/config":    1,
 	"internal/tools":     2,
 	"internal/agent":     3,
-	// Frontends: the language server, and the fake editor that drives it;
+	// Frontends: the language server and the ACP server, and the fake
+	// editor that drives the first;
 	// the session records, which implement the agent's observer; the
 	// hooks, which implement its ToolHooks.
 	"internal/lsp":     4,
+	"internal/acp":     4,
 	"internal/hooks":   4,
 	"internal/editor":  4,
 	"internal/session": 4,
@@ -85,12 +87,13 @@ var allowed = map[string][]string{
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
+	"internal/acp":     {"internal/agent", "internal/event", "internal/policy", "internal/workspace", "github.com/coder/acp-go-sdk"},
 	"internal/hooks":   {"internal/agent", "internal/textcut"},
 	"internal/editor":  {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"internal/session": {"internal/agent", "internal/event", "internal/model"},
 	// The composition root. The demo needs the editor fake and fakemodel;
 	// nothing else in the binary does.
-	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/model",
+	"cmd/agent-ls": {"internal/acp", "internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/model",
 		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
 		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},

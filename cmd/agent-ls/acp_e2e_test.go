@@ -1,0 +1,561 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// acpClient is an ACP client built on the Go SDK's client side: it
+// records the updates, answers permissions with answer (nil: never), and
+// serves fs/* from buffers over the disk.
+type acpClient struct {
+	mu       sync.Mutex
+	updates  []sdk.SessionNotification
+	perms    []sdk.RequestPermissionRequest
+	writes   []string
+	answer   func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse
+	buffers  map[string]string // unsaved editor text by path
+	failPath string            // a write to it fails
+	permSeen chan struct{}
+}
+
+func (c *acpClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.perms = append(c.perms, p)
+	answer := c.answer
+	seen := c.permSeen
+	c.mu.Unlock()
+	if seen != nil {
+		select {
+		case seen <- struct{}{}:
+		default:
+		}
+	}
+	if answer == nil {
+		<-ctx.Done() // a client that never answers
+		return sdk.RequestPermissionResponse{}, ctx.Err()
+	}
+	return answer(p), nil
+}
+
+func (c *acpClient) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, n)
+	return nil
+}
+
+func (c *acpClient) ReadTextFile(ctx context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	text, ok := c.buffers[p.Path]
+	c.mu.Unlock()
+	if ok {
+		return sdk.ReadTextFileResponse{Content: text}, nil
+	}
+	data, err := os.ReadFile(p.Path)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, &sdk.RequestError{Code: -32002, Message: err.Error()}
+	}
+	return sdk.ReadTextFileResponse{Content: string(data)}, nil
+}
+
+func (c *acpClient) WriteTextFile(ctx context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	c.writes = append(c.writes, p.Path)
+	fail := c.failPath
+	c.mu.Unlock()
+	if fail != "" && p.Path == fail {
+		return sdk.WriteTextFileResponse{}, &sdk.RequestError{Code: -32603, Message: "disk full"}
+	}
+	return sdk.WriteTextFileResponse{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
+}
+
+func (c *acpClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errors.New("no terminals here")
+}
+func (c *acpClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, errors.New("no terminals here")
+}
+func (c *acpClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, errors.New("no terminals here")
+}
+func (c *acpClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, errors.New("no terminals here")
+}
+func (c *acpClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, errors.New("no terminals here")
+}
+
+// kinds lists the session updates received, by their wire names.
+func (c *acpClient) kinds() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, n := range c.updates {
+		b, _ := json.Marshal(n.Update)
+		var k struct {
+			SessionUpdate string `json:"sessionUpdate"`
+		}
+		json.Unmarshal(b, &k)
+		out = append(out, k.SessionUpdate)
+	}
+	return out
+}
+
+// rawUpdates are the updates received, as JSON.
+func (c *acpClient) rawUpdates() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, n := range c.updates {
+		b, _ := json.Marshal(n.Update)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func (c *acpClient) agentText() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, n := range c.updates {
+		if m := n.Update.AgentMessageChunk; m != nil && m.Content.Text != nil {
+			b.WriteString(m.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+func (c *acpClient) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates, c.perms, c.writes = nil, nil, nil
+}
+
+// acpRun is agent-ls acp running against a fake model, with a client.
+type acpRun struct {
+	t      *testing.T
+	conn   *sdk.ClientSideConnection
+	client *acpClient
+	dir    string
+	ctx    context.Context
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	log    *syncWriter
+}
+
+func startACP(t *testing.T, m *fakemodel.Server, dir, state string, client *acpClient, env ...string) *acpRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.Command(binary, "acp", "--log-level", "debug")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex", "XDG_STATE_HOME="+state)
+	cmd.Env = append(cmd.Env, env...)
+	log := &syncWriter{w: &strings.Builder{}}
+	cmd.Stderr = log
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("agent-ls acp log:\n%s", log.String())
+		}
+	})
+	if client.buffers == nil {
+		client.buffers = map[string]string{}
+	}
+	conn := sdk.NewClientSideConnection(client, stdin, stdout)
+	conn.SetLogger(slog.New(slog.DiscardHandler))
+	return &acpRun{t: t, conn: conn, client: client, dir: dir, ctx: ctx, cmd: cmd, stdin: stdin, log: log}
+}
+
+func (r *acpRun) initialize(fs bool) sdk.InitializeResponse {
+	r.t.Helper()
+	res, err := r.conn.Initialize(r.ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: fs, WriteTextFile: fs}},
+		ClientInfo:         &sdk.Implementation{Name: "go-test", Version: "1"}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return res
+}
+
+func (r *acpRun) newSession() string {
+	r.t.Helper()
+	res, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: r.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return string(res.SessionId)
+}
+
+func (r *acpRun) prompt(id, text string) (sdk.PromptResponse, error) {
+	return r.conn.Prompt(r.ctx, sdk.PromptRequest{SessionId: sdk.SessionId(id), Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+}
+
+func pick(id string) func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse {
+	return func(sdk.RequestPermissionRequest) sdk.RequestPermissionResponse {
+		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: sdk.PermissionOptionId(id)}}}
+	}
+}
+
+func TestACPInitializeAndStreamedAnswer(t *testing.T) {
+	m := fakemodel.New(fakemodel.Say("hello from the agent"))
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
+	init := r.initialize(false)
+	if init.ProtocolVersion != 1 || !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.PromptCapabilities.Image ||
+		!init.AgentCapabilities.PromptCapabilities.EmbeddedContext || init.AgentCapabilities.SessionCapabilities.List == nil ||
+		init.AgentCapabilities.SessionCapabilities.Resume == nil || init.AgentCapabilities.SessionCapabilities.Close == nil ||
+		len(init.AuthMethods) != 0 || init.AgentInfo == nil || init.AgentInfo.Name != "agent-ls" {
+		t.Fatalf("initialize: %+v", init)
+	}
+	id := r.newSession()
+	res, err := r.prompt(id, "say hello")
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", res, err)
+	}
+	if got := c.agentText(); got != "hello from the agent" {
+		t.Errorf("agent text %q", got)
+	}
+	kinds := strings.Join(c.kinds(), ",")
+	if !strings.Contains(kinds, "available_commands_update") || !strings.Contains(kinds, "session_info_update") || strings.Count(kinds, "agent_message_chunk") < 2 {
+		t.Errorf("updates %s", kinds)
+	}
+}
+
+func TestACPAuthRequiredWithoutKey(t *testing.T) {
+	m := fakemodel.New()
+	t.Cleanup(m.Close)
+	// A configured provider naming an env_key that is not set.
+	cfgHome := t.TempDir()
+	os.MkdirAll(filepath.Join(cfgHome, "agent-ls"), 0o755)
+	os.WriteFile(filepath.Join(cfgHome, "agent-ls", "config.toml"), []byte(`model_provider = "acme"
+[model_providers.acme]
+name = "Acme"
+base_url = "`+m.URL()+`"
+env_key = "ACME_TEST_KEY"
+`), 0o644)
+	c2 := &acpClient{}
+	r2 := startACP(t, m, t.TempDir(), t.TempDir(), c2, "XDG_CONFIG_HOME="+cfgHome, "ACME_TEST_KEY=")
+	init := r2.initialize(false)
+	if len(init.AuthMethods) != 1 || init.AuthMethods[0].EnvVar == nil || init.AuthMethods[0].EnvVar.Vars[0].Name != "ACME_TEST_KEY" {
+		b, _ := json.Marshal(init.AuthMethods)
+		t.Fatalf("authMethods %s", b)
+	}
+	_, err := r2.conn.NewSession(r2.ctx, sdk.NewSessionRequest{Cwd: r2.dir, McpServers: []sdk.McpServer{}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32000 || !strings.Contains(re.Message, "ACME_TEST_KEY") {
+		t.Fatalf("session/new without the key: %v", err)
+	}
+}
+
+func TestACPCommandBehindPermission(t *testing.T) {
+	dir := t.TempDir()
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", `{"command":["bash","-lc","echo allowed > out.txt; echo done"],"sandbox_permissions":"require_escalated","justification":"write a file"}`)),
+		fakemodel.Say("ran it"),
+		fakemodel.Answer(fakemodel.FunctionCall("c2", "shell", `{"command":["bash","-lc","echo nope > no.txt"],"sandbox_permissions":"require_escalated","justification":"again"}`)),
+		fakemodel.Say("it was rejected"),
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{answer: pick("allowOnce")}
+	r := startACP(t, m, dir, t.TempDir(), c)
+	r.initialize(false)
+	id := r.newSession()
+	res, err := r.prompt(id, "write the file")
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", res, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(data) != "allowed\n" {
+		t.Fatalf("out.txt %q", data)
+	}
+	c.mu.Lock()
+	if len(c.perms) != 1 {
+		t.Fatalf("%d permission requests", len(c.perms))
+	}
+	p := c.perms[0]
+	c.mu.Unlock()
+	if p.ToolCall.ToolCallId != "c1" || p.ToolCall.Kind == nil || *p.ToolCall.Kind != sdk.ToolKindExecute {
+		t.Errorf("permission tool call %+v", p.ToolCall)
+	}
+	var kinds []string
+	for _, o := range p.Options {
+		kinds = append(kinds, string(o.OptionId)+"="+string(o.Kind))
+	}
+	if got := strings.Join(kinds, ","); got != "allowOnce=allow_once,allowAlways=allow_always,rejectOnce=reject_once,abort=reject_once" {
+		t.Errorf("options %s", got)
+	}
+	raw := strings.Join(c.rawUpdates(), "\n")
+	if !strings.Contains(raw, `"kind":"execute"`) || !strings.Contains(raw, `"status":"completed"`) {
+		t.Errorf("tool call updates:\n%s", raw)
+	}
+
+	c.reset()
+	c.mu.Lock()
+	c.answer = pick("rejectOnce")
+	c.mu.Unlock()
+	res, err = r.prompt(id, "again")
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no.txt")); err == nil {
+		t.Fatal("a rejected command ran")
+	}
+	if raw := strings.Join(c.rawUpdates(), "\n"); !strings.Contains(raw, `"status":"failed"`) {
+		t.Errorf("rejected call not failed:\n%s", raw)
+	}
+}
+
+func TestACPCancelWhilePermissionPending(t *testing.T) {
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", `{"command":["bash","-lc","echo x > x.txt"],"sandbox_permissions":"require_escalated","justification":"why"}`)),
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{permSeen: make(chan struct{}, 1)} // never answers
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
+	r.initialize(false)
+	id := r.newSession()
+	type result struct {
+		res sdk.PromptResponse
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := r.prompt(id, "go")
+		done <- result{res, err}
+	}()
+	select {
+	case <-c.permSeen:
+	case <-r.ctx.Done():
+		t.Fatal("no permission request")
+	}
+	if err := r.conn.Cancel(r.ctx, sdk.CancelNotification{SessionId: sdk.SessionId(id)}); err != nil {
+		t.Fatal(err)
+	}
+	got := <-done
+	if got.err != nil || got.res.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("prompt after cancel: %+v %v", got.res, got.err)
+	}
+}
+
+func TestACPPromptDuringPromptAndMalformed(t *testing.T) {
+	gate := fakemodel.NewGate(2)
+	m := fakemodel.New(fakemodel.Step{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("slow ", "answer ", "here")}}, Gate: gate})
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
+	r.initialize(false)
+	id := r.newSession()
+	done := make(chan error, 1)
+	var res sdk.PromptResponse
+	go func() {
+		var err error
+		res, err = r.prompt(id, "first")
+		done <- err
+	}()
+	select {
+	case <-gate.Reached():
+	case <-r.ctx.Done():
+		t.Fatal("the stream never started")
+	}
+	_, err := r.prompt(id, "second")
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "already running") {
+		t.Fatalf("a prompt during a prompt: %v", err)
+	}
+	// Garbage on the wire is answered, and the connection goes on.
+	if _, err := io.WriteString(r.stdin, "this is not json\n[1,2]\n"); err != nil {
+		t.Fatal(err)
+	}
+	gate.Release()
+	if err := <-done; err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("the first prompt: %+v %v", res, err)
+	}
+	if got := c.agentText(); got != "slow answer here" {
+		t.Errorf("text %q", got)
+	}
+	if _, err := r.conn.ListSessions(r.ctx, sdk.ListSessionsRequest{}); err != nil {
+		t.Fatalf("the connection after garbage: %v", err)
+	}
+}
+
+func TestACPMalformedAnswered(t *testing.T) {
+	m := fakemodel.New()
+	t.Cleanup(m.Close)
+	cmd := exec.Command(binary, "acp")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "XDG_STATE_HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader("{not json\n[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]\n\"str\"\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		var msg struct {
+			ID    any `json:"id"`
+			Error struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil || msg.ID != nil {
+			t.Fatalf("answer %q", sc.Text())
+		}
+		codes = append(codes, itoa(msg.Error.Code))
+	}
+	if got := strings.Join(codes, ","); got != "-32700,-32600,-32600" {
+		t.Errorf("answers %s:\n%s", got, out)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestACPPatchesPlanLoadAndUndo(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("saved text\n"), 0o644)
+	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** Add File: new.txt\n+fresh\n*** End Patch"
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("p1", "update_plan", `{"plan":[{"step":"edit","status":"in_progress"},{"step":"check","status":"pending"}]}`)),
+		fakemodel.Answer(fakemodel.CustomToolCall("e1", "apply_patch", patch)),
+		fakemodel.Answer(fakemodel.FunctionCall("r1", "read_file", `{"file_path":"`+filepath.Join(dir, "b.txt")+`"}`)),
+		fakemodel.Say("edited"),
+		fakemodel.Say("after restart"),
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{buffers: map[string]string{filepath.Join(dir, "b.txt"): "UNSAVED buffer text\n"}}
+	r := startACP(t, m, dir, state, c)
+	r.initialize(true)
+	id := r.newSession()
+	res, err := r.prompt(id, "edit please")
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", res, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(data) != "one\nTWO\n" {
+		t.Fatalf("a.txt %q", data)
+	}
+	c.mu.Lock()
+	writes := strings.Join(c.writes, ",")
+	c.mu.Unlock()
+	if !strings.Contains(writes, "a.txt") || !strings.Contains(writes, "new.txt") {
+		t.Errorf("fs/write_text_file calls: %s", writes)
+	}
+	raw := strings.Join(c.rawUpdates(), "\n")
+	for _, want := range []string{`"sessionUpdate":"plan"`, `"type":"diff"`, `"oldText":"one\ntwo\n"`, `"newText":"one\nTWO\n"`, `"newText":"fresh\n"`, "UNSAVED buffer text"} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("no %s in the updates:\n%s", want, raw)
+		}
+	}
+	// the new file's diff block has no oldText
+	for _, u := range c.rawUpdates() {
+		if strings.Contains(u, `"newText":"fresh\n"`) && strings.Contains(u, `"path":"`+filepath.Join(dir, "new.txt")+`","type":"diff"`) {
+			var tc struct {
+				Content []map[string]any `json:"content"`
+			}
+			json.Unmarshal([]byte(u), &tc)
+			for _, b := range tc.Content {
+				if b["path"] == filepath.Join(dir, "new.txt") {
+					if _, has := b["oldText"]; has {
+						t.Errorf("new file with oldText: %v", b)
+					}
+				}
+			}
+		}
+	}
+
+	// Restart: load replays the conversation with its tool calls.
+	r.stdin.Close()
+	r.cmd.Wait()
+	c2 := &acpClient{}
+	r2 := startACP(t, m, dir, state, c2)
+	r2.initialize(false)
+	list, err := r2.conn.ListSessions(r2.ctx, sdk.ListSessionsRequest{Cwd: &dir})
+	if err != nil || len(list.Sessions) != 1 || string(list.Sessions[0].SessionId) != id {
+		t.Fatalf("session/list: %+v %v", list, err)
+	}
+	if _, err := r2.conn.LoadSession(r2.ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(id), Cwd: dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	kinds := strings.Join(c2.kinds(), ",")
+	if !strings.HasPrefix(kinds, "user_message_chunk,") || !strings.Contains(kinds, "plan") || !strings.Contains(kinds, "tool_call,tool_call_update") {
+		t.Errorf("replay %s", kinds)
+	}
+	if raw := strings.Join(c2.rawUpdates(), "\n"); !strings.Contains(raw, `"oldText":"one\ntwo\n"`) || !strings.Contains(raw, "edited") {
+		t.Errorf("replay without the diff or the answer:\n%s", raw)
+	}
+	// /undo restores the files of the last turn that changed any.
+	res, err = r2.prompt(id, "/undo")
+	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("/undo: %+v %v", res, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(data) != "one\ntwo\n" {
+		t.Errorf("a.txt after /undo %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
+		t.Error("new.txt is still there after /undo")
+	}
+	if !strings.Contains(c2.agentText(), "Undid") {
+		t.Errorf("undo said %q", c2.agentText())
+	}
+}
+
+func TestACPWriteFailureRollsBack(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
+	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch"
+	m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("e1", "apply_patch", patch)), fakemodel.Say("ok"))
+	t.Cleanup(m.Close)
+	c := &acpClient{failPath: filepath.Join(dir, "b.txt")}
+	r := startACP(t, m, dir, t.TempDir(), c)
+	r.initialize(true)
+	id := r.newSession()
+	if _, err := r.prompt(id, "edit"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.txt": "a\n", "b.txt": "b\n"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != want {
+			t.Errorf("%s = %q after a failed set", name, data)
+		}
+	}
+	reqs := m.Requests()
+	if len(reqs) < 2 || !strings.Contains(string(reqs[1].Body), "could not write") {
+		t.Errorf("the model was not told what happened")
+	}
+}
