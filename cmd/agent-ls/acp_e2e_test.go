@@ -159,11 +159,14 @@ type acpRun struct {
 	log    *syncWriter
 }
 
+// acpExtraArgs are more flags for the next startACP.
+var acpExtraArgs []string
+
 func startACP(t *testing.T, m *fakemodel.Server, dir, state string, client *acpClient, env ...string) *acpRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	cmd := exec.Command(binary, "acp", "--log-level", "debug")
+	cmd := exec.Command(binary, append([]string{"acp", "--log-level", "debug"}, acpExtraArgs...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex", "XDG_STATE_HOME="+state)
 	cmd.Env = append(cmd.Env, env...)
@@ -557,5 +560,115 @@ func TestACPWriteFailureRollsBack(t *testing.T) {
 	reqs := m.Requests()
 	if len(reqs) < 2 || !strings.Contains(string(reqs[1].Body), "could not write") {
 		t.Errorf("the model was not told what happened")
+	}
+}
+
+// startACPArgs is startACP with extra flags for agent-ls acp.
+func startACPArgs(t *testing.T, m *fakemodel.Server, dir string, client *acpClient, args ...string) *acpRun {
+	t.Helper()
+	saved := acpExtraArgs
+	acpExtraArgs = args
+	defer func() { acpExtraArgs = saved }()
+	return startACP(t, m, dir, t.TempDir(), client)
+}
+
+func TestACPCancelKillsTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	m := fakemodel.New(fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", `{"command":["bash","-lc","echo started; sleep 60; echo never > late.txt"]}`)))
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACP(t, m, dir, t.TempDir(), c)
+	r.initialize(false)
+	id := r.newSession()
+	done := make(chan sdk.PromptResponse, 1)
+	go func() {
+		res, err := r.prompt(id, "run it")
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	// Wait for the command's live output, then cancel.
+	for !strings.Contains(strings.Join(c.rawUpdates(), "\n"), "started") {
+		select {
+		case <-r.ctx.Done():
+			t.Fatalf("no live output: %s", strings.Join(c.rawUpdates(), "\n"))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := r.conn.Cancel(r.ctx, sdk.CancelNotification{SessionId: sdk.SessionId(id)}); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("stopReason %q", res.StopReason)
+	}
+	// The session goes on after a cancel.
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("the command went on after the cancel")
+	}
+}
+
+func TestACPModelErrorAndRequestLimit(t *testing.T) {
+	m := fakemodel.New(
+		// The first request fails; the second turn's gets the reply.
+		fakemodel.Step{Failures: fakemodel.Times(1, fakemodel.Failure{Status: 400, Body: `{"error":{"message":"model gpt-x does not exist","type":"invalid_request_error","code":"model_not_found"}}`}),
+			Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.FunctionCall("c1", "read_file", `{"file_path":"x.txt"}`)}}},
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACPArgs(t, m, t.TempDir(), c, "--max-requests", "1")
+	r.initialize(false)
+	id := r.newSession()
+	_, err := r.prompt(id, "fail")
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "does not exist") {
+		t.Fatalf("a model error: %v", err)
+	}
+	res, err := r.prompt(id, "one request only")
+	if err != nil || res.StopReason != sdk.StopReasonMaxTurnRequests {
+		t.Fatalf("at the request limit: %+v %v", res, err)
+	}
+}
+
+func TestACPModesAndConfigOptions(t *testing.T) {
+	m := fakemodel.New(fakemodel.Say("ok"))
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
+	r.initialize(false)
+	res, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: r.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Modes == nil || res.Modes.CurrentModeId != "auto" || len(res.Modes.AvailableModes) != 3 || len(res.ConfigOptions) != 3 {
+		t.Fatalf("modes %+v, %d config options", res.Modes, len(res.ConfigOptions))
+	}
+	if _, err := r.conn.SetSessionMode(r.ctx, sdk.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "read-only"}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := r.conn.SetSessionConfigOption(r.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: res.SessionId, ConfigId: "reasoning_effort", Value: "high"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range set.ConfigOptions {
+		got[string(o.Select.Id)] = string(o.Select.CurrentValue)
+	}
+	if got["mode"] != "read-only" || got["reasoning_effort"] != "high" {
+		t.Errorf("config options after the changes: %v", got)
+	}
+	if _, err := r.prompt(string(res.SessionId), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	body := string(m.Requests()[0].Body)
+	if !strings.Contains(body, `"effort":"high"`) || !strings.Contains(body, "read-only") {
+		t.Errorf("the model request does not carry the session's settings:\n%.2000s", body)
+	}
+	_, err = r.conn.SetSessionConfigOption(r.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: res.SessionId, ConfigId: "mode", Value: "yolo"}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32602 {
+		t.Errorf("an unknown mode: %v", err)
 	}
 }
