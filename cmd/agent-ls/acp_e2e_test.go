@@ -672,3 +672,90 @@ func TestACPModesAndConfigOptions(t *testing.T) {
 		t.Errorf("an unknown mode: %v", err)
 	}
 }
+
+func TestACPAllowAlwaysKeptAcrossLoad(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	cmd := `{"command":["bash","-lc","echo hi >> log.txt"],"sandbox_permissions":"require_escalated","justification":"log"}`
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", cmd)), fakemodel.Say("one"),
+		fakemodel.Answer(fakemodel.FunctionCall("c2", "shell", cmd)), fakemodel.Say("two"),
+		fakemodel.Answer(fakemodel.FunctionCall("c3", "shell", cmd)), fakemodel.Say("three"),
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{answer: pick("allowAlways")}
+	r := startACP(t, m, dir, state, c)
+	r.initialize(false)
+	id := r.newSession()
+	for _, p := range []string{"first", "second"} {
+		if res, err := r.prompt(id, p); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("%s: %+v %v", p, res, err)
+		}
+	}
+	c.mu.Lock()
+	n := len(c.perms)
+	c.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d permission requests for the same command after allow always", n)
+	}
+	r.stdin.Close()
+	r.cmd.Wait()
+
+	c2 := &acpClient{answer: pick("rejectOnce")}
+	r2 := startACP(t, m, dir, state, c2)
+	r2.initialize(false)
+	if _, err := r2.conn.LoadSession(r2.ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(id), Cwd: dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := r2.prompt(id, "third"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("third: %+v %v", res, err)
+	}
+	c2.mu.Lock()
+	n = len(c2.perms)
+	c2.mu.Unlock()
+	if data, _ := os.ReadFile(filepath.Join(dir, "log.txt")); n != 0 || string(data) != "hi\nhi\nhi\n" {
+		t.Errorf("after load: %d permission requests, log %q", n, data)
+	}
+}
+
+// The answer to session/new goes out before any notification about the
+// session (JetBrains hangs otherwise): read on the wire.
+func TestACPSessionNewAnsweredFirst(t *testing.T) {
+	m := fakemodel.New()
+	t.Cleanup(m.Close)
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "acp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "XDG_STATE_HOME="+t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+quoteJSON(dir)+`,"mcpServers":[]}}`+"\n")
+	sc := bufio.NewScanner(stdout)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), `"availableCommands"`) {
+			break
+		}
+	}
+	var order []string
+	for _, l := range lines {
+		var msg struct {
+			ID     *int   `json:"id"`
+			Method string `json:"method"`
+		}
+		json.Unmarshal([]byte(l), &msg)
+		if msg.ID != nil {
+			order = append(order, "answer")
+		} else {
+			order = append(order, msg.Method)
+		}
+	}
+	if got := strings.Join(order, ","); got != "answer,answer,session/update" {
+		t.Errorf("wire order %s:\n%s", got, strings.Join(lines, "\n"))
+	}
+}
