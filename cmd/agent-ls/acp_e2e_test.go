@@ -759,3 +759,56 @@ func TestACPSessionNewAnsweredFirst(t *testing.T) {
 		t.Errorf("wire order %s:\n%s", got, strings.Join(lines, "\n"))
 	}
 }
+
+// A hostile or confused client gets clear errors and the connection
+// goes on.
+func TestACPBadRequests(t *testing.T) {
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", `{"command":["bash","-lc","echo x > x.txt"],"sandbox_permissions":"require_escalated","justification":"x"}`)),
+		fakemodel.Say("ok"),
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{answer: pick("allowEverythingForever")}
+	dir := t.TempDir()
+	r := startACP(t, m, dir, t.TempDir(), c)
+	code := func(err error) int {
+		var re *sdk.RequestError
+		if errors.As(err, &re) {
+			return re.Code
+		}
+		return 0
+	}
+	if _, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}}); code(err) != -32600 {
+		t.Errorf("session/new before initialize: %v", err)
+	}
+	r.initialize(false)
+	if _, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: "relative/dir", McpServers: []sdk.McpServer{}}); code(err) != -32602 {
+		t.Errorf("a relative cwd: %v", err)
+	}
+	if _, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: filepath.Join(dir, "missing"), McpServers: []sdk.McpServer{}}); err == nil {
+		t.Error("a missing cwd was taken")
+	}
+	for _, id := range []string{"../../etc/passwd", "s-0000000000000000"} {
+		if _, err := r.conn.LoadSession(r.ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(id), Cwd: dir, McpServers: []sdk.McpServer{}}); code(err) != -32002 {
+			t.Errorf("load %q: %v", id, err)
+		}
+	}
+	if _, err := r.prompt("s-unknown", "hi"); code(err) != -32002 {
+		t.Errorf("prompt to an unknown session: %v", err)
+	}
+	// MCP servers from the client are accepted (and not connected).
+	res, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{{Stdio: &sdk.McpServerStdio{Name: "x", Command: "/bin/false", Args: []string{}, Env: []sdk.EnvVariable{}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An option that was never offered rejects.
+	if _, err := r.prompt(string(res.SessionId), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.txt")); err == nil {
+		t.Error("an unknown option allowed the command")
+	}
+	if !strings.Contains(r.log.String(), "MCP servers are not connected") {
+		t.Error("the ignored MCP servers were not logged")
+	}
+}
