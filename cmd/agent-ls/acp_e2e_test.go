@@ -812,3 +812,41 @@ func TestACPBadRequests(t *testing.T) {
 		t.Error("the ignored MCP servers were not logged")
 	}
 }
+
+func TestACPResumeAndClose(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	m := fakemodel.New(fakemodel.Say("first answer"), fakemodel.Say("second answer"))
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACP(t, m, dir, state, c)
+	r.initialize(false)
+	id := r.newSession()
+	if _, err := r.prompt(id, "remember the word giraffe"); err != nil {
+		t.Fatal(err)
+	}
+	r.stdin.Close()
+	r.cmd.Wait()
+
+	c2 := &acpClient{}
+	r2 := startACP(t, m, dir, state, c2)
+	r2.initialize(false)
+	if _, err := r2.conn.ResumeSession(r2.ctx, sdk.ResumeSessionRequest{SessionId: sdk.SessionId(id), Cwd: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if k := strings.Join(c2.kinds(), ","); k != "available_commands_update" {
+		t.Errorf("resume sent %s (it replays nothing)", k)
+	}
+	if res, err := r2.prompt(id, "which word?"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after resume: %+v %v", res, err)
+	}
+	if body := string(m.Requests()[1].Body); !strings.Contains(body, "giraffe") || !strings.Contains(body, "first answer") {
+		t.Error("the resumed session's next request lacks its history")
+	}
+	if _, err := r2.conn.CloseSession(r2.ctx, sdk.CloseSessionRequest{SessionId: sdk.SessionId(id)}); err != nil {
+		t.Fatal(err)
+	}
+	var re *sdk.RequestError
+	if _, err := r2.prompt(id, "still there?"); !errors.As(err, &re) || re.Code != -32002 {
+		t.Errorf("prompt after close: %v", err)
+	}
+}
