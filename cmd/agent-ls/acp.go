@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/acp"
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/model"
 )
 
@@ -124,6 +125,13 @@ func (a acpAgent) ListSessions(cwd string) ([]acp.SessionSummary, error) {
 	}
 	return out, nil
 }
+
+// errNoCompaction: this build's agent cannot summarise a history (the
+// server does not offer /compact: Options.Compact is false).
+var errNoCompaction = errors.New("compaction is not available")
+
+// Compact is not offered yet.
+func (a acpAgent) Compact(string) (*agent.Turn, error) { return nil, errNoCompaction }
 
 // ResumeSession brings a kept session back.
 func (a acpAgent) ResumeSession(ctx context.Context, id string) (*acp.ResumedSession, error) {

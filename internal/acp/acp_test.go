@@ -78,7 +78,7 @@ func TestPromptInput(t *testing.T) {
 
 func TestSlashCommand(t *testing.T) {
 	for prompt, want := range map[string]string{"/undo": "undo", " /new ": "new", "/undo please": "undo", "/compactify": "", "undo": "", "/unknown": ""} {
-		name, _, ok := slashCommand(agentInput(prompt))
+		name, _, ok := slashCommand(agentInput(prompt), commands)
 		if ok != (want != "") || name != want {
 			t.Errorf("%q: %q %v", prompt, name, ok)
 		}

@@ -18,19 +18,30 @@ var commands = []sdk.AvailableCommand{
 	{Name: "new", Description: "Start a new conversation in this session (the history so far is kept in the old one)"},
 }
 
-// sendCommands tells the client the session's slash commands.
-func (s *server) sendCommands(ss *session) {
-	s.push(ss, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update", AvailableCommands: commands}})
+// compactCommand summarises the history, when the agent can.
+var compactCommand = sdk.AvailableCommand{Name: "compact", Description: "Summarise the conversation so far, to free the model's context"}
+
+// commandList is what the server offers.
+func (s *server) commandList() []sdk.AvailableCommand {
+	if s.opts.Compact {
+		return append(append([]sdk.AvailableCommand(nil), commands...), compactCommand)
+	}
+	return commands
 }
 
-// slashCommand recognises a prompt that is one of our commands.
-func slashCommand(in agent.TurnInput) (name, args string, ok bool) {
+// sendCommands tells the client the session's slash commands.
+func (s *server) sendCommands(ss *session) {
+	s.push(ss, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update", AvailableCommands: s.commandList()}})
+}
+
+// slashCommand recognises a prompt that is one of list.
+func slashCommand(in agent.TurnInput, list []sdk.AvailableCommand) (name, args string, ok bool) {
 	t := strings.TrimSpace(in.Prompt)
 	if !strings.HasPrefix(t, "/") || len(in.Context) > 0 || len(in.Images) > 0 {
 		return "", "", false
 	}
 	name, args, _ = strings.Cut(t[1:], " ")
-	for _, c := range commands {
+	for _, c := range list {
 		if c.Name == name {
 			return name, strings.TrimSpace(args), true
 		}
@@ -44,6 +55,11 @@ func (s *server) runCommand(ctx context.Context, ss *session, name, args string)
 	a, err := s.theAgent()
 	if err != nil {
 		return sdk.PromptResponse{}, err
+	}
+	if name == "compact" {
+		// A turn of its own: cancellable, its summary told by the
+		// agent's compacted event.
+		return s.runTurn(ss, a.Compact)
 	}
 	ss.mu.Lock()
 	busy := ss.turn != nil

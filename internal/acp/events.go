@@ -233,6 +233,8 @@ func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.Sessi
 		if p.ContextWindow > 0 {
 			return []sdk.SessionUpdate{{UsageUpdate: &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}}}
 		}
+	case event.Compacted:
+		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter))}
 	case event.TurnCompleted:
 		if replay && p.Status == event.StatusFailed && p.Error != "" {
 			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n(the turn failed: " + p.Error + ")")}

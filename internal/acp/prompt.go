@@ -29,13 +29,23 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	if cmd, args, ok := slashCommand(in); ok {
+	if cmd, args, ok := slashCommand(in, s.commandList()); ok {
 		return s.runCommand(ctx, ss, cmd, args)
 	}
 	if err := s.authRequired(); err != nil {
 		return sdk.PromptResponse{}, err
 	}
 
+	return s.runTurn(ss, func(agentID string) (*agent.Turn, error) { return a.StartTurn(agentID, in) })
+}
+
+// runTurn starts a turn with start (a prompt's, or a compaction's),
+// waits for it and answers how it stopped, once its updates are out.
+func (s *server) runTurn(ss *session, start func(agentID string) (*agent.Turn, error)) (sdk.PromptResponse, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
 	ss.mu.Lock()
 	if ss.turn != nil {
 		ss.mu.Unlock()
@@ -45,7 +55,7 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	agentID := ss.agentID
 	ss.mu.Unlock()
 
-	t, err := a.StartTurn(agentID, in)
+	t, err := start(agentID)
 	if err != nil {
 		return sdk.PromptResponse{}, requestError(err)
 	}
@@ -56,9 +66,9 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if cancelled {
 		a.Interrupt(agentID, t.ID())
 	}
-	// The SDK ends ctx when another prompt for the session arrives, which
-	// must not stop this one: only session/cancel and the end of the
-	// connection do.
+	// The SDK ends the request's context when another prompt for the
+	// session arrives, which must not stop this one: only session/cancel
+	// and the end of the connection do.
 	select {
 	case <-t.Done():
 	case <-s.conn.Done():

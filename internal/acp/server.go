@@ -41,6 +41,9 @@ type Agent interface {
 	// ResumeSession brings a kept session back (a live one stays as it
 	// is) and returns the events that draw it.
 	ResumeSession(ctx context.Context, sessionID string) (*ResumedSession, error)
+	// Compact starts a turn that only summarises the session's history
+	// (/compact), when Options.Compact offers it.
+	Compact(sessionID string) (*agent.Turn, error)
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
 }
@@ -88,6 +91,8 @@ type Options struct {
 	Model           string
 	Models          []string
 	ReasoningEffort string
+	// Compact offers /compact (Agent.Compact can summarise a history).
+	Compact bool
 }
 
 // ProtocolVersion is the ACP version served.

@@ -52,15 +52,15 @@ func (w *wire) Write(p []byte) (int, error) {
 	}
 	w.mu.Unlock()
 	for _, run := range ready {
-		go run()
+		run()
 	}
 	return n, err
 }
 
-// afterAnswer runs run (on its own goroutine) once a result naming
-// sessionID has gone out: the answer to session/new, which clients must
-// have before any notification about the session (JetBrains hangs
-// otherwise).
+// afterAnswer runs run once a result naming sessionID has gone out: the
+// answer to session/new, which clients must have before any notification
+// about the session (JetBrains hangs otherwise). run is called from the
+// writer, so it must only queue (the outbox), never write.
 func (w *wire) afterAnswer(sessionID string, run func()) {
 	marker, _ := json.Marshal(map[string]string{"sessionId": sessionID})
 	marker = bytes.TrimSuffix(bytes.TrimPrefix(marker, []byte("{")), []byte("}"))
