@@ -732,6 +732,11 @@ func TestACPSessionNewAnsweredFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	// A hang fails the test instead of stalling the suite.
+	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	// initialize and session/new pipelined: session/new is handled after
+	// initialize even so.
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`+"\n")
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+quoteJSON(dir)+`,"mcpServers":[]}}`+"\n")
 	sc := bufio.NewScanner(stdout)

@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -102,7 +103,7 @@ const ProtocolVersion = sdk.ProtocolVersionNumber
 // connection or ctx ends.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts)
-	w := &wire{out: out, log: s.log}
+	w := &wire{out: out, log: s.log, onInitialize: func() { s.initArrived.Store(true) }}
 	pr, pw := io.Pipe()
 	go w.filter(in, pw)
 	s.wire = w
@@ -126,6 +127,14 @@ type server struct {
 	wire *wire
 	out  *outbox
 
+	// initArrived: an initialize request came in (in wire order, before
+	// the requests after it, which the SDK runs concurrently); ready
+	// closes when it has been handled. A client that sends session/new
+	// right behind initialize gets it handled after it.
+	initArrived atomic.Bool
+	ready       chan struct{}
+	readyOnce   sync.Once
+
 	mu       sync.Mutex
 	agent    Agent
 	client   sdk.ClientCapabilities
@@ -139,7 +148,7 @@ func newServer(opts Options) *server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &server{opts: opts, log: log, out: newOutbox(), sessions: map[string]*session{}, byAgent: map[string]*session{}}
+	return &server{opts: opts, log: log, out: newOutbox(), ready: make(chan struct{}), sessions: map[string]*session{}, byAgent: map[string]*session{}}
 }
 
 func (s *server) shutdown() {
@@ -156,6 +165,12 @@ func (s *server) shutdown() {
 // theAgent returns the agent, or the error for a client that has not
 // initialized.
 func (s *server) theAgent() (Agent, error) {
+	if s.initArrived.Load() {
+		select {
+		case <-s.ready:
+		case <-time.After(clientTimeout):
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.agent == nil {
@@ -166,6 +181,7 @@ func (s *server) theAgent() (Agent, error) {
 
 // Initialize negotiates the version and builds the agent.
 func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	defer s.readyOnce.Do(func() { close(s.ready) })
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
 	built := s.agent != nil

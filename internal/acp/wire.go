@@ -27,6 +27,9 @@ type wire struct {
 	log *slog.Logger
 	// after runs once a line carrying its marker has been written.
 	after []afterLine
+	// onInitialize is told when an initialize request comes in, before
+	// the SDK sees it.
+	onInitialize func()
 }
 
 type afterLine struct {
@@ -134,6 +137,14 @@ func (w *wire) check(line []byte) bool {
 	case t[0] != '{':
 		w.writeError(-32600, "Invalid request: a message is a JSON object")
 		return false
+	}
+	if w.onInitialize != nil && bytes.Contains(t, []byte(`"initialize"`)) {
+		var m struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(t, &m) == nil && m.Method == "initialize" {
+			w.onInitialize()
+		}
 	}
 	return true
 }
