@@ -118,11 +118,11 @@ func (s *server) Event(ev event.Event) {
 	}
 	if tc, ok := ev.Payload.(event.TurnStarted); ok && !ss.titled && tc.Prompt != "" {
 		ss.titled = true
-		s.pushLocked(ss, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{SessionUpdate: "session_info_update", Title: sdk.Ptr(title(tc.Prompt))}})
+		s.push(ss, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{SessionUpdate: "session_info_update", Title: sdk.Ptr(title(tc.Prompt))}})
 	}
 	ss.noteEvent(ev)
 	for _, u := range ss.view.updates(ev, ss.info.Cwd, false) {
-		s.pushLocked(ss, u)
+		s.push(ss, u)
 	}
 }
 
@@ -316,13 +316,11 @@ func uriPath(u string) string {
 	return parsed.Path
 }
 
-// push queues an update about ss.
+// push queues an update about ss; callers may hold ss.mu (ss.id never
+// changes).
 func (s *server) push(ss *session, u sdk.SessionUpdate) {
 	s.out.push("", func() { s.send(ss.id, u) })
 }
-
-// pushLocked is push for callers holding ss.mu (ss.id never changes).
-func (s *server) pushLocked(ss *session, u sdk.SessionUpdate) { s.push(ss, u) }
 
 // send writes one session/update now (from the outbox).
 func (s *server) send(id string, u sdk.SessionUpdate) {
@@ -346,7 +344,7 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 		}
 		ss.noteItem(raw)
 		for _, u := range v.updates(ev, ss.info.Cwd, true) {
-			s.pushLocked(ss, u)
+			s.push(ss, u)
 		}
 	}
 }

@@ -303,6 +303,9 @@ func (s *server) configOptions(ss *session) []sdk.SessionConfigOption {
 	}
 	if effort == "" {
 		effort = defaultEffort
+	} else if !slices.Contains(efforts, effort) {
+		// the configuration's own value, offered as it is
+		effortOpts = append(effortOpts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(effort), Name: effort})
 	}
 	return []sdk.SessionConfigOption{
 		sel("mode", "Mode", sdk.SessionConfigOptionCategoryMode, modeOf(info).id, modeOpts),
@@ -394,7 +397,7 @@ func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 		}
 		err = s.update(ss, func(o *agent.SessionOptions) { o.Model = value })
 	case "reasoning_effort":
-		if value != defaultEffort && !slices.Contains(efforts, value) {
+		if value != defaultEffort && !slices.Contains(efforts, value) && value != s.opts.ReasoningEffort {
 			return sdk.SetSessionConfigOptionResponse{}, invalidParams("unknown reasoning effort %q", value)
 		}
 		e := value
