@@ -141,6 +141,18 @@ func (c *acpClient) agentText() string {
 	return b.String()
 }
 
+func (c *acpClient) thoughts() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, n := range c.updates {
+		if m := n.Update.AgentThoughtChunk; m != nil && m.Content.Text != nil {
+			b.WriteString(m.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
 func (c *acpClient) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -236,7 +248,7 @@ func pick(id string) func(sdk.RequestPermissionRequest) sdk.RequestPermissionRes
 }
 
 func TestACPInitializeAndStreamedAnswer(t *testing.T) {
-	m := fakemodel.New(fakemodel.Say("hello from the agent"))
+	m := fakemodel.New(fakemodel.Answer(fakemodel.Reasoning("enc", "thinking it over"), fakemodel.Message(fakemodel.Words("hello from the agent")...)))
 	t.Cleanup(m.Close)
 	c := &acpClient{}
 	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
@@ -256,7 +268,8 @@ func TestACPInitializeAndStreamedAnswer(t *testing.T) {
 		t.Errorf("agent text %q", got)
 	}
 	kinds := strings.Join(c.kinds(), ",")
-	if !strings.Contains(kinds, "available_commands_update") || !strings.Contains(kinds, "session_info_update") || strings.Count(kinds, "agent_message_chunk") < 2 {
+	if !strings.Contains(kinds, "available_commands_update") || !strings.Contains(kinds, "session_info_update") || strings.Count(kinds, "agent_message_chunk") < 2 ||
+		c.thoughts() != "thinking it over" {
 		t.Errorf("updates %s", kinds)
 	}
 }
