@@ -96,6 +96,9 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		}
 		for _, o := range opts {
 			if string(o.OptionId) == id {
+				if o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways {
+					s.push(ss, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: tc.ToolCallId, Status: sdk.Ptr(sdk.ToolCallStatusInProgress)}})
+				}
 				return id, nil
 			}
 		}

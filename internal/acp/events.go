@@ -184,8 +184,14 @@ func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.Sessi
 			return nil
 		}
 		c.locs = argLocations(p.Arguments, cwd)
+		// Calls that may need an approval wait as pending until allowed
+		// or running; the others run at once.
+		status := sdk.ToolCallStatusInProgress
+		if !replay && (p.Kind == event.KindExecute || p.Kind == event.KindEdit || p.Kind == event.KindDelete || p.Kind == event.KindMove || p.Kind == event.KindOther) {
+			status = sdk.ToolCallStatusPending
+		}
 		return []sdk.SessionUpdate{{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
-			Title: p.Title, Kind: toolKind(p.Kind), Status: sdk.ToolCallStatusPending, Locations: c.locs, RawInput: rawInput(p.Arguments)}}}
+			Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}}
 	case event.FileChange:
 		c := v.calls[p.CallID]
 		if c == nil {
