@@ -14,7 +14,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-go cross bench deps bench-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers
+.PHONY: all build install demo test test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers
 
 all: build
 
@@ -35,9 +35,18 @@ install: build
 demo: build
 	$(BIN) demo
 
-test: deps cross test-vscode mcp-test-servers
+test: deps cross test-vscode mcp-test-servers acp-client-deps
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 30m ./...
+	AGENT_LS_ACP_CLIENT=required $(GO) test -race -count=1 -timeout 30m ./...
+
+# The official ACP TypeScript SDK, pinned in its lockfile, whose client
+# drives agent-ls acp in cmd/agent-ls TestACPWithTypeScriptClient.
+ACP_CLIENT := internal/acp/testdata/tsclient
+
+acp-client-deps: $(ACP_CLIENT)/node_modules/.package-lock.json
+
+$(ACP_CLIENT)/node_modules/.package-lock.json: $(ACP_CLIENT)/package-lock.json
+	cd $(ACP_CLIENT) && npm ci --no-audit --no-fund
 
 # Builds without cgo, for Linux and cross-compiled for CROSS, and vets the
 # code behind the build tags of each. On Windows internal/tools is left to

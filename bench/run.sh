@@ -36,3 +36,15 @@ bench/output.sh
 echo
 echo "== server memory for one 50 MB didOpen and one 50 MB code action"
 go run ./bench/bigmsgbench -bin "$bin"
+
+echo
+echo "== ACP: agent-ls acp next to Codex's adapter (npm @zed-industries/codex-acp) on the same fake model"
+codex_acp=""
+if command -v npm >/dev/null; then
+	if [ ! -x .cache/codex-acp/node_modules/.bin/codex-acp-linux-x64 ]; then
+		npm install --prefix .cache/codex-acp --no-audit --no-fund --no-save @zed-industries/codex-acp@0.16.0 >/dev/null 2>&1 || true
+	fi
+	[ -x .cache/codex-acp/node_modules/.bin/codex-acp-linux-x64 ] && codex_acp=$(realpath .cache/codex-acp/node_modules/.bin/codex-acp-linux-x64)
+fi
+[ -z "$codex_acp" ] && echo "   (Codex's adapter did not install: agent-ls alone)"
+go run ./bench/acpbench -bin "$bin" ${codex_acp:+-codex-acp "$codex_acp"} -codex-home .cache/codex-home

@@ -39,10 +39,12 @@ var rank = map[string]int{
 	"internal/tools":     2,
 	"internal/agent":     3,
 	"internal/mcp":       3,
-	// Frontends: the language server, and the fake editor that drives it;
+	// Frontends: the language server and the ACP server, and the fake
+	// editor that drives the first;
 	// the session records, which implement the agent's observer; the
 	// hooks, which implement its ToolHooks.
 	"internal/lsp":     4,
+	"internal/acp":     4,
 	"internal/hooks":   4,
 	"internal/editor":  4,
 	"internal/session": 4,
@@ -50,6 +52,7 @@ var rank = map[string]int{
 	"cmd/agent-ls":                           5,
 	"cmd/agent-ls-sandbox":                   5,
 	"internal/model/fakemodel/cmd/fakemodel": 5,
+	"bench/acpbench":                         5,
 	"bench/bigmsgbench":                      5,
 	"bench/eventbench":                       5,
 	"bench/grepbench":                        5,
@@ -87,16 +90,18 @@ var allowed = map[string][]string{
 	"internal/mcp": {"internal/event", "internal/policy", "internal/textcut", "internal/tools", "github.com/mark3labs/mcp-go"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
+	"internal/acp":     {"internal/agent", "internal/event", "internal/policy", "internal/workspace", "github.com/coder/acp-go-sdk"},
 	"internal/hooks":   {"internal/agent", "internal/textcut"},
 	"internal/editor":  {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"internal/session": {"internal/agent", "internal/event", "internal/model"},
 	// The composition root. The demo needs the editor fake and fakemodel;
 	// nothing else in the binary does.
-	"cmd/agent-ls": {"internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/mcp", "internal/model",
+	"cmd/agent-ls": {"internal/acp", "internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/mcp", "internal/model",
 		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
 		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},
 	"internal/model/fakemodel/cmd/fakemodel": {"internal/model/fakemodel"},
+	"bench/acpbench":                         {"internal/model/fakemodel", "github.com/coder/acp-go-sdk"},
 	"bench/bigmsgbench":                      {"internal/editor", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"bench/eventbench":                       {"internal/editor", "internal/event"},
 	"bench/grepbench":                        {"internal/tools"},

@@ -31,6 +31,7 @@ const usage = `agent-ls: a coding agent that runs as a language server
 
 Usage:
   agent-ls [serve] [--stdio] [flags]   run the language server on stdin/stdout (editors start this)
+  agent-ls acp [flags]                 serve the agent over the Agent Client Protocol on stdin/stdout (Zed, JetBrains, codecompanion)
   agent-ls exec [flags] PROMPT         run one turn in the current directory (--resume ID, --last: go on with a session)
   agent-ls sessions [--prune DAYS]     list the kept sessions, or delete old ones
   agent-ls demo                        run an offline, scripted demo end to end
@@ -72,6 +73,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return runServe(args, stdin, stdout, stderr)
+	case "acp":
+		return runACP(args, stdin, stdout, stderr)
 	case "exec":
 		return runExec(args, stdin, stdout, stderr)
 	case "demo":
@@ -101,7 +104,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
-	case "serve", "exec", "demo", "sandbox", "config", "sessions":
+	case "serve", "acp", "exec", "demo", "sandbox", "config", "sessions":
 		return run([]string{args[0], "--help"}, nil, stdout, stderr)
 	case "mcp":
 		return run([]string{"mcp", "list", "--help"}, nil, stdout, stderr)

@@ -51,6 +51,8 @@ type SessionOptions struct {
 	Model          string
 	ApprovalPolicy policy.ApprovalPolicy
 	SandboxMode    policy.SandboxMode
+	// ReasoningEffort overrides the defaults' model_reasoning_effort.
+	ReasoningEffort string
 }
 
 // SessionInfo describes a session (the result of agent/newSession).

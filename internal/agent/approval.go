@@ -47,7 +47,9 @@ type ApprovalRequest struct {
 	SessionID  string
 	TurnID     string
 	ApprovalID string
-	Kind       ApprovalKind
+	// CallID is the tool call the approval is for ("" when unknown).
+	CallID string
+	Kind   ApprovalKind
 	// Command and Cwd describe an exec; Files and Diff a patch.
 	Command []string
 	Cwd     string
@@ -317,7 +319,7 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoReject})
 		return tools.ExecDecision{Decision: tools.Decision{Reason: reason}}, nil
 	}
-	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd, Reason: reason})
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd, Reason: reason})
 	if err != nil {
 		return tools.ExecDecision{}, err
 	}
@@ -349,7 +351,7 @@ func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecReques
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoAllow})
 		return tools.Decision{Allowed: true}, nil
 	}
-	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
 		Reason: "The sandbox blocked this command (" + textcut.FirstLine(output, 200) + "). Run it again without the sandbox?"})
 	if err != nil {
 		return tools.Decision{}, err
@@ -396,7 +398,7 @@ func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalPatch), Decision: AutoReject})
 		return tools.Decision{Reason: reason}, nil
 	}
-	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalPatch, Files: req.Paths, Diff: req.Diff, Additions: req.Additions, Deletions: req.Deletions,
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalPatch, Files: req.Paths, Diff: req.Diff, Additions: req.Additions, Deletions: req.Deletions,
 		Cwd: s.info.Cwd, Reason: strings.TrimSpace(req.Summary + "\n" + reason)})
 	if err != nil {
 		return tools.Decision{}, err

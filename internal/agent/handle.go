@@ -24,6 +24,9 @@ type TurnResult struct {
 	Status      event.TurnStatus
 	Error       string
 	LastMessage string
+	// RequestLimit: the turn failed because it reached its limit of
+	// model requests.
+	RequestLimit bool
 }
 
 // ID is the turn's id.

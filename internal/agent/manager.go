@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -425,6 +426,7 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 		return sessionSettings{}, err
 	}
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
+	cfg.ReasoningEffort = cmp.Or(o.ReasoningEffort, cfg.ReasoningEffort)
 	temp := policy.WritableTempRoots(os.Getenv("TMPDIR"), cfg.ExcludeTmpdirEnvVar, cfg.ExcludeSlashTmp)
 	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, cfg.WritableRoots, temp)
 	if err != nil {
@@ -436,6 +438,48 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	}
 	return sessionSettings{info: info, cfg: cfg, client: client, boundary: boundary, generation: gen}, nil
 }
+
+// UpdateSession changes what session id chose for itself (its model,
+// policies, reasoning effort; not its cwd), as a front end's session
+// settings do (ACP's modes and config options). A bad value is an error
+// and changes nothing. A running turn keeps the settings it started
+// with; the next turn takes the new ones and tells the model. It returns
+// the session's settings as the next turn will have them.
+func (m *Manager) UpdateSession(id string, update func(*SessionOptions)) (SessionInfo, error) {
+	s, err := m.session(id)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.opts
+	update(&o)
+	o.Cwd = s.opts.Cwd
+	st, err := m.settle(id, o)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	s.opts = o
+	if s.running != nil {
+		// The turn reads its settings without the lock: the next turn
+		// settles them again (refresh sees a generation that never
+		// matches).
+		s.generation = staleGeneration
+		return st.info, nil
+	}
+	if st.info != s.info || !reflect.DeepEqual(st.cfg, s.cfg) {
+		s.changed = true
+	}
+	if st.info != s.info {
+		s.obs.Settings(st.info)
+	}
+	s.sessionSettings = st
+	return st.info, nil
+}
+
+// staleGeneration marks a session whose settings must be settled again
+// before its next turn.
+const staleGeneration = ^uint64(0)
 
 // add registers a new session.
 func (m *Manager) add(s *session) error {

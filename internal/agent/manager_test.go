@@ -190,3 +190,47 @@ func TestToolsReachTheModelAsTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateSessionChangesOneSession: a session's own settings change
+// from its next turn (the model learns them), a bad one changes nothing,
+// and other sessions keep theirs.
+func TestUpdateSessionChangesOneSession(t *testing.T) {
+	m := &scriptedModel{}
+	m.add(say("a1", "one"), say("a2", "two"), say("b1", "three"))
+	reg, err := tools.NewRegistry(tools.Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Close)
+	a, _ := mgr.NewSession(SessionOptions{})
+	b, _ := mgr.NewSession(SessionOptions{})
+	if r := runTurn(t, mgr, a.SessionID, "go"); r.Status != event.StatusCompleted {
+		t.Fatalf("first turn: %+v", r)
+	}
+	if _, err := mgr.UpdateSession(a.SessionID, func(o *SessionOptions) { o.ApprovalPolicy = "sometimes" }); err == nil {
+		t.Error("a bad approval policy was taken")
+	}
+	info, err := mgr.UpdateSession(a.SessionID, func(o *SessionOptions) {
+		o.ApprovalPolicy, o.SandboxMode, o.ReasoningEffort, o.Cwd = policy.Never, policy.ReadOnly, "high", "/elsewhere"
+	})
+	if err != nil || info.ApprovalPolicy != policy.Never || info.SandboxMode != policy.ReadOnly || info.Cwd != a.Cwd {
+		t.Fatalf("UpdateSession: %+v %v", info, err)
+	}
+	if _, err := mgr.UpdateSession("s-nope", func(*SessionOptions) {}); !errors.Is(err, ErrUnknownSession) {
+		t.Errorf("unknown session: %v", err)
+	}
+	runTurn(t, mgr, a.SessionID, "again")
+	runTurn(t, mgr, b.SessionID, "other")
+	second, other := m.request(1), m.request(2)
+	last := second.Input[len(second.Input)-2].Text
+	if second.ReasoningEffort != "high" || !strings.Contains(last, "<approval_policy>never<") || !strings.Contains(last, "<sandbox_mode>read-only<") {
+		t.Errorf("the next turn: effort %q, context before the prompt\n%s", second.ReasoningEffort, last)
+	}
+	if other.ReasoningEffort == "high" {
+		t.Errorf("the other session took the change: %q", other.ReasoningEffort)
+	}
+}

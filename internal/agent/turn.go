@@ -67,9 +67,11 @@ func (t *turn) run(ctx context.Context) {
 
 	status, errText := event.StatusCompleted, ""
 	compacted := false
+	limited := false
 	for n := 0; ; n++ {
 		if n == s.cfg.MaxRequests {
 			status, errText = event.StatusFailed, fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests)
+			limited = true
 			break
 		}
 		// Each request offers the tools registered now (MCP servers come
@@ -139,7 +141,7 @@ func (t *turn) run(ctx context.Context) {
 			s.obs.UndoKept(t.id, ut.files, ut.spool)
 		}
 	}
-	t.result = TurnResult{Status: status, Error: errText, LastMessage: t.lastMessage}
+	t.result = TurnResult{Status: status, Error: errText, LastMessage: t.lastMessage, RequestLimit: limited && status == event.StatusFailed}
 	close(t.ending)
 	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage, Diff: diff})
 }

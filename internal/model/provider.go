@@ -94,3 +94,18 @@ func providerPrefix(provider string) string {
 	}
 	return fmt.Sprintf("provider %q: ", provider)
 }
+
+// KeyVariable names the environment variable a user must set before cfg
+// can reach its server, or "" when cfg has the key it needs (or needs
+// none). Front ends that must say so before the first request (ACP's
+// authentication) ask it.
+func KeyVariable(cfg Config) string {
+	var mk *missingKeyError
+	switch err := missingKey(&cfg); {
+	case err == nil:
+		return ""
+	case errors.As(err, &mk):
+		return mk.envKey
+	}
+	return EnvAPIKey
+}

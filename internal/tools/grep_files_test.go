@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/workspace"
@@ -100,28 +100,42 @@ func TestGrepFiles(t *testing.T) {
 	}
 }
 
-// deniedView is the editor view with one file unreadable, as a file
-// without read permission is for a user who is not root.
-type deniedView struct {
-	*workspace.Store
-	denied string
-}
-
-func (v deniedView) ReadFile(path string) ([]byte, error) {
-	if path == v.denied {
-		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EACCES}
-	}
-	return v.Store.ReadFile(path)
-}
-
 func TestGrepFilesPermissionDenied(t *testing.T) {
-	env, st := testEnv(t)
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: every file is readable")
+	}
+	env, _ := testEnv(t)
 	writeFiles(t, env.Cwd, map[string]string{"ok.go": "TODO ok\n", "secret.go": "TODO secret\n"})
-	env.Files = deniedView{Store: st, denied: filepath.Join(env.Cwd, "secret.go")}
+	if err := os.Chmod(filepath.Join(env.Cwd, "secret.go"), 0); err != nil {
+		t.Fatal(err)
+	}
 	out := callTool(t, GrepFiles{}, env, map[string]any{"pattern": "TODO"})
 	want := "ok.go:1: TODO ok\n[Not searched: secret.go (permission denied).]"
 	if out.Failed || out.Text != want {
 		t.Errorf("got %+v, want %q", out, want)
+	}
+}
+
+// The search tools read files that are not open from the disk, never
+// through the view: a view may reach an editor over the wire.
+type countingView struct {
+	*workspace.Store
+	reads *atomic.Int32
+}
+
+func (v countingView) ReadFile(path string) ([]byte, error) {
+	v.reads.Add(1)
+	return v.Store.ReadFile(path)
+}
+
+func TestGrepFilesReadsClosedFilesFromDisk(t *testing.T) {
+	env, st := testEnv(t)
+	writeFiles(t, env.Cwd, map[string]string{"a.go": "TODO a\n", "b.go": "TODO b\n"})
+	var n atomic.Int32
+	env.Files = countingView{Store: st, reads: &n}
+	out := callTool(t, GrepFiles{}, env, map[string]any{"pattern": "TODO"})
+	if out.Failed || out.Text != "a.go:1: TODO a\nb.go:1: TODO b" || n.Load() != 0 {
+		t.Errorf("got %+v after %d reads through the view", out, n.Load())
 	}
 }
 

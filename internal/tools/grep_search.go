@@ -83,7 +83,7 @@ func (s *grepSearch) searchNamed(t target) (dir bool, err error) {
 	}
 	rel := filepath.Base(t.Abs)
 	s.res.root = filepath.ToSlash(filepath.Dir(t.Display))
-	data, err := readForGrep(s.view, t.Abs, make([]byte, 0, 64<<10))
+	data, err := readForGrep(s.view, t.Abs, slices.Contains(s.view.OpenPaths(), t.Abs), make([]byte, 0, 64<<10))
 	if err != nil {
 		s.skip(rel, err)
 	} else {
@@ -141,9 +141,9 @@ func (s *grepSearch) searchFile(f walkFile, open bool, bp *[]byte) {
 	var data []byte
 	var err error
 	if open {
-		data, err = readForGrep(s.view, f.Abs, nil)
+		data, err = readForGrep(s.view, f.Abs, true, nil)
 	} else {
-		data, err = readForGrep(s.view, f.Abs, *bp)
+		data, err = readForGrep(s.view, f.Abs, false, *bp)
 		if cap(data) > cap(*bp) && cap(data) <= 1<<20 {
 			*bp = data[:0]
 		}
@@ -245,36 +245,32 @@ func openUnder(view FileView, dir string) map[string]bool {
 	return open
 }
 
+// openDocument is the view's document at path when the path is open.
+func openDocument(view FileView, path string, open bool) (workspace.Doc, bool) {
+	if !open {
+		return workspace.Doc{}, false
+	}
+	return view.Document(path)
+}
+
 var (
 	errTooLarge = errors.New("file too large")
 	errBinary   = errors.New("binary file")
 )
 
-// readForGrep returns the text of path as the view has it, reading disk
-// files into buf when the view is known to read the disk, refusing files
-// over MaxGrepFileSize and binary files.
-func readForGrep(view FileView, path string, buf []byte) ([]byte, error) {
+// readForGrep returns the text of path: the editor's text when the file
+// is open there (open), else the disk's, read into buf. Files that are
+// not open are never read through the view: a view may reach an editor
+// over the wire (ACP's fs/read_text_file), too slow for every file of a
+// walk. It refuses files over MaxGrepFileSize and binary files.
+func readForGrep(view FileView, path string, open bool, buf []byte) ([]byte, error) {
 	var data []byte
-	switch v := view.(type) {
-	case DiskView, *workspace.Store:
-		if v, ok := v.(*workspace.Store); ok {
-			if doc, ok := v.Document(path); ok {
-				data = []byte(doc.Text)
-				break
-			}
-		}
+	if doc, ok := openDocument(view, path, open); ok {
+		data = []byte(doc.Text)
+	} else {
 		var err error
 		if data, err = readDisk(path, buf); err != nil {
 			return nil, err
-		}
-
-	default:
-		var err error
-		if data, err = v.ReadFile(path); err != nil {
-			return nil, err
-		}
-		if int64(len(data)) > MaxGrepFileSize {
-			return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, byteSize(int64(len(data))), byteSize(MaxGrepFileSize))
 		}
 	}
 	if isBinary(data[:min(len(data), sniffLen)]) {

@@ -1,0 +1,309 @@
+// Command acpbench measures ACP agents side by side on the same fake
+// model (internal/model/fakemodel, on loopback): the time from spawning
+// the agent to its first agent_message_chunk, from spawning it to the end
+// of a turn that runs one command, and from session/cancel during a
+// model stream to the prompt's answer.
+//
+//	go run ./bench/acpbench -bin bin/agent-ls [-codex-acp path/to/codex-acp] [-runs 10]
+//
+// agent-ls runs as `agent-ls acp`; Codex's adapter (npm
+// @zed-industries/codex-acp), when given, with a model provider of its own
+// pointed at the fake model (it ignores OPENAI_BASE_URL) and its CODEX_HOME
+// in -codex-home. Numbers are printed, never asserted.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// agentKind says how to start one agent and which tool runs a command.
+type agentKind struct {
+	name    string
+	command func(modelURL string) (argv []string, env []string)
+	// commandCall is the model's call that runs `echo hi`.
+	commandCall fakemodel.Item
+}
+
+func main() {
+	bin := flag.String("bin", "bin/agent-ls", "the agent-ls binary")
+	codex := flag.String("codex-acp", "", "Codex's ACP adapter binary (empty: agent-ls alone)")
+	codexHome := flag.String("codex-home", ".cache/codex-home", "CODEX_HOME for Codex's adapter (not under /tmp: it refuses its sandbox helpers there)")
+	runs := flag.Int("runs", 10, "runs of each measurement")
+	flag.Parse()
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	*bin = abs(*bin)
+	agents := []agentKind{{
+		name: "agent-ls acp",
+		command: func(url string) ([]string, []string) {
+			return []string{*bin, "acp"}, []string{"OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=gpt-5-codex"}
+		},
+		commandCall: fakemodel.FunctionCall("c1", "shell", `{"command":["echo","hi"]}`),
+	}}
+	if *codex != "" {
+		home := abs(*codexHome)
+		os.MkdirAll(home, 0o755)
+		agents = append(agents, agentKind{
+			name: "codex-acp",
+			command: func(url string) ([]string, []string) {
+				return []string{abs(*codex), "-c", "model_provider=fake", "-c", "model=gpt-5",
+						"-c", `model_providers.fake={name="fake",base_url="` + url + `",env_key="OPENAI_API_KEY",wire_api="responses"}`},
+					[]string{"CODEX_HOME=" + home, "OPENAI_API_KEY=bench"}
+			},
+			commandCall: fakemodel.FunctionCall("c1", "exec_command", `{"cmd":"echo hi"}`),
+		})
+	}
+	type result struct{ first, round, cancel []time.Duration }
+	results := make([]result, len(agents))
+	for i, a := range agents {
+		for range *runs {
+			for _, m := range []struct {
+				into *[]time.Duration
+				run  func(agentKind) (time.Duration, error)
+			}{{&results[i].first, firstChunk}, {&results[i].round, commandRound}, {&results[i].cancel, cancelLatency}} {
+				d, err := m.run(a)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "acpbench: %s: %v\n", a.name, err)
+					continue
+				}
+				*m.into = append(*m.into, d)
+			}
+		}
+	}
+	fmt.Printf("%-14s %26s %28s %26s\n", "agent", "spawn → first chunk", "spawn → command round trip", "session/cancel → answer")
+	for i, a := range agents {
+		fmt.Printf("%-14s %26s %28s %26s\n", a.name, median(results[i].first), median(results[i].round), median(results[i].cancel))
+	}
+	if len(agents) == 2 {
+		ratio := func(x, y []time.Duration) string {
+			if len(x) == 0 || len(y) == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1fx", float64(mid(y))/float64(mid(x)))
+		}
+		fmt.Printf("%-14s %26s %28s %26s\n", "agent-ls is", ratio(results[0].first, results[1].first), ratio(results[0].round, results[1].round), ratio(results[0].cancel, results[1].cancel))
+	}
+}
+
+func mid(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func median(d []time.Duration) string {
+	if len(d) == 0 {
+		return "failed"
+	}
+	return fmt.Sprintf("%.1f ms (n=%d)", float64(mid(d).Microseconds())/1000, len(d))
+}
+
+// client records what the agent streams and allows what it asks.
+type client struct {
+	mu      sync.Mutex
+	onChunk func()
+}
+
+func (c *client) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	for _, o := range p.Options {
+		if o.Kind == sdk.PermissionOptionKindAllowOnce {
+			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: o.OptionId}}}, nil
+		}
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
+}
+
+func (c *client) SessionUpdate(ctx context.Context, n sdk.SessionNotification) error {
+	if n.Update.AgentMessageChunk != nil {
+		c.mu.Lock()
+		f := c.onChunk
+		c.onChunk = nil
+		c.mu.Unlock()
+		if f != nil {
+			f()
+		}
+	}
+	return nil
+}
+
+var errNo = errors.New("not offered")
+
+func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, errNo
+}
+func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, errNo
+}
+func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errNo
+}
+func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, errNo
+}
+func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, errNo
+}
+func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, errNo
+}
+func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, errNo
+}
+
+// session is one spawned agent with an ACP session open in a fresh
+// directory.
+type session struct {
+	conn  *sdk.ClientSideConnection
+	cl    *client
+	id    sdk.SessionId
+	ctx   context.Context
+	start time.Time
+	stop  func()
+}
+
+// spawn starts the agent against m and opens a session; start is the
+// moment of the spawn.
+func spawn(a agentKind, m *fakemodel.Server) (*session, error) {
+	dir, err := os.MkdirTemp("", "acpbench-")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	argv, env := a.command(m.URL())
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, ".state")), env...)
+	cmd.Stderr = io.Discard
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	stop := func() {
+		cancel()
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		os.RemoveAll(dir)
+	}
+	cl := &client{}
+	conn := sdk.NewClientSideConnection(cl, stdin, stdout)
+	conn.SetLogger(slog.New(slog.DiscardHandler))
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientInfo: &sdk.Implementation{Name: "acpbench", Version: "1"}}); err != nil {
+		stop()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	res, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("session/new: %w", err)
+	}
+	return &session{conn: conn, cl: cl, id: res.SessionId, ctx: ctx, start: start, stop: stop}, nil
+}
+
+func (s *session) prompt(text string) (sdk.PromptResponse, error) {
+	return s.conn.Prompt(s.ctx, sdk.PromptRequest{SessionId: s.id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+}
+
+// firstChunk: spawn → the first agent_message_chunk of a one-line answer.
+func firstChunk(a agentKind) (time.Duration, error) {
+	m := fakemodel.New(fakemodel.Say("hello there"))
+	defer m.Close()
+	s, err := spawn(a, m)
+	if err != nil {
+		return 0, err
+	}
+	defer s.stop()
+	got := make(chan time.Time, 1)
+	s.cl.mu.Lock()
+	s.cl.onChunk = func() { got <- time.Now() }
+	s.cl.mu.Unlock()
+	if _, err := s.prompt("say hello"); err != nil {
+		return 0, err
+	}
+	select {
+	case t := <-got:
+		return t.Sub(s.start), nil
+	default:
+		return 0, errors.New("no agent_message_chunk")
+	}
+}
+
+// commandRound: spawn → the answer of a turn that runs one command.
+func commandRound(a agentKind) (time.Duration, error) {
+	m := fakemodel.New(fakemodel.Answer(a.commandCall), fakemodel.Say("done"))
+	defer m.Close()
+	s, err := spawn(a, m)
+	if err != nil {
+		return 0, err
+	}
+	defer s.stop()
+	res, err := s.prompt("run echo hi")
+	if err != nil {
+		return 0, err
+	}
+	if res.StopReason != sdk.StopReasonEndTurn || len(m.Requests()) != 2 {
+		return 0, fmt.Errorf("the turn stopped %s after %d model requests", res.StopReason, len(m.Requests()))
+	}
+	return time.Since(s.start), nil
+}
+
+// cancelLatency: session/cancel after the first chunk of a stream that
+// never ends → the prompt's answer.
+func cancelLatency(a agentKind) (time.Duration, error) {
+	gate := fakemodel.NewGate(6) // two deltas, then the stream waits
+	defer gate.Release()
+	m := fakemodel.New(fakemodel.Step{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("a ", "stream ", "that ", "never ", "ends")}}, Gate: gate})
+	defer m.Close()
+	s, err := spawn(a, m)
+	if err != nil {
+		return 0, err
+	}
+	defer s.stop()
+	sent := make(chan time.Time, 1)
+	s.cl.mu.Lock()
+	s.cl.onChunk = func() {
+		go func() {
+			t := time.Now()
+			s.conn.Cancel(s.ctx, sdk.CancelNotification{SessionId: s.id})
+			sent <- t
+		}()
+	}
+	s.cl.mu.Unlock()
+	res, err := s.prompt("stream")
+	end := time.Now()
+	if err != nil {
+		return 0, err
+	}
+	if res.StopReason != sdk.StopReasonCancelled {
+		return 0, fmt.Errorf("stopReason %s after cancel", res.StopReason)
+	}
+	return end.Sub(<-sent), nil
+}

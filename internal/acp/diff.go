@@ -1,0 +1,89 @@
+package acp
+
+import (
+	"path/filepath"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// diffBlocks turns the unified diff the agent shows people (workspace's
+// one renderer: git-style, three lines of context) into ACP diff content,
+// one block per hunk: oldText is the hunk's context and removed lines,
+// newText its context and added lines, so a client shows the change
+// where it lies. A file the diff creates has no oldText (the protocol's
+// "new file"); paths are made absolute against cwd. The agent's events
+// carry the diff, not whole files, which keeps a turn's events and the
+// session's record small; a hunk is what a reviewer reads anyway.
+func diffBlocks(diff, cwd string) []sdk.ToolCallContent {
+	var out []sdk.ToolCallContent
+	var path string
+	var created bool
+	var oldB, newB strings.Builder
+	inHunk := false
+	emit := func() {
+		if !inHunk || path == "" {
+			return
+		}
+		d := &sdk.ToolCallContentDiff{Type: "diff", Path: path, NewText: newB.String()}
+		if !created {
+			old := oldB.String()
+			d.OldText = &old
+		}
+		out = append(out, sdk.ToolCallContent{Diff: d})
+		oldB.Reset()
+		newB.Reset()
+		inHunk = false
+	}
+	lines := strings.SplitAfter(diff, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			emit()
+			from := strings.TrimSpace(strings.TrimPrefix(l, "--- "))
+			to := strings.TrimSpace(strings.TrimPrefix(lines[i+1], "+++ "))
+			i++
+			created = from == "/dev/null"
+			name := to
+			if to == "/dev/null" {
+				name = from
+			}
+			path = absPath(strings.TrimPrefix(strings.TrimPrefix(name, "a/"), "b/"), cwd)
+		case strings.HasPrefix(l, "@@"):
+			emit()
+			inHunk = true
+		case !inHunk:
+		case strings.HasPrefix(l, "+"):
+			newB.WriteString(l[1:])
+		case strings.HasPrefix(l, "-"):
+			oldB.WriteString(l[1:])
+		case strings.HasPrefix(l, " "):
+			oldB.WriteString(l[1:])
+			newB.WriteString(l[1:])
+		case l == "\n" || l == "":
+			// a context line whose one space was lost, or the end
+		case strings.HasPrefix(l, `\`):
+			// "\ No newline at end of file": the line before has none
+			trimLastNewline(&oldB)
+			trimLastNewline(&newB)
+		}
+	}
+	emit()
+	return out
+}
+
+func trimLastNewline(b *strings.Builder) {
+	s := b.String()
+	if strings.HasSuffix(s, "\n") {
+		b.Reset()
+		b.WriteString(s[:len(s)-1])
+	}
+}
+
+func absPath(p, cwd string) string {
+	if filepath.IsAbs(p) || cwd == "" {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}

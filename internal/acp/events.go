@@ -1,0 +1,356 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-ls/agent-ls/internal/event"
+)
+
+// Bounds of what a tool call shows: the protocol replaces a tool call's
+// content with each update, so the whole shown output travels each time.
+const (
+	maxShownOutput = 32 << 10
+)
+
+// eventView turns one session's agent events into session updates: it
+// remembers each tool call's kind, live output and diff blocks, and which
+// messages arrived as deltas.
+type eventView struct {
+	calls  map[string]*callView
+	deltas map[string]bool // item ids whose text streamed as deltas
+}
+
+type callView struct {
+	kind   event.ToolKind
+	hidden bool // update_plan: shown as the plan itself
+	out    tail
+	diffs  []sdk.ToolCallContent
+	locs   []sdk.ToolCallLocation
+}
+
+func newEventView() *eventView {
+	return &eventView{calls: map[string]*callView{}, deltas: map[string]bool{}}
+}
+
+// tail keeps the end of a command's output.
+type tail struct {
+	buf     []byte
+	dropped int
+}
+
+func (t *tail) write(s string) {
+	t.buf = append(t.buf, s...)
+	if over := len(t.buf) - maxShownOutput; over > 0 {
+		// cut at a line start when one is near, for a clean first line
+		cut := over
+		if i := strings.IndexByte(string(t.buf[over:min(len(t.buf), over+256)]), '\n'); i >= 0 {
+			cut = over + i + 1
+		}
+		t.dropped += cut
+		t.buf = append(t.buf[:0], t.buf[cut:]...)
+	}
+}
+
+func (t *tail) String() string {
+	if t.dropped > 0 {
+		return fmt.Sprintf("[… %d earlier bytes not shown]\n%s", t.dropped, t.buf)
+	}
+	return string(t.buf)
+}
+
+// bounded shortens text for a tool call's content.
+func bounded(s string) string {
+	if len(s) <= maxShownOutput {
+		return s
+	}
+	return s[:maxShownOutput] + fmt.Sprintf("\n[… %d more bytes not shown]", len(s)-maxShownOutput)
+}
+
+// fenced shows text as a code block, with a fence longer than any run of
+// backticks inside it.
+func fenced(s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return fence + "\n" + s + fence
+}
+
+func textContent(s string) sdk.ToolCallContent { return sdk.ToolContent(sdk.TextBlock(s)) }
+
+// Event receives the agent's events (agent.Frontend). It only queues:
+// the outbox sends in order.
+func (s *server) Event(ev event.Event) {
+	s.mu.Lock()
+	ss := s.byAgent[ev.SessionID]
+	s.mu.Unlock()
+	if ss == nil {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if out, ok := ev.Payload.(event.ExecOutput); ok {
+		c := ss.view.calls[out.CallID]
+		if c == nil {
+			return
+		}
+		c.out.write(out.Chunk)
+		// The output so far, sent when the client takes it: a client
+		// that reads slowly gets the latest state, not every chunk.
+		s.out.push("out:"+ss.id+":"+out.CallID, func() {
+			ss.mu.Lock()
+			text := fenced(c.out.String())
+			ss.mu.Unlock()
+			u := &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(out.CallID),
+				Status: sdk.Ptr(sdk.ToolCallStatusInProgress), Content: []sdk.ToolCallContent{textContent(text)}}
+			s.send(ss.id, sdk.SessionUpdate{ToolCallUpdate: u})
+		})
+		return
+	}
+	if tc, ok := ev.Payload.(event.TurnStarted); ok && !ss.titled && tc.Prompt != "" {
+		ss.titled = true
+		s.push(ss, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{SessionUpdate: "session_info_update", Title: sdk.Ptr(title(tc.Prompt))}})
+	}
+	ss.noteEvent(ev)
+	for _, u := range ss.view.updates(ev, ss.info.Cwd, false) {
+		s.push(ss, u)
+	}
+}
+
+// noteEvent remembers the turns that changed files (for /undo). Called
+// with ss.mu held.
+func (ss *session) noteEvent(ev event.Event) {
+	if fc, ok := ev.Payload.(event.FileChange); ok && fc.Status == event.ChangeApplied {
+		if n := len(ss.changing); n == 0 || ss.changing[n-1] != ev.TurnID {
+			ss.changing = append(ss.changing, ev.TurnID)
+		}
+	}
+}
+
+// title is a session's title from its first prompt.
+func title(prompt string) string {
+	t := strings.TrimSpace(prompt)
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	if r := []rune(t); len(r) > 80 {
+		t = string(r[:79]) + "…"
+	}
+	return t
+}
+
+// updates are the session updates one event makes. replay: the event
+// comes from a session's record (session/load), where the user's prompt
+// is shown too.
+func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.SessionUpdate {
+	switch p := ev.Payload.(type) {
+	case event.TurnStarted:
+		if replay && p.Prompt != "" {
+			return []sdk.SessionUpdate{sdk.UpdateUserMessageText(p.Prompt)}
+		}
+	case event.MessageDelta:
+		v.deltas[p.ItemID] = true
+		if p.Delta != "" {
+			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(p.Delta)}
+		}
+	case event.Message:
+		if !v.deltas[p.ItemID] && p.Text != "" {
+			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(p.Text)}
+		}
+		delete(v.deltas, p.ItemID)
+	case event.ReasoningDelta:
+		v.deltas[p.ItemID] = true
+		if p.Delta != "" {
+			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(p.Delta)}
+		}
+	case event.Reasoning:
+		if !v.deltas[p.ItemID] && p.Text != "" {
+			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(p.Text)}
+		}
+		delete(v.deltas, p.ItemID)
+	case event.ToolCall:
+		c := &callView{kind: p.Kind, hidden: p.Tool == "update_plan"}
+		v.calls[p.CallID] = c
+		if c.hidden {
+			return nil
+		}
+		c.locs = argLocations(p.Arguments, cwd)
+		// Calls that may need an approval wait as pending until allowed
+		// or running; the others run at once.
+		status := sdk.ToolCallStatusInProgress
+		if !replay && (p.Kind == event.KindExecute || p.Kind == event.KindEdit || p.Kind == event.KindDelete || p.Kind == event.KindMove || p.Kind == event.KindOther) {
+			status = sdk.ToolCallStatusPending
+		}
+		return []sdk.SessionUpdate{{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
+			Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}}
+	case event.FileChange:
+		c := v.calls[p.CallID]
+		if c == nil {
+			c = &callView{kind: event.KindEdit}
+			v.calls[p.CallID] = c
+		}
+		c.diffs = diffBlocks(p.Diff, cwd)
+		c.locs = changeLocations(p.Changes)
+		return []sdk.SessionUpdate{{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
+			Content: c.diffs, Locations: c.locs}}}
+	case event.ToolResult:
+		c := v.calls[p.CallID]
+		if c == nil {
+			c = &callView{kind: event.KindOther}
+		}
+		delete(v.calls, p.CallID)
+		if c.hidden {
+			return nil
+		}
+		status := sdk.ToolCallStatusCompleted
+		if p.Status != event.ToolCompleted {
+			status = sdk.ToolCallStatusFailed
+		}
+		var content []sdk.ToolCallContent
+		switch {
+		case len(c.diffs) > 0:
+			content = append(content, c.diffs...)
+			if status != sdk.ToolCallStatusCompleted {
+				content = append(content, textContent(bounded(p.Output)))
+			}
+		case p.Output != "":
+			content = []sdk.ToolCallContent{textContent(fenced(bounded(p.Output)))}
+		}
+		return []sdk.SessionUpdate{{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
+			Status: sdk.Ptr(status), Content: content}}}
+	case event.Plan:
+		entries := make([]sdk.PlanEntry, 0, len(p.Steps))
+		for _, st := range p.Steps {
+			entries = append(entries, sdk.PlanEntry{Content: st.Step, Priority: sdk.PlanEntryPriorityMedium, Status: planStatus(st.Status)})
+		}
+		return []sdk.SessionUpdate{{Plan: &sdk.SessionUpdatePlan{SessionUpdate: "plan", Entries: entries}}}
+	case event.Usage:
+		// usage_update is stable in the protocol (TypeScript SDK 2.4.0);
+		// the Go SDK v0.13.5 has the same type, marked unstable.
+		if p.ContextWindow > 0 {
+			return []sdk.SessionUpdate{{UsageUpdate: &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}}}
+		}
+	case event.Compacted:
+		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter))}
+	case event.TurnCompleted:
+		if replay && p.Status == event.StatusFailed && p.Error != "" {
+			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n(the turn failed: " + p.Error + ")")}
+		}
+	}
+	return nil
+}
+
+func toolKind(k event.ToolKind) sdk.ToolKind {
+	switch k {
+	case event.KindRead, event.KindEdit, event.KindDelete, event.KindMove, event.KindSearch, event.KindExecute, event.KindThink, event.KindFetch:
+		return sdk.ToolKind(k)
+	}
+	return sdk.ToolKindOther
+}
+
+func planStatus(s event.StepStatus) sdk.PlanEntryStatus {
+	switch s {
+	case event.StepInProgress:
+		return sdk.PlanEntryStatusInProgress
+	case event.StepCompleted:
+		return sdk.PlanEntryStatusCompleted
+	}
+	return sdk.PlanEntryStatusPending
+}
+
+// rawInput is the call's arguments as JSON, nil when they are not.
+func rawInput(args json.RawMessage) any {
+	if len(args) == 0 || !json.Valid(args) {
+		return nil
+	}
+	return args
+}
+
+// argLocations are the files a call's arguments name, for the client to
+// follow.
+func argLocations(args json.RawMessage, cwd string) []sdk.ToolCallLocation {
+	var a struct {
+		FilePath string `json:"file_path"`
+		DirPath  string `json:"dir_path"`
+		Path     string `json:"path"`
+		Offset   int    `json:"offset"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	for _, p := range []string{a.FilePath, a.DirPath, a.Path} {
+		if p != "" {
+			loc := sdk.ToolCallLocation{Path: absPath(p, cwd)}
+			if a.Offset > 0 && a.FilePath != "" {
+				loc.Line = sdk.Ptr(a.Offset)
+			}
+			return []sdk.ToolCallLocation{loc}
+		}
+	}
+	return nil
+}
+
+func changeLocations(changes []event.FileChangeEntry) []sdk.ToolCallLocation {
+	var out []sdk.ToolCallLocation
+	for _, c := range changes {
+		u := c.URI
+		if c.NewURI != "" {
+			u = c.NewURI
+		}
+		if p := uriPath(u); p != "" {
+			out = append(out, sdk.ToolCallLocation{Path: p})
+		}
+	}
+	return out
+}
+
+// uriPath is the path of a file URI, "" for anything else.
+func uriPath(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Scheme != "file" {
+		return ""
+	}
+	return parsed.Path
+}
+
+// push queues an update about ss; callers may hold ss.mu (ss.id never
+// changes).
+func (s *server) push(ss *session, u sdk.SessionUpdate) {
+	s.out.push("", func() { s.send(ss.id, u) })
+}
+
+// send writes one session/update now (from the outbox).
+func (s *server) send(id string, u sdk.SessionUpdate) {
+	if err := s.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u}); err != nil {
+		s.log.Debug("acp: session/update not sent", "session", id, "err", err)
+	}
+}
+
+// replay sends a kept session's conversation (session/load): the user's
+// prompts, the agent's text and thoughts, each tool call with its result
+// and diff blocks, the plans.
+func (s *server) replay(ss *session, items []json.RawMessage) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	v := newEventView()
+	for _, raw := range items {
+		ev, err := event.Parse(raw)
+		if err != nil {
+			s.log.Warn("acp: a kept event could not be read; skipped", "session", ss.id, "err", err)
+			continue
+		}
+		ss.noteItem(raw)
+		for _, u := range v.updates(ev, ss.info.Cwd, true) {
+			s.push(ss, u)
+		}
+	}
+}

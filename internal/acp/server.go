@@ -1,0 +1,295 @@
+// Package acp serves the agent to Agent Client Protocol clients (Zed, the
+// JetBrains IDEs, codecompanion and others): ACP v1, newline-delimited
+// JSON-RPC on stdin/stdout, through github.com/coder/acp-go-sdk. It is a
+// second front end beside the language server, not a second agent: it
+// drives sessions and turns through Agent (the manager API the language
+// server uses too) and receives what they do through agent.Frontend.
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+)
+
+// Agent is what the ACP server drives: sessions and turns. cmd/agent-ls
+// implements it over agent.Manager and the session store.
+type Agent interface {
+	NewSession(opts agent.SessionOptions) (agent.SessionInfo, error)
+	// StartTurn returns as soon as the turn is accepted; the turn reports
+	// through the Frontend the agent was built with.
+	StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn, error)
+	// Interrupt ends the session's running turn ("" = whichever runs).
+	Interrupt(sessionID, turnID string) error
+	// UndoTurn restores the files a turn changed and returns their paths.
+	UndoTurn(ctx context.Context, sessionID, turnID string) ([]string, error)
+	// UpdateSession changes a session's own settings (modes, config
+	// options) from its next turn on.
+	UpdateSession(sessionID string, update func(*agent.SessionOptions)) (agent.SessionInfo, error)
+	// ListSessions returns the kept sessions, those of cwd first (all of
+	// them when cwd is ""), most recent first.
+	ListSessions(cwd string) ([]SessionSummary, error)
+	// ResumeSession brings a kept session back (a live one stays as it
+	// is) and returns the events that draw it.
+	ResumeSession(ctx context.Context, sessionID string) (*ResumedSession, error)
+	// Compact starts a turn that only summarises the session's history
+	// (/compact), when Options.Compact offers it.
+	Compact(sessionID string) (*agent.Turn, error)
+	// Close interrupts every running turn; the agent is not used after.
+	Close()
+}
+
+// SessionSummary is a kept session as session/list shows it.
+type SessionSummary struct {
+	SessionID string
+	Cwd       string
+	Title     string
+	UpdatedAt time.Time
+}
+
+// ResumedSession is a session brought back by Agent.ResumeSession.
+type ResumedSession struct {
+	Info agent.SessionInfo
+	// Items are the agent/event objects that draw its conversation, in
+	// order.
+	Items []json.RawMessage
+}
+
+// Config is what the server knows when the client initializes, which is
+// when the agent is built.
+type Config struct {
+	// Frontend is the connection: it receives the agent's events.
+	Frontend agent.Frontend
+	// Files is the view of the files the tools read: through the client
+	// when it offers fs/read_text_file, else nil (the disk).
+	Files agent.FileReader
+}
+
+// Options configure Serve.
+type Options struct {
+	// Version is reported in agentInfo.
+	Version string
+	// Logger receives the server's log (never stdout). Nil discards.
+	Logger *slog.Logger
+	// NewAgent builds the agent at initialize.
+	NewAgent func(Config) (Agent, error)
+	// KeyVariable names the environment variable the model provider's
+	// key must come from when it is not set, "" when the provider has
+	// what it needs. Nil: no key needed.
+	KeyVariable func() string
+	// Model and ReasoningEffort are the configured defaults, offered as
+	// config options; Models are more model names to offer.
+	Model           string
+	Models          []string
+	ReasoningEffort string
+	// Compact offers /compact (Agent.Compact can summarise a history).
+	Compact bool
+}
+
+// ProtocolVersion is the ACP version served.
+const ProtocolVersion = sdk.ProtocolVersionNumber
+
+// Serve runs the ACP agent on in/out until the client closes the
+// connection or ctx ends.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	s := newServer(opts)
+	w := &wire{out: out, log: s.log, onInitialize: func() { s.initArrived.Store(true) }}
+	pr, pw := io.Pipe()
+	go w.filter(in, pw)
+	s.wire = w
+	s.conn = sdk.NewAgentSideConnection(s, w, pr)
+	s.conn.SetLogger(s.log)
+	select {
+	case <-ctx.Done():
+	case <-s.conn.Done():
+	}
+	s.shutdown()
+	pr.Close()
+	return nil
+}
+
+// server is one client's connection: the SDK's Agent and the agent's
+// Frontend at once.
+type server struct {
+	opts Options
+	log  *slog.Logger
+	conn *sdk.AgentSideConnection
+	wire *wire
+	out  *outbox
+
+	// initArrived: an initialize request came in (in wire order, before
+	// the requests after it, which the SDK runs concurrently); ready
+	// closes when it has been handled. A client that sends session/new
+	// right behind initialize gets it handled after it.
+	initArrived atomic.Bool
+	ready       chan struct{}
+	readyOnce   sync.Once
+
+	mu       sync.Mutex
+	agent    Agent
+	client   sdk.ClientCapabilities
+	sessions map[string]*session // by ACP session id
+	byAgent  map[string]*session // by the agent's session id (differs after /new)
+	closed   bool
+}
+
+func newServer(opts Options) *server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &server{opts: opts, log: log, out: newOutbox(), ready: make(chan struct{}), sessions: map[string]*session{}, byAgent: map[string]*session{}}
+}
+
+func (s *server) shutdown() {
+	s.mu.Lock()
+	a := s.agent
+	s.closed = true
+	s.mu.Unlock()
+	if a != nil {
+		a.Close()
+	}
+	s.out.close()
+}
+
+// theAgent returns the agent, or the error for a client that has not
+// initialized.
+func (s *server) theAgent() (Agent, error) {
+	if s.initArrived.Load() {
+		select {
+		case <-s.ready:
+		case <-time.After(clientTimeout):
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.agent == nil {
+		return nil, &sdk.RequestError{Code: -32600, Message: "Invalid request: initialize first"}
+	}
+	return s.agent, nil
+}
+
+// Initialize negotiates the version and builds the agent.
+func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	defer s.readyOnce.Do(func() { close(s.ready) })
+	s.mu.Lock()
+	s.client = p.ClientCapabilities
+	built := s.agent != nil
+	s.mu.Unlock()
+	if !built {
+		cfg := Config{Frontend: s}
+		if p.ClientCapabilities.Fs.ReadTextFile {
+			cfg.Files = &clientFiles{s: s}
+		}
+		a, err := s.opts.NewAgent(cfg)
+		if err != nil {
+			return sdk.InitializeResponse{}, &sdk.RequestError{Code: -32603, Message: "agent-ls cannot start: " + err.Error()}
+		}
+		s.mu.Lock()
+		s.agent = a
+		s.mu.Unlock()
+	}
+	name := "unknown"
+	if p.ClientInfo != nil {
+		name = p.ClientInfo.Name
+	}
+	s.log.Info("acp: initialize", "client", name, "protocolVersion", p.ProtocolVersion,
+		"fs.read", p.ClientCapabilities.Fs.ReadTextFile, "fs.write", p.ClientCapabilities.Fs.WriteTextFile)
+	// One version is served: the client's own when it asks for it, else
+	// ours, which a client that cannot speak it closes the connection on.
+	return sdk.InitializeResponse{
+		ProtocolVersion: ProtocolVersion,
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:   &sdk.SessionListCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{},
+				Close:  &sdk.SessionCloseCapabilities{},
+			},
+		},
+		AgentInfo:   &sdk.Implementation{Name: "agent-ls", Title: sdk.Ptr("agent-ls"), Version: s.opts.Version},
+		AuthMethods: s.authMethods(),
+	}, nil
+}
+
+// keyVariable is the variable the user must set first, "" if none.
+func (s *server) keyVariable() string {
+	if s.opts.KeyVariable == nil {
+		return ""
+	}
+	return s.opts.KeyVariable()
+}
+
+// authMethods are empty when the model provider has its key; else one
+// env_var method names the variable. The env_var method is in the Go
+// SDK's types (marked unstable there); clients that do not know it see
+// an entry with an id, a name and a description that says what to do.
+func (s *server) authMethods() []sdk.AuthMethod {
+	v := s.keyVariable()
+	if v == "" {
+		return []sdk.AuthMethod{}
+	}
+	return []sdk.AuthMethod{{EnvVar: &sdk.AuthMethodEnvVarInline{
+		Type:        "env_var",
+		Id:          "env:" + v,
+		Name:        "Set " + v,
+		Description: sdk.Ptr("agent-ls reads the model provider's API key from the environment variable " + v + ": set it where the editor starts agent-ls."),
+		Vars:        []sdk.AuthEnvVar{{Name: v}},
+	}}}
+}
+
+// authRequired is the error of session/new and the like without a key.
+func (s *server) authRequired() error {
+	v := s.keyVariable()
+	if v == "" {
+		return nil
+	}
+	return &sdk.RequestError{Code: -32000, Message: "Authentication required: set the environment variable " + v + " (the model provider's API key) where the editor starts agent-ls",
+		Data: map[string]any{"envVar": v}}
+}
+
+// Authenticate cannot set a variable in our environment: it says so,
+// unless the key has been there all along.
+func (s *server) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	if err := s.authRequired(); err != nil {
+		return sdk.AuthenticateResponse{}, err
+	}
+	return sdk.AuthenticateResponse{}, nil
+}
+
+// Logout: agent-ls keeps no login.
+func (s *server) Logout(ctx context.Context, p sdk.LogoutRequest) (sdk.LogoutResponse, error) {
+	return sdk.LogoutResponse{}, nil
+}
+
+// requestError maps the agent's errors to JSON-RPC errors whose message
+// a user can act on.
+func requestError(err error) error {
+	var re *sdk.RequestError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &re):
+		return re
+	case errors.Is(err, agent.ErrUnknownSession):
+		return &sdk.RequestError{Code: -32002, Message: "Resource not found: " + err.Error()}
+	case errors.Is(err, agent.ErrTurnRunning):
+		return &sdk.RequestError{Code: -32600, Message: "Invalid request: " + err.Error()}
+	}
+	return &sdk.RequestError{Code: -32603, Message: err.Error()}
+}
+
+func invalidParams(format string, args ...any) error {
+	return &sdk.RequestError{Code: -32602, Message: "Invalid params: " + fmt.Sprintf(format, args...)}
+}

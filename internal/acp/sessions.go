@@ -1,0 +1,420 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
+)
+
+// session is an ACP session: the client's id for one of the agent's
+// sessions. /new points it at a fresh agent session; the ACP id stays.
+type session struct {
+	id string
+
+	mu       sync.Mutex
+	agentID  string
+	info     agent.SessionInfo
+	effort   string
+	turn     *agent.Turn
+	cancel   bool // session/cancel arrived for the running turn
+	titled   bool
+	changing []string // the turns that changed files, oldest first (for /undo)
+	view     *eventView
+}
+
+// cwdOf is the session's working directory.
+func (ss *session) cwdOf() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.info.Cwd
+}
+
+// checkCwd wants an absolute directory, as the protocol says.
+func checkCwd(cwd string) error {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return invalidParams("cwd must be an absolute path, got %q", cwd)
+	}
+	return nil
+}
+
+// logMCP notes the MCP servers a client passed: they are not connected.
+func (s *server) logMCP(method string, servers []sdk.McpServer) {
+	if len(servers) > 0 {
+		s.log.Warn("acp: the client's MCP servers are not connected (only those of the configuration are)", "method", method, "servers", len(servers))
+	}
+}
+
+// NewSession starts a session. Its answer goes out before anything about
+// the session: the slash commands follow it (JetBrains hangs otherwise).
+func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	if err := s.authRequired(); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	if err := checkCwd(p.Cwd); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	s.logMCP("session/new", p.McpServers)
+	info, err := a.NewSession(agent.SessionOptions{Cwd: p.Cwd})
+	if err != nil {
+		return sdk.NewSessionResponse{}, requestError(err)
+	}
+	ss := s.register(info.SessionID, info)
+	s.wire.afterAnswer(info.SessionID, func() { s.sendCommands(ss) })
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(info.SessionID), Modes: s.modes(info), ConfigOptions: s.configOptions(ss)}, nil
+}
+
+// register makes acpID an ACP session over the agent's session info.
+func (s *server) register(acpID string, info agent.SessionInfo) *session {
+	ss := &session{id: acpID, agentID: info.SessionID, info: info, effort: s.opts.ReasoningEffort, view: newEventView()}
+	s.mu.Lock()
+	if old, ok := s.sessions[acpID]; ok {
+		delete(s.byAgent, old.agentIDLocked())
+	}
+	s.sessions[acpID] = ss
+	s.byAgent[info.SessionID] = ss
+	s.mu.Unlock()
+	return ss
+}
+
+func (ss *session) agentIDLocked() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.agentID
+}
+
+// session finds an ACP session.
+func (s *server) session(id sdk.SessionId) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.sessions[string(id)]
+	if !ok {
+		return nil, &sdk.RequestError{Code: -32002, Message: "Resource not found: no session " + string(id) + " on this connection (session/load or session/resume brings a kept one back)"}
+	}
+	return ss, nil
+}
+
+// bringBack resumes a kept session into the agent and registers it.
+func (s *server) bringBack(ctx context.Context, id sdk.SessionId, cwd string) (*session, *ResumedSession, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.authRequired(); err != nil {
+		return nil, nil, err
+	}
+	if err := checkCwd(cwd); err != nil {
+		return nil, nil, err
+	}
+	rs, err := a.ResumeSession(ctx, string(id))
+	if err != nil {
+		return nil, nil, requestError(err)
+	}
+	s.mu.Lock()
+	ss, live := s.sessions[string(id)]
+	s.mu.Unlock()
+	if !live || ss.agentIDLocked() != rs.Info.SessionID {
+		ss = s.register(string(id), rs.Info)
+	}
+	return ss, rs, nil
+}
+
+// LoadSession replays the session's whole conversation, then answers.
+func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	s.logMCP("session/load", p.McpServers)
+	ss, rs, err := s.bringBack(ctx, p.SessionId, p.Cwd)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	s.replay(ss, rs.Items)
+	s.sendCommands(ss)
+	if err := s.out.flush(ctx); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	return sdk.LoadSessionResponse{Modes: s.modes(rs.Info), ConfigOptions: s.configOptions(ss)}, nil
+}
+
+// ResumeSession brings a session back without replaying it.
+func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	s.logMCP("session/resume", p.McpServers)
+	ss, rs, err := s.bringBack(ctx, p.SessionId, p.Cwd)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	// Undo and the title work as if the session had been replayed.
+	ss.mu.Lock()
+	for _, raw := range rs.Items {
+		ss.noteItem(raw)
+	}
+	ss.mu.Unlock()
+	s.sendCommands(ss)
+	if err := s.out.flush(ctx); err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: s.modes(rs.Info), ConfigOptions: s.configOptions(ss)}, nil
+}
+
+// noteItem remembers from a kept event what /undo and the title need.
+// Called with ss.mu held.
+func (ss *session) noteItem(raw json.RawMessage) {
+	ev, err := event.Parse(raw)
+	if err != nil {
+		return
+	}
+	switch p := ev.Payload.(type) {
+	case event.TurnStarted:
+		ss.titled = ss.titled || p.Prompt != ""
+	case event.FileChange:
+		if p.Status == event.ChangeApplied && (len(ss.changing) == 0 || ss.changing[len(ss.changing)-1] != ev.TurnID) {
+			ss.changing = append(ss.changing, ev.TurnID)
+		}
+	}
+}
+
+// ListSessions lists the kept sessions (of cwd when given).
+func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	a, err := s.theAgent()
+	if err != nil {
+		return sdk.ListSessionsResponse{}, err
+	}
+	cwd := ""
+	if p.Cwd != nil {
+		cwd = filepath.Clean(*p.Cwd)
+	}
+	list, err := a.ListSessions(cwd)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, requestError(err)
+	}
+	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for _, l := range list {
+		if cwd != "" && l.Cwd != cwd {
+			continue
+		}
+		si := sdk.SessionInfo{SessionId: sdk.SessionId(l.SessionID), Cwd: l.Cwd}
+		if l.Title != "" {
+			si.Title = sdk.Ptr(l.Title)
+		}
+		if !l.UpdatedAt.IsZero() {
+			si.UpdatedAt = sdk.Ptr(l.UpdatedAt.UTC().Format(time.RFC3339))
+		}
+		out.Sessions = append(out.Sessions, si)
+	}
+	return out, nil
+}
+
+// CloseSession ends the session's turn and forgets it on this
+// connection; its record stays for session/load.
+func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.CloseSessionResponse{}, err
+	}
+	s.interrupt(ss)
+	s.mu.Lock()
+	delete(s.sessions, ss.id)
+	delete(s.byAgent, ss.agentIDLocked())
+	s.mu.Unlock()
+	return sdk.CloseSessionResponse{}, nil
+}
+
+// Modes: the approval and sandbox presets, as Codex names them.
+type preset struct {
+	id, name, description string
+	approval, sandbox     string
+}
+
+var presets = []preset{
+	{"read-only", "Read only", "Reads files; asks before any change or command outside the read-only sandbox", "on-request", "read-only"},
+	{"auto", "Auto", "Edits files and runs commands in the workspace sandbox; asks before going outside it", "on-request", "workspace-write"},
+	{"full-access", "Full access", "Edits anything and runs commands without a sandbox, without asking", "never", "danger-full-access"},
+}
+
+// modeOf is the preset a session's policies match, or a mode named after
+// them when the configuration set another combination.
+func modeOf(info agent.SessionInfo) preset {
+	for _, p := range presets {
+		if string(info.ApprovalPolicy) == p.approval && string(info.SandboxMode) == p.sandbox {
+			return p
+		}
+	}
+	return preset{id: "configured", name: "Configured (" + string(info.ApprovalPolicy) + ", " + string(info.SandboxMode) + ")",
+		description: "The approval policy and sandbox of the configuration", approval: string(info.ApprovalPolicy), sandbox: string(info.SandboxMode)}
+}
+
+// availableModes are the presets, and the session's own combination when
+// it is none of them.
+func availableModes(info agent.SessionInfo) []preset {
+	list := slices.Clone(presets)
+	if cur := modeOf(info); cur.id == "configured" {
+		list = append(list, cur)
+	}
+	return list
+}
+
+func (s *server) modes(info agent.SessionInfo) *sdk.SessionModeState {
+	st := &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(modeOf(info).id), AvailableModes: []sdk.SessionMode{}}
+	for _, p := range availableModes(info) {
+		st.AvailableModes = append(st.AvailableModes, sdk.SessionMode{Id: sdk.SessionModeId(p.id), Name: p.name, Description: sdk.Ptr(p.description)})
+	}
+	return st
+}
+
+// efforts are the reasoning efforts offered; "" is the model's default.
+var efforts = []string{"minimal", "low", "medium", "high"}
+
+const defaultEffort = "default"
+
+// configOptions are the session's mode, model and reasoning effort. The
+// protocol asks agents to send both modes and config options while
+// clients move from the one to the other.
+func (s *server) configOptions(ss *session) []sdk.SessionConfigOption {
+	ss.mu.Lock()
+	info, effort := ss.info, ss.effort
+	ss.mu.Unlock()
+	sel := func(id, name string, cat sdk.SessionConfigOptionCategory, cur string, opts []sdk.SessionConfigSelectOption) sdk.SessionConfigOption {
+		u := sdk.SessionConfigSelectOptionsUngrouped(opts)
+		return sdk.SessionConfigOption{Select: &sdk.SessionConfigOptionSelect{Type: "select", Id: sdk.SessionConfigId(id), Name: name,
+			Category: sdk.Ptr(cat), CurrentValue: sdk.SessionConfigValueId(cur), Options: sdk.SessionConfigSelectOptions{Ungrouped: &u}}}
+	}
+	var modeOpts []sdk.SessionConfigSelectOption
+	for _, p := range availableModes(info) {
+		modeOpts = append(modeOpts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(p.id), Name: p.name, Description: sdk.Ptr(p.description)})
+	}
+	var modelOpts []sdk.SessionConfigSelectOption
+	for _, m := range s.modelNames(info.Model) {
+		modelOpts = append(modelOpts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m), Name: m})
+	}
+	effortOpts := []sdk.SessionConfigSelectOption{{Value: defaultEffort, Name: "Model default"}}
+	for _, e := range efforts {
+		effortOpts = append(effortOpts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(e), Name: strings.ToUpper(e[:1]) + e[1:]})
+	}
+	if effort == "" {
+		effort = defaultEffort
+	} else if !slices.Contains(efforts, effort) {
+		// the configuration's own value, offered as it is
+		effortOpts = append(effortOpts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(effort), Name: effort})
+	}
+	return []sdk.SessionConfigOption{
+		sel("mode", "Mode", sdk.SessionConfigOptionCategoryMode, modeOf(info).id, modeOpts),
+		sel("model", "Model", sdk.SessionConfigOptionCategoryModel, info.Model, modelOpts),
+		sel("reasoning_effort", "Reasoning effort", sdk.SessionConfigOptionCategoryThoughtLevel, effort, effortOpts),
+	}
+}
+
+// modelNames are the models offered: the session's, the configured one
+// and the configured list.
+func (s *server) modelNames(current string) []string {
+	var out []string
+	for _, m := range append([]string{current, s.opts.Model}, s.opts.Models...) {
+		if m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// SetSessionMode picks an approval and sandbox preset.
+func (s *server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	ss, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	if err := s.setMode(ss, string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	s.push(ss, sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{SessionUpdate: "config_option_update", ConfigOptions: s.configOptions(ss)}})
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+func (s *server) setMode(ss *session, id string) error {
+	ss.mu.Lock()
+	info := ss.info
+	ss.mu.Unlock()
+	var chosen *preset
+	for _, p := range availableModes(info) {
+		if p.id == id {
+			chosen = &p
+		}
+	}
+	if chosen == nil {
+		return invalidParams("unknown mode %q", id)
+	}
+	return s.update(ss, func(o *agent.SessionOptions) {
+		o.ApprovalPolicy, o.SandboxMode = policy.ApprovalPolicy(chosen.approval), policy.SandboxMode(chosen.sandbox)
+	})
+}
+
+// update changes the agent session's own settings.
+func (s *server) update(ss *session, f func(*agent.SessionOptions)) error {
+	a, err := s.theAgent()
+	if err != nil {
+		return err
+	}
+	info, err := a.UpdateSession(ss.agentIDLocked(), f)
+	if err != nil {
+		return requestError(err)
+	}
+	ss.mu.Lock()
+	ss.info = info
+	ss.mu.Unlock()
+	return nil
+}
+
+// SetSessionConfigOption sets the mode, the model or the reasoning
+// effort, and answers the whole new list.
+func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	v := p.ValueId
+	if v == nil {
+		return sdk.SetSessionConfigOptionResponse{}, invalidParams("the config options of agent-ls take a value id")
+	}
+	ss, err := s.session(v.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	value := string(v.Value)
+	switch v.ConfigId {
+	case "mode":
+		err = s.setMode(ss, value)
+		if err == nil {
+			s.push(ss, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeId: sdk.SessionModeId(value)}})
+		}
+	case "model":
+		if strings.TrimSpace(value) == "" {
+			return sdk.SetSessionConfigOptionResponse{}, invalidParams("empty model name")
+		}
+		err = s.update(ss, func(o *agent.SessionOptions) { o.Model = value })
+	case "reasoning_effort":
+		if value != defaultEffort && !slices.Contains(efforts, value) && value != s.opts.ReasoningEffort {
+			return sdk.SetSessionConfigOptionResponse{}, invalidParams("unknown reasoning effort %q", value)
+		}
+		e := value
+		if e == defaultEffort {
+			e = s.opts.ReasoningEffort
+		}
+		err = s.update(ss, func(o *agent.SessionOptions) { o.ReasoningEffort = e })
+		if err == nil {
+			ss.mu.Lock()
+			ss.effort = e
+			ss.mu.Unlock()
+		}
+	default:
+		return sdk.SetSessionConfigOptionResponse{}, invalidParams("unknown config option %q", v.ConfigId)
+	}
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions(ss)}, nil
+}

@@ -1,0 +1,159 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+)
+
+// maxMessage bounds one inbound message. The SDK's reader gives up on the
+// whole connection past 10 MiB; a message over this bound is answered
+// with an error and skipped instead.
+const maxMessage = 8 << 20
+
+// wire sits between stdio and the SDK's connection. Inbound, it answers
+// what JSON-RPC 2.0 says must be answered and the SDK only logs: a line
+// that is not JSON (-32700, id null), a batch (-32600: ACP has none) and
+// a message too large; the rest goes through untouched. Outbound, it
+// writes each message whole under one lock, and runs what waits for an
+// answer to be out (see afterAnswer).
+type wire struct {
+	mu  sync.Mutex
+	out io.Writer
+	log *slog.Logger
+	// after runs once a line carrying its marker has been written.
+	after []afterLine
+	// onInitialize is told when an initialize request comes in, before
+	// the SDK sees it.
+	onInitialize func()
+}
+
+type afterLine struct {
+	marker []byte
+	run    func()
+}
+
+// Write writes one message (the SDK writes each in one call).
+func (w *wire) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	n, err := w.out.Write(p)
+	var ready []func()
+	if len(w.after) > 0 {
+		kept := w.after[:0]
+		for _, a := range w.after {
+			if bytes.Contains(p, a.marker) {
+				ready = append(ready, a.run)
+			} else {
+				kept = append(kept, a)
+			}
+		}
+		w.after = kept
+	}
+	w.mu.Unlock()
+	for _, run := range ready {
+		run()
+	}
+	return n, err
+}
+
+// afterAnswer runs run once a result naming sessionID has gone out: the
+// answer to session/new, which clients must have before any notification
+// about the session (JetBrains hangs otherwise). run is called from the
+// writer, so it must only queue (the outbox), never write.
+func (w *wire) afterAnswer(sessionID string, run func()) {
+	marker, _ := json.Marshal(map[string]string{"sessionId": sessionID})
+	marker = bytes.TrimSuffix(bytes.TrimPrefix(marker, []byte("{")), []byte("}"))
+	w.mu.Lock()
+	w.after = append(w.after, afterLine{marker: marker, run: run})
+	w.mu.Unlock()
+}
+
+func (w *wire) writeError(code int, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	w.Write(append(b, '\n'))
+}
+
+// filter copies in to dst a line at a time, answering the lines the SDK
+// would drop silently; it closes dst at the end of in.
+func (w *wire) filter(in io.Reader, dst *io.PipeWriter) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(line)+len(chunk) > maxMessage {
+				w.log.Warn("acp: inbound message too large, skipped", "limit", maxMessage)
+				w.writeError(-32600, "Invalid request: message larger than 8 MiB")
+				skipLine(r)
+				line = line[:0]
+				continue
+			}
+			line = append(line, chunk...)
+			continue
+		case err != nil && len(chunk) == 0:
+			dst.CloseWithError(nil)
+			return
+		}
+		line = append(line, chunk...)
+		if len(line) > maxMessage {
+			w.writeError(-32600, "Invalid request: message larger than 8 MiB")
+			line = line[:0]
+			continue
+		}
+		if ok := w.check(line); ok {
+			if _, werr := dst.Write(line); werr != nil {
+				return
+			}
+			if line[len(line)-1] != '\n' {
+				dst.Write([]byte{'\n'})
+			}
+		}
+		line = line[:0]
+		if err != nil {
+			dst.CloseWithError(nil)
+			return
+		}
+	}
+}
+
+// check reports whether line goes on to the SDK, and answers it if not.
+func (w *wire) check(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	switch {
+	case len(t) == 0:
+		return false
+	case !json.Valid(t):
+		w.log.Warn("acp: inbound line is not JSON", "bytes", len(t))
+		w.writeError(-32700, "Parse error: the line is not JSON")
+		return false
+	case t[0] == '[':
+		w.writeError(-32600, "Invalid request: batches are not part of ACP")
+		return false
+	case t[0] != '{':
+		w.writeError(-32600, "Invalid request: a message is a JSON object")
+		return false
+	}
+	if w.onInitialize != nil && bytes.Contains(t, []byte(`"initialize"`)) {
+		var m struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(t, &m) == nil && m.Method == "initialize" {
+			w.onInitialize()
+		}
+	}
+	return true
+}
+
+func skipLine(r *bufio.Reader) {
+	for {
+		_, err := r.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
