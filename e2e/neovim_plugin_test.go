@@ -1,0 +1,182 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// pluginDir is the Neovim plugin, loaded by the tests as the README's
+// set-up without a plugin manager says.
+const pluginDir = "../editors/neovim"
+
+// The README's placeholder for the folder agent-ls was cloned to.
+const readmePluginPath = "~/src/agent-ls/editors/neovim"
+
+// neovims are the Neovim binaries the plugin is tested in: Debian's
+// (0.7.2, installed by make deps) and those scripts/neovim.sh unpacks
+// from Debian's later releases, when it has.
+func neovims(t *testing.T) map[string]string {
+	t.Helper()
+	found := map[string]string{}
+	if p, err := exec.LookPath("nvim"); err == nil {
+		found["system"] = p
+	}
+	dir := os.Getenv("AGENT_LS_NEOVIMS")
+	if dir == "" {
+		dir = filepath.Join("..", ".cache", "neovim")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p, err := filepath.Abs(filepath.Join(dir, e.Name(), "nvim"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(p); err == nil {
+			found[e.Name()] = p
+		}
+	}
+	if len(found) == 0 {
+		t.Skip("nvim is not installed (make deps installs it)")
+	}
+	return found
+}
+
+// pluginSnippet is the README's init.lua for the plugin without a plugin
+// manager, pointed at this checkout.
+func pluginSnippet(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "\n### Neovim plugin\n")
+	if i < 0 {
+		t.Fatal("README has no Neovim plugin section")
+	}
+	s = s[i:]
+	for {
+		start := strings.Index(s, "\n```lua\n")
+		if start < 0 {
+			t.Fatal("README's Neovim plugin section has no block with runtimepath:append")
+		}
+		s = s[start+len("\n```lua\n"):]
+		end := strings.Index(s, "\n```\n")
+		block := s[:end+1]
+		if strings.Contains(block, "runtimepath:append") {
+			abs, err := filepath.Abs(pluginDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(block, readmePluginPath) {
+				t.Fatalf("the README's snippet does not load the plugin from %s:\n%s", readmePluginPath, block)
+			}
+			return strings.ReplaceAll(block, readmePluginPath, abs)
+		}
+		s = s[end:]
+	}
+}
+
+// pluginFlow is the model's side of the plugin flow: a first turn that
+// streams (held by stream until the editor has shown it), patches the
+// buffer, runs a command behind an approval (which must see the patch on
+// disk) and answers; a second turn from a code action; a third that hangs
+// mid-stream until the user stops it.
+func pluginFlow(stream, hold *fakemodel.Gate) []fakemodel.Step {
+	first := fakemodel.Answer(fakemodel.Message(fakemodel.Words("I will fix the greeting.")...),
+		fakemodel.CustomToolCall("p1", "apply_patch", greetPatch))
+	first.Gate = stream
+	return []fakemodel.Step{
+		first,
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell",
+			`{"command":["grep","-c","Grüß dich","greet.js"],"sandbox_permissions":"require_escalated","justification":"check the file on disk"}`)),
+		fakemodel.Say(firstAnswer),
+		fakemodel.Say(secondAnswer),
+		{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message(fakemodel.Words("Refactoring this will take a while.")...)}}, Gate: hold},
+	}
+}
+
+// TestNeovimPlugin runs the plugin in each Neovim through the whole
+// flow (testdata/plugin.lua) against the installed agent-ls and the fake
+// model.
+func TestNeovimPlugin(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			testNeovimPlugin(t, nvim)
+		})
+	}
+}
+
+func testNeovimPlugin(t *testing.T, nvim string) {
+	// After the response's first five events and its five words: the
+	// message has streamed but not ended.
+	stream := fakemodel.NewGate(9)
+	// After the third turn's first word.
+	hold := fakemodel.NewGate(5)
+	t.Cleanup(stream.Release)
+	t.Cleanup(hold.Release)
+	m := fakemodel.New(pluginFlow(stream, hold)...)
+	t.Cleanup(m.Close)
+
+	ws, home := workspace(t)
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	init := filepath.Join(t.TempDir(), "init.lua")
+	if err := os.WriteFile(init, []byte(pluginSnippet(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	driver, err := filepath.Abs(filepath.Join("testdata", "plugin.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(nvim, "-n", "--headless", "--clean", "-u", init, "-c", "luafile "+driver)
+	cmd.Dir = ws
+	cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws)
+	r := startEditor(t, cmd)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	r.play(ctx, nil, []prompt{
+		{"the streamed text", regexp.MustCompile(`DRIVER: streamed\n`), func(string) (string, error) {
+			stream.Release()
+			return "", nil
+		}},
+	}, nvimErrorLine, regexp.MustCompile(`(?m)^E5108: [^\n]*`))
+
+	if testing.Verbose() {
+		t.Logf("editor output:\n%s", r.out.String())
+	}
+	reqs := m.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model requests, want 5", len(reqs))
+	}
+	body := func(i int) string { return string(reqs[i].Body) }
+	if !strings.Contains(body(0), "Fix this code.") || !strings.Contains(body(0), `return \"Hallo, \" + name`) {
+		t.Errorf("the first request lacks the prompt or the selection:\n%s", body(0))
+	}
+	// grep -c prints 1 and exits 0 only if the plugin wrote the patched
+	// buffer before the command ran.
+	if !regexp.MustCompile(`Exit code: 0\\nWall time: [0-9.]+ seconds\\nOutput:\\n1"`).MatchString(body(2)) {
+		t.Errorf("the command did not see the patched file:\n%s", body(2))
+	}
+	for _, want := range []string{"Fix this code.", firstAnswer, "Explain what this code does.", "greet.js, lines 2-4:"} {
+		if !strings.Contains(body(3), want) {
+			t.Errorf("the code action's request lacks %q", want)
+		}
+	}
+	if !strings.Contains(body(4), "Refactor this.") || !strings.Contains(body(4), secondAnswer) {
+		t.Errorf("the third turn did not continue the conversation:\n%s", body(4))
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetBefore {
+		t.Errorf("after :AgentUndo the file holds:\n%s", b)
+	}
+}

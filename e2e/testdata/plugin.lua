@@ -1,0 +1,252 @@
+-- Drives headless Neovim with the agent-ls plugin (editors/neovim) set up
+-- as the README says, through what a user does: ask about a selection
+-- and watch the answer stream into the conversation, allow a command in
+-- the picker, get the patch in the open buffer (undoable, and written to
+-- disk), run a code action on a visual selection, stop a turn, undo a
+-- turn's changes, start a new conversation, resume the old one, toggle
+-- the window, open the log, :checkhealth. vim.ui.select and vim.ui.input
+-- are stubbed the way telescope or dressing replace them. Lines starting
+-- DRIVER report to the Go test, which answers "DRIVER: streamed" by
+-- letting the model finish its first answer.
+local ws = assert(os.getenv('AGENT_LS_TEST_WS'))
+
+local function say(msg)
+  io.stderr:write('DRIVER: ' .. msg .. '\n')
+end
+
+local function fail(msg)
+  io.stderr:write('DRIVER FAIL: ' .. msg:gsub('\n', '\n  ') .. '\n')
+  vim.cmd('cquit 1')
+end
+
+local function wait(what, cond)
+  if not vim.wait(120000, cond, 20) then
+    fail('timed out waiting for ' .. what)
+  end
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local function buffer_text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
+end
+
+local function has(text, want)
+  return text:find(want, 1, true) ~= nil
+end
+
+-- The pickers: each vim.ui.select call is recorded (its prompt and the
+-- items as shown) and answered with the item shown as `choose`.
+local choose = {}
+local asked = {}
+vim.ui.select = function(items, opts, on_choice)
+  local shown = {}
+  for _, it in ipairs(items) do
+    table.insert(shown, opts.format_item and opts.format_item(it) or tostring(it))
+  end
+  table.insert(asked, { prompt = opts.prompt, items = shown, kind = opts.kind })
+  local want = table.remove(choose, 1)
+  for i, s in ipairs(shown) do
+    if want and s:find(want, 1, true) then
+      return on_choice(items[i], i)
+    end
+  end
+  return on_choice(nil, nil)
+end
+local inputs = {}
+vim.ui.input = function(_, on_confirm)
+  on_confirm(table.remove(inputs, 1))
+end
+local notes = {}
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
+  table.insert(notes, msg)
+  return notify(msg, level, opts)
+end
+
+local agent = require('agent-ls')
+local conversation = require('agent-ls.conversation')
+
+vim.opt.swapfile = false
+local path = ws .. '/greet.js'
+local before = read_file(path)
+vim.cmd('edit ' .. path)
+local buf = vim.api.nvim_get_current_buf()
+local client
+wait('agent-ls to attach', function()
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = buf }) or vim.lsp.buf_get_clients(buf)
+  for _, c in pairs(clients) do
+    if c.name == 'agent-ls' and c.initialized then
+      client = c
+    end
+  end
+  return client ~= nil
+end)
+if client.config.root_dir ~= ws then
+  fail('root ' .. tostring(client.config.root_dir) .. ', want ' .. ws)
+end
+say('attached')
+
+local conv = conversation.get(client.id)
+local function conv_text()
+  return buffer_text(conv.buf)
+end
+local function conv_has(want)
+  return function()
+    return has(conv_text(), want)
+  end
+end
+
+-- 1. Ask about lines 2-3; the answer streams in while the model holds
+-- the rest of it.
+choose = { 'Allow once' }
+vim.cmd('2,3AgentAsk Fix this code.')
+wait('the streamed text', conv_has('I will fix the greeting.'))
+if not conv.running or has(conv_text(), '_Turn') then
+  fail('the turn is not running while it streams:\n' .. conv_text())
+end
+if #conv:windows() ~= 1 then
+  fail('the conversation window is not shown')
+end
+if vim.api.nvim_get_current_buf() ~= buf then
+  fail('asking moved the cursor out of the file')
+end
+say('streamed')
+wait('the first answer', conv_has('_Turn completed._'))
+local text = conv_text()
+for _, want in ipairs({ '## You', 'Fix this code.', '## Agent', '▸ ', '```diff', '+  return "Grüß dich, " + name + " 👋";', 'First answer: the greeting is fixed.', '✓ completed', 'allowOnce' }) do
+  if not has(text, want) then
+    fail('the conversation lacks ' .. want .. ':\n' .. text)
+  end
+end
+if vim.bo[conv.buf].modifiable or vim.bo[conv.buf].filetype ~= 'markdown' then
+  fail('the conversation buffer is modifiable or not markdown')
+end
+local bar_option = vim.fn.has('nvim-0.8') == 1 and 'winbar' or 'statusline'
+local bar = vim.wo[conv:windows()[1]][bar_option]
+if not has(bar, 'tokens in') then
+  fail('the ' .. bar_option .. ' shows no token use: ' .. bar)
+end
+local approval = asked[1]
+if not approval or approval.kind ~= 'agent-ls.approval' then
+  fail('no approval was asked: ' .. vim.inspect(asked))
+end
+if not has(approval.prompt, "agent-ls wants to run: grep -c 'Grüß dich' greet.js") or not has(approval.prompt, 'in ' .. ws)
+  or not has(approval.prompt, 'check the file on disk') or approval.items[1] ~= 'Allow once' then
+  fail('the approval does not say what, where and why, with Allow once first: ' .. vim.inspect(approval))
+end
+local progressed = false
+for _, n in ipairs(notes) do
+  progressed = progressed or has(n, 'Agent')
+end
+if not progressed then
+  fail('no $/progress reached vim.notify: ' .. vim.inspect(notes))
+end
+
+-- The patch is in the buffer, written to disk, and undoable.
+local patched = buffer_text(buf)
+if not has(patched, 'Grüß dich, " + name + " 👋') then
+  fail('the buffer was not patched: ' .. patched)
+end
+if vim.bo[buf].modified or read_file(path) ~= patched then
+  fail('the patched buffer was not written')
+end
+vim.cmd('undo')
+if buffer_text(buf) ~= before then
+  fail(':undo did not bring back the text: ' .. buffer_text(buf))
+end
+vim.cmd('redo')
+if buffer_text(buf) ~= patched then
+  fail(':redo did not bring back the patch')
+end
+say('first turn')
+
+-- 2. A code action on a visual selection.
+choose = { 'Agent: Explain this' }
+vim.cmd('normal! 2GVjj' .. vim.api.nvim_replace_termcodes('<Esc>', true, false, true))
+agent.code_action(true) -- what the visual-mode mapping runs
+wait('the second answer', conv_has('Second answer: greet builds a greeting.'))
+wait('the second turn to end', function()
+  return not conv.running
+end)
+say('code action')
+
+-- 3. A turn asked through vim.ui.input, stopped while the model streams.
+inputs = { 'Refactor this.' }
+vim.cmd('AgentAsk')
+wait('the third turn to stream', conv_has('Refactoring'))
+vim.cmd('AgentStop')
+wait('the interrupted turn', conv_has('_Turn interrupted._'))
+say('stopped')
+
+-- 4. Undo the first turn's changes: buffer and file are as before.
+vim.cmd('AgentUndo')
+wait('the undo', function()
+  return buffer_text(buf) == before
+end)
+wait('the undone file to be written', function()
+  return read_file(path) == before and not vim.bo[buf].modified
+end)
+say('undone')
+
+-- 5. A new conversation, then the old one resumed from the list.
+vim.cmd('AgentNew')
+wait('the new conversation', function()
+  return vim.api.nvim_buf_line_count(conv.buf) == 1
+end)
+local old = conv.session_id
+choose = { 'Fix this code.' }
+vim.cmd('AgentSessions')
+wait('the resumed conversation', conv_has('First answer: the greeting is fixed.'))
+text = conv_text()
+for _, want in ipairs({ 'Fix this code.', 'Second answer', 'Refactor this.', '_Turn interrupted._', '```diff' }) do
+  if not has(text, want) then
+    fail('the resumed conversation lacks ' .. want .. ':\n' .. text)
+  end
+end
+say('resumed ' .. tostring(conv.session_id) .. ' after ' .. tostring(old))
+
+-- 6. The window toggles; the log opens.
+vim.cmd('AgentToggle')
+if #conv:windows() ~= 0 then
+  fail(':AgentToggle did not hide the conversation')
+end
+vim.cmd('AgentToggle')
+if #conv:windows() ~= 1 then
+  fail(':AgentToggle did not show the conversation')
+end
+vim.cmd('AgentLog')
+if not has(vim.api.nvim_buf_get_name(0), 'lsp.log') then
+  fail(':AgentLog opened ' .. vim.api.nvim_buf_get_name(0))
+end
+vim.cmd('close')
+say('toggled')
+
+-- 7. The showMessageRequest handler answers, even when dismissed.
+local approve = require('agent-ls.approval')
+choose = { 'Yes' }
+local picked = approve.show_message_request(nil, { type = 2, message = 'go?', actions = { { title = 'No' }, { title = 'Yes' } } })
+if type(picked) ~= 'table' or picked.title ~= 'Yes' then
+  fail('showMessageRequest answered ' .. vim.inspect(picked))
+end
+choose = {}
+if approve.show_message_request(nil, { type = 2, message = 'go?', actions = { { title = 'No' } } }) ~= vim.NIL then
+  fail('a dismissed showMessageRequest is not answered with null')
+end
+say('message request')
+
+-- 8. :checkhealth agent-ls.
+vim.cmd('checkhealth agent-ls')
+local report = buffer_text(vim.api.nvim_get_current_buf())
+if has(report, 'ERROR') or not has(report, 'agent-ls binary') or not has(report, 'Landlock') then
+  fail('checkhealth:\n' .. report)
+end
+io.stderr:write('DRIVER HEALTH\n' .. report .. '\nDRIVER HEALTH END\n')
+
+io.stderr:write('DRIVER DONE\n')
+vim.cmd('qa!')
