@@ -150,7 +150,7 @@ func testNeovimPlugin(t *testing.T, nvim string) {
 			stream.Release()
 			return "", nil
 		}},
-	}, nvimErrorLine, regexp.MustCompile(`(?m)^E5108: [^\n]*`))
+	}, nvimErrorLine, regexp.MustCompile(`[^\n]* is deprecated[^\n]*`), regexp.MustCompile(`(?m)^E5108: [^\n]*`))
 
 	if testing.Verbose() {
 		t.Logf("editor output:\n%s", r.out.String())

@@ -51,12 +51,21 @@ vim.ui.select = function(items, opts, on_choice)
   end
   table.insert(asked, { prompt = opts.prompt, items = shown, kind = opts.kind })
   local want = table.remove(choose, 1)
+  local pick, index
   for i, s in ipairs(shown) do
     if want and s:find(want, 1, true) then
-      return on_choice(items[i], i)
+      pick, index = items[i], i
+      break
     end
   end
-  return on_choice(nil, nil)
+  if opts.kind == 'agent-ls.approval' then
+    -- As a picker with a window answers: later, from the event loop.
+    vim.schedule(function()
+      on_choice(pick, index)
+    end)
+  else
+    on_choice(pick, index)
+  end
 end
 local inputs = {}
 vim.ui.input = function(_, on_confirm)

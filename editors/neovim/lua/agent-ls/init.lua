@@ -224,7 +224,8 @@ end
 
 --- Opens Neovim's LSP log, where agent-ls's stderr and log messages go.
 function M.log()
-  vim.cmd('botright split ' .. vim.fn.fnameescape(vim.lsp.get_log_path()))
+  local log = vim.lsp.log and vim.lsp.log.get_filename and vim.lsp.log.get_filename() or vim.lsp.get_log_path()
+  vim.cmd('botright split ' .. vim.fn.fnameescape(log))
   vim.bo.readonly = true
   vim.cmd('normal! G')
 end
