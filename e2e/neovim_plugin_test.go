@@ -180,3 +180,53 @@ func testNeovimPlugin(t *testing.T, nvim string) {
 		t.Errorf("after :AgentUndo the file holds:\n%s", b)
 	}
 }
+
+// TestNeovimPluginHelp: the help file's tags generate with :helptags
+// without complaint in each Neovim, every link to one of the plugin's
+// tags leads somewhere, and :help finds the commands.
+func TestNeovimPluginHelp(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(pluginDir, "doc", "agent-ls.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			plugin := t.TempDir()
+			doc := filepath.Join(plugin, "doc")
+			if err := os.Mkdir(doc, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(doc, "agent-ls.txt"), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			home := t.TempDir()
+			cmd := exec.Command(nvim, "-n", "--headless", "--clean",
+				"-c", "helptags "+doc, "-c", "set rtp^="+plugin, "-c", "help :AgentAsk",
+				"-c", `lua io.stderr:write("OPENED " .. vim.fn.expand("%:t") .. "\n")`, "-c", "qa!")
+			cmd.Env = environment(home, "http://127.0.0.1:1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "OPENED agent-ls.txt") || nvimErrorLine.Match(out) {
+				t.Fatalf("helptags and :help: %v\n%s", err, out)
+			}
+			tags, err := os.ReadFile(filepath.Join(doc, "tags"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defined := map[string]bool{}
+			for _, line := range strings.Split(strings.TrimSpace(string(tags)), "\n") {
+				tag, _, _ := strings.Cut(line, "\t")
+				defined[tag] = true
+			}
+			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-health"} {
+				if !defined[want] {
+					t.Errorf("no help tag %s", want)
+				}
+			}
+			for _, m := range regexp.MustCompile(`\|((?:agent-ls|:Agent)[^|\s]*)\|`).FindAllStringSubmatch(string(src), -1) {
+				if !defined[m[1]] {
+					t.Errorf("the link |%s| leads nowhere", m[1])
+				}
+			}
+		})
+	}
+}

@@ -249,7 +249,30 @@ if approve.show_message_request(nil, { type = 2, message = 'go?', actions = { { 
 end
 say('message request')
 
--- 8. :checkhealth agent-ls.
+-- 8. What a hostile or broken server might send: events with fields of
+-- the wrong type are left out, a malformed approval is rejected, control
+-- characters in a command show escaped.
+local handlers = client.config.handlers
+handlers['agent/event'](nil, { type = 'messageDelta', itemId = {}, delta = { 1 } }, { client_id = client.id })
+handlers['agent/event'](nil, { type = 'plan', steps = 'none' }, { client_id = client.id })
+handlers['agent/event'](nil, 'junk', { client_id = client.id })
+choose = { 'Allow once' }
+local answer = handlers['agent/requestApproval'](nil, { kind = 'exec', command = { 'rm' }, options = 'allowOnce' }, { client_id = client.id })
+if answer.decision ~= 'rejectOnce' and answer.decision ~= 'allowOnce' then
+  fail('a malformed approval answered ' .. vim.inspect(answer))
+end
+choose = {}
+asked = {}
+answer = handlers['agent/requestApproval'](nil, { kind = 'exec', command = { 'printf', 'a\n\27[2Jb' }, cwd = 'file:///tmp', options = { 'allowOnce', 'rejectOnce', 'bogus' } }, { client_id = client.id })
+if answer.decision ~= 'rejectOnce' then
+  fail('a dismissed approval answered ' .. vim.inspect(answer))
+end
+if has(asked[1].prompt, '\27') or has(asked[1].prompt, '\n') or not has(asked[1].prompt, '\\x1b[2J') or #asked[1].items ~= 3 then
+  fail('the approval shows control characters or unknown options: ' .. vim.inspect(asked[1]))
+end
+say('hostile input')
+
+-- 9. :checkhealth agent-ls.
 vim.cmd('checkhealth agent-ls')
 local report = buffer_text(vim.api.nvim_get_current_buf())
 if has(report, 'ERROR') or not has(report, 'agent-ls binary') or not has(report, 'Landlock') then

@@ -24,8 +24,11 @@ end
 
 -- shell_words quotes argv as a shell would need it typed.
 local function shell_words(argv)
+  if type(argv) ~= 'table' then
+    return tostring(argv or '')
+  end
   local out = {}
-  for _, a in ipairs(argv or {}) do
+  for _, a in ipairs(argv) do
     a = tostring(a)
     if a == '' or a:find('[^%w%-%._/=:,@+]') then
       a = "'" .. a:gsub("'", "'\\''") .. "'"
@@ -57,14 +60,14 @@ function M.prompt(p)
     end
   elseif p.kind == 'patch' then
     local files = {}
-    for _, f in ipairs(p.files or {}) do
+    for _, f in ipairs(type(p.files) == 'table' and p.files or {}) do
       table.insert(files, one_line(vim.fn.fnamemodify(path_of(f), ':~:.')))
     end
     table.insert(lines, 'agent-ls wants to change ' .. (#files > 0 and table.concat(files, ', ') or 'files'))
   else
-    local what = p.tool or 'a tool'
+    local what = tostring(p.tool or 'a tool')
     if p.server then
-      what = p.server .. '/' .. what
+      what = tostring(p.server) .. '/' .. what
     end
     table.insert(lines, 'agent-ls wants to call ' .. one_line(what))
   end
@@ -77,10 +80,23 @@ end
 
 --- Handler of agent/requestApproval: answers { decision }.
 function M.request_approval(_, params)
-  params = params or {}
+  -- A malformed request is rejected, never allowed and never left
+  -- unanswered.
+  local ok, res = pcall(M.ask, type(params) == 'table' and params or {})
+  if not ok then
+    vim.notify('agent-ls: malformed approval request rejected: ' .. tostring(res), vim.log.levels.WARN)
+    return { decision = 'rejectOnce' }
+  end
+  return res
+end
+
+--- Asks the user about an approval request; returns { decision }.
+function M.ask(params)
   local offered = {}
-  for _, o in ipairs(params.options or {}) do
-    offered[o] = true
+  for _, o in ipairs(type(params.options) == 'table' and params.options or {}) do
+    if titles[o] then
+      offered[o] = true
+    end
   end
   if next(offered) == nil then
     offered = { allowOnce = true, rejectOnce = true }

@@ -94,7 +94,13 @@ local function on_event(_, params, ctx)
   if params.type == 'turnStarted' and options.conversation.open_on_turn then
     conv:show()
   end
-  conv:on_event(params)
+  -- An event the conversation cannot draw (a field of the wrong type)
+  -- is left out, once said, rather than raising in Neovim's loop.
+  local ok, err = pcall(conv.on_event, conv, params)
+  if not ok and not conv.warned then
+    conv.warned = true
+    vim.notify('agent-ls: an event could not be shown: ' .. tostring(err), vim.log.levels.WARN)
+  end
 end
 
 local function handlers()
