@@ -163,6 +163,9 @@ func testNeovimPlugin(t *testing.T, nvim string) {
 	if !strings.Contains(body(0), "Fix this code.") || !strings.Contains(body(0), `return \"Hallo, \" + name`) {
 		t.Errorf("the first request lacks the prompt or the selection:\n%s", body(0))
 	}
+	if !strings.Contains(body(0), `Diagnostics in the selection:\n- line 3: warning: greeting is not German (lint)`) {
+		t.Errorf("the first request lacks the selection's diagnostics:\n%s", body(0))
+	}
 	// grep -c prints 1 and exits 0 only if the plugin wrote the patched
 	// buffer before the command ran.
 	if !regexp.MustCompile(`Exit code: 0\\nWall time: [0-9.]+ seconds\\nOutput:\\n1"`).MatchString(body(2)) {

@@ -114,6 +114,8 @@ end
 -- 1. Ask about lines 2-3; the answer streams in while the model holds
 -- the rest of it.
 choose = { 'Allow once' }
+local ns = vim.api.nvim_create_namespace('test-lint')
+vim.diagnostic.set(ns, buf, { { lnum = 2, col = 2, message = 'greeting is not German', severity = vim.diagnostic.severity.WARN, source = 'lint' } })
 vim.cmd('2,3AgentAsk Fix this code.')
 wait('the streamed text', conv_has('I will fix the greeting.'))
 if not conv.running or has(conv_text(), '_Turn') then
