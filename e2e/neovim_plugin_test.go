@@ -89,7 +89,8 @@ func pluginSnippet(t *testing.T) string {
 // pluginFlow is the model's side of the plugin flow: a first turn that
 // streams (held by stream until the editor has shown it), patches the
 // buffer, runs a command behind an approval (which must see the patch on
-// disk) and answers; a second turn from a code action; a third that hangs
+// disk) and answers; a second turn from a code action, which runs a
+// command with a long output; a third that hangs
 // mid-stream until the user stops it.
 func pluginFlow(stream, hold *fakemodel.Gate) []fakemodel.Step {
 	first := fakemodel.Answer(fakemodel.Message(fakemodel.Words("I will fix the greeting.")...),
@@ -100,6 +101,7 @@ func pluginFlow(stream, hold *fakemodel.Gate) []fakemodel.Step {
 		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell",
 			`{"command":["grep","-c","Grüß dich","greet.js"],"sandbox_permissions":"require_escalated","justification":"check the file on disk"}`)),
 		fakemodel.Say(firstAnswer),
+		fakemodel.Answer(fakemodel.FunctionCall("c2", "shell", `{"command":["seq","1","40"]}`)),
 		fakemodel.Say(secondAnswer),
 		{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message(fakemodel.Words("Refactoring this will take a while.")...)}}, Gate: hold},
 	}
@@ -116,17 +118,35 @@ func TestNeovimPlugin(t *testing.T) {
 	}
 }
 
-func testNeovimPlugin(t *testing.T, nvim string) {
-	// After the response's first five events and its five words: the
-	// message has streamed but not ended.
-	stream := fakemodel.NewGate(9)
-	// After the third turn's first word.
-	hold := fakemodel.NewGate(5)
-	t.Cleanup(stream.Release)
-	t.Cleanup(hold.Release)
-	m := fakemodel.New(pluginFlow(stream, hold)...)
-	t.Cleanup(m.Close)
+// TestNeovimPluginUnsavedBuffer: a buffer with unsaved changes of the
+// user's gets the agent's edit in the buffer only; the plugin does not
+// write it, and the model is told that commands see the saved file.
+func TestNeovimPluginUnsavedBuffer(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch)), fakemodel.Say(firstAnswer))
+			t.Cleanup(m.Close)
+			r, ws := startPlugin(t, nvim, m, "unsaved")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if reqs := m.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "greet.js") {
+				t.Fatalf("the model was not told about the file: %d requests", len(reqs))
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetBefore {
+				t.Errorf("the file was written:\n%s", b)
+			}
+		})
+	}
+}
 
+// pluginBad is what must not appear in Neovim's output.
+var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is deprecated[^\n]*`), regexp.MustCompile(`(?m)^E5108: [^\n]*`)}
+
+// startPlugin runs nvim with the README's plugin set-up and the driver
+// in flow, in a workspace that is a git repository.
+func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string) (*editorRun, string) {
+	t.Helper()
 	ws, home := workspace(t)
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -141,8 +161,22 @@ func testNeovimPlugin(t *testing.T, nvim string) {
 	}
 	cmd := exec.Command(nvim, "-n", "--headless", "--clean", "-u", init, "-c", "luafile "+driver)
 	cmd.Dir = ws
-	cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws)
-	r := startEditor(t, cmd)
+	cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws, "AGENT_LS_TEST_FLOW="+flow)
+	return startEditor(t, cmd), ws
+}
+
+func testNeovimPlugin(t *testing.T, nvim string) {
+	// After the response's first five events and its five words: the
+	// message has streamed but not ended.
+	stream := fakemodel.NewGate(9)
+	// After the third turn's first word.
+	hold := fakemodel.NewGate(5)
+	t.Cleanup(stream.Release)
+	t.Cleanup(hold.Release)
+	m := fakemodel.New(pluginFlow(stream, hold)...)
+	t.Cleanup(m.Close)
+
+	r, ws := startPlugin(t, nvim, m, "full")
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	r.play(ctx, nil, []prompt{
@@ -150,14 +184,14 @@ func testNeovimPlugin(t *testing.T, nvim string) {
 			stream.Release()
 			return "", nil
 		}},
-	}, nvimErrorLine, regexp.MustCompile(`[^\n]* is deprecated[^\n]*`), regexp.MustCompile(`(?m)^E5108: [^\n]*`))
+	}, pluginBad...)
 
 	if testing.Verbose() {
 		t.Logf("editor output:\n%s", r.out.String())
 	}
 	reqs := m.Requests()
-	if len(reqs) != 5 {
-		t.Fatalf("%d model requests, want 5", len(reqs))
+	if len(reqs) != 6 {
+		t.Fatalf("%d model requests, want 6", len(reqs))
 	}
 	body := func(i int) string { return string(reqs[i].Body) }
 	if !strings.Contains(body(0), "Fix this code.") || !strings.Contains(body(0), `return \"Hallo, \" + name`) {
@@ -176,8 +210,8 @@ func testNeovimPlugin(t *testing.T, nvim string) {
 			t.Errorf("the code action's request lacks %q", want)
 		}
 	}
-	if !strings.Contains(body(4), "Refactor this.") || !strings.Contains(body(4), secondAnswer) {
-		t.Errorf("the third turn did not continue the conversation:\n%s", body(4))
+	if !strings.Contains(body(5), "Refactor this.") || !strings.Contains(body(5), secondAnswer) {
+		t.Errorf("the third turn did not continue the conversation:\n%s", body(5))
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetBefore {
 		t.Errorf("after :AgentUndo the file holds:\n%s", b)

@@ -102,6 +102,28 @@ end
 say('attached')
 
 local conv = conversation.get(client.id)
+
+if os.getenv('AGENT_LS_TEST_FLOW') == 'unsaved' then
+  -- The user has typed in the buffer without saving: the agent's patch
+  -- lands in the buffer with the user's line, and the file is left
+  -- alone.
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '// typed, not saved' })
+  vim.cmd('AgentAsk Fix the greeting.')
+  wait('the answer', function()
+    return has(buffer_text(conv.buf), '_Turn completed._')
+  end)
+  local text = buffer_text(buf)
+  if not has(text, 'Grüß dich') or not has(text, '// typed, not saved') or not vim.bo[buf].modified then
+    fail('the buffer lacks the patch or the user\'s line, or is saved:\n' .. text)
+  end
+  if read_file(path) ~= before then
+    fail('the file was written behind the user\'s unsaved changes')
+  end
+  say('unsaved buffer left alone')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
 local function conv_text()
   return buffer_text(conv.buf)
 end
@@ -175,9 +197,17 @@ vim.cmd('redo')
 if buffer_text(buf) ~= patched then
   fail(':redo did not bring back the patch')
 end
+-- The window followed the text to its end.
+local conv_win = conv:windows()[1]
+if vim.api.nvim_win_get_cursor(conv_win)[1] ~= vim.api.nvim_buf_line_count(conv.buf) then
+  fail('the conversation window did not follow the answer')
+end
 say('first turn')
 
--- 2. A code action on a visual selection.
+-- 2. A code action on a visual selection; its turn runs a command with
+-- a long output, which is folded. The user reads the top of the
+-- conversation meanwhile: the cursor stays there.
+vim.api.nvim_win_set_cursor(conv_win, { 2, 0 })
 choose = { 'Agent: Explain this' }
 vim.cmd('normal! 2GVjj' .. vim.api.nvim_replace_termcodes('<Esc>', true, false, true))
 agent.code_action(true) -- what the visual-mode mapping runs
@@ -185,6 +215,21 @@ wait('the second answer', conv_has('Second answer: greet builds a greeting.'))
 wait('the second turn to end', function()
   return not conv.running
 end)
+if vim.api.nvim_win_get_cursor(conv_win)[1] ~= 2 then
+  fail('the conversation moved the cursor the user had put on line 2')
+end
+local lines = vim.api.nvim_buf_get_lines(conv.buf, 0, -1, false)
+local line40
+for i, l in ipairs(lines) do
+  if l == '40' then
+    line40 = i
+  end
+end
+if not line40 or vim.api.nvim_win_call(conv_win, function()
+  return vim.fn.foldclosed(line40)
+end) == -1 then
+  fail('the long output is not folded:\n' .. conv_text())
+end
 say('code action')
 
 -- 3. A turn asked through vim.ui.input, stopped while the model streams.
@@ -231,6 +276,15 @@ vim.cmd('AgentToggle')
 if #conv:windows() ~= 1 then
   fail(':AgentToggle did not show the conversation')
 end
+-- As a float.
+agent.options.conversation.layout = 'float'
+vim.cmd('AgentToggle')
+vim.cmd('AgentToggle')
+if #conv:windows() ~= 1 or vim.api.nvim_win_get_config(conv:windows()[1]).relative == '' then
+  fail('the conversation is not shown as a float')
+end
+vim.cmd('AgentToggle')
+agent.options.conversation.layout = 'vsplit'
 vim.cmd('AgentLog')
 if not has(vim.api.nvim_buf_get_name(0), 'lsp.log') then
   fail(':AgentLog opened ' .. vim.api.nvim_buf_get_name(0))
@@ -250,6 +304,37 @@ if approve.show_message_request(nil, { type = 2, message = 'go?', actions = { { 
   fail('a dismissed showMessageRequest is not answered with null')
 end
 say('message request')
+
+-- A patch approval shows its diff on request, then asks again.
+choose = { 'Show the diff', 'Allow once' }
+asked = {}
+local wins = #vim.api.nvim_list_wins()
+local seen_diff
+local select = vim.ui.select
+vim.ui.select = function(items, opts, on_choice)
+  if #asked == 1 then
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'diff' then
+        seen_diff = buffer_text(b)
+      end
+    end
+  end
+  return select(items, opts, on_choice)
+end
+answer = client.config.handlers['agent/requestApproval'](nil, { kind = 'patch', files = { 'file://' .. path },
+  diff = '--- a/greet.js\n+++ b/greet.js\n@@ -1 +1 @@\n-old\n+new\n', reason = 'outside the policy', options = { 'allowOnce', 'rejectOnce' } }, { client_id = client.id })
+vim.ui.select = select
+if answer.decision ~= 'allowOnce' or #asked ~= 2 or not seen_diff or not has(seen_diff, '+new') then
+  fail('the patch approval did not show the diff and ask again: ' .. vim.inspect({ answer, asked, seen_diff }))
+end
+if not has(asked[1].prompt, 'agent-ls wants to change greet.js') or asked[1].items[#asked[1].items] ~= 'Show the diff' then
+  fail('the patch approval prompt: ' .. vim.inspect(asked[1]))
+end
+if #vim.api.nvim_list_wins() ~= wins then
+  fail('the diff window stayed open')
+end
+say('patch approval')
 
 -- 8. What a hostile or broken server might send: events with fields of
 -- the wrong type are left out, a malformed approval is rejected, control
