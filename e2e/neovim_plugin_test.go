@@ -140,6 +140,25 @@ func TestNeovimPluginUnsavedBuffer(t *testing.T) {
 	}
 }
 
+// TestNeovimPluginScratchBuffer: :AgentAsk from a buffer with no file
+// starts the server of the current directory's project (on 0.11 and
+// later without attaching the buffer) and answers there.
+func TestNeovimPluginScratchBuffer(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(fakemodel.Say(firstAnswer))
+			t.Cleanup(m.Close)
+			r, _ := startPlugin(t, nvim, m, "scratch")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if reqs := m.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "Hello from nowhere.") {
+				t.Fatalf("the model was not asked: %d requests", len(reqs))
+			}
+		})
+	}
+}
+
 // pluginBad is what must not appear in Neovim's output.
 var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is deprecated[^\n]*`), regexp.MustCompile(`(?m)^E5108: [^\n]*`)}
 

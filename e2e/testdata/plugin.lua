@@ -83,6 +83,23 @@ local conversation = require('agent-ls.conversation')
 
 vim.opt.swapfile = false
 local path = ws .. '/greet.js'
+
+if os.getenv('AGENT_LS_TEST_FLOW') == 'scratch' then
+  -- Asking from a buffer with no file starts the server of the current
+  -- directory's project.
+  vim.cmd('enew')
+  vim.cmd('AgentAsk Hello from nowhere.')
+  local c = conversation.of_buffer(vim.fn.bufnr('agent-ls://conversation' .. ws))
+  wait('the answer', function()
+    c = c or conversation.of_buffer(vim.fn.bufnr('agent-ls://conversation' .. ws))
+    return c ~= nil and has(buffer_text(c.buf), 'First answer')
+  end)
+  say('asked from a scratch buffer')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
 local before = read_file(path)
 vim.cmd('edit ' .. path)
 local buf = vim.api.nvim_get_current_buf()
@@ -276,6 +293,17 @@ vim.cmd('AgentToggle')
 if #conv:windows() ~= 1 then
   fail(':AgentToggle did not show the conversation')
 end
+-- The server's "Show conversation" code action shows the window.
+vim.cmd('AgentToggle')
+choose = { 'Agent: Show conversation' }
+vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1])
+agent.code_action()
+wait('"Agent: Show conversation" to show the conversation', function()
+  return #conv:windows() == 1
+end)
+vim.cmd('AgentToggle')
+vim.cmd('AgentToggle')
+
 -- As a float.
 agent.options.conversation.layout = 'float'
 vim.cmd('AgentToggle')
@@ -358,6 +386,41 @@ if has(asked[1].prompt, '\27') or has(asked[1].prompt, '\n') or not has(asked[1]
   fail('the approval shows control characters or unknown options: ' .. vim.inspect(asked[1]))
 end
 say('hostile input')
+
+-- One server per project root: a file of another project gets its own.
+local other = vim.fn.tempname()
+vim.fn.mkdir(other .. '/.git', 'p')
+vim.fn.writefile({ 'print("other")' }, other .. '/main.lua')
+vim.cmd('edit ' .. other .. '/main.lua')
+local other_buf = vim.api.nvim_get_current_buf()
+local second
+wait('a second agent-ls for the other project', function()
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = other_buf }) or vim.lsp.buf_get_clients(other_buf)
+  for _, c in pairs(clients) do
+    if c.name == 'agent-ls' and c.initialized then
+      second = c
+    end
+  end
+  return second ~= nil
+end)
+if second.id == client.id or second.config.root_dir ~= other then
+  fail('the other project shares a server or has root ' .. tostring(second.config.root_dir))
+end
+vim.cmd('edit ' .. path)
+local again = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = vim.api.nvim_get_current_buf() }) or vim.lsp.buf_get_clients(0)
+local n = 0
+for _, c in pairs(again) do
+  if c.name == 'agent-ls' then
+    n = n + 1
+    if c.id ~= client.id then
+      fail('greet.js is attached to another server')
+    end
+  end
+end
+if n ~= 1 then
+  fail('greet.js is attached to ' .. n .. ' agent-ls servers')
+end
+say('one server per root')
 
 -- 9. :checkhealth agent-ls.
 vim.cmd('checkhealth agent-ls')
