@@ -89,8 +89,8 @@ func pluginSnippet(t *testing.T) string {
 // pluginFlow is the model's side of the plugin flow: a first turn that
 // streams (held by stream until the editor has shown it), patches the
 // buffer, runs a command behind an approval (which must see the patch on
-// disk) and answers; a second turn from a code action, which runs a
-// command with a long output; a third that hangs
+// disk) and answers; a second turn from a code action, which makes a plan
+// and runs a command with a long output; a third that hangs
 // mid-stream until the user stops it.
 func pluginFlow(stream, hold *fakemodel.Gate) []fakemodel.Step {
 	first := fakemodel.Answer(fakemodel.Message(fakemodel.Words("I will fix the greeting.")...),
@@ -101,7 +101,8 @@ func pluginFlow(stream, hold *fakemodel.Gate) []fakemodel.Step {
 		fakemodel.Answer(fakemodel.FunctionCall("c1", "shell",
 			`{"command":["grep","-c","Grüß dich","greet.js"],"sandbox_permissions":"require_escalated","justification":"check the file on disk"}`)),
 		fakemodel.Say(firstAnswer),
-		fakemodel.Answer(fakemodel.FunctionCall("c2", "shell", `{"command":["seq","1","40"]}`)),
+		fakemodel.Answer(fakemodel.FunctionCall("u1", "update_plan", `{"explanation":"Two steps.","plan":[{"step":"Read greet","status":"completed"},{"step":"Explain it","status":"in_progress"},{"step":"Sum up","status":"pending"}]}`),
+			fakemodel.FunctionCall("c2", "shell", `{"command":["seq","1","40"]}`)),
 		fakemodel.Say(secondAnswer),
 		{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message(fakemodel.Words("Refactoring this will take a while.")...)}}, Gate: hold},
 	}

@@ -232,6 +232,11 @@ wait('the second answer', conv_has('Second answer: greet builds a greeting.'))
 wait('the second turn to end', function()
   return not conv.running
 end)
+for _, want in ipairs({ '**Plan**', 'Two steps.', '- [x] Read greet', '- [-] Explain it', '- [ ] Sum up' }) do
+  if not has(conv_text(), want) then
+    fail('the conversation lacks the plan line ' .. want .. ':\n' .. conv_text())
+  end
+end
 if vim.api.nvim_win_get_cursor(conv_win)[1] ~= 2 then
   fail('the conversation moved the cursor the user had put on line 2')
 end

@@ -96,7 +96,9 @@ end
 
 local function ask_command(opts)
   local range
-  if opts.range and opts.range > 0 then
+  -- Lines of a file go as context; those of other buffers (the
+  -- conversation, a scratch buffer) have nothing the server can read.
+  if opts.range and opts.range > 0 and vim.bo.buftype == '' and vim.api.nvim_buf_get_name(0) ~= '' then
     range = { vim.api.nvim_get_current_buf(), opts.line1, opts.line2 }
   end
   local prompt = opts.args
