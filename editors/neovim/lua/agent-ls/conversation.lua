@@ -71,7 +71,7 @@ function M.detach(client_id)
   local c = by_client[client_id]
   if c then
     c.running = false
-    c:append_lines({ '', '_agent-ls stopped._' })
+    c:put({ '_agent-ls stopped._' })
     c:update_bar()
   end
   by_client[client_id] = nil
@@ -171,19 +171,40 @@ function Conv:append_text(text)
   end)
 end
 
---- Makes sure what comes next starts a paragraph of its own.
+--- Makes sure what comes next starts a paragraph of its own: one blank
+--- line after what came before, and an empty last line to write into.
 function Conv:paragraph()
   self:close_block()
-  if self:last_line() ~= '' then
+  local tail = vim.api.nvim_buf_get_lines(self.buf, -3, -1, false)
+  local last, prev = tail[#tail], tail[#tail - 1]
+  if last ~= '' then
+    self:append_lines({ '', '' })
+  elseif prev ~= nil and prev ~= '' then
     self:append_lines({ '' })
   end
 end
 
---- Makes sure the last line is empty, to append text to.
-function Conv:new_line()
-  if self:last_line() ~= '' then
-    self:append_lines({ '' })
+--- Starts a paragraph with lines.
+function Conv:put(lines)
+  self:paragraph()
+  self:edit(function()
+    vim.api.nvim_buf_set_lines(self.buf, -2, -1, false, lines)
+  end)
+end
+
+--- Adds lines right below what came last (no blank line between).
+function Conv:add(lines)
+  self:close_block()
+  if self:last_line() == '' and self:line_count() > 1 then
+    local prev = vim.api.nvim_buf_get_lines(self.buf, -3, -2, false)[1]
+    if prev ~= '' then
+      self:edit(function()
+        vim.api.nvim_buf_set_lines(self.buf, -2, -1, false, lines)
+      end)
+      return
+    end
   end
+  self:append_lines(lines)
 end
 
 --- Closes an open output block, folding it when it is long.
@@ -205,13 +226,11 @@ end
 
 --- A fenced block of lines, folded when long.
 function Conv:block_lines(lang, lines)
-  self:close_block()
-  local start = self:line_count() + 1
   local all = { '```' .. lang }
   vim.list_extend(all, lines)
   table.insert(all, '```')
-  self:append_lines(all)
-  self:fold(start, self:line_count())
+  self:add(all)
+  self:fold(self:line_count() - #all + 1, self:line_count())
 end
 
 function Conv:fold(first, last)
@@ -350,26 +369,26 @@ function Conv:on_event(ev)
   local t = ev.type
   if ev.sessionId and ev.sessionId ~= self.session_id and t == 'turnStarted' then
     if self.session_id then
-      self:paragraph()
-      self:append_lines({ '_Session ' .. ev.sessionId .. '._' })
+      self:put({ '_Session ' .. tostring(ev.sessionId) .. '._' })
     end
     self.session_id = ev.sessionId
   end
   if t == 'turnStarted' then
     self.turn_id = ev.turnId
     self.running = ev.seq ~= nil and not self.replaying
-    self:paragraph()
     local lines = { '## You', '' }
     vim.list_extend(lines, split_lines(ev.prompt))
-    vim.list_extend(lines, { '', '## Agent', '' })
-    self:append_lines(lines)
+    vim.list_extend(lines, { '', '## Agent' })
+    self:put(lines)
     self.stream_item = nil
+    self.last_call = nil
     self:update_bar()
   elseif t == 'messageDelta' then
     if self.stream_item ~= ev.itemId then
       self:paragraph()
       self.stream_item = ev.itemId
       self.streamed[ev.itemId or ''] = true
+      self.last_call = nil
     end
     self:append_text(ev.delta)
   elseif t == 'message' then
@@ -378,59 +397,79 @@ function Conv:on_event(ev)
       self:append_text(ev.text)
     end
     self.stream_item = nil
+    self.last_call = nil
   elseif t == 'reasoning' then
-    self:paragraph()
     local lines = {}
     for _, l in ipairs(split_lines(ev.text)) do
       table.insert(lines, '> ' .. l)
     end
-    self:append_lines(lines)
+    self:put(lines)
     self.stream_item = nil
+    self.last_call = nil
   elseif t == 'toolCall' then
-    self:paragraph()
     self.stream_item = nil
-    local title = ev.title ~= '' and ev.title or ev.tool
+    local title = (type(ev.title) == 'string' and ev.title ~= '') and ev.title or tostring(ev.tool)
     if ev.server then
-      title = ev.server .. '/' .. tostring(title)
+      title = tostring(ev.server) .. '/' .. title
     end
-    self.calls[ev.callId or ''] = { tool = ev.tool, kind = ev.kind }
-    self:append_lines({ '▸ ' .. tostring(title):gsub('\n', ' ') })
+    title = title:gsub('\n', ' ')
+    self.calls[ev.callId or ''] = { tool = ev.tool, kind = ev.kind, title = title }
+    self:put({ '▸ ' .. title })
+    self.last_call = ev.callId
   elseif t == 'execOutput' then
     local call = self.calls[ev.callId or ''] or {}
     call.streamed = true
     if not self.block or self.block.call ~= ev.callId then
-      self:close_block()
-      self:append_lines({ '```text', '' })
+      if self.last_call ~= ev.callId then
+        self:put({ '▸ ' .. (call.title or 'output') })
+      else
+        self:close_block()
+      end
+      self:add({ '```text', '' })
       self.block = { call = ev.callId, start = self:line_count() - 1 }
+      self.last_call = ev.callId
     end
     self:append_text(ev.chunk)
   elseif t == 'toolResult' then
     local call = self.calls[ev.callId or ''] or {}
     if self.block and self.block.call == ev.callId then
       self:close_block()
-    elseif call.kind == 'execute' and not call.streamed and ev.output and ev.output ~= '' then
-      self:block_lines('text', split_lines(ev.output))
+    elseif call.kind == 'execute' and not call.streamed and type(ev.output) == 'string' and ev.output ~= '' then
+      if self.last_call ~= ev.callId then
+        self:put({ '▸ ' .. (call.title or tostring(ev.tool)) })
+      end
+      self:block_lines('text', split_lines((ev.output:gsub('\n$', ''))))
+      self.last_call = ev.callId
     end
-    local line = string.format('  %s %s', status_mark[ev.status] or '·', ev.status or '')
-    if ev.durationMs then
-      line = line .. string.format(' (%d ms)', ev.durationMs)
+    local line = '  ' .. (status_mark[ev.status] or '·')
+    if self.last_call ~= ev.callId then
+      line = line .. ' ' .. (call.title or tostring(ev.tool))
     end
-    if ev.status ~= 'completed' and ev.output and ev.output ~= '' and call.kind ~= 'execute' then
+    line = line .. ' ' .. tostring(ev.status or '')
+    if tonumber(ev.durationMs) then
+      line = line .. string.format(' (%d ms)', tonumber(ev.durationMs))
+    end
+    if ev.status ~= 'completed' and type(ev.output) == 'string' and ev.output ~= '' and call.kind ~= 'execute' then
       line = line .. ': ' .. split_lines(ev.output)[1]
     end
-    self:append_lines({ line })
+    self:add({ line })
   elseif t == 'fileChange' then
-    self:paragraph()
     local lines = {}
     for _, ch in ipairs(ev.changes or {}) do
       local where = path_of(ch.uri)
       if ch.newUri then
         where = where .. ' → ' .. path_of(ch.newUri)
       end
-      table.insert(lines, string.format('✎ %s %s (+%d -%d) %s', ch.kind or 'update', where, ch.additions or 0, ch.deletions or 0, ev.status or ''))
+      table.insert(lines, string.format('✎ %s %s (+%d -%d) %s', tostring(ch.kind or 'update'), where,
+        tonumber(ch.additions) or 0, tonumber(ch.deletions) or 0, tostring(ev.status or '')))
     end
-    self:append_lines(lines)
-    if ev.diff and ev.diff ~= '' and not self.diffs_shown[ev.callId or ''] then
+    if self.last_call == ev.callId then
+      self:add(lines)
+    else
+      self:put(lines)
+    end
+    self.last_call = ev.callId
+    if type(ev.diff) == 'string' and ev.diff ~= '' and not self.diffs_shown[ev.callId or ''] then
       self.diffs_shown[ev.callId or ''] = true
       self:block_lines('diff', split_lines((ev.diff:gsub('\n$', ''))))
     end
@@ -438,37 +477,35 @@ function Conv:on_event(ev)
       self.turn_changed[ev.turnId or ''] = true
     end
   elseif t == 'plan' then
-    self:paragraph()
     local lines = { '**Plan**' }
-    if ev.explanation and ev.explanation ~= '' then
+    if type(ev.explanation) == 'string' and ev.explanation ~= '' then
       vim.list_extend(lines, split_lines(ev.explanation))
     end
-    for _, s in ipairs(ev.steps or {}) do
-      table.insert(lines, string.format('- %s %s', step_box[s.status] or '[ ]', tostring(s.step):gsub('\n', ' ')))
+    for _, st in ipairs(ev.steps or {}) do
+      table.insert(lines, string.format('- %s %s', step_box[st.status] or '[ ]', (tostring(st.step):gsub('\n', ' '))))
     end
-    self:append_lines(lines)
+    self:put(lines)
+    self.last_call = nil
   elseif t == 'approval' then
-    self:close_block()
-    self:new_line()
-    self:append_text(string.format('  ⚑ %s approval: %s', ev.kind or '', ev.decision or ''))
-    self:append_lines({ '' })
+    -- Decisions the policy took alone (autoAllow) are not worth a line.
+    if ev.decision ~= 'autoAllow' then
+      self:add({ string.format('  ⚑ %s: %s', tostring(ev.kind or 'approval'), tostring(ev.decision or '')) })
+    end
   elseif t == 'usage' then
     self.usage = ev
     self:update_bar()
   elseif t == 'retry' then
-    self:paragraph()
-    self:append_lines({ string.format('_Retrying (attempt %s): %s_', tostring(ev.attempt), tostring(ev.message):gsub('\n', ' ')) })
+    self:put({ string.format('_Retrying (attempt %s): %s_', tostring(ev.attempt), (tostring(ev.message):gsub('\n', ' '))) })
   elseif t == 'compacted' then
-    self:paragraph()
-    self:append_lines({ string.format('_History compacted: %s → %s tokens._', human(ev.tokensBefore), human(ev.tokensAfter)) })
+    self:put({ string.format('_History compacted: %s → %s tokens._', human(ev.tokensBefore), human(ev.tokensAfter)) })
   elseif t == 'turnCompleted' then
-    self:paragraph()
     local line = '_Turn ' .. tostring(ev.status) .. '._'
-    if ev.error and ev.error ~= '' then
+    if type(ev.error) == 'string' and ev.error ~= '' then
       line = '_Turn ' .. tostring(ev.status) .. ': ' .. ev.error:gsub('\n', ' ') .. '_'
     end
-    self:append_lines({ line })
+    self:put({ line })
     self.running = false
+    self.last_call = nil
     if self.turn_changed[ev.turnId or ''] then
       table.insert(self.changed_turns, { sessionId = ev.sessionId, turnId = ev.turnId })
     end

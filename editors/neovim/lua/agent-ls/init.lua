@@ -210,8 +210,7 @@ function M.undo()
     for _, f in ipairs(result and result.files or {}) do
       table.insert(files, vim.fn.fnamemodify(vim.uri_to_fname(f), ':~:.'))
     end
-    conv:paragraph()
-    conv:append_lines({ '_Undid turn ' .. turn.turnId .. ': ' .. table.concat(files, ', ') .. '._' })
+    conv:put({ '_Undid turn ' .. turn.turnId .. ': ' .. table.concat(files, ', ') .. '._' })
     notify('restored ' .. table.concat(files, ', '))
   end)
 end
