@@ -270,6 +270,7 @@ end)
 wait('the undone file to be written', function()
   return read_file(path) == before and not vim.bo[buf].modified
 end)
+wait('the undo to be noted', conv_has('_Undid turn '))
 say('undone')
 
 -- 5. A new conversation, then the old one resumed from the list.

@@ -210,7 +210,9 @@ function M.undo()
     for _, f in ipairs(result and result.files or {}) do
       table.insert(files, vim.fn.fnamemodify(vim.uri_to_fname(f), ':~:.'))
     end
-    conv:put({ '_Undid turn ' .. turn.turnId .. ': ' .. table.concat(files, ', ') .. '._' })
+    if conv.session_id == turn.sessionId then -- still the conversation shown
+      conv:put({ '_Undid turn ' .. turn.turnId .. ': ' .. table.concat(files, ', ') .. '._' })
+    end
     notify('restored ' .. table.concat(files, ', '))
   end)
 end
