@@ -160,6 +160,25 @@ func TestNeovimPluginScratchBuffer(t *testing.T) {
 	}
 }
 
+// TestNeovimPluginWithoutBinary: with a cmd that is not installed, files
+// open without errors, :AgentAsk fails with a message and :checkhealth
+// agent-ls names the problem.
+func TestNeovimPluginWithoutBinary(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New()
+			t.Cleanup(m.Close)
+			r, _ := startPlugin(t, nvim, m, "missing")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if n := len(m.Requests()); n != 0 {
+				t.Fatalf("%d model requests", n)
+			}
+		})
+	}
+}
+
 // pluginBad is what must not appear in Neovim's output.
 var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is deprecated[^\n]*`), regexp.MustCompile(`(?m)^E5108: [^\n]*`)}
 

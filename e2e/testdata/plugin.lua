@@ -84,6 +84,27 @@ local conversation = require('agent-ls.conversation')
 vim.opt.swapfile = false
 local path = ws .. '/greet.js'
 
+if os.getenv('AGENT_LS_TEST_FLOW') == 'missing' then
+  -- A cmd that is not installed: files open without errors, asking
+  -- fails with a message, :checkhealth says what is wrong.
+  require('agent-ls').setup({ cmd = { 'no-such-agent-ls' } })
+  vim.cmd('edit ' .. path)
+  vim.wait(100)
+  local ok = pcall(vim.cmd, 'AgentAsk hello')
+  if ok then
+    fail(':AgentAsk without a server did not fail')
+  end
+  vim.cmd('checkhealth agent-ls')
+  local report = buffer_text(vim.api.nvim_get_current_buf())
+  if not has(report, 'ERROR') or not has(report, 'no-such-agent-ls is not found') then
+    fail('checkhealth:\n' .. report)
+  end
+  say('missing binary reported')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
 if os.getenv('AGENT_LS_TEST_FLOW') == 'scratch' then
   -- Asking from a buffer with no file starts the server of the current
   -- directory's project.

@@ -150,6 +150,20 @@ local function client_config(root)
   }
 end
 
+-- startable says whether cmd can run; when it cannot, it says so once
+-- instead of an error at every file opened.
+local told_missing = false
+local function startable()
+  if vim.fn.executable(options.cmd[1]) == 1 then
+    return true
+  end
+  if not told_missing then
+    told_missing = true
+    vim.notify('agent-ls: ' .. options.cmd[1] .. ' is not found (see :checkhealth agent-ls)', vim.log.levels.WARN)
+  end
+  return false
+end
+
 local function alive(id)
   local c = id and vim.lsp.get_client_by_id(id)
   return c and not call(c, 'is_stopped') and c or nil
@@ -158,7 +172,7 @@ end
 --- Attaches buf to the server of its root, starting it if needed.
 function M.attach(buf)
   local root = root_of_buffer(buf)
-  if not root then
+  if not root or not startable() then
     return nil
   end
   local id = roots[root]
@@ -196,7 +210,7 @@ function M.for_buffer(buf, start)
     end
   else
     root = M.find_root(vim.fn.getcwd()) or vim.fn.getcwd()
-    if not alive(roots[root]) and start then
+    if not alive(roots[root]) and start and startable() then
       local cfg = client_config(root)
       if vim.fn.has('nvim-0.11') == 1 then
         roots[root] = vim.lsp.start(cfg, { attach = false })

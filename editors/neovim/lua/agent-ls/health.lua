@@ -63,8 +63,8 @@ function M.check()
   local version = string.format('%d.%d.%d', v.major, v.minor, v.patch)
   if vim.fn.has('nvim-0.7') == 0 then
     r.error('Neovim ' .. version .. ' is too old: agent-ls needs 0.7 or later')
-  elseif vim.fn.has('nvim-0.9') == 0 then
-    r.ok('Neovim ' .. version .. ' (supported; approvals need a picker that answers at once, such as the stock vim.ui.select)')
+  elseif vim.fn.has('nvim-0.10') == 0 then
+    r.ok('Neovim ' .. version .. ' (supported; approvals need a picker that does not wait for keys in a window of its own, such as the stock vim.ui.select)')
   else
     r.ok('Neovim ' .. version)
   end
