@@ -69,10 +69,10 @@ end
 --- readable).
 function M.detach(client_id)
   local c = by_client[client_id]
-  if c then
+  if c and vim.api.nvim_buf_is_valid(c.buf) then
     c.running = false
-    c:put({ '_agent-ls stopped._' })
-    c:update_bar()
+    pcall(c.put, c, { '_agent-ls stopped._' })
+    pcall(c.update_bar, c)
   end
   by_client[client_id] = nil
 end
@@ -367,6 +367,11 @@ local status_mark = { completed = '✓', failed = '✗', rejected = '✗' }
 --- Draws one agent/event (live, or an item of agent/resumeSession).
 function Conv:on_event(ev)
   local t = ev.type
+  if ev.sessionId and self.session_id and ev.sessionId ~= self.session_id and t ~= 'turnStarted' then
+    -- A turn of a conversation no longer shown (after :AgentNew or
+    -- :AgentSessions) goes on, but is not drawn into this one.
+    return
+  end
   if ev.sessionId and ev.sessionId ~= self.session_id and t == 'turnStarted' then
     if self.session_id then
       self:put({ '_Session ' .. tostring(ev.sessionId) .. '._' })
