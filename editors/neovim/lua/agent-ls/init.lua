@@ -80,17 +80,36 @@ function M.ask(prompt, range)
       args.prompt = prompt .. '\n\nDiagnostics in the selection:\n' .. table.concat(notes, '\n')
     end
   end
-  args.sessionId = conv.session_id
   conv:show()
-  client.command(c, 'agent.startTurn', { args }, function(err, result)
+  local function start()
+    args.sessionId = conv.session_id
+    client.command(c, 'agent.startTurn', { args }, function(err, result)
+      if err then
+        notify(error_text(err), vim.log.levels.ERROR)
+        return
+      end
+      if type(result) == 'table' then
+        conv.session_id = result.sessionId or conv.session_id
+        conv.turn_id = result.turnId or conv.turn_id
+      end
+    end)
+  end
+  if conv.session_id then
+    start()
+    return
+  end
+  -- The window shows what it draws: a first question starts a new
+  -- conversation (made the current one, so code actions continue it);
+  -- :AgentSessions brings back an earlier one.
+  client.request(c, 'agent/newSession', vim.empty_dict(), function(err, result)
     if err then
       notify(error_text(err), vim.log.levels.ERROR)
       return
     end
-    if type(result) == 'table' then
-      conv.session_id = result.sessionId or conv.session_id
-      conv.turn_id = result.turnId or conv.turn_id
-    end
+    conv.session_id = result and result.sessionId
+    conv.model = result and result.model or conv.model
+    conv:update_bar()
+    start()
   end)
 end
 
@@ -156,7 +175,7 @@ function M.sessions()
   if not c then
     return
   end
-  client.request(c, 'agent/listSessions', {}, function(err, result)
+  client.request(c, 'agent/listSessions', vim.empty_dict(), function(err, result)
     if err then
       notify(error_text(err), vim.log.levels.ERROR)
       return
