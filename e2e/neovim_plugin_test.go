@@ -121,23 +121,35 @@ func TestNeovimPlugin(t *testing.T) {
 
 // TestNeovimPluginUnsavedBuffer: a buffer with unsaved changes of the
 // user's gets the agent's edit in the buffer only; the plugin does not
-// write it, and the model is told that commands see the saved file.
+// write it, and the model is told that commands see the saved file. With
+// write_agent_edits off, no buffer is written.
 func TestNeovimPluginUnsavedBuffer(t *testing.T) {
 	for name, nvim := range neovims(t) {
-		t.Run(name, func(t *testing.T) {
-			m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch)), fakemodel.Say(firstAnswer))
-			t.Cleanup(m.Close)
-			r, ws := startPlugin(t, nvim, m, "unsaved")
-			ctx, cancel := context.WithTimeout(context.Background(), deadline)
-			defer cancel()
-			r.play(ctx, nil, nil, pluginBad...)
-			if reqs := m.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "greet.js") {
-				t.Fatalf("the model was not told about the file: %d requests", len(reqs))
-			}
-			if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetBefore {
-				t.Errorf("the file was written:\n%s", b)
-			}
-		})
+		for _, flow := range []string{"unsaved", "nowrite"} {
+			t.Run(name+"/"+flow, func(t *testing.T) {
+				testNeovimPluginUnsaved(t, nvim, flow)
+			})
+		}
+	}
+}
+
+func testNeovimPluginUnsaved(t *testing.T, nvim, flow string) {
+	m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch)), fakemodel.Say(firstAnswer))
+	t.Cleanup(m.Close)
+	r, ws := startPlugin(t, nvim, m, flow)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	r.play(ctx, nil, nil, pluginBad...)
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	// The tool result says that commands see the saved file.
+	if !strings.Contains(string(reqs[1].Body), "greet.js has unsaved changes in the editor") {
+		t.Errorf("the model was not told about the file:\n%s", reqs[1].Body)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetBefore {
+		t.Errorf("the file was written:\n%s", b)
 	}
 }
 

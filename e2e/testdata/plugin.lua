@@ -83,6 +83,9 @@ local conversation = require('agent-ls.conversation')
 
 vim.opt.swapfile = false
 local path = ws .. '/greet.js'
+if os.getenv('AGENT_LS_TEST_FLOW') == 'nowrite' then
+  require('agent-ls').setup({ write_agent_edits = false })
+end
 
 if os.getenv('AGENT_LS_TEST_FLOW') == 'missing' then
   -- A cmd that is not installed: files open without errors, asking
@@ -141,17 +144,21 @@ say('attached')
 
 local conv = conversation.get(client.id)
 
-if os.getenv('AGENT_LS_TEST_FLOW') == 'unsaved' then
-  -- The user has typed in the buffer without saving: the agent's patch
-  -- lands in the buffer with the user's line, and the file is left
-  -- alone.
-  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '// typed, not saved' })
+local flow = os.getenv('AGENT_LS_TEST_FLOW')
+if flow == 'unsaved' or flow == 'nowrite' then
+  -- unsaved: the user has typed in the buffer without saving: the
+  -- agent's patch lands in the buffer with the user's line, and the file
+  -- is left alone. nowrite: write_agent_edits is off, so even a buffer
+  -- without unsaved changes keeps the patch unsaved.
+  if flow == 'unsaved' then
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '// typed, not saved' })
+  end
   vim.cmd('AgentAsk Fix the greeting.')
   wait('the answer', function()
     return has(buffer_text(conv.buf), '_Turn completed._')
   end)
   local text = buffer_text(buf)
-  if not has(text, 'Grüß dich') or not has(text, '// typed, not saved') or not vim.bo[buf].modified then
+  if not has(text, 'Grüß dich') or (flow == 'unsaved' and not has(text, '// typed, not saved')) or not vim.bo[buf].modified then
     fail('the buffer lacks the patch or the user\'s line, or is saved:\n' .. text)
   end
   if read_file(path) ~= before then
