@@ -14,7 +14,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers
+.PHONY: all build install demo test test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions
 
 all: build
 
@@ -35,9 +35,9 @@ install: build
 demo: build
 	$(BIN) demo
 
-test: deps cross test-vscode mcp-test-servers acp-client-deps
+test: deps cross test-vscode mcp-test-servers acp-client-deps neovim-versions
 	$(GO) vet ./...
-	AGENT_LS_ACP_CLIENT=required $(GO) test -race -count=1 -timeout 30m ./...
+	AGENT_LS_ACP_CLIENT=required AGENT_LS_NEOVIMS=$(abspath $(NEOVIM_CACHE)) $(GO) test -race -count=1 -timeout 30m ./...
 
 # The official ACP TypeScript SDK, pinned in its lockfile, whose client
 # drives agent-ls acp in cmd/agent-ls TestACPWithTypeScriptClient.
@@ -47,6 +47,13 @@ acp-client-deps: $(ACP_CLIENT)/node_modules/.package-lock.json
 
 $(ACP_CLIENT)/node_modules/.package-lock.json: $(ACP_CLIENT)/package-lock.json
 	cd $(ACP_CLIENT) && npm ci --no-audit --no-fund
+
+# Neovim 0.10.4 and 0.12.4, unpacked from Debian's packages into
+# NEOVIM_CACHE (nothing installed system-wide), for the plugin's tests in
+# e2e; Debian 12's 0.7.2 comes from make deps.
+NEOVIM_CACHE ?= .cache/neovim
+neovim-versions:
+	@scripts/neovim.sh $(NEOVIM_CACHE)
 
 # Builds without cgo, for Linux and cross-compiled for CROSS, and vets the
 # code behind the build tags of each. On Windows internal/tools is left to

@@ -379,6 +379,9 @@ func (r *editorRun) play(ctx context.Context, send func(string) error, prompts [
 		if err != nil {
 			r.t.Fatalf("prompt %q: %v\nshown:\n%s", p.name, err, shown)
 		}
+		if keys == "" {
+			continue // answered outside the editor
+		}
 		if err := send(keys); err != nil {
 			r.t.Fatalf("answering %q: %v", p.name, err)
 		}

@@ -1,0 +1,468 @@
+-- Drives headless Neovim with the agent-ls plugin (editors/neovim) set up
+-- as the README says, through what a user does: ask about a selection
+-- and watch the answer stream into the conversation, allow a command in
+-- the picker, get the patch in the open buffer (undoable, and written to
+-- disk), run a code action on a visual selection, stop a turn, undo a
+-- turn's changes, start a new conversation, resume the old one, toggle
+-- the window, open the log, :checkhealth. vim.ui.select and vim.ui.input
+-- are stubbed the way telescope or dressing replace them. Lines starting
+-- DRIVER report to the Go test, which answers "DRIVER: streamed" by
+-- letting the model finish its first answer.
+local ws = assert(os.getenv('AGENT_LS_TEST_WS'))
+
+local function say(msg)
+  io.stderr:write('DRIVER: ' .. msg .. '\n')
+end
+
+local function fail(msg)
+  io.stderr:write('DRIVER FAIL: ' .. msg:gsub('\n', '\n  ') .. '\n')
+  vim.cmd('cquit 1')
+end
+
+local function wait(what, cond)
+  if not vim.wait(120000, cond, 20) then
+    fail('timed out waiting for ' .. what)
+  end
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local function buffer_text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
+end
+
+local function has(text, want)
+  return text:find(want, 1, true) ~= nil
+end
+
+-- The pickers: each vim.ui.select call is recorded (its prompt and the
+-- items as shown) and answered with the item shown as `choose`.
+local choose = {}
+local asked = {}
+vim.ui.select = function(items, opts, on_choice)
+  local shown = {}
+  for _, it in ipairs(items) do
+    table.insert(shown, opts.format_item and opts.format_item(it) or tostring(it))
+  end
+  table.insert(asked, { prompt = opts.prompt, items = shown, kind = opts.kind })
+  local want = table.remove(choose, 1)
+  local pick, index
+  for i, s in ipairs(shown) do
+    if want and s:find(want, 1, true) then
+      pick, index = items[i], i
+      break
+    end
+  end
+  if opts.kind == 'agent-ls.approval' then
+    -- As a picker with a window answers: later, from the event loop.
+    vim.schedule(function()
+      on_choice(pick, index)
+    end)
+  else
+    on_choice(pick, index)
+  end
+end
+local inputs = {}
+vim.ui.input = function(_, on_confirm)
+  on_confirm(table.remove(inputs, 1))
+end
+local notes = {}
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
+  table.insert(notes, msg)
+  return notify(msg, level, opts)
+end
+
+local agent = require('agent-ls')
+local conversation = require('agent-ls.conversation')
+
+vim.opt.swapfile = false
+local path = ws .. '/greet.js'
+if os.getenv('AGENT_LS_TEST_FLOW') == 'nowrite' then
+  require('agent-ls').setup({ write_agent_edits = false })
+end
+
+if os.getenv('AGENT_LS_TEST_FLOW') == 'missing' then
+  -- A cmd that is not installed: files open without errors, asking
+  -- fails with a message, :checkhealth says what is wrong.
+  require('agent-ls').setup({ cmd = { 'no-such-agent-ls' } })
+  vim.cmd('edit ' .. path)
+  vim.wait(100)
+  local ok = pcall(vim.cmd, 'AgentAsk hello')
+  if ok then
+    fail(':AgentAsk without a server did not fail')
+  end
+  vim.cmd('checkhealth agent-ls')
+  local report = buffer_text(vim.api.nvim_get_current_buf())
+  if not has(report, 'ERROR') or not has(report, 'no-such-agent-ls is not found') then
+    fail('checkhealth:\n' .. report)
+  end
+  say('missing binary reported')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
+if os.getenv('AGENT_LS_TEST_FLOW') == 'scratch' then
+  -- Asking from a buffer with no file starts the server of the current
+  -- directory's project.
+  vim.cmd('enew')
+  vim.cmd('AgentAsk Hello from nowhere.')
+  local c = conversation.of_buffer(vim.fn.bufnr('agent-ls://conversation' .. ws))
+  wait('the answer', function()
+    c = c or conversation.of_buffer(vim.fn.bufnr('agent-ls://conversation' .. ws))
+    return c ~= nil and has(buffer_text(c.buf), 'First answer')
+  end)
+  say('asked from a scratch buffer')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
+local before = read_file(path)
+vim.cmd('edit ' .. path)
+local buf = vim.api.nvim_get_current_buf()
+local client
+wait('agent-ls to attach', function()
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = buf }) or vim.lsp.buf_get_clients(buf)
+  for _, c in pairs(clients) do
+    if c.name == 'agent-ls' and c.initialized then
+      client = c
+    end
+  end
+  return client ~= nil
+end)
+if client.config.root_dir ~= ws then
+  fail('root ' .. tostring(client.config.root_dir) .. ', want ' .. ws)
+end
+say('attached')
+
+local conv = conversation.get(client.id)
+
+local flow = os.getenv('AGENT_LS_TEST_FLOW')
+if flow == 'unsaved' or flow == 'nowrite' then
+  -- unsaved: the user has typed in the buffer without saving: the
+  -- agent's patch lands in the buffer with the user's line, and the file
+  -- is left alone. nowrite: write_agent_edits is off, so even a buffer
+  -- without unsaved changes keeps the patch unsaved.
+  if flow == 'unsaved' then
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '// typed, not saved' })
+  end
+  vim.cmd('AgentAsk Fix the greeting.')
+  wait('the answer', function()
+    return has(buffer_text(conv.buf), '_Turn completed._')
+  end)
+  local text = buffer_text(buf)
+  if not has(text, 'Grüß dich') or (flow == 'unsaved' and not has(text, '// typed, not saved')) or not vim.bo[buf].modified then
+    fail('the buffer lacks the patch or the user\'s line, or is saved:\n' .. text)
+  end
+  if read_file(path) ~= before then
+    fail('the file was written behind the user\'s unsaved changes')
+  end
+  say('unsaved buffer left alone')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+local function conv_text()
+  return buffer_text(conv.buf)
+end
+local function conv_has(want)
+  return function()
+    return has(conv_text(), want)
+  end
+end
+
+-- 1. Ask about lines 2-3; the answer streams in while the model holds
+-- the rest of it.
+choose = { 'Allow once' }
+local ns = vim.api.nvim_create_namespace('test-lint')
+vim.diagnostic.set(ns, buf, { { lnum = 2, col = 2, message = 'greeting is not German', severity = vim.diagnostic.severity.WARN, source = 'lint' } })
+vim.cmd('2,3AgentAsk Fix this code.')
+wait('the streamed text', conv_has('I will fix the greeting.'))
+if not conv.running or has(conv_text(), '_Turn') then
+  fail('the turn is not running while it streams:\n' .. conv_text())
+end
+if #conv:windows() ~= 1 then
+  fail('the conversation window is not shown')
+end
+if vim.api.nvim_get_current_buf() ~= buf then
+  fail('asking moved the cursor out of the file')
+end
+say('streamed')
+wait('the first answer', conv_has('_Turn completed._'))
+local text = conv_text()
+for _, want in ipairs({ '## You', 'Fix this code.', '## Agent', '▸ ', '```diff', '+  return "Grüß dich, " + name + " 👋";', 'First answer: the greeting is fixed.', '✓ completed', 'allowOnce' }) do
+  if not has(text, want) then
+    fail('the conversation lacks ' .. want .. ':\n' .. text)
+  end
+end
+if vim.bo[conv.buf].modifiable or vim.bo[conv.buf].filetype ~= 'markdown' then
+  fail('the conversation buffer is modifiable or not markdown')
+end
+local bar_option = vim.fn.has('nvim-0.8') == 1 and 'winbar' or 'statusline'
+local bar = vim.wo[conv:windows()[1]][bar_option]
+if not has(bar, 'tokens in') then
+  fail('the ' .. bar_option .. ' shows no token use: ' .. bar)
+end
+local approval = asked[1]
+if not approval or approval.kind ~= 'agent-ls.approval' then
+  fail('no approval was asked: ' .. vim.inspect(asked))
+end
+if not has(approval.prompt, "agent-ls wants to run: grep -c 'Grüß dich' greet.js") or not has(approval.prompt, 'in ' .. ws)
+  or not has(approval.prompt, 'check the file on disk') or approval.items[1] ~= 'Allow once' then
+  fail('the approval does not say what, where and why, with Allow once first: ' .. vim.inspect(approval))
+end
+local progressed = false
+for _, n in ipairs(notes) do
+  progressed = progressed or has(n, 'Agent')
+end
+if not progressed then
+  fail('no $/progress reached vim.notify: ' .. vim.inspect(notes))
+end
+
+-- The patch is in the buffer, written to disk, and undoable.
+local patched = buffer_text(buf)
+if not has(patched, 'Grüß dich, " + name + " 👋') then
+  fail('the buffer was not patched: ' .. patched)
+end
+if vim.bo[buf].modified or read_file(path) ~= patched then
+  fail('the patched buffer was not written')
+end
+vim.cmd('undo')
+if buffer_text(buf) ~= before then
+  fail(':undo did not bring back the text: ' .. buffer_text(buf))
+end
+vim.cmd('redo')
+if buffer_text(buf) ~= patched then
+  fail(':redo did not bring back the patch')
+end
+-- The window followed the text to its end.
+local conv_win = conv:windows()[1]
+if vim.api.nvim_win_get_cursor(conv_win)[1] ~= vim.api.nvim_buf_line_count(conv.buf) then
+  fail('the conversation window did not follow the answer')
+end
+say('first turn')
+
+-- 2. A code action on a visual selection; its turn runs a command with
+-- a long output, which is folded. The user reads the top of the
+-- conversation meanwhile: the cursor stays there.
+vim.api.nvim_win_set_cursor(conv_win, { 2, 0 })
+choose = { 'Agent: Explain this' }
+vim.cmd('normal! 2GVjj' .. vim.api.nvim_replace_termcodes('<Esc>', true, false, true))
+agent.code_action(true) -- what the visual-mode mapping runs
+wait('the second answer', conv_has('Second answer: greet builds a greeting.'))
+wait('the second turn to end', function()
+  return not conv.running
+end)
+for _, want in ipairs({ '**Plan**', 'Two steps.', '- [x] Read greet', '- [-] Explain it', '- [ ] Sum up' }) do
+  if not has(conv_text(), want) then
+    fail('the conversation lacks the plan line ' .. want .. ':\n' .. conv_text())
+  end
+end
+if vim.api.nvim_win_get_cursor(conv_win)[1] ~= 2 then
+  fail('the conversation moved the cursor the user had put on line 2')
+end
+local lines = vim.api.nvim_buf_get_lines(conv.buf, 0, -1, false)
+local line40
+for i, l in ipairs(lines) do
+  if l == '40' then
+    line40 = i
+  end
+end
+if not line40 or vim.api.nvim_win_call(conv_win, function()
+  return vim.fn.foldclosed(line40)
+end) == -1 then
+  fail('the long output is not folded:\n' .. conv_text())
+end
+say('code action')
+
+-- 3. A turn asked through vim.ui.input, stopped while the model streams.
+inputs = { 'Refactor this.' }
+vim.cmd('AgentAsk')
+wait('the third turn to stream', conv_has('Refactoring'))
+vim.cmd('AgentStop')
+wait('the interrupted turn', conv_has('_Turn interrupted._'))
+say('stopped')
+
+-- 4. Undo the first turn's changes: buffer and file are as before.
+vim.cmd('AgentUndo')
+wait('the undo', function()
+  return buffer_text(buf) == before
+end)
+wait('the undone file to be written', function()
+  return read_file(path) == before and not vim.bo[buf].modified
+end)
+wait('the undo to be noted', conv_has('_Undid turn '))
+say('undone')
+
+-- 5. A new conversation, then the old one resumed from the list.
+vim.cmd('AgentNew')
+wait('the new conversation', function()
+  return vim.api.nvim_buf_line_count(conv.buf) == 1
+end)
+local old = conv.session_id
+choose = { 'Fix this code.' }
+vim.cmd('AgentSessions')
+wait('the resumed conversation', conv_has('First answer: the greeting is fixed.'))
+text = conv_text()
+for _, want in ipairs({ 'Fix this code.', 'Second answer', 'Refactor this.', '_Turn interrupted._', '```diff' }) do
+  if not has(text, want) then
+    fail('the resumed conversation lacks ' .. want .. ':\n' .. text)
+  end
+end
+say('resumed ' .. tostring(conv.session_id) .. ' after ' .. tostring(old))
+
+-- 6. The window toggles; the log opens.
+vim.cmd('AgentToggle')
+if #conv:windows() ~= 0 then
+  fail(':AgentToggle did not hide the conversation')
+end
+vim.cmd('AgentToggle')
+if #conv:windows() ~= 1 then
+  fail(':AgentToggle did not show the conversation')
+end
+-- The server's "Show conversation" code action shows the window.
+vim.cmd('AgentToggle')
+choose = { 'Agent: Show conversation' }
+vim.api.nvim_set_current_win(vim.fn.win_findbuf(buf)[1])
+agent.code_action()
+wait('"Agent: Show conversation" to show the conversation', function()
+  return #conv:windows() == 1
+end)
+vim.cmd('AgentToggle')
+vim.cmd('AgentToggle')
+
+-- As a float.
+agent.options.conversation.layout = 'float'
+vim.cmd('AgentToggle')
+vim.cmd('AgentToggle')
+if #conv:windows() ~= 1 or vim.api.nvim_win_get_config(conv:windows()[1]).relative == '' then
+  fail('the conversation is not shown as a float')
+end
+vim.cmd('AgentToggle')
+agent.options.conversation.layout = 'vsplit'
+vim.cmd('AgentLog')
+if not has(vim.api.nvim_buf_get_name(0), 'lsp.log') then
+  fail(':AgentLog opened ' .. vim.api.nvim_buf_get_name(0))
+end
+vim.cmd('close')
+say('toggled')
+
+-- 7. The showMessageRequest handler answers, even when dismissed.
+local approve = require('agent-ls.approval')
+choose = { 'Yes' }
+local picked = approve.show_message_request(nil, { type = 2, message = 'go?', actions = { { title = 'No' }, { title = 'Yes' } } })
+if type(picked) ~= 'table' or picked.title ~= 'Yes' then
+  fail('showMessageRequest answered ' .. vim.inspect(picked))
+end
+choose = {}
+if approve.show_message_request(nil, { type = 2, message = 'go?', actions = { { title = 'No' } } }) ~= vim.NIL then
+  fail('a dismissed showMessageRequest is not answered with null')
+end
+say('message request')
+
+-- A patch approval shows its diff on request, then asks again.
+choose = { 'Show the diff', 'Allow once' }
+asked = {}
+local wins = #vim.api.nvim_list_wins()
+local seen_diff
+local select = vim.ui.select
+vim.ui.select = function(items, opts, on_choice)
+  if #asked == 1 then
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      local b = vim.api.nvim_win_get_buf(w)
+      if vim.bo[b].filetype == 'diff' then
+        seen_diff = buffer_text(b)
+      end
+    end
+  end
+  return select(items, opts, on_choice)
+end
+answer = client.config.handlers['agent/requestApproval'](nil, { kind = 'patch', files = { 'file://' .. path },
+  diff = '--- a/greet.js\n+++ b/greet.js\n@@ -1 +1 @@\n-old\n+new\n', reason = 'outside the policy', options = { 'allowOnce', 'rejectOnce' } }, { client_id = client.id })
+vim.ui.select = select
+if answer.decision ~= 'allowOnce' or #asked ~= 2 or not seen_diff or not has(seen_diff, '+new') then
+  fail('the patch approval did not show the diff and ask again: ' .. vim.inspect({ answer, asked, seen_diff }))
+end
+if not has(asked[1].prompt, 'agent-ls wants to change greet.js') or asked[1].items[#asked[1].items] ~= 'Show the diff' then
+  fail('the patch approval prompt: ' .. vim.inspect(asked[1]))
+end
+if #vim.api.nvim_list_wins() ~= wins then
+  fail('the diff window stayed open')
+end
+say('patch approval')
+
+-- 8. What a hostile or broken server might send: events with fields of
+-- the wrong type are left out, a malformed approval is rejected, control
+-- characters in a command show escaped.
+local handlers = client.config.handlers
+handlers['agent/event'](nil, { type = 'messageDelta', itemId = {}, delta = { 1 } }, { client_id = client.id })
+handlers['agent/event'](nil, { type = 'plan', steps = 'none' }, { client_id = client.id })
+handlers['agent/event'](nil, 'junk', { client_id = client.id })
+choose = { 'Allow once' }
+local answer = handlers['agent/requestApproval'](nil, { kind = 'exec', command = { 'rm' }, options = 'allowOnce' }, { client_id = client.id })
+if answer.decision ~= 'rejectOnce' and answer.decision ~= 'allowOnce' then
+  fail('a malformed approval answered ' .. vim.inspect(answer))
+end
+choose = {}
+asked = {}
+answer = handlers['agent/requestApproval'](nil, { kind = 'exec', command = { 'printf', 'a\n\27[2Jb' }, cwd = 'file:///tmp', options = { 'allowOnce', 'rejectOnce', 'bogus' } }, { client_id = client.id })
+if answer.decision ~= 'rejectOnce' then
+  fail('a dismissed approval answered ' .. vim.inspect(answer))
+end
+if has(asked[1].prompt, '\27') or has(asked[1].prompt, '\n') or not has(asked[1].prompt, '\\x1b[2J') or #asked[1].items ~= 3 then
+  fail('the approval shows control characters or unknown options: ' .. vim.inspect(asked[1]))
+end
+say('hostile input')
+
+-- One server per project root: a file of another project gets its own.
+local other = vim.fn.tempname()
+vim.fn.mkdir(other .. '/.git', 'p')
+vim.fn.writefile({ 'print("other")' }, other .. '/main.lua')
+vim.cmd('edit ' .. other .. '/main.lua')
+local other_buf = vim.api.nvim_get_current_buf()
+local second
+wait('a second agent-ls for the other project', function()
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = other_buf }) or vim.lsp.buf_get_clients(other_buf)
+  for _, c in pairs(clients) do
+    if c.name == 'agent-ls' and c.initialized then
+      second = c
+    end
+  end
+  return second ~= nil
+end)
+if second.id == client.id or second.config.root_dir ~= other then
+  fail('the other project shares a server or has root ' .. tostring(second.config.root_dir))
+end
+vim.cmd('edit ' .. path)
+local again = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = vim.api.nvim_get_current_buf() }) or vim.lsp.buf_get_clients(0)
+local n = 0
+for _, c in pairs(again) do
+  if c.name == 'agent-ls' then
+    n = n + 1
+    if c.id ~= client.id then
+      fail('greet.js is attached to another server')
+    end
+  end
+end
+if n ~= 1 then
+  fail('greet.js is attached to ' .. n .. ' agent-ls servers')
+end
+say('one server per root')
+
+-- 9. :checkhealth agent-ls.
+vim.cmd('checkhealth agent-ls')
+local report = buffer_text(vim.api.nvim_get_current_buf())
+if has(report, 'ERROR') or not has(report, 'agent-ls binary') or not has(report, 'Landlock') then
+  fail('checkhealth:\n' .. report)
+end
+io.stderr:write('DRIVER HEALTH\n' .. report .. '\nDRIVER HEALTH END\n')
+
+io.stderr:write('DRIVER DONE\n')
+vim.cmd('qa!')

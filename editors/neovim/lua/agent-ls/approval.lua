@@ -1,0 +1,158 @@
+-- Approvals (protocol section 6): agent/requestApproval, and the
+-- window/showMessageRequest handler, both through vim.ui.select. Both
+-- always answer: a handler that returned plain nil would leave the server
+-- waiting.
+local ui = require('agent-ls.ui')
+
+local M = {}
+
+local titles = {
+  allowOnce = 'Allow once',
+  allowAlways = 'Allow always',
+  rejectOnce = 'Reject',
+  rejectAlways = 'Reject always',
+  abort = 'Abort turn',
+}
+local order = { 'allowOnce', 'allowAlways', 'rejectOnce', 'rejectAlways', 'abort' }
+
+local function path_of(uri)
+  if type(uri) == 'string' and uri:match('^file:') then
+    return vim.uri_to_fname(uri)
+  end
+  return uri
+end
+
+-- shell_words quotes argv as a shell would need it typed.
+local function shell_words(argv)
+  if type(argv) ~= 'table' then
+    return tostring(argv or '')
+  end
+  local out = {}
+  for _, a in ipairs(argv) do
+    a = tostring(a)
+    if a == '' or a:find('[^%w%-%._/=:,@+]') then
+      a = "'" .. a:gsub("'", "'\\''") .. "'"
+    end
+    table.insert(out, a)
+  end
+  return table.concat(out, ' ')
+end
+
+-- one_line keeps a picker's prompt on one line per fact: control
+-- characters a hostile command or reason might carry are shown escaped.
+local function one_line(s)
+  s = tostring(s or '')
+  return (s:gsub('[%c]', function(c)
+    if c == '\n' then
+      return '\\n'
+    end
+    return string.format('\\x%02x', c:byte())
+  end))
+end
+
+--- The prompt shown for a request: what, where, why.
+function M.prompt(p)
+  local lines = {}
+  if p.kind == 'exec' then
+    table.insert(lines, 'agent-ls wants to run: ' .. one_line(shell_words(p.command)))
+    if p.cwd then
+      table.insert(lines, 'in ' .. one_line(path_of(p.cwd)))
+    end
+  elseif p.kind == 'patch' then
+    local files = {}
+    for _, f in ipairs(type(p.files) == 'table' and p.files or {}) do
+      table.insert(files, one_line(vim.fn.fnamemodify(path_of(f), ':~:.')))
+    end
+    table.insert(lines, 'agent-ls wants to change ' .. (#files > 0 and table.concat(files, ', ') or 'files'))
+  else
+    local what = tostring(p.tool or 'a tool')
+    if p.server then
+      what = tostring(p.server) .. '/' .. what
+    end
+    table.insert(lines, 'agent-ls wants to call ' .. one_line(what))
+  end
+  if p.reason and p.reason ~= '' then
+    table.insert(lines, 'because: ' .. one_line(p.reason))
+  end
+  -- One line: pickers show the prompt as a title.
+  return table.concat(lines, ' — ')
+end
+
+--- Handler of agent/requestApproval: answers { decision }.
+function M.request_approval(_, params)
+  -- A malformed request is rejected, never allowed and never left
+  -- unanswered.
+  local ok, res = pcall(M.ask, type(params) == 'table' and params or {})
+  if not ok then
+    vim.notify('agent-ls: malformed approval request rejected: ' .. tostring(res), vim.log.levels.WARN)
+    return { decision = 'rejectOnce' }
+  end
+  return res
+end
+
+--- Asks the user about an approval request; returns { decision }.
+function M.ask(params)
+  local offered = {}
+  for _, o in ipairs(type(params.options) == 'table' and params.options or {}) do
+    if titles[o] then
+      offered[o] = true
+    end
+  end
+  if next(offered) == nil then
+    offered = { allowOnce = true, rejectOnce = true }
+  end
+  offered.abort = true
+  local items = {}
+  for _, d in ipairs(order) do
+    if offered[d] then
+      table.insert(items, { decision = d, title = titles[d] })
+    end
+  end
+  local has_diff = params.kind == 'patch' and type(params.diff) == 'string' and params.diff ~= ''
+  if has_diff then
+    table.insert(items, { show_diff = true, title = 'Show the diff' })
+  end
+  local prompt = M.prompt(params)
+  local diff_buf
+  while true do
+    local choice = ui.select(items, {
+      prompt = prompt,
+      kind = 'agent-ls.approval',
+      format_item = function(item)
+        return item.title
+      end,
+    })
+    if choice and choice.show_diff then
+      if not (diff_buf and vim.api.nvim_buf_is_valid(diff_buf)) then
+        diff_buf = ui.show_diff(params.diff, 'agent-ls://approval/' .. tostring(params.approvalId or ''))
+      end
+    else
+      if diff_buf and vim.api.nvim_buf_is_valid(diff_buf) then
+        for _, win in ipairs(vim.fn.win_findbuf(diff_buf)) do
+          pcall(vim.api.nvim_win_close, win, true)
+        end
+      end
+      return { decision = choice and choice.decision or 'rejectOnce' }
+    end
+  end
+end
+
+--- Handler of window/showMessageRequest: an action or vim.NIL, never nil.
+function M.show_message_request(_, params)
+  params = params or {}
+  local actions = params.actions or {}
+  if #actions == 0 then
+    vim.notify(params.message or '', vim.log.levels.INFO)
+    return vim.NIL
+  end
+  local choice = ui.select(actions, {
+    prompt = params.message or '',
+    kind = 'agent-ls.message',
+    format_item = function(a)
+      return a.title
+    end,
+  })
+  return choice or vim.NIL
+end
+
+return M
