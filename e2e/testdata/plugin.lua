@@ -124,19 +124,120 @@ if os.getenv('AGENT_LS_TEST_FLOW') == 'scratch' then
   return
 end
 
+local function attached(b)
+  local found
+  wait('agent-ls to attach', function()
+    local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = b }) or vim.lsp.buf_get_clients(b)
+    for _, c in pairs(clients) do
+      if c.name == 'agent-ls' and c.initialized then
+        found = c
+      end
+    end
+    return found ~= nil
+  end)
+  return found
+end
+
+local bar_option = vim.fn.has('nvim-0.8') == 1 and 'winbar' or 'statusline'
+
+if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
+  -- Review before apply: a change to lines 2 and 19 of lines.txt opens
+  -- as a diff; the keys are typed into it. Neovim 0.7 runs the review
+  -- modally inside the request's handler, so there the keys are typed
+  -- ahead; later versions get them once the review is open.
+  local flow = os.getenv('AGENT_LS_TEST_FLOW')
+  require('agent-ls').setup({ review = true })
+  local review = require('agent-ls.review')
+  local file = ws .. '/lines.txt'
+  local original = read_file(file)
+  vim.cmd('edit ' .. file)
+  local b = vim.api.nvim_get_current_buf()
+  local c = attached(b)
+  if c.config.capabilities.experimental.agent.review ~= true then
+    fail('review = true does not declare experimental.agent.review')
+  end
+  local conv = conversation.get(c.id)
+  -- What the review looks like, taken from inside it (a : command).
+  local seen = {}
+  _G.REVIEW_SEEN = function()
+    local win = vim.api.nvim_get_current_win()
+    table.insert(seen, { bar = vim.wo[win][bar_option], text = buffer_text(0), ft = vim.bo.filetype, name = vim.api.nvim_buf_get_name(0), open = #review.reviews() })
+  end
+  local keys = ({
+    -- The last hunk rejected, back to the top, the next hunk (the
+    -- first) accepted, a comment, applied.
+    review = ':lua REVIEW_SEEN()\rGrgg]cac:lua REVIEW_SEEN()\r\r',
+    ['review-reject'] = ':lua REVIEW_SEEN()\rq',
+    ['review-stop'] = ':lua REVIEW_SEEN()\r:AgentStop\r',
+  })[flow]
+  inputs = { 'keep line 19' }
+  local modal = vim.fn.has('nvim-0.9') == 0
+  if modal then
+    vim.api.nvim_feedkeys(keys, 'n', false)
+  end
+  vim.cmd('AgentAsk Change lines 2 and 19.')
+  if not modal then
+    wait('the review to open', function()
+      return #review.reviews() == 1
+    end)
+    vim.api.nvim_feedkeys(keys, 'mx', false)
+  end
+  wait('the turn to end', function()
+    return has(buffer_text(conv.buf), '_Turn ')
+  end)
+  local first = seen[1]
+  if not first or first.ft ~= 'diff' or first.open ~= 1 or not has(first.name, 'agent-ls://review/')
+    or not has(first.text, '@@ -1,5 +1,5 @@') or not has(first.text, '@@ -16,5 +16,5 @@') or not has(first.text, '+LINE 19') then
+    fail('the review did not open as a diff: ' .. vim.inspect(seen))
+  end
+  if not has(first.bar, '0 accepted, 0 rejected, 2 undecided') or not has(first.bar, 'a accept · r reject · A/R all · c comment · <CR> apply · q reject all') then
+    fail('the ' .. bar_option .. ' does not show the keys: ' .. first.bar)
+  end
+  if #review.reviews() ~= 0 then
+    fail('the review stayed open')
+  end
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if has(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)), 'agent-ls://review/') then
+      fail('the review window stayed open')
+    end
+  end
+  local text = buffer_text(b)
+  if flow == 'review' then
+    if not seen[2] or not has(seen[2].bar, '1 accepted, 1 rejected, 0 undecided · commented') then
+      fail('the decisions are not shown: ' .. vim.inspect(seen[2]))
+    end
+    wait('the answer', function()
+      return has(buffer_text(conv.buf), '_Turn completed._')
+    end)
+    if not has(text, 'LINE 2\n') or has(text, 'LINE 19') or vim.bo[b].modified or read_file(file) ~= text then
+      fail('the buffer does not hold the accepted hunk alone, saved:\n' .. text)
+    end
+    say('one hunk accepted')
+  else
+    if text ~= original or read_file(file) ~= original then
+      fail('the rejected change was applied:\n' .. text)
+    end
+    if flow == 'review-stop' then
+      wait('the interrupted turn', function()
+        return has(buffer_text(conv.buf), '_Turn interrupted._')
+      end)
+      say('review closed by :AgentStop')
+    else
+      wait('the answer', function()
+        return has(buffer_text(conv.buf), '_Turn completed._')
+      end)
+      say('everything rejected')
+    end
+  end
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
 local before = read_file(path)
 vim.cmd('edit ' .. path)
 local buf = vim.api.nvim_get_current_buf()
-local client
-wait('agent-ls to attach', function()
-  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = buf }) or vim.lsp.buf_get_clients(buf)
-  for _, c in pairs(clients) do
-    if c.name == 'agent-ls' and c.initialized then
-      client = c
-    end
-  end
-  return client ~= nil
-end)
+local client = attached(buf)
 if client.config.root_dir ~= ws then
   fail('root ' .. tostring(client.config.root_dir) .. ', want ' .. ws)
 end
@@ -146,6 +247,9 @@ local conv = conversation.get(client.id)
 
 local flow = os.getenv('AGENT_LS_TEST_FLOW')
 if flow == 'unsaved' or flow == 'nowrite' then
+  if client.config.capabilities.experimental.agent.review then
+    fail('experimental.agent.review is declared without review = true')
+  end
   -- unsaved: the user has typed in the buffer without saving: the
   -- agent's patch lands in the buffer with the user's line, and the file
   -- is left alone. nowrite: write_agent_edits is off, so even a buffer
@@ -205,7 +309,6 @@ end
 if vim.bo[conv.buf].modifiable or vim.bo[conv.buf].filetype ~= 'markdown' then
   fail('the conversation buffer is modifiable or not markdown')
 end
-local bar_option = vim.fn.has('nvim-0.8') == 1 and 'winbar' or 'statusline'
 local bar = vim.wo[conv:windows()[1]][bar_option]
 if not has(bar, 'tokens in') then
   fail('the ' .. bar_option .. ' shows no token use: ' .. bar)
