@@ -340,13 +340,13 @@ func twentyLines() string {
 
 // TestNeovimPluginReview: with review = true, a two-hunk change opens
 // for review; the keys of the review buffer decide. review: the second
-// hunk rejected, the first accepted, a comment, applied; reject: q
-// rejects everything; stop: :AgentStop while the review is open closes
-// it and ends the turn. The file on disk and what the model is told
+// hunk rejected, the first accepted, a comment, applied; reject, quit,
+// close: R and :w, q, :q reject everything; stop: :AgentStop while the
+// review is open closes it and ends the turn. The file on disk and what the model is told
 // follow the decisions.
 func TestNeovimPluginReview(t *testing.T) {
 	for name, nvim := range neovims(t) {
-		for _, flow := range []string{"review", "review-reject", "review-stop"} {
+		for _, flow := range []string{"review", "review-reject", "review-quit", "review-close", "review-stop"} {
 			t.Run(name+"/"+flow, func(t *testing.T) {
 				testNeovimPluginReview(t, nvim, flow)
 			})
@@ -388,7 +388,7 @@ func testNeovimPluginReview(t *testing.T, nvim, flow string) {
 				t.Errorf("the model was not told %q:\n%s", want, reqs[1].Body)
 			}
 		}
-	case "review-reject":
+	case "review-reject", "review-quit", "review-close":
 		if string(disk) != twentyLines() {
 			t.Errorf("%s on disk:\n%s", reviewFile, disk)
 		}

@@ -167,9 +167,38 @@ if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
     -- The last hunk rejected, back to the top, the next hunk (the
     -- first) accepted, a comment, applied.
     review = ':lua REVIEW_SEEN()\rGrgg]cac:lua REVIEW_SEEN()\r\r',
-    ['review-reject'] = ':lua REVIEW_SEEN()\rq',
+    -- Everything rejected with R and applied with :w; with q; by
+    -- closing the window.
+    ['review-reject'] = ':lua REVIEW_SEEN()\rR:w\r',
+    ['review-quit'] = ':lua REVIEW_SEEN()\rq',
+    ['review-close'] = ':lua REVIEW_SEEN()\r:q\r',
     ['review-stop'] = ':lua REVIEW_SEEN()\r:AgentStop\r',
   })[flow]
+  if flow == 'review' then
+    -- What a broken or hostile server might send is rejected without a
+    -- review: no changes, a diff that is not a string, a diff whose
+    -- hunks do not match the changes.
+    local handler = c.config.handlers['agent/requestReview']
+    local wins = #vim.api.nvim_list_wins()
+    for _, p in ipairs({ 'junk', { changes = 'x' }, { changes = { { uri = 'file:///a', hunks = 1 } }, diff = 5 },
+      { changes = { { uri = 'file:///a', hunks = 2 } }, diff = '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n' },
+      { changes = { { uri = 'file:///a', hunks = 1 } }, diff = '--- a/a\n+++ b/a\n@@ -1,3 +1 @@\n-x\n+y\n' } }) do
+      local answer = handler(nil, p, { client_id = c.id })
+      if type(answer) ~= 'table' or answer.decision ~= 'reject' or answer.hunks or #vim.api.nvim_list_wins() ~= wins then
+        fail('a malformed review request was answered ' .. vim.inspect(answer) .. ': ' .. vim.inspect(p))
+      end
+    end
+    -- A hunk that deletes a line "-- x" and adds "++ y" holds lines that
+    -- look like a file's ---/+++ header; it is one hunk all the same.
+    -- Called here outside a coroutine, the review is modal, as on 0.7.
+    vim.api.nvim_feedkeys('a\r', 'n', false)
+    local answer = handler(nil, { sessionId = 's', turnId = 't', callId = 'x', changes = { { uri = 'file:///x.lua', kind = 'update', hunks = 2 } },
+      diff = '--- a/x.lua\n+++ b/x.lua\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n keep\n@@ -10 +10 @@\n-old\n+new\n' }, { client_id = c.id })
+    if not vim.deep_equal(answer, { decision = 'reject', hunks = { { uri = 'file:///x.lua', index = 0, accept = true } } }) or #vim.api.nvim_list_wins() ~= wins then
+      fail('the review of a hunk with ---/+++ lines answered ' .. vim.inspect(answer))
+    end
+    say('malformed reviews rejected')
+  end
   inputs = { 'keep line 19' }
   local modal = vim.fn.has('nvim-0.9') == 0
   if modal then
