@@ -309,7 +309,7 @@ func TestNeovimPluginHelp(t *testing.T) {
 				tag, _, _ := strings.Cut(line, "\t")
 				defined[tag] = true
 			}
-			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-health"} {
+			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-review", "agent-ls-review-option", "agent-ls-health"} {
 				if !defined[want] {
 					t.Errorf("no help tag %s", want)
 				}
