@@ -164,9 +164,9 @@ if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
     table.insert(seen, { bar = vim.wo[win][bar_option], text = buffer_text(0), ft = vim.bo.filetype, name = vim.api.nvim_buf_get_name(0), open = #review.reviews() })
   end
   local keys = ({
-    -- The last hunk rejected, back to the top, the next hunk (the
-    -- first) accepted, a comment, applied.
-    review = ':lua REVIEW_SEEN()\rGrgg]cac:lua REVIEW_SEEN()\r\r',
+    -- To the file's window and back, the last hunk rejected, back to
+    -- the top, the next hunk (the first) accepted, a comment, applied.
+    review = ':lua REVIEW_SEEN()\r\23p\23pGrgg]cac:lua REVIEW_SEEN()\r\r',
     -- Everything rejected with R and applied with :w; with q; by
     -- closing the window.
     ['review-reject'] = ':lua REVIEW_SEEN()\rR:w\r',
@@ -232,7 +232,7 @@ if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
   end
   local text = buffer_text(b)
   if flow == 'review' then
-    if not seen[2] or not has(seen[2].bar, '1 accepted, 1 rejected, 0 undecided · commented') then
+    if not seen[2] or not has(seen[2].bar, '1 accepted, 1 rejected, 0 undecided · commented') or not has(seen[2].name, 'agent-ls://review/') then
       fail('the decisions are not shown: ' .. vim.inspect(seen[2]))
     end
     wait('the answer', function()
@@ -240,6 +240,10 @@ if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
     end)
     if not has(text, 'LINE 2\n') or has(text, 'LINE 19') or vim.bo[b].modified or read_file(file) ~= text then
       fail('the buffer does not hold the accepted hunk alone, saved:\n' .. text)
+    end
+    local shown = buffer_text(conv.buf)
+    if not has(shown, 'lines.txt (+2 -2) proposed') or not has(shown, 'lines.txt (+1 -1) applied') then
+      fail('the conversation does not show the proposal and what was applied:\n' .. shown)
     end
     say('one hunk accepted')
   else
@@ -255,6 +259,9 @@ if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
       wait('the answer', function()
         return has(buffer_text(conv.buf), '_Turn completed._')
       end)
+      if not has(buffer_text(conv.buf), 'lines.txt (+2 -2) rejected') then
+        fail('the conversation does not show the rejection:\n' .. buffer_text(conv.buf))
+      end
       say('everything rejected')
     end
   end
