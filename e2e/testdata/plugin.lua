@@ -197,6 +197,17 @@ if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
     if not vim.deep_equal(answer, { decision = 'reject', hunks = { { uri = 'file:///x.lua', index = 0, accept = true } } }) or #vim.api.nvim_list_wins() ~= wins then
       fail('the review of a hunk with ---/+++ lines answered ' .. vim.inspect(answer))
     end
+    -- A move without content changes is a line of its own, decided like
+    -- a hunk; it goes ahead only when everything is accepted.
+    local move = { sessionId = 's', turnId = 't', callId = 'm', diff = '--- a/x.lua\n+++ b/x.lua\n@@ -1,2 +1,2 @@\n-a\n+b\n keep\n',
+      changes = { { uri = 'file:///a.lua', newUri = 'file:///b.lua', kind = 'move', hunks = 0 }, { uri = 'file:///x.lua', kind = 'update', hunks = 1 } } }
+    for keys, want in pairs({ ['ra\r'] = { decision = 'reject', hunks = { { uri = 'file:///x.lua', index = 0, accept = true } } }, ['aa\r'] = { decision = 'accept' } }) do
+      vim.api.nvim_feedkeys(keys, 'n', false)
+      answer = handler(nil, move, { client_id = c.id })
+      if not vim.deep_equal(answer, want) then
+        fail('the review of a move and a hunk with ' .. vim.inspect(keys) .. ' answered ' .. vim.inspect(answer))
+      end
+    end
     say('malformed reviews rejected')
   end
   inputs = { 'keep line 19' }

@@ -118,7 +118,8 @@ local function new_review(params, client_id)
       if type(ch.newUri) == 'string' then
         where = where .. ' → ' .. path_of(ch.newUri)
       end
-      table.insert(head, { text = string.format('# %s %s (no lines to review: applied only if everything is accepted)', one_line(ch.kind or 'change'), one_line(where)) })
+      local kind = type(ch.kind) == 'string' and ch.kind or 'change'
+      table.insert(head, string.format('# %s %s (no lines to review: applied only if everything is accepted)', one_line(kind), one_line(where)))
     end
   end
   local diff_lines = vim.split((diff:gsub('\n$', '')), '\n', { plain = true })
@@ -127,9 +128,7 @@ local function new_review(params, client_id)
   end
   local sections = parse_diff(diff_lines)
   r.lines = {}
-  for _, h in ipairs(head) do
-    table.insert(r.lines, one_line(h.text))
-  end
+  vim.list_extend(r.lines, head)
   local offset = #r.lines
   vim.list_extend(r.lines, diff_lines)
   -- The sections go, in order, to the changes with hunks; hunks are
