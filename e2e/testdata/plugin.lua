@@ -201,7 +201,7 @@ if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
     -- a hunk; it goes ahead only when everything is accepted.
     local move = { sessionId = 's', turnId = 't', callId = 'm', diff = '--- a/x.lua\n+++ b/x.lua\n@@ -1,2 +1,2 @@\n-a\n+b\n keep\n',
       changes = { { uri = 'file:///a.lua', newUri = 'file:///b.lua', kind = 'move', hunks = 0 }, { uri = 'file:///x.lua', kind = 'update', hunks = 1 } } }
-    for keys, want in pairs({ ['ra\r'] = { decision = 'reject', hunks = { { uri = 'file:///x.lua', index = 0, accept = true } } }, ['aa\r'] = { decision = 'accept' } }) do
+    for keys, want in pairs({ ['ra\r'] = { decision = 'reject', hunks = { { uri = 'file:///x.lua', index = 0, accept = true } } }, ['A\r'] = { decision = 'accept' } }) do
       vim.api.nvim_feedkeys(keys, 'n', false)
       answer = handler(nil, move, { client_id = c.id })
       if not vim.deep_equal(answer, want) then
