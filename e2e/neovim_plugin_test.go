@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,11 +197,14 @@ var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is de
 
 // startPlugin runs nvim with the README's plugin set-up and the driver
 // in flow, in a workspace that is a git repository.
-func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string) (*editorRun, string) {
+func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string, prepare ...func(ws string)) (*editorRun, string) {
 	t.Helper()
 	ws, home := workspace(t)
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range prepare {
+		p(ws)
 	}
 	init := filepath.Join(t.TempDir(), "init.lua")
 	if err := os.WriteFile(init, []byte(pluginSnippet(t)), 0o644); err != nil {
@@ -305,7 +309,7 @@ func TestNeovimPluginHelp(t *testing.T) {
 				tag, _, _ := strings.Cut(line, "\t")
 				defined[tag] = true
 			}
-			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-health"} {
+			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-review", "agent-ls-review-option", "agent-ls-health"} {
 				if !defined[want] {
 					t.Errorf("no help tag %s", want)
 				}
@@ -316,5 +320,90 @@ func TestNeovimPluginHelp(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// reviewFile is the file the review flows change: twenty lines, so that
+// changes to lines 2 and 19 are two hunks.
+const reviewFile = "lines.txt"
+
+// reviewLinesPatch changes lines 2 and 19 of reviewFile.
+const reviewLinesPatch = "*** Begin Patch\n*** Update File: lines.txt\n@@\n line 1\n-line 2\n+LINE 2\n line 3\n@@\n line 18\n-line 19\n+LINE 19\n line 20\n*** End Patch\n"
+
+func twentyLines() string {
+	var b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+// TestNeovimPluginReview: with review = true, a two-hunk change opens
+// for review; the keys of the review buffer decide. review: the second
+// hunk rejected, the first accepted, a comment, applied; reject, quit,
+// close: R and :w, q, :q reject everything; stop: :AgentStop while the
+// review is open closes it and ends the turn. The file on disk and what the model is told
+// follow the decisions.
+func TestNeovimPluginReview(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		for _, flow := range []string{"review", "review-reject", "review-quit", "review-close", "review-stop"} {
+			t.Run(name+"/"+flow, func(t *testing.T) {
+				testNeovimPluginReview(t, nvim, flow)
+			})
+		}
+	}
+}
+
+func testNeovimPluginReview(t *testing.T, nvim, flow string) {
+	m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", reviewLinesPatch)), fakemodel.Say(firstAnswer))
+	t.Cleanup(m.Close)
+	r, ws := startPlugin(t, nvim, m, flow, func(ws string) {
+		if err := os.WriteFile(filepath.Join(ws, reviewFile), []byte(twentyLines()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	r.play(ctx, nil, nil, pluginBad...)
+	if testing.Verbose() {
+		t.Logf("editor output:\n%s", r.out.String())
+	}
+	reqs := m.Requests()
+	disk, _ := os.ReadFile(filepath.Join(ws, reviewFile))
+	switch flow {
+	case "review":
+		if want := strings.Replace(twentyLines(), "line 2\n", "LINE 2\n", 1); string(disk) != want {
+			t.Errorf("%s on disk:\n%s", reviewFile, disk)
+		}
+		if len(reqs) != 2 {
+			t.Fatalf("%d model requests, want 2", len(reqs))
+		}
+		for _, want := range []string{
+			"accepted only part of it",
+			"lines.txt: accepted hunk(s) @@ -1,5 +1,5 @@; rejected hunk(s) @@ -16,5 +16,5 @@ (not applied)",
+			"-line 19\\n+LINE 19",
+			"The user's comment: keep line 19",
+		} {
+			if !strings.Contains(string(reqs[1].Body), want) {
+				t.Errorf("the model was not told %q:\n%s", want, reqs[1].Body)
+			}
+		}
+	case "review-reject", "review-quit", "review-close":
+		if string(disk) != twentyLines() {
+			t.Errorf("%s on disk:\n%s", reviewFile, disk)
+		}
+		if len(reqs) != 2 {
+			t.Fatalf("%d model requests, want 2", len(reqs))
+		}
+		if !strings.Contains(string(reqs[1].Body), "rejected all of it; nothing was changed") {
+			t.Errorf("the model was not told of the rejection:\n%s", reqs[1].Body)
+		}
+	case "review-stop":
+		if string(disk) != twentyLines() {
+			t.Errorf("%s on disk:\n%s", reviewFile, disk)
+		}
+		if len(reqs) != 1 {
+			t.Fatalf("%d model requests, want 1", len(reqs))
+		}
 	}
 }

@@ -124,19 +124,167 @@ if os.getenv('AGENT_LS_TEST_FLOW') == 'scratch' then
   return
 end
 
+local function attached(b)
+  local found
+  wait('agent-ls to attach', function()
+    local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = b }) or vim.lsp.buf_get_clients(b)
+    for _, c in pairs(clients) do
+      if c.name == 'agent-ls' and c.initialized then
+        found = c
+      end
+    end
+    return found ~= nil
+  end)
+  return found
+end
+
+local bar_option = vim.fn.has('nvim-0.8') == 1 and 'winbar' or 'statusline'
+
+if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then
+  -- Review before apply: a change to lines 2 and 19 of lines.txt opens
+  -- as a diff; the keys are typed into it. Neovim 0.7 runs the review
+  -- modally inside the request's handler, so there the keys are typed
+  -- ahead; later versions get them once the review is open.
+  local flow = os.getenv('AGENT_LS_TEST_FLOW')
+  require('agent-ls').setup({ review = true })
+  local review = require('agent-ls.review')
+  local file = ws .. '/lines.txt'
+  local original = read_file(file)
+  vim.cmd('edit ' .. file)
+  local b = vim.api.nvim_get_current_buf()
+  local c = attached(b)
+  if c.config.capabilities.experimental.agent.review ~= true then
+    fail('review = true does not declare experimental.agent.review')
+  end
+  local conv = conversation.get(c.id)
+  -- What the review looks like, taken from inside it (a : command).
+  local seen = {}
+  _G.REVIEW_SEEN = function()
+    local win = vim.api.nvim_get_current_win()
+    table.insert(seen, { bar = vim.wo[win][bar_option], text = buffer_text(0), ft = vim.bo.filetype, name = vim.api.nvim_buf_get_name(0), open = #review.reviews() })
+  end
+  local keys = ({
+    -- To the file's window and back, the last hunk rejected, back to
+    -- the top, the next hunk (the first) accepted, a comment, applied.
+    review = ':lua REVIEW_SEEN()\r\23p\23pGrgg]cac:lua REVIEW_SEEN()\r\r',
+    -- Everything rejected with R and applied with :w; with q; by
+    -- closing the window.
+    ['review-reject'] = ':lua REVIEW_SEEN()\rR:w\r',
+    ['review-quit'] = ':lua REVIEW_SEEN()\rq',
+    ['review-close'] = ':lua REVIEW_SEEN()\r:q\r',
+    ['review-stop'] = ':lua REVIEW_SEEN()\r:AgentStop\r',
+  })[flow]
+  if flow == 'review' then
+    -- What a broken or hostile server might send is rejected without a
+    -- review: no changes, a diff that is not a string, a diff whose
+    -- hunks do not match the changes.
+    local handler = c.config.handlers['agent/requestReview']
+    local wins = #vim.api.nvim_list_wins()
+    for _, p in ipairs({ 'junk', { changes = 'x' }, { changes = { { uri = 'file:///a', hunks = 1 } }, diff = 5 },
+      { changes = { { uri = 'file:///a', hunks = 2 } }, diff = '--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n' },
+      { changes = { { uri = 'file:///a', hunks = 1 } }, diff = '--- a/a\n+++ b/a\n@@ -1,3 +1 @@\n-x\n+y\n' } }) do
+      local answer = handler(nil, p, { client_id = c.id })
+      if type(answer) ~= 'table' or answer.decision ~= 'reject' or answer.hunks or #vim.api.nvim_list_wins() ~= wins then
+        fail('a malformed review request was answered ' .. vim.inspect(answer) .. ': ' .. vim.inspect(p))
+      end
+    end
+    -- A hunk that deletes a line "-- x" and adds "++ y" holds lines that
+    -- look like a file's ---/+++ header; it is one hunk all the same.
+    -- Called here outside a coroutine, the review is modal, as on 0.7.
+    vim.api.nvim_feedkeys('a\r', 'n', false)
+    local answer = handler(nil, { sessionId = 's', turnId = 't', callId = 'x', changes = { { uri = 'file:///x.lua', kind = 'update', hunks = 2 } },
+      diff = '--- a/x.lua\n+++ b/x.lua\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n keep\n@@ -10 +10 @@\n-old\n+new\n' }, { client_id = c.id })
+    if not vim.deep_equal(answer, { decision = 'reject', hunks = { { uri = 'file:///x.lua', index = 0, accept = true } } }) or #vim.api.nvim_list_wins() ~= wins then
+      fail('the review of a hunk with ---/+++ lines answered ' .. vim.inspect(answer))
+    end
+    -- A move without content changes is a line of its own, decided like
+    -- a hunk; it goes ahead only when everything is accepted.
+    local move = { sessionId = 's', turnId = 't', callId = 'm', diff = '--- a/x.lua\n+++ b/x.lua\n@@ -1,2 +1,2 @@\n-a\n+b\n keep\n',
+      changes = { { uri = 'file:///a.lua', newUri = 'file:///b.lua', kind = 'move', hunks = 0 }, { uri = 'file:///x.lua', kind = 'update', hunks = 1 } } }
+    for keys, want in pairs({ ['ra\r'] = { decision = 'reject', hunks = { { uri = 'file:///x.lua', index = 0, accept = true } } }, ['A\r'] = { decision = 'accept' } }) do
+      vim.api.nvim_feedkeys(keys, 'n', false)
+      answer = handler(nil, move, { client_id = c.id })
+      if not vim.deep_equal(answer, want) then
+        fail('the review of a move and a hunk with ' .. vim.inspect(keys) .. ' answered ' .. vim.inspect(answer))
+      end
+    end
+    say('malformed reviews rejected')
+  end
+  inputs = { 'keep line 19' }
+  local modal = vim.fn.has('nvim-0.9') == 0
+  if modal then
+    vim.api.nvim_feedkeys(keys, 'n', false)
+  end
+  vim.cmd('AgentAsk Change lines 2 and 19.')
+  if not modal then
+    wait('the review to open', function()
+      return #review.reviews() == 1
+    end)
+    vim.api.nvim_feedkeys(keys, 'mx', false)
+  end
+  wait('the turn to end', function()
+    return has(buffer_text(conv.buf), '_Turn ')
+  end)
+  local first = seen[1]
+  if not first or first.ft ~= 'diff' or first.open ~= 1 or not has(first.name, 'agent-ls://review/')
+    or not has(first.text, '@@ -1,5 +1,5 @@') or not has(first.text, '@@ -16,5 +16,5 @@') or not has(first.text, '+LINE 19') then
+    fail('the review did not open as a diff: ' .. vim.inspect(seen))
+  end
+  if not has(first.bar, '0 accepted, 0 rejected, 2 undecided') or not has(first.bar, 'a accept · r reject · A/R all · c comment · <CR> apply · q reject all') then
+    fail('the ' .. bar_option .. ' does not show the keys: ' .. first.bar)
+  end
+  if #review.reviews() ~= 0 then
+    fail('the review stayed open')
+  end
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if has(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)), 'agent-ls://review/') then
+      fail('the review window stayed open')
+    end
+  end
+  local text = buffer_text(b)
+  if flow == 'review' then
+    if not seen[2] or not has(seen[2].bar, '1 accepted, 1 rejected, 0 undecided · commented') or not has(seen[2].name, 'agent-ls://review/') then
+      fail('the decisions are not shown: ' .. vim.inspect(seen[2]))
+    end
+    wait('the answer', function()
+      return has(buffer_text(conv.buf), '_Turn completed._')
+    end)
+    if not has(text, 'LINE 2\n') or has(text, 'LINE 19') or vim.bo[b].modified or read_file(file) ~= text then
+      fail('the buffer does not hold the accepted hunk alone, saved:\n' .. text)
+    end
+    local shown = buffer_text(conv.buf)
+    if not has(shown, 'lines.txt (+2 -2) proposed') or not has(shown, 'lines.txt (+1 -1) applied') then
+      fail('the conversation does not show the proposal and what was applied:\n' .. shown)
+    end
+    say('one hunk accepted')
+  else
+    if text ~= original or read_file(file) ~= original then
+      fail('the rejected change was applied:\n' .. text)
+    end
+    if flow == 'review-stop' then
+      wait('the interrupted turn', function()
+        return has(buffer_text(conv.buf), '_Turn interrupted._')
+      end)
+      say('review closed by :AgentStop')
+    else
+      wait('the answer', function()
+        return has(buffer_text(conv.buf), '_Turn completed._')
+      end)
+      if not has(buffer_text(conv.buf), 'lines.txt (+2 -2) rejected') then
+        fail('the conversation does not show the rejection:\n' .. buffer_text(conv.buf))
+      end
+      say('everything rejected')
+    end
+  end
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
 local before = read_file(path)
 vim.cmd('edit ' .. path)
 local buf = vim.api.nvim_get_current_buf()
-local client
-wait('agent-ls to attach', function()
-  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = buf }) or vim.lsp.buf_get_clients(buf)
-  for _, c in pairs(clients) do
-    if c.name == 'agent-ls' and c.initialized then
-      client = c
-    end
-  end
-  return client ~= nil
-end)
+local client = attached(buf)
 if client.config.root_dir ~= ws then
   fail('root ' .. tostring(client.config.root_dir) .. ', want ' .. ws)
 end
@@ -146,6 +294,9 @@ local conv = conversation.get(client.id)
 
 local flow = os.getenv('AGENT_LS_TEST_FLOW')
 if flow == 'unsaved' or flow == 'nowrite' then
+  if client.config.capabilities.experimental.agent.review then
+    fail('experimental.agent.review is declared without review = true')
+  end
   -- unsaved: the user has typed in the buffer without saving: the
   -- agent's patch lands in the buffer with the user's line, and the file
   -- is left alone. nowrite: write_agent_edits is off, so even a buffer
@@ -205,7 +356,6 @@ end
 if vim.bo[conv.buf].modifiable or vim.bo[conv.buf].filetype ~= 'markdown' then
   fail('the conversation buffer is modifiable or not markdown')
 end
-local bar_option = vim.fn.has('nvim-0.8') == 1 and 'winbar' or 'statusline'
 local bar = vim.wo[conv:windows()[1]][bar_option]
 if not has(bar, 'tokens in') then
   fail('the ' .. bar_option .. ' shows no token use: ' .. bar)

@@ -4,6 +4,7 @@
 local approval = require('agent-ls.approval')
 local conversation = require('agent-ls.conversation')
 local edits = require('agent-ls.edits')
+local review = require('agent-ls.review')
 local config = require('agent-ls.config')
 
 local M = {}
@@ -101,12 +102,18 @@ local function on_event(_, params, ctx)
     conv.warned = true
     vim.notify('agent-ls: an event could not be shown: ' .. tostring(err), vim.log.levels.WARN)
   end
+  -- An interrupted turn's review request is cancelled: its end closes
+  -- the review.
+  if params.type == 'turnCompleted' then
+    review.turn_ended(ctx.client_id, params.sessionId, params.turnId)
+  end
 end
 
 local function handlers()
   return {
     ['agent/event'] = on_event,
     ['agent/requestApproval'] = approval.request_approval,
+    ['agent/requestReview'] = review.request_review,
     ['window/showMessageRequest'] = approval.show_message_request,
     ['workspace/applyEdit'] = edits.apply_edit,
     ['$/progress'] = progress,
@@ -116,7 +123,7 @@ end
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  caps.experimental.agent = { events = true, approvals = true }
+  caps.experimental.agent = { events = true, approvals = true, review = options.review }
   return caps
 end
 
@@ -139,6 +146,7 @@ local function client_config(root)
     end,
     on_exit = function(_, _, client_id)
       vim.schedule(function()
+        review.client_exited(client_id)
         conversation.detach(client_id)
       end)
       for r, id in pairs(roots) do
@@ -195,13 +203,17 @@ function M.attach(buf)
   return id
 end
 
---- The client for the current context: the conversation shown in buf,
---- else the root of buf's file, else the current directory; started when
+--- The client for the current context: the conversation or review
+--- shown in buf, else the root of buf's file, else the current directory; started when
 --- start is set and there is none.
 function M.for_buffer(buf, start)
   local conv = conversation.of_buffer(buf)
   if conv and alive(conv.client_id) then
     return alive(conv.client_id), conv
+  end
+  local reviewing = alive(review.client_of(buf))
+  if reviewing then
+    return reviewing, conversation.get(reviewing.id, reviewing.config.root_dir)
   end
   local root = root_of_buffer(buf)
   if root then

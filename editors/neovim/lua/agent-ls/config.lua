@@ -17,6 +17,9 @@ M.defaults = {
   -- Write a buffer the agent changed when it had no unsaved changes
   -- before, so the commands the agent runs next see the change.
   write_agent_edits = true,
+  -- Review each change hunk by hunk before it is applied (declares
+  -- experimental.agent.review; see :help agent-ls-review).
+  review = false,
   -- Start a server for every file buffer that is opened.
   auto_attach = true,
   -- The conversation window.
@@ -86,6 +89,7 @@ function M.resolve(opts)
   check_enum('sandbox_mode', c.sandbox_mode)
   check_type('root_markers', c.root_markers, 'table')
   check_type('write_agent_edits', c.write_agent_edits, 'boolean')
+  check_type('review', c.review, 'boolean')
   check_type('auto_attach', c.auto_attach, 'boolean')
   check_type('notify_progress', c.notify_progress, 'boolean')
   check_type('conversation', c.conversation, 'table')
