@@ -897,3 +897,25 @@ func TestACPCompactCommand(t *testing.T) {
 		t.Errorf("the request after /compact: %.400s", body)
 	}
 }
+
+// A model that refuses ends the prompt with stopReason refusal, its text
+// shown; the session goes on.
+func TestACPRefusal(t *testing.T) {
+	refusal := fakemodel.Item{Type: fakemodel.TypeMessage, Text: fakemodel.Words("I can't help with that."), Refusal: true}
+	m := fakemodel.New(fakemodel.Answer(refusal), fakemodel.Say("fine"))
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
+	r.initialize(false)
+	id := r.newSession()
+	res, err := r.prompt(id, "do something bad")
+	if err != nil || res.StopReason != sdk.StopReasonRefusal {
+		t.Fatalf("refused prompt: %+v %v", res, err)
+	}
+	if !strings.Contains(c.agentText(), "I can't help with that.") {
+		t.Errorf("the refusal's text: %q", c.agentText())
+	}
+	if res, err := r.prompt(id, "something else"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("the next prompt: %+v %v", res, err)
+	}
+}

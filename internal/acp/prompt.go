@@ -86,6 +86,8 @@ func (s *server) runTurn(ss *session, start func(agentID string) (*agent.Turn, e
 	switch {
 	case cancelled || res.Status == event.StatusInterrupted:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	case res.Status == event.StatusCompleted && res.Refused:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
 	case res.Status == event.StatusCompleted:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 	case res.RequestLimit:

@@ -27,6 +27,8 @@ type TurnResult struct {
 	// RequestLimit: the turn failed because it reached its limit of
 	// model requests.
 	RequestLimit bool
+	// Refused: the model's last answer was a refusal to go on.
+	Refused bool
 }
 
 // ID is the turn's id.

@@ -30,6 +30,8 @@ type turn struct {
 	ending chan struct{}
 
 	lastMessage string
+	// refused: the last message is the model's refusal.
+	refused bool
 	// promptAt is where the turn's prompt is in the history, -1 for a
 	// turn without one (it only compacts).
 	promptAt int
@@ -141,7 +143,8 @@ func (t *turn) run(ctx context.Context) {
 			s.obs.UndoKept(t.id, ut.files, ut.spool)
 		}
 	}
-	t.result = TurnResult{Status: status, Error: errText, LastMessage: t.lastMessage, RequestLimit: limited && status == event.StatusFailed}
+	t.result = TurnResult{Status: status, Error: errText, LastMessage: t.lastMessage, RequestLimit: limited && status == event.StatusFailed,
+		Refused: t.refused && status == event.StatusCompleted}
 	close(t.ending)
 	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage, Diff: diff})
 }
@@ -242,7 +245,7 @@ func (t *turn) itemDone(id string, it *model.Item) {
 	switch it.Type {
 	case model.ItemMessage:
 		if it.Role == model.RoleAssistant || it.Role == "" {
-			t.lastMessage = it.Text
+			t.lastMessage, t.refused = it.Text, it.Refused
 			t.emit(event.Message{ItemID: id, Text: it.Text})
 		}
 	case model.ItemReasoning:

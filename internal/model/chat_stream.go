@@ -70,7 +70,7 @@ func (c *client) runChat(ctx context.Context, params openai.ChatCompletionNewPar
 		finish(chatReasoningPos, Item{Type: ItemReasoning, Summary: []string{reasoning.String()}})
 	}
 	if text.Len() > 0 {
-		finish(chatMessagePos, Item{Type: ItemMessage, Role: RoleAssistant, Text: text.String()})
+		finish(chatMessagePos, Item{Type: ItemMessage, Role: RoleAssistant, Text: text.String(), Refused: acc.refused})
 	}
 	for i, call := range sortCalls(calls) {
 		pos := chatCallsPos + i
@@ -92,6 +92,7 @@ type chatAccum struct {
 	text, reasoning strings.Builder
 	calls           []*chatCall
 	finished        bool
+	refused         bool // the text holds a refusal
 }
 
 // add takes one chunk: its id and usage into resp, choice 0's deltas
@@ -118,6 +119,9 @@ func (a *chatAccum) add(resp *Response, chunk openai.ChatCompletionChunk) {
 		if r := reasoningDelta(d); r != "" {
 			a.reasoning.WriteString(r)
 			rp.delta(rp.item(chatReasoningPos, ItemReasoning, ""), ReasoningDelta, r)
+		}
+		if d.Refusal != "" {
+			a.refused = true
 		}
 		if t := d.Content + d.Refusal; t != "" {
 			a.text.WriteString(t)

@@ -49,6 +49,9 @@ type Item struct {
 	// working) or "final_answer", when the provider says; it is sent back
 	// with the message on later requests.
 	Phase string `json:"phase,omitempty"`
+	// Refused: the assistant message is (or holds) the model's refusal
+	// to answer rather than an answer.
+	Refused bool `json:"refused,omitempty"`
 	// Images are data: or https: URLs attached to a user message or a
 	// tool output.
 	Images []string `json:"images,omitempty"`

@@ -142,6 +142,7 @@ func outputItem(o *responses.ResponseOutputItemUnion) (Item, bool) {
 				b.WriteString(c.Text)
 			case "refusal":
 				b.WriteString(c.Refusal)
+				it.Refused = true
 			}
 		}
 		it.Text = b.String()

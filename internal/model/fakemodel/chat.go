@@ -21,8 +21,12 @@ func streamChat(s *sse, req *Request, reply *Reply) {
 		it := &reply.Items[i]
 		switch it.Type {
 		case TypeMessage:
+			key := `{"content":`
+			if it.Refusal {
+				key = `{"refusal":`
+			}
 			for _, t := range it.Text {
-				c.delta(`{"content":`, t)
+				c.delta(key, t)
 			}
 		case TypeReasoning:
 			for j, part := range it.Summary {

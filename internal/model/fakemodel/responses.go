@@ -64,6 +64,7 @@ type (
 	wirePart struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
+		Refusal     string `json:"refusal,omitempty"`
 		Annotations *[]any `json:"annotations,omitempty"`
 		Logprobs    *[]any `json:"logprobs,omitempty"`
 	}
@@ -133,6 +134,9 @@ func streamResponses(s *sse, req *Request, reply *Reply) {
 }
 
 func responsesMessage(s *sse, it *Item, id string, pos int) wireItem {
+	if it.Refusal {
+		return responsesRefusal(s, it, id, pos)
+	}
 	s.itemEvent("response.output_item.added", pos, wireItem{
 		ID: id, Type: TypeMessage, Status: "in_progress", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{},
 	})
@@ -155,6 +159,32 @@ func responsesMessage(s *sse, it *Item, id string, pos int) wireItem {
 	s.raw("logprobs", emptyArray)
 	s.closeObject()
 	part := wirePart{Type: "output_text", Text: full, Annotations: &emptyList, Logprobs: &emptyList}
+	s.partEvent("response.content_part.done", id, pos, "", part)
+	return wireItem{ID: id, Type: TypeMessage, Status: "completed", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{part}}
+}
+
+// responsesRefusal streams a message whose content is a refusal part.
+func responsesRefusal(s *sse, it *Item, id string, pos int) wireItem {
+	s.itemEvent("response.output_item.added", pos, wireItem{
+		ID: id, Type: TypeMessage, Status: "in_progress", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{},
+	})
+	s.partEvent("response.content_part.added", id, pos, "", wirePart{Type: "refusal"})
+	for _, c := range it.Text {
+		s.open("response.refusal.delta")
+		s.str("item_id", id)
+		s.int("output_index", pos)
+		s.int("content_index", 0)
+		s.str("delta", c)
+		s.closeObject()
+	}
+	full := text(it.Text)
+	s.open("response.refusal.done")
+	s.str("item_id", id)
+	s.int("output_index", pos)
+	s.int("content_index", 0)
+	s.str("refusal", full)
+	s.closeObject()
+	part := wirePart{Type: "refusal", Refusal: full}
 	s.partEvent("response.content_part.done", id, pos, "", part)
 	return wireItem{ID: id, Type: TypeMessage, Status: "completed", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{part}}
 }

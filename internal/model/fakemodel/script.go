@@ -78,9 +78,12 @@ type Item struct {
 	// request and item numbers.
 	ID string
 
-	// Message: the assistant text, in chunks, and its phase.
-	Text  []string
-	Phase string
+	// Message: the assistant text, in chunks, and its phase. Refusal
+	// sends the text as the model's refusal to answer (a refusal content
+	// part; Chat: refusal deltas).
+	Text    []string
+	Phase   string
+	Refusal bool
 
 	// Calls. CallID empty means "call_<request>_<item>".
 	CallID    string

@@ -91,6 +91,7 @@ type ScriptItem struct {
 	ID               string          `json:"id,omitempty"`
 	Text             string          `json:"text,omitempty"`
 	Phase            string          `json:"phase,omitempty"`
+	Refusal          bool            `json:"refusal,omitempty"`
 	CallID           string          `json:"callId,omitempty"`
 	Name             string          `json:"name,omitempty"`
 	Arguments        json.RawMessage `json:"arguments,omitempty"`
@@ -176,7 +177,7 @@ func (it ScriptItem) item() (Item, error) {
 	thirds := func(s string) []string { return Split(s, 3) }
 	switch it.Type {
 	case TypeMessage:
-		return Item{Type: TypeMessage, ID: it.ID, Phase: it.Phase, Text: chunks(it.Text, Words)}, nil
+		return Item{Type: TypeMessage, ID: it.ID, Phase: it.Phase, Refusal: it.Refusal, Text: chunks(it.Text, Words)}, nil
 	case TypeFunctionCall:
 		var compact bytes.Buffer
 		if len(it.Arguments) > 0 {
