@@ -45,6 +45,12 @@ type Agent interface {
 	// Compact starts a turn that only summarises the session's history
 	// (/compact), when Options.Compact offers it.
 	Compact(sessionID string) (*agent.Turn, error)
+	// MCPServers starts, in the background, the MCP servers a client
+	// names for one session whose directory is cwd, beside the
+	// configured ones. A server that cannot start is told to failed (at
+	// once or later, from any goroutine; failed must not block) and left
+	// out. Nil when no server is left.
+	MCPServers(cwd string, servers []MCPServer, failed func(server string, err error)) SessionServers
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
 }
@@ -159,6 +165,16 @@ func (s *server) shutdown() {
 	if a != nil {
 		a.Close()
 	}
+	// No MCP server of a session outlives the connection.
+	s.mu.Lock()
+	sessions := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range sessions {
+		ss.stopServers()
+	}
 	s.out.close()
 }
 
@@ -212,6 +228,8 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			// The client's MCP servers: stdio always, streamable HTTP too.
+			McpCapabilities: sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:   &sdk.SessionListCapabilities{},
 				Resume: &sdk.SessionResumeCapabilities{},

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/proctest"
+)
+
+// everythingFor is the reference everything server as a client names it
+// in session/new: run under marker (its argv[0]) so the test can find
+// its process, with env the client gives it.
+func everythingFor(everything, marker string, env ...sdk.EnvVariable) sdk.McpServer {
+	return sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "everything", Command: "bash",
+		Args: []string{"-c", "exec -a " + marker + " node " + everything + " stdio"}, Env: append([]sdk.EnvVariable{}, env...)}}
+}
+
+// TestACPClientMCPServers: the MCP servers a client names in session/new
+// are that session's: its first model request offers their tools,
+// another session's does not; a call that needs approval asks the client
+// and goes through; the server sees the env the client gave and none of
+// ours; a server that fails is told in the session; session/close stops
+// the servers, session/resume starts those it names again, and the end of
+// the connection stops what runs.
+func TestACPClientMCPServers(t *testing.T) {
+	everything := everythingServer(t)
+	first, again, last := proctest.Marker(), proctest.Marker(), proctest.Marker()
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("c1", "everything__get-env", `{}`),
+			fakemodel.FunctionCall("c2", "everything__toggle-simulated-logging", `{}`)),
+		fakemodel.Say("done"),
+		fakemodel.Say("no servers here"),
+		fakemodel.Say("back again"),
+		fakemodel.Say("up"),
+	)
+	t.Cleanup(m.Close)
+	dir := t.TempDir()
+	c := &acpClient{answer: pick("allowOnce")}
+	r := startACP(t, m, dir, t.TempDir(), c, "AGENT_LS_E2E_SECRET=hunter2")
+	r.initialize(false)
+
+	broken := sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "broken", Command: "sh", Args: []string{"-c", "echo 'fatal: no database' >&2; exit 3"}, Env: []sdk.EnvVariable{}}}
+	res, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{
+		everythingFor(everything, first, sdk.EnvVariable{Name: "GIVEN_BY_CLIENT", Value: "yes-given"}), broken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := string(res.SessionId)
+	b := r.newSession()
+	if pr, err := r.prompt(a, "use the tools"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	reqs := m.Requests()
+	names := requestTools(t, reqs[0])
+	for _, want := range []string{"everything__echo", "everything__get-env", "everything__toggle-simulated-logging", "shell"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("the session's first request does not offer %s: %q", want, names)
+		}
+	}
+	if !slices.IsSorted(names) || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "broken__") }) {
+		t.Errorf("tools %q", names)
+	}
+	c.mu.Lock()
+	perms := c.perms
+	c.mu.Unlock()
+	if len(perms) != 1 || perms[0].ToolCall.ToolCallId != "c2" {
+		t.Fatalf("permission requests %+v (get-env is read-only, toggle asks)", perms)
+	}
+	updates := strings.Join(c.rawUpdates(), "\n")
+	if !strings.Contains(updates, "yes-given") {
+		t.Errorf("the server did not get the client's env (get-env shows no GIVEN_BY_CLIENT):\n%s", updates)
+	}
+	for _, secret := range []string{"OPENAI_API_KEY", "AGENT_LS_E2E_SECRET", "hunter2"} {
+		if strings.Contains(updates, secret) {
+			t.Errorf("the client's MCP server sees %s", secret)
+		}
+	}
+	if strings.Contains(updates, "refused") {
+		t.Errorf("a call was refused:\n%s", updates)
+	}
+	if text := c.agentText(); !strings.Contains(text, "MCP server broken: the server exited at startup") {
+		t.Errorf("the failed server is not told in the session: %q", text)
+	}
+
+	if pr, err := r.prompt(b, "anything?"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt in the other session: %+v %v", pr, err)
+	}
+	if names := requestTools(t, m.Requests()[2]); slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "everything__") }) {
+		t.Errorf("another session is offered the session's MCP tools: %q", names)
+	}
+
+	if len(proctest.Find(first)) == 0 {
+		t.Fatal("the session's server is not running before session/close")
+	}
+	if _, err := r.conn.CloseSession(r.ctx, sdk.CloseSessionRequest{SessionId: res.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Gone(t, first)
+
+	// session/resume names the servers again: they start for it.
+	if _, err := r.conn.ResumeSession(r.ctx, sdk.ResumeSessionRequest{SessionId: res.SessionId, Cwd: dir,
+		McpServers: []sdk.McpServer{everythingFor(everything, again)}}); err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := r.prompt(a, "again"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after resume: %+v %v", pr, err)
+	}
+	if names := requestTools(t, m.Requests()[3]); !slices.Contains(names, "everything__echo") {
+		t.Errorf("the resumed session is not offered its servers' tools: %q", names)
+	}
+
+	// The end of the connection stops the servers of the sessions open.
+	res2, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{everythingFor(everything, last)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := r.prompt(string(res2.SessionId), "up?"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	if len(proctest.Find(last)) == 0 || len(proctest.Find(again)) == 0 {
+		t.Fatal("the servers are not running before the connection ends")
+	}
+	r.stdin.Close()
+	proctest.Gone(t, again)
+	proctest.Gone(t, last)
+}
