@@ -74,6 +74,12 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		removeStaleMarkers(cwd, log)
 		a := &editorAgent{root: r, res: res, cwd: cwd, log: log}
 		a.configure(nil)
+		// A configured MCP server that fails to start is told once, in
+		// the sessions open.
+		r.mcpNotices.listen(func(msg string) {
+			log.Warn(msg)
+			cfg.Tell(msg)
+		})
 		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cwd})
 		if err != nil {
 			return nil, err

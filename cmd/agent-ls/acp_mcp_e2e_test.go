@@ -128,3 +128,36 @@ func TestACPClientMCPServers(t *testing.T) {
 	proctest.Gone(t, again)
 	proctest.Gone(t, last)
 }
+
+// TestACPConfiguredMCPServers: the configured servers serve ACP sessions
+// too; one that fails to start is told in the session and logged, and a
+// client's server named like a configured one is left out, saying so.
+func TestACPConfiguredMCPServers(t *testing.T) {
+	env := writeConfig(t, `[mcp_servers.broken]
+command = "sh"
+args = ["-c", "echo 'fatal: cannot open /nonexistent/db' >&2; exit 3"]
+`)
+	m := fakemodel.New(fakemodel.Say("hello"))
+	t.Cleanup(m.Close)
+	dir := t.TempDir()
+	c := &acpClient{}
+	r := startACP(t, m, dir, t.TempDir(), c, env)
+	r.initialize(false)
+	res, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "broken", Command: "sh", Args: []string{"-c", "exit 0"}, Env: []sdk.EnvVariable{}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := r.prompt(string(res.SessionId), "hi"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	text := c.agentText()
+	for _, want := range []string{"agent-ls: MCP server broken: the server exited at startup", "the configuration has an MCP server of that name"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the session was not told %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(r.log.String(), "MCP server broken: the server exited at startup") {
+		t.Errorf("the configured server's failure is not logged:\n%s", r.log.String())
+	}
+}

@@ -117,3 +117,16 @@ func (n *notes) open(tell func(string)) {
 func (s *server) tellUser(ss *session, msg string) {
 	s.push(ss, sdk.UpdateAgentMessageText("\n"+msg+"\n"))
 }
+
+// tellAll tells msg in every session open on the connection.
+func (s *server) tellAll(msg string) {
+	s.mu.Lock()
+	sessions := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range sessions {
+		s.tellUser(ss, msg)
+	}
+}

@@ -79,6 +79,11 @@ type Config struct {
 	// Files is the view of the files the tools read: through the client
 	// when it offers fs/read_text_file, else nil (the disk).
 	Files agent.FileReader
+	// Tell tells the user msg (a configured MCP server that failed) in
+	// every session open on the connection, as the agent's text; what
+	// comes before the first session can be told waits for it. It never
+	// blocks.
+	Tell func(msg string)
 }
 
 // Options configure Serve.
@@ -147,6 +152,10 @@ type server struct {
 	sessions map[string]*session // by ACP session id
 	byAgent  map[string]*session // by the agent's session id (differs after /new)
 	closed   bool
+
+	// told holds the messages for every session (Config.Tell) until a
+	// session can be told.
+	told notes
 }
 
 func newServer(opts Options) *server {
@@ -203,7 +212,7 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 	built := s.agent != nil
 	s.mu.Unlock()
 	if !built {
-		cfg := Config{Frontend: s}
+		cfg := Config{Frontend: s, Tell: s.told.add}
 		if p.ClientCapabilities.Fs.ReadTextFile {
 			cfg.Files = &clientFiles{s: s}
 		}

@@ -92,6 +92,7 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		s.sendCommands(ss)
 		// What the servers have to say follows the answer too.
 		n.open(func(msg string) { s.tellUser(ss, msg) })
+		s.told.open(s.tellAll)
 	})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(info.SessionID), Modes: s.modes(info), ConfigOptions: s.configOptions(ss)}, nil
 }
@@ -132,21 +133,22 @@ func (s *server) session(id sdk.SessionId) (*session, error) {
 
 // bringBack resumes a kept session into the agent and registers it, with
 // the MCP servers the client names now (those it had on this connection
-// stop).
-func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, mcp []sdk.McpServer) (*session, *ResumedSession, error) {
+// stop). What the servers have to tell the user waits for tell, which
+// the caller calls once the session is drawn.
+func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, mcp []sdk.McpServer) (ss *session, rs *ResumedSession, tell func(), err error) {
 	a, err := s.theAgent()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := s.authRequired(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := checkCwd(cwd); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	rs, err := a.ResumeSession(ctx, string(id))
+	rs, err = a.ResumeSession(ctx, string(id))
 	if err != nil {
-		return nil, nil, requestError(err)
+		return nil, nil, nil, requestError(err)
 	}
 	s.mu.Lock()
 	ss, live := s.sessions[string(id)]
@@ -157,37 +159,39 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 	ss.mu.Lock()
 	had := ss.servers != nil
 	ss.mu.Unlock()
-	if len(mcp) == 0 && !had {
-		return ss, rs, nil
-	}
 	n := &notes{}
+	tell = func() {
+		n.open(func(msg string) { s.tellUser(ss, msg) })
+		s.told.open(s.tellAll)
+	}
+	if len(mcp) == 0 && !had {
+		return ss, rs, tell, nil
+	}
 	servers := s.startServers(a, method, cwd, mcp, n)
 	info, err := a.UpdateSession(rs.Info.SessionID, func(o *agent.SessionOptions) { o.Tools = servers })
 	if err != nil {
 		if servers != nil {
 			servers.Close()
 		}
-		return nil, nil, requestError(err)
+		return nil, nil, nil, requestError(err)
 	}
 	ss.stopServers()
 	ss.mu.Lock()
 	ss.servers, ss.info = servers, info
 	ss.mu.Unlock()
 	rs.Info = info
-	// The answer to session/load and session/resume may follow
-	// notifications: the servers' words go out as they come.
-	n.open(func(msg string) { s.tellUser(ss, msg) })
-	return ss, rs, nil
+	return ss, rs, tell, nil
 }
 
 // LoadSession replays the session's whole conversation, then answers.
 func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	ss, rs, err := s.bringBack(ctx, "session/load", p.SessionId, p.Cwd, p.McpServers)
+	ss, rs, tell, err := s.bringBack(ctx, "session/load", p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	s.replay(ss, rs.Items)
 	s.sendCommands(ss)
+	tell()
 	if err := s.out.flush(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -196,10 +200,11 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 
 // ResumeSession brings a session back without replaying it.
 func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	ss, rs, err := s.bringBack(ctx, "session/resume", p.SessionId, p.Cwd, p.McpServers)
+	ss, rs, tell, err := s.bringBack(ctx, "session/resume", p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
+	defer tell()
 	// Undo and the title work as if the session had been replayed.
 	ss.mu.Lock()
 	for _, raw := range rs.Items {
