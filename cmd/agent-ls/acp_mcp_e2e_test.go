@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 	"github.com/agent-ls/agent-ls/internal/proctest"
@@ -159,5 +165,53 @@ args = ["-c", "echo 'fatal: cannot open /nonexistent/db' >&2; exit 3"]
 	}
 	if !strings.Contains(r.log.String(), "MCP server broken: the server exited at startup") {
 		t.Errorf("the configured server's failure is not logged:\n%s", r.log.String())
+	}
+}
+
+// TestACPClientHTTPMCPServer: an http server a client names (announced
+// by mcpCapabilities.http) gets the client's headers with every request,
+// and its tools serve the session: a read-only one runs without asking.
+func TestACPClientHTTPMCPServer(t *testing.T) {
+	s := mcpserver.NewMCPServer("http-test", "1.0.0", mcpserver.WithToolCapabilities(true))
+	s.AddTool(mcpgo.NewTool("shout", mcpgo.WithDescription("Shouts the text."), mcpgo.WithString("text", mcpgo.Required()), mcpgo.WithReadOnlyHintAnnotation(true)),
+		func(_ context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			return mcpgo.NewToolResultText(strings.ToUpper(req.GetString("text", "")) + "!"), nil
+		})
+	h := mcpserver.NewStreamableHTTPServer(s)
+	var refused atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Client-Token") != "tok-7" {
+			refused.Add(1)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	m := fakemodel.New(fakemodel.Answer(fakemodel.FunctionCall("c1", "remote__shout", `{"text":"hello over http"}`)), fakemodel.Say("done"))
+	t.Cleanup(m.Close)
+	dir := t.TempDir()
+	c := &acpClient{}
+	r := startACP(t, m, dir, t.TempDir(), c)
+	if init := r.initialize(false); !init.AgentCapabilities.McpCapabilities.Http {
+		t.Fatalf("mcpCapabilities %+v", init.AgentCapabilities.McpCapabilities)
+	}
+	res, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{{Http: &sdk.McpServerHttpInline{
+		Type: "http", Name: "remote", Url: srv.URL + "/mcp", Headers: []sdk.HttpHeader{{Name: "X-Client-Token", Value: "tok-7"}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := r.prompt(string(res.SessionId), "shout"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	if names := requestTools(t, m.Requests()[0]); !slices.Contains(names, "remote__shout") {
+		t.Errorf("the first request does not offer remote__shout: %q", names)
+	}
+	if updates := strings.Join(c.rawUpdates(), "\n"); !strings.Contains(updates, "HELLO OVER HTTP!") {
+		t.Errorf("the call's result is not in the tool call:\n%s", updates)
+	}
+	if n := refused.Load(); n != 0 {
+		t.Errorf("%d requests came without the client's header", n)
 	}
 }
