@@ -30,8 +30,9 @@ func everythingFor(everything, marker string, env ...sdk.EnvVariable) sdk.McpSer
 // another session's does not; a call that needs approval asks the client
 // and goes through; the server sees the env the client gave and none of
 // ours; a server that fails is told in the session; session/close stops
-// the servers, session/resume starts those it names again, and the end of
-// the connection stops what runs.
+// the servers, session/load without servers leaves it with none,
+// session/resume starts those it names again, and the end of the
+// connection stops what runs.
 func TestACPClientMCPServers(t *testing.T) {
 	everything := everythingServer(t)
 	first, again, last := proctest.Marker(), proctest.Marker(), proctest.Marker()
@@ -40,6 +41,7 @@ func TestACPClientMCPServers(t *testing.T) {
 			fakemodel.FunctionCall("c2", "everything__toggle-simulated-logging", `{}`)),
 		fakemodel.Say("done"),
 		fakemodel.Say("no servers here"),
+		fakemodel.Say("loaded without servers"),
 		fakemodel.Say("back again"),
 		fakemodel.Say("up"),
 	)
@@ -107,6 +109,17 @@ func TestACPClientMCPServers(t *testing.T) {
 	}
 	proctest.Gone(t, first)
 
+	// session/load without servers: the session has none any more.
+	if _, err := r.conn.LoadSession(r.ctx, sdk.LoadSessionRequest{SessionId: res.SessionId, Cwd: dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := r.prompt(a, "still there?"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt after load: %+v %v", pr, err)
+	}
+	if names := requestTools(t, m.Requests()[3]); slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "everything__") }) {
+		t.Errorf("a session loaded without servers is offered the tools of those it had: %q", names)
+	}
+
 	// session/resume names the servers again: they start for it.
 	if _, err := r.conn.ResumeSession(r.ctx, sdk.ResumeSessionRequest{SessionId: res.SessionId, Cwd: dir,
 		McpServers: []sdk.McpServer{everythingFor(everything, again)}}); err != nil {
@@ -115,7 +128,7 @@ func TestACPClientMCPServers(t *testing.T) {
 	if pr, err := r.prompt(a, "again"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt after resume: %+v %v", pr, err)
 	}
-	if names := requestTools(t, m.Requests()[3]); !slices.Contains(names, "everything__echo") {
+	if names := requestTools(t, m.Requests()[4]); !slices.Contains(names, "everything__echo") {
 		t.Errorf("the resumed session is not offered its servers' tools: %q", names)
 	}
 

@@ -156,30 +156,30 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 	if !live || ss.agentIDLocked() != rs.Info.SessionID {
 		ss = s.register(string(id), rs.Info)
 	}
-	ss.mu.Lock()
-	had := ss.servers != nil
-	ss.mu.Unlock()
 	n := &notes{}
 	tell = func() {
 		n.open(func(msg string) { s.tellUser(ss, msg) })
 		s.told.open(s.tellAll)
 	}
-	if len(mcp) == 0 && !had {
-		return ss, rs, tell, nil
-	}
+	// The agent's session gets the servers named now, or none: a session
+	// live in the agent may still hold servers this connection stopped
+	// (session/close) or gave to another conversation (/new).
 	servers := s.startServers(a, method, cwd, mcp, n)
 	info, err := a.UpdateSession(rs.Info.SessionID, func(o *agent.SessionOptions) { o.Tools = servers })
-	if err != nil {
-		if servers != nil {
-			servers.Close()
-		}
+	switch {
+	case err == nil:
+		rs.Info = info
+	case servers == nil:
+		// Nothing to give it: the session comes back as it is.
+		s.log.Warn("acp: the session's MCP servers could not be withdrawn", "session", rs.Info.SessionID, "err", err)
+	default:
+		servers.Close()
 		return nil, nil, nil, requestError(err)
 	}
 	ss.stopServers()
 	ss.mu.Lock()
-	ss.servers, ss.info = servers, info
+	ss.servers, ss.info = servers, rs.Info
 	ss.mu.Unlock()
-	rs.Info = info
 	return ss, rs, tell, nil
 }
 
