@@ -35,6 +35,24 @@ type session struct {
 	servers SessionServers
 }
 
+// keepServers makes servers the session's, stopping those it had; on a
+// connection that is ending they stop at once.
+func (s *server) keepServers(ss *session, servers SessionServers) {
+	ss.mu.Lock()
+	old := ss.servers
+	ss.servers = servers
+	ss.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		ss.stopServers()
+	}
+}
+
 // stopServers stops the session's MCP servers.
 func (ss *session) stopServers() {
 	ss.mu.Lock()
@@ -85,9 +103,7 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		return sdk.NewSessionResponse{}, requestError(err)
 	}
 	ss := s.register(info.SessionID, info)
-	ss.mu.Lock()
-	ss.servers = servers
-	ss.mu.Unlock()
+	s.keepServers(ss, servers)
 	s.wire.afterAnswer(info.SessionID, func() {
 		s.sendCommands(ss)
 		// What the servers have to say follows the answer too.
@@ -176,10 +192,10 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 		servers.Close()
 		return nil, nil, nil, requestError(err)
 	}
-	ss.stopServers()
 	ss.mu.Lock()
-	ss.servers, ss.info = servers, rs.Info
+	ss.info = rs.Info
 	ss.mu.Unlock()
+	s.keepServers(ss, servers)
 	return ss, rs, tell, nil
 }
 
