@@ -228,3 +228,29 @@ func TestACPClientHTTPMCPServer(t *testing.T) {
 		t.Errorf("%d requests came without the client's header", n)
 	}
 }
+
+// TestACPClientMCPServerDiesWithAgentLs: a client's stdio server does not
+// outlive agent-ls even when agent-ls is killed and cleans nothing up.
+func TestACPClientMCPServerDiesWithAgentLs(t *testing.T) {
+	everything := everythingServer(t)
+	marker := proctest.Marker()
+	m := fakemodel.New(fakemodel.Say("up"))
+	t.Cleanup(m.Close)
+	dir := t.TempDir()
+	r := startACP(t, m, dir, t.TempDir(), &acpClient{})
+	r.initialize(false)
+	res, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{everythingFor(everything, marker)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := r.prompt(string(res.SessionId), "up?"); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	if len(proctest.Find(marker)) == 0 {
+		t.Fatal("the server is not running")
+	}
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Gone(t, marker)
+}
