@@ -25,7 +25,9 @@ codecompanion and other ACP clients start this. Logs go to stderr or
 flags as serve (agent-ls config shows them); the client picks each
 session's mode (read-only, auto, full-access), model and reasoning
 effort. Sessions are kept as serve keeps them, for session/load,
-session/list and session/resume.
+session/list and session/resume. The MCP servers the client names for a
+session (stdio or streamable HTTP) start for that session alone, beside
+those of the config file, and stop with it.
 
 Flags:
 `

@@ -62,8 +62,9 @@ func mcpServers(list []sdk.McpServer, failed func(name string, err error)) []MCP
 	return out
 }
 
-// startServers starts the client's servers for session ss (nil: none);
-// what fails is told in the session through n and logged.
+// startServers starts the servers a client named for one session and
+// returns them (nil: none); what fails is logged, and told in the
+// session through n.
 func (s *server) startServers(a Agent, method, cwd string, list []sdk.McpServer, n *notes) SessionServers {
 	if len(list) == 0 {
 		return nil
