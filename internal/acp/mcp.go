@@ -2,6 +2,7 @@ package acp
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -43,8 +44,17 @@ func mcpServers(list []sdk.McpServer, failed func(name string, err error)) []MCP
 		switch {
 		case m.Stdio != nil:
 			env := map[string]string{}
+			var bad []string
 			for _, e := range m.Stdio.Env {
+				if e.Name == "" || strings.ContainsAny(e.Name, "=\x00") || strings.ContainsRune(e.Value, 0) {
+					bad = append(bad, fmt.Sprintf("%q", e.Name))
+					continue
+				}
 				env[e.Name] = e.Value
+			}
+			if len(bad) > 0 {
+				failed(m.Stdio.Name, fmt.Errorf("env names no variable a process can have: %s", strings.Join(bad, ", ")))
+				continue
 			}
 			out = append(out, MCPServer{Name: m.Stdio.Name, Command: m.Stdio.Command, Args: m.Stdio.Args, Env: env})
 		case m.Http != nil:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -210,6 +211,7 @@ func TestClientMCPServers(t *testing.T) {
 		{Http: &sdk.McpServerHttpInline{Type: "http", Name: "remote", Url: "http://127.0.0.1:1/mcp", Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer x"}}}},
 		{Sse: &sdk.McpServerSseInline{Type: "sse", Name: "old", Url: "http://127.0.0.1:1/sse", Headers: []sdk.HttpHeader{}}},
 		{Stdio: &sdk.McpServerStdio{Name: "broken", Command: "false", Args: []string{}, Env: []sdk.EnvVariable{}}},
+		{Stdio: &sdk.McpServerStdio{Name: "badenv", Command: "x", Args: []string{}, Env: []sdk.EnvVariable{{Name: "A=B", Value: "c"}}}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +232,8 @@ func TestClientMCPServers(t *testing.T) {
 		t.Errorf("the session's tools are %v, want the servers started", given)
 	}
 	// The messages come after the answer.
-	wants := []string{"MCP server broken: the server exited at startup", "MCP server old: the sse transport is not supported"}
+	wants := []string{"MCP server broken: the server exited at startup", "MCP server old: the sse transport is not supported",
+		`MCP server badenv: env names no variable a process can have: "A=B"`}
 	var text string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		rec.mu.Lock()
@@ -241,7 +244,7 @@ func TestClientMCPServers(t *testing.T) {
 			}
 		}
 		rec.mu.Unlock()
-		if strings.Contains(text, wants[0]) && strings.Contains(text, wants[1]) || time.Now().After(deadline) {
+		if !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(text, w) }) || time.Now().After(deadline) {
 			break
 		}
 	}
