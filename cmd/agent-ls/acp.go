@@ -11,7 +11,9 @@ import (
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/acp"
+	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 const acpUsage = `Usage: agent-ls acp [flags]
@@ -23,7 +25,9 @@ codecompanion and other ACP clients start this. Logs go to stderr or
 flags as serve (agent-ls config shows them); the client picks each
 session's mode (read-only, auto, full-access), model and reasoning
 effort. Sessions are kept as serve keeps them, for session/load,
-session/list and session/resume.
+session/list and session/resume. The MCP servers the client names for a
+session (stdio or streamable HTTP) start for that session alone, beside
+those of the config file, and stop with it.
 
 Flags:
 `
@@ -72,6 +76,12 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		removeStaleMarkers(cwd, log)
 		a := &editorAgent{root: r, res: res, cwd: cwd, log: log}
 		a.configure(nil)
+		// A configured MCP server that fails to start is told once, in
+		// the sessions open.
+		r.mcpNotices.listen(func(msg string) {
+			log.Warn(msg)
+			cfg.Tell(msg)
+		})
 		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cwd})
 		if err != nil {
 			return nil, err
@@ -134,3 +144,63 @@ func (a acpAgent) ResumeSession(ctx context.Context, id string) (*acp.ResumedSes
 	}
 	return &acp.ResumedSession{Info: rs.Info, Items: rs.Items}, nil
 }
+
+// MCPServers starts the MCP servers a client names for one session, as a
+// set of their own over a registry of their own: their tools are that
+// session's alone, beside those of the configured servers. They get the
+// same treatment as configured servers (a stdio server only the core
+// environment and the env the client gave; calls approved per tool),
+// never approval = "auto". A server named like a configured one, or like
+// another of the list, is left out.
+func (a acpAgent) MCPServers(cwd string, servers []acp.MCPServer, failed func(string, error)) acp.SessionServers {
+	a.root.mu.Lock()
+	configured := map[string]bool{}
+	for name := range a.root.settings.MCPServers {
+		configured[mcp.ToolName(name, "")] = true
+	}
+	a.root.mu.Unlock()
+	seen := map[string]bool{}
+	var cfgs []mcp.ServerConfig
+	for _, s := range servers {
+		c := mcp.ServerConfig{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, HTTPHeaders: s.Headers}
+		if c.Stdio() {
+			c.Cwd = cwd
+		}
+		key := mcp.ToolName(s.Name, "")
+		switch err := c.Validate(); {
+		case err != nil:
+			failed(s.Name, errors.Unwrap(err))
+		case configured[key]:
+			failed(s.Name, errors.New("the configuration has an MCP server of that name ([mcp_servers]), whose tools are offered instead"))
+		case seen[key]:
+			failed(s.Name, errors.New("another server of the session has that name"))
+		default:
+			seen[key] = true
+			cfgs = append(cfgs, c)
+		}
+	}
+	if len(cfgs) == 0 {
+		return nil
+	}
+	reg, err := tools.NewRegistry()
+	if err == nil {
+		var set *mcp.Set
+		if set, err = mcp.NewSet(cfgs, mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed}); err == nil {
+			return &sessionMCP{Set: set, reg: reg}
+		}
+	}
+	for _, c := range cfgs {
+		failed(c.Name, err)
+	}
+	return nil
+}
+
+// sessionMCP are the MCP servers of one ACP session and the registry
+// their tools go to.
+type sessionMCP struct {
+	*mcp.Set
+	reg *tools.Registry
+}
+
+// Snapshot returns the servers' tools as they are now.
+func (s *sessionMCP) Snapshot() *tools.Snapshot { return s.reg.Snapshot() }

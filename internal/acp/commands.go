@@ -119,8 +119,10 @@ func (s *server) newConversation(a Agent, ss *session) (string, error) {
 	ss.mu.Lock()
 	old := ss.info
 	effort := ss.effort
+	servers := ss.servers
 	ss.mu.Unlock()
-	info, err := a.NewSession(agent.SessionOptions{Cwd: old.Cwd, Model: old.Model, ApprovalPolicy: old.ApprovalPolicy, SandboxMode: old.SandboxMode, ReasoningEffort: effort})
+	// The new conversation keeps the session's MCP servers.
+	info, err := a.NewSession(agent.SessionOptions{Cwd: old.Cwd, Model: old.Model, ApprovalPolicy: old.ApprovalPolicy, SandboxMode: old.SandboxMode, ReasoningEffort: effort, Tools: servers})
 	if err != nil {
 		return "", err
 	}

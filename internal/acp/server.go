@@ -45,6 +45,12 @@ type Agent interface {
 	// Compact starts a turn that only summarises the session's history
 	// (/compact), when Options.Compact offers it.
 	Compact(sessionID string) (*agent.Turn, error)
+	// MCPServers starts, in the background, the MCP servers a client
+	// names for one session whose directory is cwd, beside the
+	// configured ones. A server that cannot start is told to failed (at
+	// once or later, from any goroutine; failed must not block) and left
+	// out. Nil when no server is left.
+	MCPServers(cwd string, servers []MCPServer, failed func(server string, err error)) SessionServers
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
 }
@@ -73,6 +79,11 @@ type Config struct {
 	// Files is the view of the files the tools read: through the client
 	// when it offers fs/read_text_file, else nil (the disk).
 	Files agent.FileReader
+	// Tell tells the user msg (a configured MCP server that failed) in
+	// every session open on the connection, as the agent's text; what
+	// comes before the first session can be told waits for it. It never
+	// blocks.
+	Tell func(msg string)
 }
 
 // Options configure Serve.
@@ -141,6 +152,10 @@ type server struct {
 	sessions map[string]*session // by ACP session id
 	byAgent  map[string]*session // by the agent's session id (differs after /new)
 	closed   bool
+
+	// told holds the messages for every session (Config.Tell) until a
+	// session can be told.
+	told notes
 }
 
 func newServer(opts Options) *server {
@@ -158,6 +173,16 @@ func (s *server) shutdown() {
 	s.mu.Unlock()
 	if a != nil {
 		a.Close()
+	}
+	// No MCP server of a session outlives the connection.
+	s.mu.Lock()
+	sessions := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range sessions {
+		ss.stopServers()
 	}
 	s.out.close()
 }
@@ -187,7 +212,7 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 	built := s.agent != nil
 	s.mu.Unlock()
 	if !built {
-		cfg := Config{Frontend: s}
+		cfg := Config{Frontend: s, Tell: s.told.add}
 		if p.ClientCapabilities.Fs.ReadTextFile {
 			cfg.Files = &clientFiles{s: s}
 		}
@@ -212,6 +237,8 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			// The client's MCP servers: stdio always, streamable HTTP too.
+			McpCapabilities: sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:   &sdk.SessionListCapabilities{},
 				Resume: &sdk.SessionResumeCapabilities{},

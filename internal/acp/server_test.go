@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 // fakeAgent stands in for the manager: sessions are named, and a
@@ -22,9 +24,43 @@ import (
 type fakeAgent struct {
 	fe       agent.Frontend
 	compacts int
+
+	mu      sync.Mutex
+	mcp     []MCPServer // the servers MCPServers was given
+	mcpCwd  string
+	tools   agent.SessionTools // what NewSession was given
+	servers *fakeServers
+}
+
+// fakeServers stand in for a session's MCP servers.
+type fakeServers struct {
+	mu     sync.Mutex
+	closed int
+}
+
+func (f *fakeServers) Start()                    {}
+func (f *fakeServers) Ready(context.Context)     {}
+func (f *fakeServers) Snapshot() *tools.Snapshot { r, _ := tools.NewRegistry(); return r.Snapshot() }
+func (f *fakeServers) Close()                    { f.mu.Lock(); f.closed++; f.mu.Unlock() }
+
+// MCPServers takes the servers and says the one named "broken" fails.
+func (f *fakeAgent) MCPServers(cwd string, servers []MCPServer, failed func(string, error)) SessionServers {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mcp, f.mcpCwd = servers, cwd
+	for _, s := range servers {
+		if s.Name == "broken" {
+			failed(s.Name, errors.New("the server exited at startup"))
+		}
+	}
+	f.servers = &fakeServers{}
+	return f.servers
 }
 
 func (f *fakeAgent) NewSession(o agent.SessionOptions) (agent.SessionInfo, error) {
+	f.mu.Lock()
+	f.tools = o.Tools
+	f.mu.Unlock()
 	return agent.SessionInfo{SessionID: "s-1", Cwd: o.Cwd, Model: "m", ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite}, nil
 }
 func (f *fakeAgent) StartTurn(string, agent.TurnInput) (*agent.Turn, error) {
@@ -153,4 +189,76 @@ func TestCompactCommand(t *testing.T) {
 			t.Errorf("compaction told as %q; commands %s", text, names)
 		}
 	}
+}
+
+// TestClientMCPServers: initialize offers http MCP servers; session/new
+// hands the client's stdio and http servers (env and headers as maps, in
+// the session's directory) to the agent as the session's own tools, tells
+// in the session, after the answer, about a server that failed and one of
+// a transport agent-ls does not take; session/close stops them.
+func TestClientMCPServers(t *testing.T) {
+	fa := &fakeAgent{}
+	conn, rec, ctx := serve(t, Options{NewAgent: func(c Config) (Agent, error) { fa.fe = c.Frontend; return fa, nil }})
+	init, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !init.AgentCapabilities.McpCapabilities.Http || init.AgentCapabilities.McpCapabilities.Sse {
+		t.Errorf("mcpCapabilities %+v", init.AgentCapabilities.McpCapabilities)
+	}
+	res, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/w", McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "files", Command: "/bin/files-mcp", Args: []string{"--root", "/w"}, Env: []sdk.EnvVariable{{Name: "TOKEN", Value: "t1"}}}},
+		{Http: &sdk.McpServerHttpInline{Type: "http", Name: "remote", Url: "http://127.0.0.1:1/mcp", Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer x"}}}},
+		{Sse: &sdk.McpServerSseInline{Type: "sse", Name: "old", Url: "http://127.0.0.1:1/sse", Headers: []sdk.HttpHeader{}}},
+		{Stdio: &sdk.McpServerStdio{Name: "broken", Command: "false", Args: []string{}, Env: []sdk.EnvVariable{}}},
+		{Stdio: &sdk.McpServerStdio{Name: "badenv", Command: "x", Args: []string{}, Env: []sdk.EnvVariable{{Name: "A=B", Value: "c"}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa.mu.Lock()
+	got, cwd, given, servers := fa.mcp, fa.mcpCwd, fa.tools, fa.servers
+	fa.mu.Unlock()
+	if len(got) != 3 || cwd != "/w" {
+		t.Fatalf("servers %+v in %q", got, cwd)
+	}
+	if f := got[0]; f.Name != "files" || f.Command != "/bin/files-mcp" || len(f.Args) != 2 || f.Env["TOKEN"] != "t1" || f.URL != "" {
+		t.Errorf("stdio server %+v", f)
+	}
+	if r := got[1]; r.Name != "remote" || r.URL != "http://127.0.0.1:1/mcp" || r.Headers["Authorization"] != "Bearer x" || r.Command != "" {
+		t.Errorf("http server %+v", r)
+	}
+	if given == nil || given != agent.SessionTools(servers) {
+		t.Errorf("the session's tools are %v, want the servers started", given)
+	}
+	// The messages come after the answer.
+	wants := []string{"MCP server broken: the server exited at startup", "MCP server old: the sse transport is not supported",
+		`MCP server badenv: env names no variable a process can have: "A=B"`}
+	var text string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		rec.mu.Lock()
+		text = ""
+		for _, u := range rec.updates {
+			if u.AgentMessageChunk != nil {
+				text += u.AgentMessageChunk.Content.Text.Text
+			}
+		}
+		rec.mu.Unlock()
+		if !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(text, w) }) || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("the session was not told %q: %q", want, text)
+		}
+	}
+	if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: res.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	servers.mu.Lock()
+	if servers.closed != 1 {
+		t.Errorf("the servers were closed %d times at session/close", servers.closed)
+	}
+	servers.mu.Unlock()
 }

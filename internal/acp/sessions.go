@@ -30,6 +30,38 @@ type session struct {
 	titled   bool
 	changing []string // the turns that changed files, oldest first (for /undo)
 	view     *eventView
+	// servers are the MCP servers the client named for the session
+	// (nil: none); the session stops them.
+	servers SessionServers
+}
+
+// keepServers makes servers the session's, stopping those it had; on a
+// connection that is ending they stop at once.
+func (s *server) keepServers(ss *session, servers SessionServers) {
+	ss.mu.Lock()
+	old := ss.servers
+	ss.servers = servers
+	ss.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		ss.stopServers()
+	}
+}
+
+// stopServers stops the session's MCP servers.
+func (ss *session) stopServers() {
+	ss.mu.Lock()
+	servers := ss.servers
+	ss.servers = nil
+	ss.mu.Unlock()
+	if servers != nil {
+		servers.Close()
+	}
 }
 
 // cwdOf is the session's working directory.
@@ -47,13 +79,6 @@ func checkCwd(cwd string) error {
 	return nil
 }
 
-// logMCP notes the MCP servers a client passed: they are not connected.
-func (s *server) logMCP(method string, servers []sdk.McpServer) {
-	if len(servers) > 0 {
-		s.log.Warn("acp: the client's MCP servers are not connected (only those of the configuration are)", "method", method, "servers", len(servers))
-	}
-}
-
 // NewSession starts a session. Its answer goes out before anything about
 // the session: the slash commands follow it (JetBrains hangs otherwise).
 func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
@@ -67,13 +92,24 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err := checkCwd(p.Cwd); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	s.logMCP("session/new", p.McpServers)
-	info, err := a.NewSession(agent.SessionOptions{Cwd: p.Cwd})
+	// The client's MCP servers start with the session, for it alone.
+	var n notes
+	servers := s.startServers(a, "session/new", p.Cwd, p.McpServers, &n)
+	info, err := a.NewSession(agent.SessionOptions{Cwd: p.Cwd, Tools: servers})
 	if err != nil {
+		if servers != nil {
+			servers.Close()
+		}
 		return sdk.NewSessionResponse{}, requestError(err)
 	}
 	ss := s.register(info.SessionID, info)
-	s.wire.afterAnswer(info.SessionID, func() { s.sendCommands(ss) })
+	s.keepServers(ss, servers)
+	s.wire.afterAnswer(info.SessionID, func() {
+		s.sendCommands(ss)
+		// What the servers have to say follows the answer too.
+		n.open(func(msg string) { s.tellUser(ss, msg) })
+		s.told.open(s.tellAll)
+	})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(info.SessionID), Modes: s.modes(info), ConfigOptions: s.configOptions(ss)}, nil
 }
 
@@ -81,12 +117,16 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 func (s *server) register(acpID string, info agent.SessionInfo) *session {
 	ss := &session{id: acpID, agentID: info.SessionID, info: info, effort: s.opts.ReasoningEffort, view: newEventView()}
 	s.mu.Lock()
-	if old, ok := s.sessions[acpID]; ok {
+	old, replaced := s.sessions[acpID]
+	if replaced {
 		delete(s.byAgent, old.agentIDLocked())
 	}
 	s.sessions[acpID] = ss
 	s.byAgent[info.SessionID] = ss
 	s.mu.Unlock()
+	if replaced {
+		old.stopServers()
+	}
 	return ss
 }
 
@@ -107,21 +147,24 @@ func (s *server) session(id sdk.SessionId) (*session, error) {
 	return ss, nil
 }
 
-// bringBack resumes a kept session into the agent and registers it.
-func (s *server) bringBack(ctx context.Context, id sdk.SessionId, cwd string) (*session, *ResumedSession, error) {
+// bringBack resumes a kept session into the agent and registers it, with
+// the MCP servers the client names now (those it had on this connection
+// stop). What the servers have to tell the user waits for tell, which
+// the caller calls once the session is drawn.
+func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, mcp []sdk.McpServer) (ss *session, rs *ResumedSession, tell func(), err error) {
 	a, err := s.theAgent()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := s.authRequired(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := checkCwd(cwd); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	rs, err := a.ResumeSession(ctx, string(id))
+	rs, err = a.ResumeSession(ctx, string(id))
 	if err != nil {
-		return nil, nil, requestError(err)
+		return nil, nil, nil, requestError(err)
 	}
 	s.mu.Lock()
 	ss, live := s.sessions[string(id)]
@@ -129,18 +172,42 @@ func (s *server) bringBack(ctx context.Context, id sdk.SessionId, cwd string) (*
 	if !live || ss.agentIDLocked() != rs.Info.SessionID {
 		ss = s.register(string(id), rs.Info)
 	}
-	return ss, rs, nil
+	n := &notes{}
+	tell = func() {
+		n.open(func(msg string) { s.tellUser(ss, msg) })
+		s.told.open(s.tellAll)
+	}
+	// The agent's session gets the servers named now, or none: a session
+	// live in the agent may still hold servers this connection stopped
+	// (session/close) or gave to another conversation (/new).
+	servers := s.startServers(a, method, cwd, mcp, n)
+	info, err := a.UpdateSession(rs.Info.SessionID, func(o *agent.SessionOptions) { o.Tools = servers })
+	switch {
+	case err == nil:
+		rs.Info = info
+	case servers == nil:
+		// Nothing to give it: the session comes back as it is.
+		s.log.Warn("acp: the session's MCP servers could not be withdrawn", "session", rs.Info.SessionID, "err", err)
+	default:
+		servers.Close()
+		return nil, nil, nil, requestError(err)
+	}
+	ss.mu.Lock()
+	ss.info = rs.Info
+	ss.mu.Unlock()
+	s.keepServers(ss, servers)
+	return ss, rs, tell, nil
 }
 
 // LoadSession replays the session's whole conversation, then answers.
 func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	s.logMCP("session/load", p.McpServers)
-	ss, rs, err := s.bringBack(ctx, p.SessionId, p.Cwd)
+	ss, rs, tell, err := s.bringBack(ctx, "session/load", p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	s.replay(ss, rs.Items)
 	s.sendCommands(ss)
+	tell()
 	if err := s.out.flush(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -149,11 +216,11 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 
 // ResumeSession brings a session back without replaying it.
 func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	s.logMCP("session/resume", p.McpServers)
-	ss, rs, err := s.bringBack(ctx, p.SessionId, p.Cwd)
+	ss, rs, tell, err := s.bringBack(ctx, "session/resume", p.SessionId, p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
+	defer tell()
 	// Undo and the title work as if the session had been replayed.
 	ss.mu.Lock()
 	for _, raw := range rs.Items {
@@ -215,8 +282,9 @@ func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 	return out, nil
 }
 
-// CloseSession ends the session's turn and forgets it on this
-// connection; its record stays for session/load.
+// CloseSession ends the session's turn, stops the MCP servers the client
+// named for it and forgets it on this connection; its record stays for
+// session/load.
 func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
 	ss, err := s.session(p.SessionId)
 	if err != nil {
@@ -227,6 +295,8 @@ func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (s
 	delete(s.sessions, ss.id)
 	delete(s.byAgent, ss.agentIDLocked())
 	s.mu.Unlock()
+	// Its MCP servers stop with it.
+	ss.stopServers()
 	return sdk.CloseSessionResponse{}, nil
 }
 

@@ -53,6 +53,10 @@ type SessionOptions struct {
 	SandboxMode    policy.SandboxMode
 	// ReasoningEffort overrides the defaults' model_reasoning_effort.
 	ReasoningEffort string
+	// Tools are tools of this session alone (the MCP servers a client
+	// names for it), offered beside the manager's registry; nil means
+	// none. Whoever made them stops them.
+	Tools SessionTools
 }
 
 // SessionInfo describes a session (the result of agent/newSession).

@@ -450,7 +450,7 @@ func (a turnApprover) Tool(ctx context.Context, req tools.ToolRequest) (tools.De
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalTool), Decision: AutoAllow})
 		return tools.Decision{Allowed: true}, nil
 	}
-	decision, err := a.t.askUser(ctx, &ApprovalRequest{Kind: ApprovalTool, Tool: req.Tool, Server: req.Server, Arguments: req.Arguments, Cwd: s.info.Cwd,
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalTool, Tool: req.Tool, Server: req.Server, Arguments: req.Arguments, Cwd: s.info.Cwd,
 		Reason: "The MCP server " + req.Server + " runs this tool outside the sandbox, and does not mark it read-only."})
 	if err != nil {
 		return tools.Decision{}, err

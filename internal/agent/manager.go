@@ -399,6 +399,19 @@ type ToolSources interface {
 	Ready(ctx context.Context)
 }
 
+// SessionTools are tools of one session alone, beside the manager's
+// registry (Options.Tools): the MCP servers a client names for one
+// session (ACP's session/new). The session starts them when it starts;
+// before each model request it waits for those still starting, like
+// ToolSources, and offers the tools of Snapshot with the registry's. A
+// tool named like one of the registry is not offered: the registry's
+// stays.
+type SessionTools interface {
+	ToolSources
+	// Snapshot returns the session's tools as they are now.
+	Snapshot() *tools.Snapshot
+}
+
 // sessionSettings are what a session runs with: the manager's defaults
 // of one generation, with what the session chose itself.
 type sessionSettings struct {
@@ -406,6 +419,7 @@ type sessionSettings struct {
 	cfg        Defaults
 	client     model.Client
 	boundary   *policy.Boundary
+	tools      SessionTools // the session's own tools; nil: none
 	generation uint64
 }
 
@@ -436,12 +450,17 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	if err != nil {
 		return sessionSettings{}, fmt.Errorf("session model client: %w", err)
 	}
-	return sessionSettings{info: info, cfg: cfg, client: client, boundary: boundary, generation: gen}, nil
+	if o.Tools != nil {
+		// The session's own servers start while the user writes.
+		o.Tools.Start()
+	}
+	return sessionSettings{info: info, cfg: cfg, client: client, boundary: boundary, tools: o.Tools, generation: gen}, nil
 }
 
 // UpdateSession changes what session id chose for itself (its model,
-// policies, reasoning effort; not its cwd), as a front end's session
-// settings do (ACP's modes and config options). A bad value is an error
+// policies, reasoning effort, its own tools; not its cwd), as a front
+// end's session settings do (ACP's modes and config options, the MCP
+// servers of session/load). A bad value is an error
 // and changes nothing. A running turn keeps the settings it started
 // with; the next turn takes the new ones and tells the model. It returns
 // the session's settings as the next turn will have them.

@@ -59,6 +59,25 @@ func (s *session) execConfig(helperPath string) tools.ExecConfig {
 		ExcludeTmpdirEnvVar: s.cfg.ExcludeTmpdirEnvVar, ExcludeSlashTmp: s.cfg.ExcludeSlashTmp, CacheRoot: s.cfg.CacheRoot}
 }
 
+// toolSnapshot is what the next model request offers and its calls run
+// against: the registry's tools and the session's own, once the sources
+// still starting are ready (or ctx ends), without the tools turned off.
+// Called from the turn.
+func (s *session) toolSnapshot(ctx context.Context) *tools.Snapshot {
+	opts := s.mgr.opts
+	if opts.ToolSources != nil {
+		opts.ToolSources.Start()
+		opts.ToolSources.Ready(ctx)
+	}
+	snap := opts.Tools.Snapshot()
+	if s.tools != nil {
+		s.tools.Start()
+		s.tools.Ready(ctx)
+		snap = snap.With(s.tools.Snapshot())
+	}
+	return snap.Without(s.cfg.DisabledTools...)
+}
+
 // busy returns the running turn, if any; a turn that is only left to
 // report its end is waited for, since its turnCompleted may already have
 // reached the client. Called with s.mu held; it may release it while it

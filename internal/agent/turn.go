@@ -79,11 +79,7 @@ func (t *turn) run(ctx context.Context) {
 		// Each request offers the tools registered now (MCP servers come
 		// and go, the first request waits for those still starting); its
 		// calls run against the same snapshot.
-		if opts.ToolSources != nil {
-			opts.ToolSources.Start()
-			opts.ToolSources.Ready(ctx)
-		}
-		snap := opts.Tools.Snapshot().Without(s.cfg.DisabledTools...)
+		snap := s.toolSnapshot(ctx)
 		// Near the context window, the history is summarised first
 		// (once per answer of the model: a history that stays over the
 		// limit after it goes to the model as it is).

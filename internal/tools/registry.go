@@ -200,6 +200,22 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 	return newSnapshot(byName, s.hooks)
 }
 
+// With returns the snapshot with the tools of other added (a session's
+// own tools beside the registry's), keeping s's hooks. A name s already
+// has keeps s's tool: other cannot shadow it.
+func (s *Snapshot) With(other *Snapshot) *Snapshot {
+	if other == nil || len(other.byName) == 0 {
+		return s
+	}
+	byName := maps.Clone(s.byName)
+	for name, e := range other.byName {
+		if _, taken := byName[name]; !taken {
+			byName[name] = e
+		}
+	}
+	return newSnapshot(byName, s.hooks)
+}
+
 // Specs returns the specs of all tools, sorted by name, as offered to the
 // model (external schemas sanitized).
 func (s *Snapshot) Specs() []Spec {

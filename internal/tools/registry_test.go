@@ -361,3 +361,27 @@ func TestTurnHooksRunAfterRegistryHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotWith: a session's own tools join the registry's, sorted,
+// without shadowing one of its names; the snapshots joined are unchanged.
+func TestSnapshotWith(t *testing.T) {
+	r := newRegistry(t, UpdatePlan{})
+	own := newRegistry(t)
+	if err := own.Register(Source{Name: "mine", External: true}, schemaTool{name: "a_tool"}, schemaTool{name: "update_plan"}); err != nil {
+		t.Fatal(err)
+	}
+	base := r.Snapshot()
+	if same := base.With(nil); same != base {
+		t.Error("a snapshot with nothing is a copy")
+	}
+	joined := base.With(own.Snapshot())
+	if got := strings.Join(joined.Names(), ","); got != "a_tool,update_plan" {
+		t.Errorf("names %s", got)
+	}
+	if h, _ := joined.Lookup("update_plan"); h != (UpdatePlan{}) {
+		t.Errorf("update_plan is %T, want the registry's", h)
+	}
+	if got := strings.Join(base.Names(), ","); got != "update_plan" {
+		t.Errorf("the registry's snapshot changed: %s", got)
+	}
+}
