@@ -206,7 +206,16 @@ func (s *server) theAgent() (Agent, error) {
 
 // Initialize negotiates the version and builds the agent.
 func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	defer s.readyOnce.Do(func() { close(s.ready) })
+	// The requests behind initialize go on once its answer is out (a
+	// session/new's answer and updates must not overtake it), or at once
+	// when it fails.
+	answered := false
+	markReady := func() { s.readyOnce.Do(func() { close(s.ready) }) }
+	defer func() {
+		if !answered {
+			markReady()
+		}
+	}()
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
 	built := s.agent != nil
@@ -230,6 +239,10 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 	}
 	s.log.Info("acp: initialize", "client", name, "protocolVersion", p.ProtocolVersion,
 		"fs.read", p.ClientCapabilities.Fs.ReadTextFile, "fs.write", p.ClientCapabilities.Fs.WriteTextFile)
+	if s.wire != nil {
+		s.wire.afterLine([]byte(`"agentCapabilities":`), markReady)
+		answered = true
+	}
 	// One version is served: the client's own when it asks for it, else
 	// ours, which a client that cannot speak it closes the connection on.
 	return sdk.InitializeResponse{

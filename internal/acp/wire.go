@@ -66,7 +66,12 @@ func (w *wire) Write(p []byte) (int, error) {
 // writer, so it must only queue (the outbox), never write.
 func (w *wire) afterAnswer(sessionID string, run func()) {
 	marker, _ := json.Marshal(map[string]string{"sessionId": sessionID})
-	marker = bytes.TrimSuffix(bytes.TrimPrefix(marker, []byte("{")), []byte("}"))
+	w.afterLine(bytes.TrimSuffix(bytes.TrimPrefix(marker, []byte("{")), []byte("}")), run)
+}
+
+// afterLine runs run once a line holding marker has gone out; like
+// afterAnswer's, run must only queue.
+func (w *wire) afterLine(marker []byte, run func()) {
 	w.mu.Lock()
 	w.after = append(w.after, afterLine{marker: marker, run: run})
 	w.mu.Unlock()
