@@ -273,7 +273,8 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 // runLegacyServer is a stdio server of an older protocol that ignores
 // requests it does not know, server/discover among them, instead of
 // answering "method not found": it offers echo, and bad_image, whose
-// answer is not valid MCP (an image whose data is not base64).
+// answer is not valid MCP (an image whose data is not base64), on two
+// pages of tools/list.
 func runLegacyServer() int {
 	in := bufio.NewScanner(os.Stdin)
 	out := json.NewEncoder(os.Stdout)
@@ -283,6 +284,7 @@ func runLegacyServer() int {
 			Method string          `json:"method"`
 			Params struct {
 				Name      string         `json:"name"`
+				Cursor    string         `json:"cursor"`
 				Arguments map[string]any `json:"arguments"`
 			} `json:"params"`
 		}
@@ -295,9 +297,18 @@ func runLegacyServer() int {
 			result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
 				"serverInfo": map[string]any{"name": "legacy", "version": "1.0.0"}}
 		case "tools/list":
-			result = map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "Echoes its text.",
-				"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}},
-				map[string]any{"name": "bad_image", "description": "Answers an image whose data is not base64.", "inputSchema": map[string]any{"type": "object"}}}}
+			// Two pages, or, when LEGACY_LOOP is set, pages without end.
+			switch {
+			case os.Getenv("LEGACY_LOOP") != "":
+				result = map[string]any{"tools": []any{}, "nextCursor": "again"}
+			case req.Params.Cursor == "":
+				result = map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "Echoes its text.",
+					"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}},
+					"nextCursor": "page 2"}
+			default:
+				result = map[string]any{"tools": []any{map[string]any{"name": "bad_image", "description": "Answers an image whose data is not base64.",
+					"inputSchema": map[string]any{"type": "object"}}}}
+			}
 		case "tools/call":
 			if req.Params.Name == "bad_image" {
 				result = map[string]any{"content": []any{map[string]any{"type": "image", "mimeType": "image/png", "data": "not base64!"}}}

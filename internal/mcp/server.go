@@ -14,6 +14,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -216,15 +217,9 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 // cannot take (a schema that loops or is too large) is left out and
 // logged; the others are offered.
 func (s *server) listTools(ctx context.Context, cn *conn) error {
-	var list []*mcpsdk.Tool
-	for t, err := range cn.cs.Tools(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("tools/list: %w", err)
-		}
-		if len(list) == maxTools {
-			return fmt.Errorf("tools/list: more than the %d tools agent-ls takes from one server", maxTools)
-		}
-		list = append(list, t)
+	list, err := listAll(ctx, cn.cs)
+	if err != nil {
+		return fmt.Errorf("tools/list: %w", err)
 	}
 	src := tools.Source{Name: SourceName(s.cfg.Name), External: true}
 	var hs []tools.Handler
@@ -257,6 +252,32 @@ func (s *server) listTools(ctx context.Context, cn *conn) error {
 	s.offered = names
 	s.mu.Unlock()
 	return nil
+}
+
+// listAll lists the server's tools, page after page; a cursor that
+// comes back, or more than maxTools tools, is an error.
+func listAll(ctx context.Context, cs *mcpsdk.ClientSession) ([]*mcpsdk.Tool, error) {
+	var list []*mcpsdk.Tool
+	seen := map[string]bool{"": true}
+	params := &mcpsdk.ListToolsParams{}
+	for {
+		res, err := cs.ListTools(ctx, params)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, res.Tools...)
+		if len(list) > maxTools {
+			return nil, fmt.Errorf("more than the %d tools agent-ls takes from one server", maxTools)
+		}
+		if res.NextCursor == "" {
+			return list, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
+		}
+		seen[res.NextCursor] = true
+		params = &mcpsdk.ListToolsParams{Cursor: res.NextCursor}
+	}
 }
 
 // toolsChanged reacts to notifications/tools/list_changed from cn: the

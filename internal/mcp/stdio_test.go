@@ -196,6 +196,19 @@ func TestLegacyServerIgnoresProbe(t *testing.T) {
 	}
 }
 
+// TestToolPagesLoop: a server whose tools/list pages never end fails to
+// start when a cursor comes back, not at its startup timeout.
+func TestToolPagesLoop(t *testing.T) {
+	cfg := ourServer(t, "loop", "legacy")
+	cfg.Env["LEGACY_LOOP"] = "1"
+	set, _, _ := startSet(t, cfg)
+	st := statusOf(t, set, "loop")
+	if st.State != StateFailed {
+		t.Fatalf("status %+v", st)
+	}
+	mustContain(t, "error", st.Error, "tools/list", "came back")
+}
+
 // TestCrashRestartDisable: a crash is an error output; the server starts
 // again on its next use; the third failure in a row disables it: its
 // tools are withdrawn and the user is told once.
