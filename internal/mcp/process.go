@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -87,6 +89,8 @@ func (p *process) state() *os.ProcessState {
 type headerTransport struct {
 	base    http.RoundTripper
 	headers http.Header
+	// probeTimeout bounds the wait for the answer to server/discover.
+	probeTimeout time.Duration
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -94,5 +98,31 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, vs := range t.headers {
 		req.Header[k] = vs
 	}
-	return t.base.RoundTrip(req)
+	if t.probeTimeout <= 0 || req.Header.Get("Mcp-Method") != methodDiscover {
+		return t.base.RoundTrip(req)
+	}
+	// The probe of the newer protocol: a server of an older one may never
+	// answer it, so its answer must begin within probeTimeout; a failed
+	// request makes the SDK fall back to the initialize handshake.
+	ctx, cancel := context.WithCancel(req.Context())
+	timer := time.AfterFunc(t.probeTimeout, cancel)
+	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	timer.Stop()
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelBody ends a request's context when its body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	defer b.cancel()
+	return b.ReadCloser.Close()
 }

@@ -164,6 +164,10 @@ func (s *server) connect() error {
 func (s *server) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
 	var tr mcpsdk.Transport
+	// A server of an older protocol may never answer the probe of the
+	// newer one (server/discover): it must leave time for the handshake
+	// after it.
+	probeTimeout := min(5*time.Second, s.cfg.startupTimeout()/2)
 	if s.cfg.Stdio() {
 		// The process's life is the set's, not the startup timeout's.
 		cmd := exec.CommandContext(s.set.ctx, s.cfg.Command, s.cfg.Args...)
@@ -177,9 +181,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 			return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
 		}
 		cn.proc = p
-		// A server of an older protocol may never answer the probe of the
-		// newer one: it must leave time for the handshake after it.
-		tr = &probeTransport{inner: p.transport(), timeout: min(5*time.Second, s.cfg.startupTimeout()/2)}
+		tr = &probeTransport{inner: p.transport(), timeout: probeTimeout}
 	} else {
 		headers := http.Header{}
 		for k, v := range s.cfg.HTTPHeaders {
@@ -189,7 +191,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 			headers.Set("Authorization", "Bearer "+s.cfg.BearerToken)
 		}
 		tr = &mcpsdk.StreamableClientTransport{Endpoint: s.cfg.URL,
-			HTTPClient: &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers}}}
+			HTTPClient: &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers, probeTimeout: probeTimeout}}}
 	}
 	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "agent-ls", Version: s.set.opts.ClientVersion}, &mcpsdk.ClientOptions{
 		Logger: s.log,
