@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,6 +36,8 @@ func TestMain(m *testing.M) {
 //
 //   - "exit": writes to stderr and exits at startup;
 //   - "hang": never answers;
+//   - "legacy": speaks only the initialize handshake and never answers
+//     the probe of the newer protocol (see runLegacyServer);
 //   - "tools": offers echo (read-only), crash (exits the process),
 //     add_tool (adds the tool late, which sends list_changed) and env.
 func runTestServer(mode string) int {
@@ -46,6 +49,8 @@ func runTestServer(mode string) int {
 	case "hang":
 		time.Sleep(time.Hour)
 		return 0
+	case "legacy":
+		return runLegacyServer()
 	}
 	s := testServer()
 	if mode == "hostile" {
@@ -263,4 +268,59 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 			t.Errorf("%s does not contain %q:\n%s", what, w, got)
 		}
 	}
+}
+
+// runLegacyServer is a stdio server of an older protocol that ignores
+// requests it does not know, server/discover among them, instead of
+// answering "method not found": it offers echo, and bad_image, whose
+// answer is not valid MCP (an image whose data is not base64), on two
+// pages of tools/list.
+func runLegacyServer() int {
+	in := bufio.NewScanner(os.Stdin)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string         `json:"name"`
+				Cursor    string         `json:"cursor"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			return 1
+		}
+		var result any
+		switch req.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "legacy", "version": "1.0.0"}}
+		case "tools/list":
+			// Two pages, or, when LEGACY_LOOP is set, pages without end.
+			switch {
+			case os.Getenv("LEGACY_LOOP") != "":
+				result = map[string]any{"tools": []any{}, "nextCursor": "again"}
+			case req.Params.Cursor == "":
+				result = map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "Echoes its text.",
+					"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}},
+					"nextCursor": "page 2"}
+			default:
+				result = map[string]any{"tools": []any{map[string]any{"name": "bad_image", "description": "Answers an image whose data is not base64.",
+					"inputSchema": map[string]any{"type": "object"}}}}
+			}
+		case "tools/call":
+			if req.Params.Name == "bad_image" {
+				result = map[string]any{"content": []any{map[string]any{"type": "image", "mimeType": "image/png", "data": "not base64!"}}}
+				break
+			}
+			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": fmt.Sprint("legacy echo: ", req.Params.Arguments["text"])}}}
+		default:
+			continue
+		}
+		if err := out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result}); err != nil {
+			return 1
+		}
+	}
+	return 0
 }

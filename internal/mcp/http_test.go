@@ -1,13 +1,16 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -82,5 +85,38 @@ func TestHTTPWrongToken(t *testing.T) {
 	}
 	if len(reg.Names()) != 0 || len(fails.list()) != 1 {
 		t.Errorf("names %q, failures %q", reg.Names(), fails.list())
+	}
+}
+
+// TestHTTPServerIgnoresProbe: a streamable-HTTP server that never
+// answers the probe of the newer protocol (server/discover) still starts
+// within its startup timeout, over the initialize handshake.
+func TestHTTPServerIgnoresProbe(t *testing.T) {
+	h := mcpserver.NewStreamableHTTPServer(testServer())
+	var probes atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if strings.Contains(string(body), `"server/discover"`) {
+			probes.Add(1)
+			<-r.Context().Done()
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	set, reg, fails := startSet(t, ServerConfig{Name: "old", URL: srv.URL + "/mcp", StartupTimeout: 4 * time.Second})
+	if st := statusOf(t, set, "old"); st.State != StateReady {
+		t.Fatalf("status %+v", st)
+	}
+	if r := call(t, reg, nil, "old__echo", map[string]any{"text": "late"}); r.Output.Text != "echo: late" {
+		t.Errorf("echo: %+v", r.Output)
+	}
+	if probes.Load() == 0 || len(fails.list()) > 0 {
+		t.Errorf("%d probes, failures %q", probes.Load(), fails.list())
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
@@ -24,18 +24,18 @@ var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/g
 // resultOutput turns a tool's result into what the model reads: text as
 // it is, images as image input, resources and links as text with their
 // URI, anything else named; an isError result is a failed output.
-func resultOutput(res *mcp.CallToolResult, limit int) tools.Output {
+func resultOutput(res *mcpsdk.CallToolResult, limit int) tools.Output {
 	var out tools.Output
 	var parts []string
 	for _, c := range res.Content {
 		switch c := c.(type) {
-		case mcp.TextContent:
+		case *mcpsdk.TextContent:
 			parts = append(parts, c.Text)
-		case mcp.ImageContent:
+		case *mcpsdk.ImageContent:
 			parts = append(parts, image(&out, c.MIMEType, c.Data))
-		case mcp.AudioContent:
+		case *mcpsdk.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio (%s) left out: the model is not given audio]", c.MIMEType))
-		case mcp.ResourceLink:
+		case *mcpsdk.ResourceLink:
 			s := "[resource link] " + c.URI
 			if c.Name != "" {
 				s += " (" + c.Name + ")"
@@ -44,7 +44,7 @@ func resultOutput(res *mcp.CallToolResult, limit int) tools.Output {
 				s += ": " + c.Description
 			}
 			parts = append(parts, s)
-		case mcp.EmbeddedResource:
+		case *mcpsdk.EmbeddedResource:
 			parts = append(parts, resource(&out, c.Resource))
 		default:
 			parts = append(parts, fmt.Sprintf("[content of type %T left out]", c))
@@ -69,8 +69,9 @@ func resultOutput(res *mcp.CallToolResult, limit int) tools.Output {
 }
 
 // image adds an image for the model and returns the text that stands
-// for it.
-func image(out *tools.Output, mime, data string) string {
+// for it. The SDK has decoded the base64 of the wire; a result whose
+// base64 is not valid fails as a whole in the SDK.
+func image(out *tools.Output, mime string, raw []byte) string {
 	mime = strings.ToLower(strings.TrimSpace(mime))
 	if !imageTypes[mime] {
 		return fmt.Sprintf("[image of type %q left out: the model takes PNG, JPEG, GIF and WebP]", mime)
@@ -78,26 +79,25 @@ func image(out *tools.Output, mime, data string) string {
 	if len(out.Images) == maxImages {
 		return fmt.Sprintf("[image left out: at most %d images per call]", maxImages)
 	}
-	if base64.StdEncoding.DecodedLen(len(data)) > maxImageBytes {
+	if len(raw) > maxImageBytes {
 		return fmt.Sprintf("[image left out: larger than %d MiB]", maxImageBytes>>20)
 	}
-	raw, err := base64.StdEncoding.DecodeString(data)
-	if err != nil || len(raw) == 0 {
-		return "[image left out: its data is not valid base64]"
+	if len(raw) == 0 {
+		return "[image left out: it has no data]"
 	}
-	out.Images = append(out.Images, "data:"+mime+";base64,"+data)
+	out.Images = append(out.Images, "data:"+mime+";base64,"+base64.StdEncoding.EncodeToString(raw))
 	return fmt.Sprintf("[image %d: %s, %d bytes]", len(out.Images), mime, len(raw))
 }
 
-func resource(out *tools.Output, r mcp.ResourceContents) string {
-	switch r := r.(type) {
-	case mcp.TextResourceContents:
-		return "[resource " + r.URI + "]\n" + r.Text
-	case mcp.BlobResourceContents:
+func resource(out *tools.Output, r *mcpsdk.ResourceContents) string {
+	switch {
+	case r == nil:
+		return "[resource left out]"
+	case r.Blob != nil:
 		if strings.HasPrefix(r.MIMEType, "image/") {
 			return "[resource " + r.URI + "] " + image(out, r.MIMEType, r.Blob)
 		}
-		return fmt.Sprintf("[resource %s: %s, %d bytes of binary data left out]", r.URI, r.MIMEType, base64.StdEncoding.DecodedLen(len(r.Blob)))
+		return fmt.Sprintf("[resource %s: %s, %d bytes of binary data left out]", r.URI, r.MIMEType, len(r.Blob))
 	}
-	return "[resource left out]"
+	return "[resource " + r.URI + "]\n" + r.Text
 }

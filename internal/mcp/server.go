@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -67,30 +67,31 @@ func newServer(s *Set, cfg ServerConfig) *server {
 
 // conn is one running connection to the server.
 type conn struct {
-	c    *client.Client
-	cmd  *exec.Cmd // a stdio server's process
-	stop func()    // ends what the connection started besides c
+	cs   *mcpsdk.ClientSession
+	proc *process // a stdio server's process
 }
 
 // processState is how a stdio server's process ended; nil while it runs
 // or for a server over HTTP.
 func (c *conn) processState() *os.ProcessState {
-	if c.cmd == nil {
+	if c.proc == nil {
 		return nil
 	}
-	return c.cmd.ProcessState
+	return c.proc.state()
 }
 
 func (c *conn) close() {
-	if c.stop != nil {
-		c.stop()
-	}
-	if c.cmd != nil {
+	if c.proc != nil {
 		// A stuck or crashed server gets no grace: its whole process
-		// group goes first, then the client reaps what is left.
-		killGroup(c.cmd)
+		// group goes first, then it is reaped.
+		c.proc.kill()
 	}
-	_ = c.c.Close()
+	if c.cs != nil {
+		_ = c.cs.Close()
+	}
+	if c.proc != nil {
+		c.proc.wait()
+	}
 }
 
 // firstStart is the server's start when the set starts.
@@ -162,62 +163,46 @@ func (s *server) connect() error {
 // dial starts the connection and the MCP session.
 func (s *server) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
-	var tr transport.Interface
+	var tr mcpsdk.Transport
+	// A server of an older protocol may never answer the probe of the
+	// newer one (server/discover): it must leave time for the handshake
+	// after it.
+	probeTimeout := min(5*time.Second, s.cfg.startupTimeout()/2)
 	if s.cfg.Stdio() {
-		st := transport.NewStdioWithOptions(s.cfg.Command, nil, s.cfg.Args,
-			transport.WithCommandFunc(func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
-				cmd := exec.CommandContext(ctx, command, args...)
-				cmd.Env = ServerEnv(s.set.opts.Environ(), s.cfg.Env)
-				cmd.Dir = s.cfg.Cwd
-				cmd.Stderr = &s.stderr
-				setGroup(cmd)
-				cmd.Cancel = func() error { killGroup(cmd); return nil }
-				cn.cmd = cmd
-				return cmd, nil
-			}),
-			transport.WithCommandLogger(s.log))
-		// The transport's context is the process's life: the set's, not
-		// the startup timeout's.
-		if err := st.Start(s.set.ctx); err != nil {
+		// The process's life is the set's, not the startup timeout's.
+		cmd := exec.CommandContext(s.set.ctx, s.cfg.Command, s.cfg.Args...)
+		cmd.Env = ServerEnv(s.set.opts.Environ(), s.cfg.Env)
+		cmd.Dir = s.cfg.Cwd
+		cmd.Stderr = &s.stderr
+		setGroup(cmd)
+		cmd.Cancel = func() error { killGroup(cmd); return nil }
+		p, err := startProcess(cmd)
+		if err != nil {
 			return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
 		}
-		tr = st
+		cn.proc = p
+		tr = &probeTransport{inner: p.transport(), timeout: probeTimeout}
 	} else {
-		headers := map[string]string{}
+		headers := http.Header{}
 		for k, v := range s.cfg.HTTPHeaders {
-			headers[k] = v
+			headers.Set(k, v)
 		}
 		if s.cfg.BearerToken != "" {
-			headers["Authorization"] = "Bearer " + s.cfg.BearerToken
+			headers.Set("Authorization", "Bearer "+s.cfg.BearerToken)
 		}
-		h, err := transport.NewStreamableHTTP(s.cfg.URL, transport.WithHTTPHeaders(headers),
-			transport.WithContinuousListening(), transport.WithHTTPLogger(s.log))
-		if err != nil {
-			return nil, err
-		}
-		if err := h.Start(s.set.ctx); err != nil {
-			return nil, err
-		}
-		tr = h
+		tr = &mcpsdk.StreamableClientTransport{Endpoint: s.cfg.URL,
+			HTTPClient: &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers, probeTimeout: probeTimeout}}}
 	}
-	// A server of an older protocol may never answer the probe of the
-	// newer one: it must leave time for the handshake after it.
-	c := client.NewClient(tr, client.WithDiscoverTimeout(min(5*time.Second, s.cfg.startupTimeout()/2)))
-	cn.c = c
-	// Notification handlers fire only once Start has wired them.
-	c.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == mcp.MethodNotificationToolsListChanged {
-			s.toolsChanged(cn)
-		}
+	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "agent-ls", Version: s.set.opts.ClientVersion}, &mcpsdk.ClientOptions{
+		Logger: s.log,
+		// Nothing is offered to servers (no roots, sampling or
+		// elicitation).
+		Capabilities: &mcpsdk.ClientCapabilities{},
+		// Since 2026-07-28 list_changed comes only to who listens: the
+		// session subscribes when this handler is set.
+		ToolListChangedHandler: func(context.Context, *mcpsdk.ToolListChangedRequest) { s.toolsChanged(cn) },
 	})
-	if err := c.Start(s.set.ctx); err != nil {
-		cn.close()
-		return nil, err
-	}
-	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
-		ClientInfo:      mcp.Implementation{Name: "agent-ls", Version: s.set.opts.ClientVersion},
-	}})
+	cs, err := c.Connect(ctx, tr, nil)
 	if err != nil {
 		cn.close()
 		if ps := cn.processState(); ps != nil && ps.Exited() {
@@ -225,17 +210,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		}
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	if mcp.IsModernProtocol(c.ProtocolVersion()) {
-		// Since 2026-07-28 list_changed comes only to who listens.
-		stop, err := c.ListenAsync(s.set.ctx, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
-			s.log.Warn("MCP server: listening for tool changes failed", "err", err)
-		})
-		if err != nil {
-			s.log.Warn("MCP server: cannot listen for tool changes", "err", err)
-		} else {
-			cn.stop = stop
-		}
-	}
+	cn.cs = cs
 	return cn, nil
 }
 
@@ -244,17 +219,14 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 // cannot take (a schema that loops or is too large) is left out and
 // logged; the others are offered.
 func (s *server) listTools(ctx context.Context, cn *conn) error {
-	res, err := cn.c.ListTools(ctx, mcp.ListToolsRequest{})
+	list, err := listAll(ctx, cn.cs)
 	if err != nil {
 		return fmt.Errorf("tools/list: %w", err)
-	}
-	if len(res.Tools) > maxTools {
-		return fmt.Errorf("tools/list: %d tools, more than the %d agent-ls takes from one server", len(res.Tools), maxTools)
 	}
 	src := tools.Source{Name: SourceName(s.cfg.Name), External: true}
 	var hs []tools.Handler
 	keep := map[string]bool{}
-	for _, t := range res.Tools {
+	for _, t := range list {
 		if !s.cfg.offers(t.Name) || keep[t.Name] {
 			continue
 		}
@@ -282,6 +254,32 @@ func (s *server) listTools(ctx context.Context, cn *conn) error {
 	s.offered = names
 	s.mu.Unlock()
 	return nil
+}
+
+// listAll lists the server's tools, page after page; a cursor that
+// comes back, or more than maxTools tools, is an error.
+func listAll(ctx context.Context, cs *mcpsdk.ClientSession) ([]*mcpsdk.Tool, error) {
+	var list []*mcpsdk.Tool
+	seen := map[string]bool{"": true}
+	params := &mcpsdk.ListToolsParams{}
+	for {
+		res, err := cs.ListTools(ctx, params)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, res.Tools...)
+		if len(list) > maxTools {
+			return nil, fmt.Errorf("more than the %d tools agent-ls takes from one server", maxTools)
+		}
+		if res.NextCursor == "" {
+			return list, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
+		}
+		seen[res.NextCursor] = true
+		params = &mcpsdk.ListToolsParams{Cursor: res.NextCursor}
+	}
 }
 
 // toolsChanged reacts to notifications/tools/list_changed from cn: the

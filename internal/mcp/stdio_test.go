@@ -169,6 +169,46 @@ func TestStartupTimeout(t *testing.T) {
 	}
 }
 
+// TestLegacyServerIgnoresProbe: a server of an older protocol that never
+// answers the probe of the newer one (server/discover) still starts
+// within its startup timeout: the probe is given up in time for the
+// initialize handshake. An answer the SDK cannot decode fails that call
+// only.
+func TestLegacyServerIgnoresProbe(t *testing.T) {
+	cfg := ourServer(t, "legacy", "legacy")
+	cfg.StartupTimeout = 4 * time.Second
+	set, reg, fails := startSet(t, cfg)
+	if st := statusOf(t, set, "legacy"); st.State != StateReady || !slices.Equal(st.Tools, []string{"bad_image", "echo"}) {
+		t.Fatalf("status %+v", st)
+	}
+	if r := call(t, reg, nil, "legacy__echo", map[string]any{"text": "old"}); r.Output.Text != "legacy echo: old" {
+		t.Errorf("echo: %+v", r.Output)
+	}
+	// An answer the SDK cannot read fails the call, not the server.
+	if r := call(t, reg, nil, "legacy__bad_image", map[string]any{}); !r.Output.Failed || strings.Contains(r.Output.Text, "restarted") {
+		t.Errorf("bad image: %+v", r.Output)
+	}
+	if st := statusOf(t, set, "legacy"); st.State != StateReady {
+		t.Errorf("status after a bad answer %+v", st)
+	}
+	if got := fails.list(); len(got) > 0 {
+		t.Errorf("failures %q", got)
+	}
+}
+
+// TestToolPagesLoop: a server whose tools/list pages never end fails to
+// start when a cursor comes back, not at its startup timeout.
+func TestToolPagesLoop(t *testing.T) {
+	cfg := ourServer(t, "loop", "legacy")
+	cfg.Env["LEGACY_LOOP"] = "1"
+	set, _, _ := startSet(t, cfg)
+	st := statusOf(t, set, "loop")
+	if st.State != StateFailed {
+		t.Fatalf("status %+v", st)
+	}
+	mustContain(t, "error", st.Error, "tools/list", "came back")
+}
+
 // TestCrashRestartDisable: a crash is an error output; the server starts
 // again on its next use; the third failure in a row disables it: its
 // tools are withdrawn and the user is told once.

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/textcut"
@@ -23,11 +25,11 @@ type tool struct {
 	readOnly bool
 }
 
-func (s *server) newTool(t mcp.Tool) (*tool, error) {
-	if t.Name == "" {
+func (s *server) newTool(t *mcpsdk.Tool) (*tool, error) {
+	if t == nil || t.Name == "" {
 		return nil, errors.New("a tool without a name")
 	}
-	schema, err := json.Marshal(t.InputSchema)
+	schema, err := inputSchema(t.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -38,7 +40,7 @@ func (s *server) newTool(t mcp.Tool) (*tool, error) {
 	if len(desc) > maxDescriptionLen {
 		desc = textcut.Cut(desc, maxDescriptionLen)
 	}
-	ro := t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint
+	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
 	return &tool{srv: s, name: t.Name, readOnly: ro, spec: tools.Spec{
 		Type:        tools.Function,
 		Name:        s.set.toolName(s.cfg.Name, t.Name),
@@ -47,6 +49,32 @@ func (s *server) newTool(t mcp.Tool) (*tool, error) {
 		Server:      s.cfg.Name,
 		ServerTool:  t.Name,
 	}}, nil
+}
+
+// inputSchema is the part of a tool's input schema offered to the
+// model: its type, properties, required properties, $defs and
+// additionalProperties; the rest ($schema, $id, titles of the whole) is
+// dropped before the registry sanitizes what is left. A schema that is
+// not an object offers no parameters.
+func inputSchema(schema any) ([]byte, error) {
+	in, _ := schema.(map[string]any)
+	typ, _ := in["type"].(string)
+	props, ok := in["properties"].(map[string]any)
+	if !ok {
+		props = map[string]any{}
+	}
+	required, ok := in["required"].([]any)
+	if !ok {
+		required = []any{}
+	}
+	out := map[string]any{"type": typ, "properties": props, "required": required}
+	if defs, ok := in["$defs"].(map[string]any); ok {
+		out["$defs"] = defs
+	}
+	if ap, ok := in["additionalProperties"]; ok && ap != nil {
+		out["additionalProperties"] = ap
+	}
+	return json.Marshal(out)
 }
 
 func (t *tool) Spec() tools.Spec { return t.spec }
@@ -90,7 +118,7 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	timeout := t.srv.cfg.toolTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := cn.c.CallTool(callCtx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: t.name, Arguments: args}})
+	res, err := cn.cs.CallTool(callCtx, &mcpsdk.CallToolParams{Name: t.name, Arguments: args})
 	switch {
 	case err == nil:
 		t.srv.succeeded()
@@ -121,9 +149,14 @@ func (t *tool) broken(cn *conn, err error) error {
 	return fmt.Errorf("MCP server %s: %w; the server is restarted on its next use", t.srv.cfg.Name, err)
 }
 
+// isTransportError reports whether err says the connection broke (the
+// server's process ended, its pipes or its HTTP endpoint failed), as
+// against an error the server answered.
 func isTransportError(err error) bool {
-	var te *transport.Error
-	return errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed)
+	var ne net.Error
+	return errors.Is(err, mcpsdk.ErrConnectionClosed) || errors.Is(err, mcpsdk.ErrSessionMissing) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, os.ErrClosed) || errors.As(err, &ne)
 }
 
 // outputLimit is the most bytes of text one call gives the model.

@@ -1,13 +1,14 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -74,15 +75,19 @@ func TestServerEnv(t *testing.T) {
 }
 
 func TestResultOutput(t *testing.T) {
-	res := &mcp.CallToolResult{Content: []mcp.Content{
-		mcp.TextContent{Type: "text", Text: "first"},
-		mcp.EmbeddedResource{Type: "resource", Resource: mcp.TextResourceContents{URI: "file:///a.txt", Text: "contents of a"}},
-		mcp.EmbeddedResource{Type: "resource", Resource: mcp.BlobResourceContents{URI: "file:///b.bin", MIMEType: "application/zip", Blob: "AAAA"}},
-		mcp.ResourceLink{Type: "resource_link", URI: "https://example.com/doc", Name: "doc", Description: "the doc"},
-		mcp.AudioContent{Type: "audio", MIMEType: "audio/wav", Data: "AAAA"},
-		mcp.ImageContent{Type: "image", MIMEType: "image/svg+xml", Data: "AAAA"},
-		mcp.ImageContent{Type: "image", MIMEType: "image/png", Data: "not base64!"},
-		mcp.ImageContent{Type: "image", MIMEType: "image/png", Data: tinyPNG},
+	png, err := base64.StdEncoding.DecodeString(tinyPNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &mcpsdk.CallToolResult{Content: []mcpsdk.Content{
+		&mcpsdk.TextContent{Text: "first"},
+		&mcpsdk.EmbeddedResource{Resource: &mcpsdk.ResourceContents{URI: "file:///a.txt", Text: "contents of a"}},
+		&mcpsdk.EmbeddedResource{Resource: &mcpsdk.ResourceContents{URI: "file:///b.bin", MIMEType: "application/zip", Blob: []byte{0, 0, 0}}},
+		&mcpsdk.ResourceLink{URI: "https://example.com/doc", Name: "doc", Description: "the doc"},
+		&mcpsdk.AudioContent{MIMEType: "audio/wav", Data: []byte{0, 0, 0}},
+		&mcpsdk.ImageContent{MIMEType: "image/svg+xml", Data: []byte{0, 0, 0}},
+		&mcpsdk.ImageContent{MIMEType: "image/png"},
+		&mcpsdk.ImageContent{MIMEType: "image/png", Data: png},
 	}}
 	out := resultOutput(res, 1<<20)
 	want := strings.Join([]string{
@@ -92,28 +97,28 @@ func TestResultOutput(t *testing.T) {
 		"[resource link] https://example.com/doc (doc): the doc",
 		"[audio (audio/wav) left out: the model is not given audio]",
 		`[image of type "image/svg+xml" left out: the model takes PNG, JPEG, GIF and WebP]`,
-		"[image left out: its data is not valid base64]",
+		"[image left out: it has no data]",
 		"[image 1: image/png, 70 bytes]",
 	}, "\n")
 	if out.Text != want || len(out.Images) != 1 || out.Failed {
 		t.Errorf("output:\n%s\nwant:\n%s\nimages %d failed %v", out.Text, want, len(out.Images), out.Failed)
 	}
 
-	big := resultOutput(&mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent{Type: "text", Text: strings.Repeat("é", 100)}}, IsError: true}, 51)
+	big := resultOutput(&mcpsdk.CallToolResult{Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: strings.Repeat("é", 100)}}, IsError: true}, 51)
 	if !big.Failed || !strings.HasPrefix(big.Text, strings.Repeat("é", 25)+"\n[output cut at 51 of 200 bytes]") {
 		t.Errorf("cut output: %+v", big)
 	}
-	structured := resultOutput(&mcp.CallToolResult{StructuredContent: map[string]any{"temperature": 21}}, 100)
+	structured := resultOutput(&mcpsdk.CallToolResult{StructuredContent: map[string]any{"temperature": 21}}, 100)
 	if structured.Text != `{"temperature":21}` {
 		t.Errorf("structured: %q", structured.Text)
 	}
-	empty := resultOutput(&mcp.CallToolResult{IsError: true}, 100)
+	empty := resultOutput(&mcpsdk.CallToolResult{IsError: true}, 100)
 	if !empty.Failed || empty.Text == "" {
 		t.Errorf("empty error: %+v", empty)
 	}
-	many := &mcp.CallToolResult{}
+	many := &mcpsdk.CallToolResult{}
 	for range maxImages + 2 {
-		many.Content = append(many.Content, mcp.ImageContent{Type: "image", MIMEType: "image/png", Data: tinyPNG})
+		many.Content = append(many.Content, &mcpsdk.ImageContent{MIMEType: "image/png", Data: png})
 	}
 	if out := resultOutput(many, 1<<20); len(out.Images) != maxImages || !strings.Contains(out.Text, fmt.Sprintf("at most %d images", maxImages)) {
 		t.Errorf("many images: %d, %s", len(out.Images), out.Text)
