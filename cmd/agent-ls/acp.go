@@ -78,7 +78,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		a.configure(nil)
 		// A configured MCP server that fails to start is told once, in
 		// the sessions open.
-		r.mcpNotices.listen(func(msg string) {
+		r.mcpNotices.Listen(func(msg string) {
 			log.Warn(msg)
 			cfg.Tell(msg)
 		})

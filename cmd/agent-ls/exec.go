@@ -68,7 +68,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// MCP servers report from their own goroutines, beside the turn's
 	// output: both write through one lock.
 	stderr = &lockedWriter{w: stderr}
-	r.mcpNotices.listen(func(msg string) { fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: ")) })
+	r.mcpNotices.Listen(func(msg string) { fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: ")) })
 	fe := newTermFrontend(stdout, stderr, o.jsonOut)
 	switch {
 	case o.yes, o.bypass:

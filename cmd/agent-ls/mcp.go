@@ -79,44 +79,10 @@ func seconds(v *float64) time.Duration {
 	return time.Duration(*v * float64(time.Second))
 }
 
-// mcpNotices carries what the MCP servers have to tell the user (a
-// server that failed to start, one given up) to whoever listens, keeping
-// what comes before anyone does.
-type mcpNotices struct {
-	mu      sync.Mutex
-	tell    func(string)
-	pending []string
-}
-
-func (n *mcpNotices) add(msg string) {
-	n.mu.Lock()
-	tell := n.tell
-	if tell == nil {
-		n.pending = append(n.pending, msg)
-	}
-	n.mu.Unlock()
-	if tell != nil {
-		tell(msg)
-	}
-}
-
-// listen sends msgs to tell from now on, those kept first.
-func (n *mcpNotices) listen(tell func(string)) {
-	n.mu.Lock()
-	pending := n.pending
-	n.tell, n.pending = tell, nil
-	n.mu.Unlock()
-	for _, m := range pending {
-		tell(m)
-	}
-}
-
-// newMCPSet builds the set of the settings' servers over reg; nil when
-// none is configured. Problems with the config are told through notices.
-func newMCPSet(s Settings, reg *tools.Registry, notices *mcpNotices, log *slog.Logger) (*mcp.Set, error) {
+func newMCPSet(s Settings, reg *tools.Registry, notices *mcp.Notices, log *slog.Logger) (*mcp.Set, error) {
 	cfgs, _, problems := s.mcpServers()
 	for _, p := range problems {
-		notices.add("agent-ls: " + p)
+		notices.Add("agent-ls: " + p)
 	}
 	if len(cfgs) == 0 {
 		return nil, nil
@@ -126,7 +92,7 @@ func newMCPSet(s Settings, reg *tools.Registry, notices *mcpNotices, log *slog.L
 		Logger:        log,
 		ClientVersion: version,
 		Failed: func(server string, err error) {
-			notices.add(fmt.Sprintf("agent-ls: MCP server %s: %v", server, err))
+			notices.Add(fmt.Sprintf("agent-ls: MCP server %s: %v", server, err))
 		},
 	})
 }
@@ -212,7 +178,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls mcp: %v\n", err)
 		return 1
 	}
-	var notices mcpNotices
+	var notices mcp.Notices
 	set, err := newMCPSet(s, reg, &notices, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls mcp: %v\n", err)
@@ -221,7 +187,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	defer set.Close()
 	// The problems that kept a server from starting are printed here;
 	// failures to start are in the list.
-	notices.listen(func(msg string) {
+	notices.Listen(func(msg string) {
 		if !strings.HasPrefix(msg, "agent-ls: MCP server ") || strings.Contains(msg, "is not started") {
 			fmt.Fprintf(stderr, "agent-ls mcp: %s\n", strings.TrimPrefix(msg, "agent-ls: "))
 		}

@@ -32,7 +32,7 @@ type root struct {
 	// the first session starts; their tools go into registry. Changes of
 	// mcp_servers apply at the next start of agent-ls.
 	mcp        *mcp.Set
-	mcpNotices mcpNotices
+	mcpNotices mcp.Notices
 
 	mu       sync.Mutex
 	settings Settings

@@ -75,7 +75,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		a := &editorAgent{root: r, res: res, cwd: cfg.Cwd, log: log, show: cfg.Show}
 		cfg.Show(a.configure(cfg.Settings)...)
 		// An MCP server that fails to start is shown once.
-		r.mcpNotices.listen(func(msg string) {
+		r.mcpNotices.Listen(func(msg string) {
 			log.Warn(msg)
 			cfg.Show(lsp.Message{Error: true, Text: msg})
 		})

@@ -3,11 +3,11 @@ package acp
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/mcp"
 )
 
 // MCPServer is an MCP server a client names for one session
@@ -75,13 +75,13 @@ func mcpServers(list []sdk.McpServer, failed func(name string, err error)) []MCP
 // startServers starts the servers a client named for one session and
 // returns them (nil: none); what fails is logged, and told in the
 // session through n.
-func (s *server) startServers(a Agent, method, cwd string, list []sdk.McpServer, n *notes) SessionServers {
+func (s *server) startServers(a Agent, method, cwd string, list []sdk.McpServer, n *mcp.Notices) SessionServers {
 	if len(list) == 0 {
 		return nil
 	}
 	failed := func(name string, err error) {
 		s.log.Warn("acp: an MCP server of the client is left out", "method", method, "server", name, "err", err)
-		n.add(fmt.Sprintf("agent-ls: MCP server %s: %v. Its tools are not offered in this session.", name, err))
+		n.Add(fmt.Sprintf("agent-ls: MCP server %s: %v. Its tools are not offered in this session.", name, err))
 	}
 	servers := mcpServers(list, failed)
 	if len(servers) == 0 {
@@ -89,38 +89,6 @@ func (s *server) startServers(a Agent, method, cwd string, list []sdk.McpServer,
 	}
 	s.log.Info("acp: starting the client's MCP servers", "method", method, "servers", len(servers))
 	return a.MCPServers(cwd, servers, failed)
-}
-
-// notes holds what a session's MCP servers have to tell the user until
-// the session can be told (its session/new answer is out), then tells it
-// at once. Messages go as the agent's text.
-type notes struct {
-	mu      sync.Mutex
-	tell    func(string)
-	pending []string
-}
-
-func (n *notes) add(msg string) {
-	n.mu.Lock()
-	tell := n.tell
-	if tell == nil {
-		n.pending = append(n.pending, msg)
-	}
-	n.mu.Unlock()
-	if tell != nil {
-		tell(msg)
-	}
-}
-
-// open tells what is kept and, from now on, what comes.
-func (n *notes) open(tell func(string)) {
-	n.mu.Lock()
-	pending := n.pending
-	n.tell, n.pending = tell, nil
-	n.mu.Unlock()
-	for _, m := range pending {
-		tell(m)
-	}
 }
 
 // tellUser queues msg as the agent's text in session ss, on lines of its

@@ -20,6 +20,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/mcp"
 )
 
 // Agent is what the ACP server drives: sessions and turns. cmd/agent-ls
@@ -155,7 +156,7 @@ type server struct {
 
 	// told holds the messages for every session (Config.Tell) until a
 	// session can be told.
-	told notes
+	told mcp.Notices
 }
 
 func newServer(opts Options) *server {
@@ -221,7 +222,7 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 	built := s.agent != nil
 	s.mu.Unlock()
 	if !built {
-		cfg := Config{Frontend: s, Tell: s.told.add}
+		cfg := Config{Frontend: s, Tell: s.told.Add}
 		if p.ClientCapabilities.Fs.ReadTextFile {
 			cfg.Files = &clientFiles{s: s}
 		}

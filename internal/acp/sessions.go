@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
@@ -93,7 +94,7 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		return sdk.NewSessionResponse{}, err
 	}
 	// The client's MCP servers start with the session, for it alone.
-	var n notes
+	var n mcp.Notices
 	servers := s.startServers(a, "session/new", p.Cwd, p.McpServers, &n)
 	info, err := a.NewSession(agent.SessionOptions{Cwd: p.Cwd, Tools: servers})
 	if err != nil {
@@ -107,8 +108,8 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	s.wire.afterAnswer(info.SessionID, func() {
 		s.sendCommands(ss)
 		// What the servers have to say follows the answer too.
-		n.open(func(msg string) { s.tellUser(ss, msg) })
-		s.told.open(s.tellAll)
+		n.Listen(func(msg string) { s.tellUser(ss, msg) })
+		s.told.Listen(s.tellAll)
 	})
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(info.SessionID), Modes: s.modes(info), ConfigOptions: s.configOptions(ss)}, nil
 }
@@ -151,7 +152,7 @@ func (s *server) session(id sdk.SessionId) (*session, error) {
 // the MCP servers the client names now (those it had on this connection
 // stop). What the servers have to tell the user waits for tell, which
 // the caller calls once the session is drawn.
-func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, mcp []sdk.McpServer) (ss *session, rs *ResumedSession, tell func(), err error) {
+func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, named []sdk.McpServer) (ss *session, rs *ResumedSession, tell func(), err error) {
 	a, err := s.theAgent()
 	if err != nil {
 		return nil, nil, nil, err
@@ -172,15 +173,15 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 	if !live || ss.agentIDLocked() != rs.Info.SessionID {
 		ss = s.register(string(id), rs.Info)
 	}
-	n := &notes{}
+	n := &mcp.Notices{}
 	tell = func() {
-		n.open(func(msg string) { s.tellUser(ss, msg) })
-		s.told.open(s.tellAll)
+		n.Listen(func(msg string) { s.tellUser(ss, msg) })
+		s.told.Listen(s.tellAll)
 	}
 	// The agent's session gets the servers named now, or none: a session
 	// live in the agent may still hold servers this connection stopped
 	// (session/close) or gave to another conversation (/new).
-	servers := s.startServers(a, method, cwd, mcp, n)
+	servers := s.startServers(a, method, cwd, named, n)
 	info, err := a.UpdateSession(rs.Info.SessionID, func(o *agent.SessionOptions) { o.Tools = servers })
 	switch {
 	case err == nil:
