@@ -136,6 +136,18 @@ func (a acpAgent) ListSessions(cwd string) ([]acp.SessionSummary, error) {
 	return out, nil
 }
 
+// Forget drops a closed session from the manager and releases its
+// record, which another agent-ls may then resume.
+func (a acpAgent) Forget(id string) error {
+	if err := a.Manager.Forget(id); err != nil {
+		return err
+	}
+	if a.root.sessions != nil {
+		a.root.sessions.Release(id)
+	}
+	return nil
+}
+
 // ResumeSession brings a kept session back.
 func (a acpAgent) ResumeSession(ctx context.Context, id string) (*acp.ResumedSession, error) {
 	rs, err := a.editorAgent.ResumeSession(ctx, id)

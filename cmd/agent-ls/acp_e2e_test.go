@@ -868,6 +868,21 @@ func TestACPResumeAndClose(t *testing.T) {
 	if _, err := r2.prompt(id, "still there?"); !errors.As(err, &re) || re.Code != -32002 {
 		t.Errorf("prompt after close: %v", err)
 	}
+	// Closed, it is no longer held: another agent-ls, while this one
+	// still runs, resumes it and goes on; so does this one after.
+	m3 := fakemodel.New(fakemodel.Say("third answer"))
+	t.Cleanup(m3.Close)
+	r3 := startACP(t, m3, dir, state, &acpClient{})
+	r3.initialize(false)
+	if _, err := r3.conn.ResumeSession(r3.ctx, sdk.ResumeSessionRequest{SessionId: sdk.SessionId(id), Cwd: dir}); err != nil {
+		t.Fatalf("resume in another agent-ls after close: %v", err)
+	}
+	if res, err := r3.prompt(id, "and now?"); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt in another agent-ls: %+v %v", res, err)
+	}
+	if body := string(m3.Requests()[0].Body); !strings.Contains(body, "second answer") {
+		t.Error("the other agent-ls's request lacks the history")
+	}
 }
 
 // /compact summarises the session's history as agent/compact does: the

@@ -52,6 +52,9 @@ type Agent interface {
 	// once or later, from any goroutine; failed must not block) and left
 	// out. Nil when no server is left.
 	MCPServers(cwd string, servers []MCPServer, failed func(server string, err error)) SessionServers
+	// Forget drops a session the client closed from the agent; its
+	// record stays, for session/load.
+	Forget(sessionID string) error
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
 }

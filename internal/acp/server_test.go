@@ -77,7 +77,8 @@ func (f *fakeAgent) ListSessions(string) ([]SessionSummary, error) { return nil,
 func (f *fakeAgent) ResumeSession(context.Context, string) (*ResumedSession, error) {
 	return nil, agent.ErrUnknownSession
 }
-func (f *fakeAgent) Close() {}
+func (f *fakeAgent) Close()              {}
+func (f *fakeAgent) Forget(string) error { return nil }
 func (f *fakeAgent) Compact(id string) (*agent.Turn, error) {
 	f.compacts++
 	done := make(chan struct{})

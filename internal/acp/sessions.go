@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -284,20 +285,27 @@ func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 }
 
 // CloseSession ends the session's turn, stops the MCP servers the client
-// named for it and forgets it on this connection; its record stays for
-// session/load.
+// named for it and forgets it, on this connection and in the agent (whose
+// memory of it goes and whose hold on its record ends, so another
+// agent-ls may resume it); its record stays for session/load.
 func (s *server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
 	ss, err := s.session(p.SessionId)
 	if err != nil {
 		return sdk.CloseSessionResponse{}, err
 	}
 	s.interrupt(ss)
+	agentID := ss.agentIDLocked()
 	s.mu.Lock()
 	delete(s.sessions, ss.id)
-	delete(s.byAgent, ss.agentIDLocked())
+	delete(s.byAgent, agentID)
 	s.mu.Unlock()
 	// Its MCP servers stop with it.
 	ss.stopServers()
+	if a, err := s.theAgent(); err == nil {
+		if err := a.Forget(agentID); err != nil && !errors.Is(err, agent.ErrUnknownSession) {
+			s.log.Warn("acp: the closed session stays in memory", "session", agentID, "err", err)
+		}
+	}
 	return sdk.CloseSessionResponse{}, nil
 }
 

@@ -533,6 +533,25 @@ func (m *Manager) Interrupt(sessionID, turnID string) error {
 	return s.interrupt(turnID)
 }
 
+// Forget ends the session's running turn and drops the session: what it
+// kept in memory goes, its record (if one is kept) stays, and Restore
+// can bring it back. A front end whose client closed a session calls it.
+func (m *Manager) Forget(sessionID string) error {
+	s, err := m.session(sessionID)
+	if err != nil {
+		return err
+	}
+	if err := s.interrupt(""); err != nil && !errors.Is(err, ErrNoTurn) {
+		return err
+	}
+	m.mu.Lock()
+	delete(m.sessions, sessionID)
+	m.mu.Unlock()
+	s.undo.close()
+	m.log.Info("session forgotten", "session", sessionID)
+	return nil
+}
+
 // Close interrupts every running turn and waits for them to end.
 func (m *Manager) Close() {
 	m.mu.Lock()

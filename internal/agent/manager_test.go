@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -232,5 +233,37 @@ func TestUpdateSessionChangesOneSession(t *testing.T) {
 	}
 	if other.ReasoningEffort == "high" {
 		t.Errorf("the other session took the change: %q", other.ReasoningEffort)
+	}
+}
+
+// Forget ends a running turn and drops the session; Restore brings it
+// back from its record under the same id.
+func TestForget(t *testing.T) {
+	m := &scriptedModel{}
+	m.add(func(ctx context.Context, _ *model.Request, _ func(model.Event)) (*model.Response, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	rec := newRecorder()
+	mgr := newTestManager(t, m, rec)
+	info, _ := mgr.NewSession(SessionOptions{})
+	if _, err := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := mgr.Record(info.SessionID)
+	if err := mgr.Forget(info.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	if done := rec.wait(t); done.Status != event.StatusInterrupted {
+		t.Errorf("the running turn ended %s", done.Status)
+	}
+	if _, err := mgr.StartTurn(info.SessionID, TurnInput{Prompt: "again"}); !errors.Is(err, ErrUnknownSession) {
+		t.Errorf("a turn in a forgotten session: %v", err)
+	}
+	if err := mgr.Forget(info.SessionID); !errors.Is(err, ErrUnknownSession) {
+		t.Errorf("forgetting twice: %v", err)
+	}
+	if _, err := mgr.Restore(kept); err != nil {
+		t.Errorf("restoring a forgotten session: %v", err)
 	}
 }
