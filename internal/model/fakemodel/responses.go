@@ -133,58 +133,40 @@ func streamResponses(s *sse, req *Request, reply *Reply) {
 	}
 }
 
+// responsesMessage streams a message: an output_text part, or for a
+// refusal a refusal part, with their delta and done events.
 func responsesMessage(s *sse, it *Item, id string, pos int) wireItem {
+	// The part's type, its events' prefix and its text's field.
+	kind, events, field := "output_text", "response.output_text", "text"
+	added := wirePart{Type: kind, Annotations: &emptyList}
 	if it.Refusal {
-		return responsesRefusal(s, it, id, pos)
+		kind, events, field = "refusal", "response.refusal", "refusal"
+		added = wirePart{Type: kind}
 	}
 	s.itemEvent("response.output_item.added", pos, wireItem{
 		ID: id, Type: TypeMessage, Status: "in_progress", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{},
 	})
-	s.partEvent("response.content_part.added", id, pos, "", wirePart{Type: "output_text", Annotations: &emptyList})
-	for _, c := range it.Text {
-		s.open("response.output_text.delta")
+	s.partEvent("response.content_part.added", id, pos, "", added)
+	textEvent := func(name, key, value string) {
+		s.open(events + name)
 		s.str("item_id", id)
 		s.int("output_index", pos)
 		s.int("content_index", 0)
-		s.str("delta", c)
-		s.raw("logprobs", emptyArray)
+		s.str(key, value)
+		if !it.Refusal {
+			s.raw("logprobs", emptyArray)
+		}
 		s.closeObject()
 	}
-	full := text(it.Text)
-	s.open("response.output_text.done")
-	s.str("item_id", id)
-	s.int("output_index", pos)
-	s.int("content_index", 0)
-	s.str("text", full)
-	s.raw("logprobs", emptyArray)
-	s.closeObject()
-	part := wirePart{Type: "output_text", Text: full, Annotations: &emptyList, Logprobs: &emptyList}
-	s.partEvent("response.content_part.done", id, pos, "", part)
-	return wireItem{ID: id, Type: TypeMessage, Status: "completed", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{part}}
-}
-
-// responsesRefusal streams a message whose content is a refusal part.
-func responsesRefusal(s *sse, it *Item, id string, pos int) wireItem {
-	s.itemEvent("response.output_item.added", pos, wireItem{
-		ID: id, Type: TypeMessage, Status: "in_progress", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{},
-	})
-	s.partEvent("response.content_part.added", id, pos, "", wirePart{Type: "refusal"})
 	for _, c := range it.Text {
-		s.open("response.refusal.delta")
-		s.str("item_id", id)
-		s.int("output_index", pos)
-		s.int("content_index", 0)
-		s.str("delta", c)
-		s.closeObject()
+		textEvent(".delta", "delta", c)
 	}
 	full := text(it.Text)
-	s.open("response.refusal.done")
-	s.str("item_id", id)
-	s.int("output_index", pos)
-	s.int("content_index", 0)
-	s.str("refusal", full)
-	s.closeObject()
-	part := wirePart{Type: "refusal", Refusal: full}
+	textEvent(".done", field, full)
+	part := wirePart{Type: kind, Text: full, Annotations: &emptyList, Logprobs: &emptyList}
+	if it.Refusal {
+		part = wirePart{Type: kind, Refusal: full}
+	}
 	s.partEvent("response.content_part.done", id, pos, "", part)
 	return wireItem{ID: id, Type: TypeMessage, Status: "completed", Role: "assistant", Phase: it.Phase, Content: &[]wirePart{part}}
 }
