@@ -257,7 +257,7 @@ func (t *turn) compact(ctx context.Context, fam family, specs []tools.Spec) erro
 		}
 	}
 	t.promptAt = promptAt
-	s.history.compact(next)
+	s.history.Replace(next)
 	s.reported.tokens, s.reported.items = 0, 0
 	s.changed = false // the context items are the current settings'
 	after := estimateTokens(next)

@@ -51,18 +51,10 @@ func (h *History) Len() int {
 	return len(h.items)
 }
 
-// Replace swaps the whole conversation, as compaction does: the new items
-// are what the model sees from now on. Observers are not told of them
-// item by item; a record must note the replacement itself.
+// Replace swaps the whole conversation, as a compaction does: the new
+// items are what the model sees from now on, and an observer is told of
+// the replacement as one (Restore replaces before any observer is set).
 func (h *History) Replace(items []model.Item) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.items = slices.Clone(items)
-}
-
-// compact replaces the conversation by items, a compaction's outcome,
-// which the record notes as one replacement.
-func (h *History) compact(items []model.Item) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.items = slices.Clone(items)
