@@ -120,10 +120,12 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	s := newServer(opts)
 	w := &wire{out: out, log: s.log, onInitialize: func() { s.initArrived.Store(true) }}
 	pr, pw := io.Pipe()
-	go w.filter(in, pw)
 	s.wire = w
 	s.conn = sdk.NewAgentSideConnection(s, w, pr)
+	// The SDK's reader starts at once and reads its logger when the input
+	// ends: nothing comes in until the logger is set (a race otherwise).
 	s.conn.SetLogger(s.log)
+	go w.filter(in, pw)
 	select {
 	case <-ctx.Done():
 	case <-s.conn.Done():
