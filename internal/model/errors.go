@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openai/openai-go/v3/option"
@@ -197,12 +198,14 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 	return 0, false
 }
 
-var tryAgainIn = regexp.MustCompile(`(?i)try again in\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?)\b`)
+var tryAgainIn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)try again in\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?)\b`)
+})
 
 // delayInMessage reads a hint like "Please try again in 1.5s" that rate
 // limit messages carry; zero when there is none.
 func delayInMessage(msg string) time.Duration {
-	m := tryAgainIn.FindStringSubmatch(msg)
+	m := tryAgainIn().FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}

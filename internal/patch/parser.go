@@ -3,6 +3,7 @@ package patch
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Markers of the apply_patch format.
@@ -18,10 +19,15 @@ const (
 
 // heredocStart matches the first line of a patch wrapped the way models
 // write a shell heredoc: "<<EOF", "<<'EOF'", `apply_patch <<"PATCH"`.
-var heredocStart = regexp.MustCompile(`^(?:(?:apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+// Compiled on first use, not at every start of agent-ls.
+var heredocStart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(?:apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+})
 
 // unifiedRange matches what follows "@@ " in a unified hunk header.
-var unifiedRange = regexp.MustCompile(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@`)
+var unifiedRange = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@`)
+})
 
 // Parse reads a patch in the apply_patch format or as a unified diff. The
 // text may be surrounded by whitespace and wrapped in a heredoc
@@ -69,7 +75,7 @@ func unwrapHeredoc(lines []string) ([]string, bool) {
 	if len(lines) < 3 {
 		return nil, false
 	}
-	m := heredocStart.FindStringSubmatch(strings.TrimSpace(lines[0]))
+	m := heredocStart().FindStringSubmatch(strings.TrimSpace(lines[0]))
 	if m == nil || m[1] != m[3] {
 		return nil, false
 	}
@@ -197,7 +203,7 @@ func parseChunk(lines []string, lineNo int, first bool) (Chunk, int, error) {
 		}
 		// A unified-style "@@ -12,7 +12,8 @@ func f" header carries no
 		// line the file is sure to contain: treat it as a bare "@@".
-		if !unifiedRange.MatchString(scope) && strings.TrimSpace(scope) != "" {
+		if !unifiedRange().MatchString(scope) && strings.TrimSpace(scope) != "" {
 			c.Scopes = append(c.Scopes, scope)
 		}
 	}

@@ -29,7 +29,7 @@ func parseUnified(lines []string) (*Patch, error) {
 	// go-diff silently drops hunks whose header it cannot read (a bare
 	// "@@" is common in model output); refuse them instead.
 	for i, l := range lines {
-		if strings.HasPrefix(l, "@@") && !unifiedRange.MatchString(strings.TrimPrefix(l, "@@ ")) {
+		if strings.HasPrefix(l, "@@") && !unifiedRange().MatchString(strings.TrimPrefix(l, "@@ ")) {
 			return nil, &ParseError{Message: fmt.Sprintf(
 				"line %d: '%s' is not a valid unified diff hunk header; expected '@@ -<line>,<count> +<line>,<count> @@'", i+1, l)}
 		}

