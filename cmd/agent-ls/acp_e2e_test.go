@@ -498,7 +498,9 @@ func TestACPPatchesPlanLoadAndUndo(t *testing.T) {
 			t.Errorf("no %s in the updates:\n%s", want, raw)
 		}
 	}
-	// the new file's diff block has no oldText
+	// the new file's diff block has no old text (the SDK's client reads the
+	// "oldText": null on the wire as absent; the TypeScript client test
+	// checks the null)
 	for _, u := range c.rawUpdates() {
 		if strings.Contains(u, `"newText":"fresh\n"`) && strings.Contains(u, `"path":"`+filepath.Join(dir, "new.txt")+`","type":"diff"`) {
 			var tc struct {

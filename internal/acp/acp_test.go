@@ -132,3 +132,26 @@ func TestTailKeepsTheEnd(t *testing.T) {
 }
 
 func agentInput(prompt string) agent.TurnInput { return agent.TurnInput{Prompt: prompt} }
+
+func TestNullOldText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk"}}}` + "\n", ""},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"content":[{"newText":"a\n","path":"/w/n","type":"diff"},{"newText":"b","oldText":"c","path":"/w/o","type":"diff"}],"sessionUpdate":"tool_call","toolCallId":"t1"}}}` + "\n",
+			`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"content":[{"newText":"a\n","oldText":null,"path":"/w/n","type":"diff"},{"newText":"b","oldText":"c","path":"/w/o","type":"diff"}],"sessionUpdate":"tool_call","toolCallId":"t1"}}}` + "\n"},
+		// a permission request with a big number and HTML-ish text kept as they were
+		{`{"id":12345678901234567890,"jsonrpc":"2.0","method":"session/request_permission","params":{"toolCall":{"content":[{"newText":"\u003cb\u003e","path":"/w/n","type":"diff"}]}}}` + "\n",
+			`{"id":12345678901234567890,"jsonrpc":"2.0","method":"session/request_permission","params":{"toolCall":{"content":[{"newText":"\u003cb\u003e","oldText":null,"path":"/w/n","type":"diff"}]}}}` + "\n"},
+		// the marker inside a string is text, not a block
+		{`{"params":{"text":"{\"type\":\"diff\"}"}}`, ""},
+		{`{"type":"diff" not json`, ""},
+	} {
+		got := string(nullOldText([]byte(c.in)))
+		want := c.want
+		if want == "" {
+			want = c.in
+		}
+		if got != want {
+			t.Errorf("nullOldText(%s)\n = %s\nwant %s", c.in, got, want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 
@@ -11,8 +13,8 @@ import (
 // one renderer: git-style, three lines of context) into ACP diff content,
 // one block per hunk: oldText is the hunk's context and removed lines,
 // newText its context and added lines, so a client shows the change
-// where it lies. A file the diff creates has no oldText (the protocol's
-// "new file"); paths are made absolute against cwd. The agent's events
+// where it lies. A file the diff creates has no old text (on the wire
+// "oldText": null, the protocol's "new file": see nullOldText); paths are made absolute against cwd. The agent's events
 // carry the diff, not whole files, which keeps a turn's events and the
 // session's record small; a hunk is what a reviewer reads anyway.
 func diffBlocks(diff, cwd string) []sdk.ToolCallContent {
@@ -86,4 +88,59 @@ func absPath(p, cwd string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(cwd, p)
+}
+
+// diffMarker is how a diff block's type reads in an outbound message (the
+// SDK writes compact JSON; inside a string the quotes would be escaped).
+var diffMarker = []byte(`"type":"diff"`)
+
+// nullOldText gives each diff block without an oldText in the message msg
+// (one JSON line) an explicit "oldText": null, the protocol's mark of a
+// new file. The SDK's type drops the field instead (omitempty), and a
+// client that tests for null (`oldText === null`) would take the block
+// for an edit of an empty file. Messages with no diff block, nearly all,
+// are returned as they are; so is one that is not JSON.
+func nullOldText(msg []byte) []byte {
+	if !bytes.Contains(msg, diffMarker) {
+		return msg
+	}
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || !addNullOldText(v) {
+		return msg
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return msg
+	}
+	if bytes.HasSuffix(msg, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// addNullOldText sets oldText to null in every diff block under v that
+// lacks one, and reports whether it changed anything.
+func addNullOldText(v any) bool {
+	changed := false
+	switch t := v.(type) {
+	case map[string]any:
+		if t["type"] == "diff" {
+			if _, has := t["oldText"]; !has {
+				if _, isDiff := t["newText"]; isDiff {
+					t["oldText"] = nil
+					changed = true
+				}
+			}
+		}
+		for _, c := range t {
+			changed = addNullOldText(c) || changed
+		}
+	case []any:
+		for _, c := range t {
+			changed = addNullOldText(c) || changed
+		}
+	}
+	return changed
 }

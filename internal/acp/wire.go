@@ -19,8 +19,9 @@ const maxMessage = 8 << 20
 // what JSON-RPC 2.0 says must be answered and the SDK only logs: a line
 // that is not JSON (-32700, id null), a batch (-32600: ACP has none) and
 // a message too large; the rest goes through untouched. Outbound, it
-// writes each message whole under one lock, and runs what waits for an
-// answer to be out (see afterAnswer).
+// writes each message whole under one lock, gives a new file's diff
+// blocks their "oldText": null (see nullOldText), and runs what waits for
+// an answer to be out (see afterAnswer).
 type wire struct {
 	mu  sync.Mutex
 	out io.Writer
@@ -39,8 +40,13 @@ type afterLine struct {
 
 // Write writes one message (the SDK writes each in one call).
 func (w *wire) Write(p []byte) (int, error) {
+	size := len(p)
+	p = nullOldText(p)
 	w.mu.Lock()
 	n, err := w.out.Write(p)
+	if err == nil {
+		n = size
+	}
 	var ready []func()
 	if len(w.after) > 0 {
 		kept := w.after[:0]

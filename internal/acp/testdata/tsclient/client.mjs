@@ -154,7 +154,7 @@ await first.run(async (ctx) => {
   check(read("a.txt") === "one\nTWO\n", "a.txt " + read("a.txt"));
   const diffs = first.updates.flatMap((u) => (u.toolCallId === "ed1" && u.content ? u.content : [])).filter((c) => c.type === "diff");
   check(diffs.some((d) => d.path === path.join(ws, "a.txt") && d.oldText === "one\ntwo\n" && d.newText === "one\nTWO\n"), "diff " + JSON.stringify(diffs));
-  check(diffs.some((d) => d.path === path.join(ws, "new.txt") && d.oldText == null && d.newText === "fresh\n"), "new file diff " + JSON.stringify(diffs));
+  check(diffs.some((d) => d.path === path.join(ws, "new.txt") && d.oldText === null && d.newText === "fresh\n"), "new file diff " + JSON.stringify(diffs));
   check(first.updates.some((u) => u.toolCallId === "ed1" && u.kind === "edit"), "edit kind");
   ok("patch through fs/write_text_file");
 
@@ -218,7 +218,7 @@ await second.run(async (ctx) => {
   check(k.includes("tool_call") && k.includes("tool_call_update") && k.includes("plan"), "replay " + k);
   check(text(second.updates).includes("hello from agent-ls"), "replayed text");
   const replayedDiffs = second.updates.flatMap((u) => (u.content && Array.isArray(u.content) ? u.content : [])).filter((c) => c.type === "diff");
-  check(replayedDiffs.some((d) => d.path === path.join(ws, "new.txt") && d.oldText == null), "replayed diff blocks " + JSON.stringify(replayedDiffs));
+  check(replayedDiffs.some((d) => d.path === path.join(ws, "new.txt") && d.oldText === null), "replayed diff blocks " + JSON.stringify(replayedDiffs));
   ok("load after restart");
 
   second.updates.length = 0;
