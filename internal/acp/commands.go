@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"strings"
@@ -134,6 +135,12 @@ func (s *server) newConversation(a Agent, ss *session) (string, error) {
 	ss.agentID, ss.info = info.SessionID, info
 	ss.view, ss.changing, ss.titled = newEventView(), nil, false
 	ss.mu.Unlock()
+	// The old conversation is on disk; the agent lets go of it (and of
+	// its record, so that session/load, here or in another agent-ls,
+	// brings it back).
+	if err := a.Forget(old.SessionID); err != nil && !errors.Is(err, agent.ErrUnknownSession) {
+		s.log.Warn("acp: the previous conversation stays in memory", "session", old.SessionID, "err", err)
+	}
 	return fmt.Sprintf("Started a new conversation. The previous one is kept as session %s (session/load brings it back).", old.SessionID), nil
 }
 

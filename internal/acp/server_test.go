@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -25,11 +26,13 @@ type fakeAgent struct {
 	fe       agent.Frontend
 	compacts int
 
-	mu      sync.Mutex
-	mcp     []MCPServer // the servers MCPServers was given
-	mcpCwd  string
-	tools   agent.SessionTools // what NewSession was given
-	servers *fakeServers
+	mu        sync.Mutex
+	sessions  int         // NewSession calls, which name sessions s-1, s-2, ...
+	forgotten []string    // the ids Forget was given
+	mcp       []MCPServer // the servers MCPServers was given
+	mcpCwd    string
+	tools     agent.SessionTools // what NewSession was given
+	servers   *fakeServers
 }
 
 // fakeServers stand in for a session's MCP servers.
@@ -60,8 +63,10 @@ func (f *fakeAgent) MCPServers(cwd string, servers []MCPServer, failed func(stri
 func (f *fakeAgent) NewSession(o agent.SessionOptions) (agent.SessionInfo, error) {
 	f.mu.Lock()
 	f.tools = o.Tools
+	f.sessions++
+	id := fmt.Sprintf("s-%d", f.sessions)
 	f.mu.Unlock()
-	return agent.SessionInfo{SessionID: "s-1", Cwd: o.Cwd, Model: "m", ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite}, nil
+	return agent.SessionInfo{SessionID: id, Cwd: o.Cwd, Model: "m", ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite}, nil
 }
 func (f *fakeAgent) StartTurn(string, agent.TurnInput) (*agent.Turn, error) {
 	return nil, errors.New("no turns here")
@@ -77,8 +82,13 @@ func (f *fakeAgent) ListSessions(string) ([]SessionSummary, error) { return nil,
 func (f *fakeAgent) ResumeSession(context.Context, string) (*ResumedSession, error) {
 	return nil, agent.ErrUnknownSession
 }
-func (f *fakeAgent) Close()              {}
-func (f *fakeAgent) Forget(string) error { return nil }
+func (f *fakeAgent) Close() {}
+func (f *fakeAgent) Forget(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.forgotten = append(f.forgotten, id)
+	return nil
+}
 func (f *fakeAgent) Compact(id string) (*agent.Turn, error) {
 	f.compacts++
 	done := make(chan struct{})
@@ -262,4 +272,48 @@ func TestClientMCPServers(t *testing.T) {
 		t.Errorf("the servers were closed %d times at session/close", servers.closed)
 	}
 	servers.mu.Unlock()
+}
+
+// TestNewCommand: /new moves the ACP session to a fresh agent session and
+// the agent forgets the old one (its record stays on disk).
+func TestNewCommand(t *testing.T) {
+	fa := &fakeAgent{}
+	conn, rec, ctx := serve(t, Options{NewAgent: func(c Config) (Agent, error) { fa.fe = c.Frontend; return fa, nil }})
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/w", McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: res.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("/new")}})
+	if err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("/new: %+v %v", pr, err)
+	}
+	fa.mu.Lock()
+	sessions, forgotten := fa.sessions, slices.Clone(fa.forgotten)
+	fa.mu.Unlock()
+	if sessions != 2 || !slices.Equal(forgotten, []string{"s-1"}) {
+		t.Errorf("after /new: %d agent sessions, forgotten %v; want 2 and [s-1]", sessions, forgotten)
+	}
+	rec.mu.Lock()
+	var text string
+	for _, u := range rec.updates {
+		if u.AgentMessageChunk != nil {
+			text += u.AgentMessageChunk.Content.Text.Text
+		}
+	}
+	rec.mu.Unlock()
+	if !strings.Contains(text, "kept as session s-1") {
+		t.Errorf("/new told %q", text)
+	}
+	// Closing the ACP session forgets the current conversation.
+	if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: res.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	fa.mu.Lock()
+	defer fa.mu.Unlock()
+	if !slices.Equal(fa.forgotten, []string{"s-1", "s-2"}) {
+		t.Errorf("after session/close, forgotten %v", fa.forgotten)
+	}
 }
