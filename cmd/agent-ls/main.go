@@ -72,7 +72,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "serve", "acp", "exec":
-		deferStartupGC()
+		startServing()
 	}
 	switch cmd {
 	case "serve":
