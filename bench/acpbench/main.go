@@ -9,7 +9,9 @@
 // agent-ls runs as `agent-ls acp`; Codex's adapter (npm
 // @zed-industries/codex-acp), when given, with a model provider of its own
 // pointed at the fake model (it ignores OPENAI_BASE_URL) and its CODEX_HOME
-// in -codex-home. Numbers are printed, never asserted.
+// in -codex-home. Each agent keeps its state across runs, as on a user's
+// machine: agent-ls its sessions in -state-home (XDG_STATE_HOME), Codex
+// in its CODEX_HOME. Numbers are printed, never asserted.
 package main
 
 import (
@@ -43,6 +45,7 @@ func main() {
 	bin := flag.String("bin", "bin/agent-ls", "the agent-ls binary")
 	codex := flag.String("codex-acp", "", "Codex's ACP adapter binary (empty: agent-ls alone)")
 	codexHome := flag.String("codex-home", ".cache/codex-home", "CODEX_HOME for Codex's adapter (not under /tmp: it refuses its sandbox helpers there)")
+	stateHome := flag.String("state-home", ".cache/acpbench-state", "XDG_STATE_HOME for agent-ls (its kept sessions)")
 	runs := flag.Int("runs", 10, "runs of each measurement")
 	flag.Parse()
 	abs := func(p string) string {
@@ -52,10 +55,12 @@ func main() {
 		return p
 	}
 	*bin = abs(*bin)
+	state := abs(*stateHome)
+	os.MkdirAll(state, 0o700)
 	agents := []agentKind{{
 		name: "agent-ls acp",
 		command: func(url string) ([]string, []string) {
-			return []string{*bin, "acp"}, []string{"OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=gpt-5-codex"}
+			return []string{*bin, "acp"}, []string{"XDG_STATE_HOME=" + state, "OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=gpt-5-codex"}
 		},
 		commandCall: fakemodel.FunctionCall("c1", "shell", `{"command":["echo","hi"]}`),
 	}}
@@ -191,7 +196,7 @@ func spawn(a agentKind, m *fakemodel.Server) (*session, error) {
 	argv, env := a.command(m.URL())
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, ".state")), env...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = io.Discard
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
