@@ -58,21 +58,39 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, m := range problemMessages(probs) {
 		log.Warn(m.Text)
 	}
-	r, err := newRoot(s, log)
-	if err != nil {
-		log.Error("cannot start", "err", err)
-		return 1
-	}
-	defer r.close()
+	// The root (tool registry, model clients, kept sessions, MCP
+	// servers) is built and the change sets a crash interrupted are
+	// recovered while the client's initialize comes in and is answered;
+	// the agent, built after initialize, waits for both.
+	var r *root
+	var rootErr error
+	rootReady := make(chan struct{})
+	go func() {
+		defer close(rootReady)
+		if r, rootErr = newRoot(s, log); rootErr != nil {
+			log.Error("cannot start", "err", rootErr)
+			return
+		}
+		for _, n := range recoverChangeSets(log) {
+			log.Warn(n)
+		}
+	}()
+	defer func() {
+		<-rootReady
+		if r != nil {
+			r.close()
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 	defer stop()
 	defer stopCommands()
-	for _, n := range recoverChangeSets(log) {
-		log.Warn(n)
-	}
 
 	var managers managerList
 	newAgent := func(cfg acp.Config) (acp.Agent, error) {
+		<-rootReady
+		if rootErr != nil {
+			return nil, rootErr
+		}
 		removeStaleMarkers(cwd, log)
 		a := &editorAgent{root: r, res: res, cwd: cwd, log: log}
 		a.configure(nil)
@@ -95,10 +113,19 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Logger:   log,
 		NewAgent: newAgent,
 		KeyVariable: func() string {
-			r.mu.Lock()
-			s := r.settings
-			r.mu.Unlock()
-			return model.KeyVariable(s.modelConfig())
+			// The settings as the root keeps them (reloaded for each
+			// agent), or as read at start while it is being built.
+			settings := s
+			select {
+			case <-rootReady:
+				if r != nil {
+					r.mu.Lock()
+					settings = r.settings
+					r.mu.Unlock()
+				}
+			default:
+			}
+			return model.KeyVariable(settings.modelConfig())
 		},
 		Model:           s.Model,
 		ReasoningEffort: s.ModelReasoningEffort,
@@ -107,6 +134,10 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	managers.closeAll()
 	if err != nil {
 		log.Error("acp server stopped", "err", err)
+		return 1
+	}
+	<-rootReady
+	if rootErr != nil {
 		return 1
 	}
 	return 0

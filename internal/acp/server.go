@@ -152,8 +152,16 @@ type server struct {
 	ready       chan struct{}
 	readyOnce   sync.Once
 
+	// The agent is built once, when initialize comes, beside its answer:
+	// the answer does not wait for it, the requests that need it do
+	// (theAgent). built closes when NewAgent has returned.
+	buildOnce sync.Once
+	building  atomic.Bool
+	built     chan struct{}
+
 	mu       sync.Mutex
 	agent    Agent
+	buildErr error // NewAgent's
 	client   sdk.ClientCapabilities
 	sessions map[string]*session // by ACP session id
 	byAgent  map[string]*session // by the agent's session id (differs after /new)
@@ -169,10 +177,13 @@ func newServer(opts Options) *server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &server{opts: opts, log: log, out: newOutbox(), ready: make(chan struct{}), sessions: map[string]*session{}, byAgent: map[string]*session{}}
+	return &server{opts: opts, log: log, out: newOutbox(), ready: make(chan struct{}), built: make(chan struct{}), sessions: map[string]*session{}, byAgent: map[string]*session{}}
 }
 
 func (s *server) shutdown() {
+	if s.building.Load() {
+		<-s.built
+	}
 	s.mu.Lock()
 	a := s.agent
 	s.closed = true
@@ -202,15 +213,43 @@ func (s *server) theAgent() (Agent, error) {
 		case <-time.After(clientTimeout):
 		}
 	}
+	if s.building.Load() {
+		<-s.built
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.buildErr != nil {
+		return nil, &sdk.RequestError{Code: -32603, Message: "agent-ls cannot start: " + s.buildErr.Error()}
+	}
 	if s.agent == nil {
 		return nil, &sdk.RequestError{Code: -32600, Message: "Invalid request: initialize first"}
 	}
 	return s.agent, nil
 }
 
-// Initialize negotiates the version and builds the agent.
+// build builds the agent for the client's capabilities, once; theAgent
+// waits for it.
+func (s *server) build(caps sdk.ClientCapabilities) {
+	s.buildOnce.Do(func() {
+		cfg := Config{Frontend: s, Tell: s.told.Add}
+		if caps.Fs.ReadTextFile {
+			cfg.Files = &clientFiles{s: s}
+		}
+		s.building.Store(true)
+		go func() {
+			defer close(s.built)
+			a, err := s.opts.NewAgent(cfg)
+			if err != nil {
+				s.log.Error("acp: cannot start the agent", "err", err)
+			}
+			s.mu.Lock()
+			s.agent, s.buildErr = a, err
+			s.mu.Unlock()
+		}()
+	})
+}
+
+// Initialize negotiates the version and starts building the agent.
 func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	// The requests behind initialize go on once its answer is out (a
 	// session/new's answer and updates must not overtake it), or at once
@@ -224,21 +263,8 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 	}()
 	s.mu.Lock()
 	s.client = p.ClientCapabilities
-	built := s.agent != nil
 	s.mu.Unlock()
-	if !built {
-		cfg := Config{Frontend: s, Tell: s.told.Add}
-		if p.ClientCapabilities.Fs.ReadTextFile {
-			cfg.Files = &clientFiles{s: s}
-		}
-		a, err := s.opts.NewAgent(cfg)
-		if err != nil {
-			return sdk.InitializeResponse{}, &sdk.RequestError{Code: -32603, Message: "agent-ls cannot start: " + err.Error()}
-		}
-		s.mu.Lock()
-		s.agent = a
-		s.mu.Unlock()
-	}
+	s.build(p.ClientCapabilities)
 	name := "unknown"
 	if p.ClientInfo != nil {
 		name = p.ClientInfo.Name

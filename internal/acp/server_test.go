@@ -317,3 +317,18 @@ func TestNewCommand(t *testing.T) {
 		t.Errorf("after session/close, forgotten %v", fa.forgotten)
 	}
 }
+
+// TestAgentCannotStart: the agent is built beside initialize's answer; a
+// failure to build it is the answer of the requests that need it.
+func TestAgentCannotStart(t *testing.T) {
+	conn, _, ctx := serve(t, Options{NewAgent: func(Config) (Agent, error) { return nil, errors.New("the tool registry is broken") }})
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	for range 2 {
+		_, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/w", McpServers: []sdk.McpServer{}})
+		if err == nil || !strings.Contains(err.Error(), "agent-ls cannot start: the tool registry is broken") {
+			t.Errorf("session/new: %v", err)
+		}
+	}
+}
