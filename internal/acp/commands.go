@@ -1,8 +1,8 @@
 package acp
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
