@@ -1,7 +1,6 @@
 package model
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -29,12 +28,7 @@ func (c *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // that stops it.
 func openaiGoBody(t *testing.T, req *Request, wire string) ([]byte, error) {
 	ct := &captureTransport{}
-	c, err := New(Config{WireAPI: wire, BaseURL: "http://127.0.0.1:9/v1", APIKey: "k", RequestMaxRetries: -1,
-		HTTPClient: &http.Client{Transport: ct}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Stream(context.Background(), req, func(Event) {})
+	err := openaiGoSend(req, wire, &http.Client{Transport: ct})
 	if ct.body == nil {
 		return nil, err
 	}
