@@ -7,14 +7,14 @@ import (
 
 // chatBody is the body of POST /chat/completions.
 type chatBody struct {
-	Model             string             `json:"model"`
 	Messages          []chatMessage      `json:"messages,omitempty"`
-	Tools             []chatFunctionTool `json:"tools,omitempty"`
-	ToolChoice        string             `json:"tool_choice,omitempty"`
+	Model             string             `json:"model"`
 	ParallelToolCalls *bool              `json:"parallel_tool_calls,omitempty"`
 	ReasoningEffort   string             `json:"reasoning_effort,omitempty"`
-	Verbosity         string             `json:"verbosity,omitempty"`
 	StreamOptions     chatStreamOptions  `json:"stream_options"`
+	Verbosity         string             `json:"verbosity,omitempty"`
+	ToolChoice        string             `json:"tool_choice,omitempty"`
+	Tools             []chatFunctionTool `json:"tools,omitempty"`
 	Stream            bool               `json:"stream"`
 }
 
@@ -25,16 +25,16 @@ type chatStreamOptions struct {
 // chatMessage is a message of any role. Content is a string or
 // []chatContentPart, nil for an assistant message that only calls tools.
 type chatMessage struct {
-	Role       string         `json:"role"`
 	Content    any            `json:"content,omitempty"`
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Role       string         `json:"role"`
 }
 
 type chatContentPart struct {
-	Type     string        `json:"type"`
 	Text     string        `json:"text,omitempty"`
 	ImageURL *chatImageURL `json:"image_url,omitempty"`
+	Type     string        `json:"type"`
 }
 
 type chatImageURL struct {
@@ -43,25 +43,25 @@ type chatImageURL struct {
 
 type chatToolCall struct {
 	ID       string            `json:"id"`
-	Type     string            `json:"type"`
 	Function *chatFunctionCall `json:"function,omitempty"` // nil when both fields are empty
+	Type     string            `json:"type"`
 }
 
 type chatFunctionCall struct {
-	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	Name      string `json:"name"`
 }
 
 type chatFunctionTool struct {
-	Type     string      `json:"type"`
 	Function chatFuncDef `json:"function"`
+	Type     string      `json:"type"`
 }
 
 type chatFuncDef struct {
 	Name        string          `json:"name"`
+	Strict      bool            `json:"strict"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters"`
-	Strict      bool            `json:"strict"`
 }
 
 // newChatBody builds the Chat Completions request for req, for local

@@ -13,7 +13,11 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // agent-ls sends, in the shapes the APIs take. A field that must be
 // omitted when unset is a pointer or has omitempty; one that must be sent
 // even when empty (a message's content, a reasoning item's summary) has
-// neither.
+// neither. The fields are in the order openai-go sent them, and tool
+// schemas are escaped as it did them (<, >, & as \u003c, \u003e,
+// \u0026), so that the bodies are byte for byte the ones agent-ls sent
+// through it (see testdata/wire): a provider's prompt cache sees the same
+// prefix.
 
 // marshalBody encodes a request body. HTML characters (<, >, &) stay as
 // they are: the model sees the same text either way, and code is full of
@@ -30,17 +34,17 @@ func marshalBody(v any) ([]byte, error) {
 
 // responsesBody is the body of POST /responses.
 type responsesBody struct {
-	Model             string          `json:"model"`
 	Instructions      string          `json:"instructions,omitempty"`
-	Input             []any           `json:"input"`
-	Tools             []any           `json:"tools,omitempty"`
-	ToolChoice        string          `json:"tool_choice"`
 	ParallelToolCalls bool            `json:"parallel_tool_calls"`
+	PromptCacheKey    string          `json:"prompt_cache_key,omitempty"`
+	Store             bool            `json:"store"`
+	Include           []string        `json:"include"`
+	Input             []any           `json:"input"`
+	Model             string          `json:"model"`
 	Reasoning         *wireReasoning  `json:"reasoning,omitempty"`
 	Text              *wireTextConfig `json:"text,omitempty"`
-	Include           []string        `json:"include"`
-	Store             bool            `json:"store"`
-	PromptCacheKey    string          `json:"prompt_cache_key,omitempty"`
+	ToolChoice        string          `json:"tool_choice"`
+	Tools             []any           `json:"tools,omitempty"`
 	Stream            bool            `json:"stream"`
 }
 
@@ -56,72 +60,84 @@ type wireTextConfig struct {
 // Responses input items.
 type (
 	wireMessage struct {
-		Type    string `json:"type"`
+		Content any    `json:"content"` // a string or []any of wireInputText, wireInputImage
 		Role    string `json:"role"`
-		Content any    `json:"content"` // a string or []wireContent
 		Phase   string `json:"phase,omitempty"`
+		Type    string `json:"type"`
 	}
-	// wireContent is a part of a message or of a tool output: input_text
-	// (Text, sent even when empty) or input_image.
-	wireContent struct {
-		Type     string  `json:"type"`
-		Text     *string `json:"text,omitempty"`
-		ImageURL string  `json:"image_url,omitempty"`
-		Detail   string  `json:"detail,omitempty"`
+	wireInputText struct {
+		Text string `json:"text"`
+		Type string `json:"type"`
+	}
+	wireInputImage struct {
+		Detail   string `json:"detail"`
+		ImageURL string `json:"image_url"`
+		Type     string `json:"type"`
+	}
+	// wireOutputImage is an image of a function call's output (openai-go
+	// had another type, with another field order, for those).
+	wireOutputImage struct {
+		ImageURL string `json:"image_url"`
+		Detail   string `json:"detail"`
+		Type     string `json:"type"`
 	}
 	wireFunctionCall struct {
-		Type      string `json:"type"`
+		Arguments string `json:"arguments"`
 		CallID    string `json:"call_id"`
 		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
+		Type      string `json:"type"`
+	}
+	wireFunctionCallOutput struct {
+		Output any    `json:"output"` // a string or []any
+		CallID string `json:"call_id"`
+		Type   string `json:"type"`
 	}
 	wireCustomToolCall struct {
-		Type   string `json:"type"`
 		CallID string `json:"call_id"`
-		Name   string `json:"name"`
 		Input  string `json:"input"`
-	}
-	// wireCallOutput is a function_call_output or custom_tool_call_output.
-	wireCallOutput struct {
+		Name   string `json:"name"`
 		Type   string `json:"type"`
+	}
+	wireCustomToolCallOutput struct {
 		CallID string `json:"call_id"`
-		Output any    `json:"output"` // a string or []wireContent
+		Output any    `json:"output"` // a string or []any
+		Type   string `json:"type"`
 	}
 	wireReasoningItem struct {
-		Type             string        `json:"type"`
 		Summary          []wireSummary `json:"summary"`
 		EncryptedContent string        `json:"encrypted_content,omitempty"`
+		Type             string        `json:"type"`
 	}
 	wireSummary struct {
-		Type string `json:"type"`
 		Text string `json:"text"`
+		Type string `json:"type"`
 	}
 	wireWebSearchCall struct {
-		Type   string          `json:"type"`
-		Status string          `json:"status,omitempty"`
 		Action json.RawMessage `json:"action,omitempty"`
+		Status string          `json:"status,omitempty"`
+		Type   string          `json:"type"`
 	}
 )
 
 // Responses tools.
 type (
 	wireFunctionTool struct {
-		Type        string          `json:"type"`
+		Strict      bool            `json:"strict"`
 		Name        string          `json:"name"`
 		Description string          `json:"description,omitempty"`
+		Type        string          `json:"type"`
 		Parameters  json.RawMessage `json:"parameters"`
-		Strict      bool            `json:"strict"`
 	}
 	wireCustomTool struct {
-		Type        string       `json:"type"`
 		Name        string       `json:"name"`
 		Description string       `json:"description,omitempty"`
 		Format      *wireGrammar `json:"format,omitempty"`
+		Type        string       `json:"type"`
 	}
 	wireGrammar struct {
-		Type       string `json:"type"`
-		Syntax     string `json:"syntax"`
 		Definition string `json:"definition"`
+		Syntax     string `json:"syntax"`
+		Type       string `json:"type"`
 	}
 	wireHostedTool struct {
 		Type string `json:"type"`
@@ -186,10 +202,20 @@ func wireInputItem(it *Item) (any, error) {
 		return wireFunctionCall{Type: string(ItemFunctionCall), CallID: it.CallID, Name: it.Name, Arguments: it.Arguments}, nil
 	case ItemCustomToolCall:
 		return wireCustomToolCall{Type: string(ItemCustomToolCall), CallID: it.CallID, Name: it.Name, Input: it.Input}, nil
-	case ItemFunctionCallOutput, ItemCustomToolCallOutput:
-		out := wireCallOutput{Type: string(it.Type), CallID: it.CallID, Output: it.Output}
+	case ItemFunctionCallOutput:
+		out := wireFunctionCallOutput{Type: string(it.Type), CallID: it.CallID, Output: it.Output}
 		if len(it.Images) > 0 {
-			out.Output = append([]wireContent{{Type: "input_text", Text: &it.Output}}, imageContent(it.Images)...)
+			parts := []any{wireInputText{Type: "input_text", Text: it.Output}}
+			for _, u := range it.Images {
+				parts = append(parts, wireOutputImage{Type: "input_image", ImageURL: u, Detail: "auto"})
+			}
+			out.Output = parts
+		}
+		return out, nil
+	case ItemCustomToolCallOutput:
+		out := wireCustomToolCallOutput{Type: string(it.Type), CallID: it.CallID, Output: it.Output}
+		if len(it.Images) > 0 {
+			out.Output = append([]any{wireInputText{Type: "input_text", Text: it.Output}}, imageContent(it.Images)...)
 		}
 		return out, nil
 	case ItemReasoning:
@@ -216,19 +242,19 @@ func wireInputMessage(it *Item) (any, error) {
 	if it.Role == RoleAssistant {
 		m.Phase = it.Phase
 	} else if len(it.Images) > 0 {
-		var parts []wireContent
+		var parts []any
 		if it.Text != "" {
-			parts = append(parts, wireContent{Type: "input_text", Text: &it.Text})
+			parts = append(parts, wireInputText{Type: "input_text", Text: it.Text})
 		}
 		m.Content = append(parts, imageContent(it.Images)...)
 	}
 	return m, nil
 }
 
-func imageContent(urls []string) []wireContent {
-	parts := make([]wireContent, len(urls))
+func imageContent(urls []string) []any {
+	parts := make([]any, len(urls))
 	for i, u := range urls {
-		parts[i] = wireContent{Type: "input_image", ImageURL: u, Detail: "auto"}
+		parts[i] = wireInputImage{Type: "input_image", ImageURL: u, Detail: "auto"}
 	}
 	return parts
 }
@@ -264,5 +290,19 @@ func toolSchema(t Tool) (json.RawMessage, error) {
 	if !json.Valid(t.Parameters) {
 		return nil, fmt.Errorf("model: tool %q: parameters are not valid JSON", t.Name)
 	}
-	return t.Parameters, nil
+	return rawJSON(t.Parameters), nil
+}
+
+// rawJSON returns valid JSON compacted, with <, >, &, U+2028 and U+2029
+// in its strings escaped, as openai-go sent raw JSON; nil stays nil.
+func rawJSON(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	var c, e bytes.Buffer
+	if json.Compact(&c, raw) != nil {
+		return raw
+	}
+	json.HTMLEscape(&e, c.Bytes())
+	return e.Bytes()
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -15,8 +16,10 @@ import (
 // The request bodies are compared with golden files under testdata/wire:
 // <case>.<wire>.json is the body as openai-go v3.95.0 sent it (agent-ls
 // spoke the APIs through it before it wrote its own wire code), and
-// <case>.<wire>.err the error it gave instead. The bodies must be equal as
-// JSON values; bytes may differ (key order, escaping).
+// <case>.<wire>.err the error it gave instead. The bodies must be the
+// same bytes (key order and escaping included: a provider's prompt cache
+// keys on them); where they are not, the JSON values are compared first to
+// say what differs.
 
 // wireCase is a Request built to reach one or more branches of the body
 // builders.
@@ -174,6 +177,13 @@ func TestRequestBodiesMatchGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				sameJSON(t, body, want)
+				if want := bytes.TrimSuffix(want, []byte("\n")); !t.Failed() && !bytes.Equal(body, want) {
+					i := 0
+					for i < min(len(body), len(want)) && body[i] == want[i] {
+						i++
+					}
+					t.Errorf("same JSON, other bytes from offset %d:\ngot  %.80s\nwant %.80s", i, body[i:], want[i:])
+				}
 			})
 		}
 	}
