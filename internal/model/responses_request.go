@@ -294,11 +294,8 @@ func toolSchema(t Tool) (json.RawMessage, error) {
 }
 
 // rawJSON returns valid JSON compacted, with <, >, &, U+2028 and U+2029
-// in its strings escaped, as openai-go sent raw JSON; nil stays nil.
+// in its strings escaped, as openai-go sent tool schemas.
 func rawJSON(raw json.RawMessage) json.RawMessage {
-	if raw == nil {
-		return nil
-	}
 	var c, e bytes.Buffer
 	if json.Compact(&c, raw) != nil {
 		return raw
