@@ -42,6 +42,8 @@ type chatChunk struct {
 		Delta        chatChunkDelta `json:"delta"`
 		FinishReason string         `json:"finish_reason"`
 	} `json:"choices"`
+	// Error, at the top level and not null, ends the stream with it.
+	Error json.RawMessage `json:"error"`
 }
 
 type chatChunkDelta struct {
@@ -78,8 +80,8 @@ func (c *client) runChat(ctx context.Context, body []byte, req *Request, at *att
 		if err := json.Unmarshal(data, &chunk); err != nil {
 			return false, badEvent(data, unterminated, err)
 		}
-		if err := eventError(data); err != nil {
-			return false, err
+		if hasError(chunk.Error) {
+			return false, streamError(data, chunk.Error)
 		}
 		acc.add(resp, &chunk)
 		return false, nil

@@ -156,10 +156,16 @@ func eventError(data []byte) error {
 	var v struct {
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(data, &v) != nil || len(v.Error) == 0 || string(v.Error) == "null" {
+	if json.Unmarshal(data, &v) != nil || !hasError(v.Error) {
 		return nil
 	}
 	return streamError(data, v.Error)
+}
+
+// hasError reports whether an event's "error" value is one: present and
+// not null.
+func hasError(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
 }
 
 // badEvent is the error for an event whose data could not be decoded: a

@@ -21,6 +21,8 @@ type (
 		Response json.RawMessage `json:"response"`
 		Code     json.RawMessage `json:"code"` // of an error event: a string, or null
 		Message  string          `json:"message"`
+		// Error, at the top level and not null, ends the stream with it.
+		Error json.RawMessage `json:"error"`
 	}
 	responsesOutputItem struct {
 		Type    string `json:"type"`
@@ -82,10 +84,13 @@ func (c *client) runResponses(ctx context.Context, body []byte, req *Request, at
 	err = events(res, at, func(data []byte, unterminated bool) (bool, error) {
 		var ev responsesEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
+			if !unterminated && !responsesEventUsed(data) {
+				return false, nil // an event of a kind agent-ls does not read, in a shape it does not know
+			}
 			return false, badEvent(data, unterminated, err)
 		}
-		if err := eventError(data); err != nil {
-			return false, err
+		if hasError(ev.Error) {
+			return false, streamError(data, ev.Error)
 		}
 		// decode decodes a part of the event the event type needs.
 		decode := func(raw json.RawMessage, v any) error {
@@ -174,6 +179,26 @@ func (c *client) runResponses(ctx context.Context, body []byte, req *Request, at
 		return nil, errTruncated
 	}
 	return resp, nil
+}
+
+// responsesEventUsed reports whether data is an event of a type
+// runResponses reads, or one with an error, or one it cannot tell the type
+// of.
+func responsesEventUsed(data []byte) bool {
+	var v struct {
+		Type  *string         `json:"type"`
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &v) != nil || v.Type == nil || hasError(v.Error) {
+		return true
+	}
+	switch *v.Type {
+	case "response.output_item.added", "response.output_text.delta", "response.refusal.delta",
+		"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+		"response.output_item.done", "response.completed", "response.failed", "response.incomplete", "error":
+		return true
+	}
+	return false
 }
 
 // codeText is an error code as text: a JSON string as it is, a number in

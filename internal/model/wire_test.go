@@ -177,6 +177,9 @@ func TestWireHostileStreams(t *testing.T) {
 		{"malformed JSON", func(w http.ResponseWriter) {
 			sse(w, `{"type":"response.output_text.delta",`)
 		}, "malformed event", 1},
+		{"fields of the wrong kind", func(w http.ResponseWriter) {
+			sse(w, `{"type":"response.output_text.delta","delta":5,"choices":"x"}`)
+		}, "malformed event", 1},
 		{"not JSON at all", func(w http.ResponseWriter) {
 			sse(w, `hello there`)
 		}, "malformed event", 1},
@@ -251,6 +254,7 @@ func TestWireLenientStreams(t *testing.T) {
 		{"no blank line at the end", "data: " + evHiDelta + "\n\ndata: " + evHiCompleted, "text/event-stream", "hi"},
 		{"CRLF and comments", ": ping\r\n\r\nevent: response.output_text.delta\r\ndata: " + evHiDelta + "\r\n\r\ndata: " + evHiCompleted + "\r\n\r\n", "text/event-stream", "hi"},
 		{"null error key", "data: " + strings.Replace(evHiDelta, `{`, `{"error":null,`, 1) + "\n\ndata: " + evHiCompleted + "\n\n", "text/event-stream", "hi"},
+		{"an event agent-ls does not read, of another shape", "data: {\"type\":\"response.audio.delta\",\"delta\":{\"x\":1},\"output_index\":\"0\"}\n\ndata: " + evHiDelta + "\n\ndata: " + evHiCompleted + "\n\n", "text/event-stream", "hi"},
 		{"other content type", "data: " + evHiDelta + "\n\ndata: " + evHiCompleted + "\n\n", "text/plain", "hi"},
 		{"10 MB delta", "data: " + strings.Replace(evHiDelta, `"hi"`, `"`+big+`"`, 1) + "\n\ndata: " + evHiCompleted + "\n\n", "text/event-stream", big},
 	}
