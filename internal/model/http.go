@@ -117,11 +117,12 @@ func (e *endpoint) post(ctx context.Context, body []byte, at *attempt) (*http.Re
 	return res, nil
 }
 
-// events reads the event stream of res, calling handle with the JSON data
-// of each event until handle says it is done, the stream ends ([DONE] or
-// its end), or it breaks. An event with a top-level "error" key ends the
-// stream with that error. Data that is not JSON is an error, unless the
-// stream ended inside that event (a stream cut short: errTruncated).
+// events reads the event stream of res, calling handle with the data of
+// each event until handle says it is done or fails, the stream ends
+// ([DONE] or its end), or it breaks. unterminated tells handle that the
+// stream ended inside the event, which may be cut short (see badEvent).
+// A successful response that holds no event and does not call itself an
+// event stream fails (see notEventStream).
 func events(res *http.Response, at *attempt, handle func(data []byte, unterminated bool) (done bool, err error)) error {
 	defer res.Body.Close()
 	sse := newSSEReader(res.Body)
