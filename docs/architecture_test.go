@@ -82,7 +82,7 @@ var allowed = map[string][]string{
 	"internal/workspace":       {"internal/policy", "github.com/aymanbagabas/go-udiff", "golang.org/x/sys"},
 	"internal/sandbox": {"internal/policy",
 		"github.com/landlock-lsm/go-landlock", "github.com/seccomp/libseccomp-golang", "golang.org/x/sys"},
-	"internal/model":  {"internal/textcut", "github.com/openai/openai-go/v3"},
+	"internal/model":  {"internal/textcut"},
 	"internal/config": {"internal/policy", "github.com/pelletier/go-toml/v2"},
 	"internal/tools":  {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
 	"internal/agent": {"internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
@@ -98,7 +98,7 @@ var allowed = map[string][]string{
 	// nothing else in the binary does.
 	"cmd/agent-ls": {"internal/acp", "internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/mcp", "internal/model",
 		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
-		"internal/workspace", "github.com/openai/openai-go/v3", "go.lsp.dev/protocol"},
+		"internal/workspace", "go.lsp.dev/protocol"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},
 	"internal/model/fakemodel/cmd/fakemodel": {"internal/model/fakemodel"},
 	"bench/acpbench":                         {"internal/model/fakemodel", "github.com/coder/acp-go-sdk"},

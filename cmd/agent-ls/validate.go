@@ -3,30 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/agent-ls/agent-ls/internal/model"
 )
 
-// The values the model API takes for reasoning effort (openai-go's
-// shared.ReasoningEffort).
-var reasoningEfforts = []shared.ReasoningEffort{
-	shared.ReasoningEffortNone, shared.ReasoningEffortMinimal, shared.ReasoningEffortLow,
-	shared.ReasoningEffortMedium, shared.ReasoningEffortHigh, shared.ReasoningEffortXhigh,
-	shared.ReasoningEffortMax,
-}
-
 func parseReasoningEffort(v string) (string, error) {
-	names := make([]string, len(reasoningEfforts))
-	for i, e := range reasoningEfforts {
-		if string(e) == v {
-			return v, nil
-		}
-		names[i] = string(e)
+	names := model.ReasoningEfforts()
+	if slices.Contains(names, v) {
+		return v, nil
 	}
 	return "", fmt.Errorf("%q is not a reasoning effort: use %s", v, strings.Join(names, ", "))
 }

@@ -1,58 +1,113 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 )
 
-// chatParams builds the Chat Completions request for req, for local
+// chatBody is the body of POST /chat/completions.
+type chatBody struct {
+	Messages          []chatMessage      `json:"messages,omitempty"`
+	Model             string             `json:"model"`
+	ParallelToolCalls *bool              `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort   string             `json:"reasoning_effort,omitempty"`
+	StreamOptions     chatStreamOptions  `json:"stream_options"`
+	Verbosity         string             `json:"verbosity,omitempty"`
+	ToolChoice        string             `json:"tool_choice,omitempty"`
+	Tools             []chatFunctionTool `json:"tools,omitempty"`
+	Stream            bool               `json:"stream"`
+}
+
+type chatStreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// chatMessage is a message of any role. Content is a string or
+// []chatContentPart, nil for an assistant message that only calls tools.
+type chatMessage struct {
+	Content    any            `json:"content,omitempty"`
+	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Role       string         `json:"role"`
+}
+
+type chatContentPart struct {
+	Text     string        `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+	Type     string        `json:"type"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
+}
+
+type chatToolCall struct {
+	ID       string            `json:"id"`
+	Function *chatFunctionCall `json:"function,omitempty"` // nil when both fields are empty
+	Type     string            `json:"type"`
+}
+
+type chatFunctionCall struct {
+	Arguments string `json:"arguments"`
+	Name      string `json:"name"`
+}
+
+type chatFunctionTool struct {
+	Function chatFuncDef `json:"function"`
+	Type     string      `json:"type"`
+}
+
+type chatFuncDef struct {
+	Name        string          `json:"name"`
+	Strict      bool            `json:"strict"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// newChatBody builds the Chat Completions request for req, for local
 // OpenAI-compatible servers: the instructions become the system message,
 // developer messages become system messages too (many local servers know
 // no developer role), consecutive calls become one assistant message with
 // tool_calls, outputs become tool messages, and reasoning and web search
 // items are dropped. Custom tools are offered as function tools (see
 // asFunctionTool).
-func chatParams(req *Request) (openai.ChatCompletionNewParams, error) {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-	if req.ReasoningEffort != "" {
-		p.ReasoningEffort = shared.ReasoningEffort(req.ReasoningEffort)
-	}
-	if req.Verbosity != "" {
-		p.Verbosity = openai.ChatCompletionNewParamsVerbosity(req.Verbosity)
+func newChatBody(req *Request) (*chatBody, error) {
+	p := &chatBody{
+		Model:           req.Model,
+		ReasoningEffort: req.ReasoningEffort,
+		Verbosity:       req.Verbosity,
+		StreamOptions:   chatStreamOptions{IncludeUsage: true},
+		Stream:          true,
 	}
 	// req.WebSearch: Chat Completions has no hosted tools.
-	msgs, err := chatMessages(req)
+	msgs, err := newChatMessages(req)
 	if err != nil {
-		return p, err
+		return nil, err
 	}
 	p.Messages = msgs
 	for _, t := range req.Tools {
-		tool, err := chatTool(t)
+		tool, err := newChatTool(t)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
 		p.Tools = append(p.Tools, tool)
 	}
 	if len(p.Tools) > 0 {
-		p.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("auto")}
-		p.ParallelToolCalls = openai.Bool(true)
+		parallel := true
+		p.ToolChoice, p.ParallelToolCalls = "auto", &parallel
 	}
 	return p, nil
 }
 
-func chatMessages(req *Request) ([]openai.ChatCompletionMessageParamUnion, error) {
-	var msgs []openai.ChatCompletionMessageParamUnion
+func newChatMessages(req *Request) ([]chatMessage, error) {
+	var msgs []chatMessage
 	if req.Instructions != "" {
-		msgs = append(msgs, openai.SystemMessage(req.Instructions))
+		msgs = append(msgs, chatMessage{Role: "system", Content: req.Instructions})
 	}
-	// lastAssistant is the assistant message that calls attach to, while
-	// the items run on without a user turn or output in between.
-	var lastAssistant *openai.ChatCompletionAssistantMessageParam
+	// lastAssistant is the index of the assistant message that calls
+	// attach to, while the items run on without a user turn or output in
+	// between; -1 for none.
+	lastAssistant := -1
 	// Tool messages carry no images; those of a run of outputs follow
 	// the run in one user message.
 	var images []string
@@ -60,7 +115,7 @@ func chatMessages(req *Request) ([]openai.ChatCompletionMessageParamUnion, error
 		if len(images) == 0 {
 			return
 		}
-		msgs = append(msgs, openai.UserMessage(imageParts("Images from the tool output above:", images)))
+		msgs = append(msgs, chatMessage{Role: RoleUser, Content: chatImageParts("Images from the tool output above:", images)})
 		images = nil
 	}
 	for i := range req.Input {
@@ -70,38 +125,37 @@ func chatMessages(req *Request) ([]openai.ChatCompletionMessageParamUnion, error
 		}
 		switch it.Type {
 		case ItemMessage:
-			lastAssistant = nil
+			lastAssistant = -1
 			switch it.Role {
 			case RoleUser:
 				if len(it.Images) > 0 {
-					msgs = append(msgs, openai.UserMessage(imageParts(it.Text, it.Images)))
+					msgs = append(msgs, chatMessage{Role: RoleUser, Content: chatImageParts(it.Text, it.Images)})
 				} else {
-					msgs = append(msgs, openai.UserMessage(it.Text))
+					msgs = append(msgs, chatMessage{Role: RoleUser, Content: it.Text})
 				}
 			case RoleAssistant:
-				m := openai.AssistantMessage(it.Text)
-				msgs = append(msgs, m)
-				lastAssistant = msgs[len(msgs)-1].OfAssistant
+				msgs = append(msgs, chatMessage{Role: RoleAssistant, Content: it.Text})
+				lastAssistant = len(msgs) - 1
 			case RoleDeveloper, "system":
-				msgs = append(msgs, openai.SystemMessage(it.Text))
+				msgs = append(msgs, chatMessage{Role: "system", Content: it.Text})
 			default:
 				return nil, fmt.Errorf("model: input item %d: unsupported message role %q", i, it.Role)
 			}
 		case ItemFunctionCall, ItemCustomToolCall:
-			if lastAssistant == nil {
-				msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &openai.ChatCompletionAssistantMessageParam{}})
-				lastAssistant = msgs[len(msgs)-1].OfAssistant
+			if lastAssistant < 0 {
+				msgs = append(msgs, chatMessage{Role: RoleAssistant})
+				lastAssistant = len(msgs) - 1
 			}
 			call := asFunctionItem(*it)
-			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       call.CallID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: call.Name, Arguments: call.Arguments},
-				},
-			})
+			m := &msgs[lastAssistant]
+			tc := chatToolCall{ID: call.CallID, Type: "function"}
+			if call.Name != "" || call.Arguments != "" {
+				tc.Function = &chatFunctionCall{Name: call.Name, Arguments: call.Arguments}
+			}
+			m.ToolCalls = append(m.ToolCalls, tc)
 		case ItemFunctionCallOutput, ItemCustomToolCallOutput:
-			lastAssistant = nil
-			msgs = append(msgs, openai.ToolMessage(it.Output, it.CallID))
+			lastAssistant = -1
+			msgs = append(msgs, chatMessage{Role: "tool", Content: it.Output, ToolCallID: it.CallID})
 			images = append(images, it.Images...)
 		case ItemReasoning, ItemWebSearchCall:
 			// Chat Completions has no way to send reasoning or hosted
@@ -114,30 +168,25 @@ func chatMessages(req *Request) ([]openai.ChatCompletionMessageParamUnion, error
 	return msgs, nil
 }
 
-func imageParts(text string, images []string) []openai.ChatCompletionContentPartUnionParam {
-	var parts []openai.ChatCompletionContentPartUnionParam
+func chatImageParts(text string, images []string) []chatContentPart {
+	var parts []chatContentPart
 	if text != "" {
-		parts = append(parts, openai.TextContentPart(text))
+		parts = append(parts, chatContentPart{Type: "text", Text: text})
 	}
 	for _, u := range images {
-		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: u}))
+		parts = append(parts, chatContentPart{Type: "image_url", ImageURL: &chatImageURL{URL: u}})
 	}
 	return parts
 }
 
-func chatTool(t Tool) (openai.ChatCompletionToolUnionParam, error) {
+func newChatTool(t Tool) (chatFunctionTool, error) {
 	t = asFunctionTool(t)
 	if t.Type != ToolFunction && t.Type != "" {
-		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("model: tool %q: unsupported tool type %q", t.Name, t.Type)
+		return chatFunctionTool{}, fmt.Errorf("model: tool %q: unsupported tool type %q", t.Name, t.Type)
 	}
 	schema, err := toolSchema(t)
 	if err != nil {
-		return openai.ChatCompletionToolUnionParam{}, err
+		return chatFunctionTool{}, err
 	}
-	fd := shared.FunctionDefinitionParam{Name: t.Name, Strict: openai.Bool(false)}
-	if t.Description != "" {
-		fd.Description = openai.String(t.Description)
-	}
-	fd.SetExtraFields(map[string]any{"parameters": schema})
-	return openai.ChatCompletionFunctionTool(fd), nil
+	return chatFunctionTool{Type: "function", Function: chatFuncDef{Name: t.Name, Description: t.Description, Parameters: schema}}, nil
 }

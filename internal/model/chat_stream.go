@@ -3,13 +3,8 @@ package model
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // Output positions of a chat completion: its reasoning (the
@@ -23,36 +18,76 @@ const (
 
 // chatCall is a tool call being assembled from its deltas.
 type chatCall struct {
-	index     int64
+	index     int
 	id, name  string
 	arguments strings.Builder
+}
+
+// chatChunk is a chunk of a Chat Completions stream: only the fields
+// agent-ls uses.
+type chatChunk struct {
+	ID    string `json:"id"`
+	Usage *struct {
+		PromptTokens        int64 `json:"prompt_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		CompletionTokens        int64 `json:"completion_tokens"`
+		CompletionTokensDetails struct {
+			ReasoningTokens int64 `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
+	} `json:"usage"`
+	Choices []struct {
+		Index        int            `json:"index"`
+		Delta        chatChunkDelta `json:"delta"`
+		FinishReason string         `json:"finish_reason"`
+	} `json:"choices"`
+	// Error, at the top level and not null, ends the stream with it.
+	Error json.RawMessage `json:"error"`
+}
+
+type chatChunkDelta struct {
+	Content string `json:"content"`
+	Refusal string `json:"refusal"`
+	// Reasoning text as local servers send it: reasoning_content
+	// (llama.cpp, vLLM) or reasoning (Ollama).
+	ReasoningContent json.RawMessage `json:"reasoning_content"`
+	Reasoning        json.RawMessage `json:"reasoning"`
+	ToolCalls        []struct {
+		Index    int    `json:"index"`
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
 }
 
 // runChat makes one attempt on Chat Completions. Content deltas become
 // TextDelta, reasoning_content (or reasoning) deltas ReasoningDelta; the
 // items are finished, and ItemDone emitted, when a choice reports its
 // finish_reason. A stream without a finish_reason is truncated.
-func (c *client) runChat(ctx context.Context, params openai.ChatCompletionNewParams, req *Request, at *attempt) (*Response, error) {
-	stream := c.chat.NewStreaming(ctx, params, option.WithMiddleware(at.http.middleware))
-	defer stream.Close()
+func (c *client) runChat(ctx context.Context, body []byte, req *Request, at *attempt) (*Response, error) {
+	res, err := c.api.post(ctx, body, at)
+	if err != nil {
+		return nil, err
+	}
 	rp := at.replay
 	resp := &Response{}
 	acc := chatAccum{rp: rp}
-	for {
-		at.idle.arm()
-		ok := stream.Next()
-		at.idle.disarm()
-		if !ok {
-			break
+	err = events(res, at, func(data []byte, unterminated bool) (bool, error) {
+		var chunk chatChunk
+		if err := json.Unmarshal(data, &chunk); err != nil {
+			return false, badEvent(data, unterminated, err)
 		}
-		acc.add(resp, stream.Current())
-	}
+		if hasError(chunk.Error) {
+			return false, streamError(data, chunk.Error)
+		}
+		acc.add(resp, &chunk)
+		return false, nil
+	})
 	text, reasoning, calls, finished := &acc.text, &acc.reasoning, acc.calls, acc.finished // what the chunks carried
-	if err := stream.Err(); err != nil {
-		var se *ssestream.StreamError
-		if errors.As(err, &se) {
-			return nil, streamError(se)
-		}
+	if err != nil {
 		return nil, err
 	}
 	if !finished {
@@ -97,13 +132,12 @@ type chatAccum struct {
 
 // add takes one chunk: its id and usage into resp, choice 0's deltas
 // into the accumulated text, reasoning and tool calls.
-func (a *chatAccum) add(resp *Response, chunk openai.ChatCompletionChunk) {
+func (a *chatAccum) add(resp *Response, chunk *chatChunk) {
 	rp := a.rp
 	if resp.ID == "" {
 		resp.ID = chunk.ID
 	}
-	if chunk.JSON.Usage.Valid() {
-		u := chunk.Usage
+	if u := chunk.Usage; u != nil {
 		resp.Usage = Usage{
 			InputTokens:       u.PromptTokens,
 			CachedInputTokens: u.PromptTokensDetails.CachedTokens,
@@ -111,7 +145,8 @@ func (a *chatAccum) add(resp *Response, chunk openai.ChatCompletionChunk) {
 			ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
 		}
 	}
-	for _, ch := range chunk.Choices {
+	for i := range chunk.Choices {
+		ch := &chunk.Choices[i]
 		if ch.Index != 0 {
 			continue
 		}
@@ -149,21 +184,17 @@ func (a *chatAccum) add(resp *Response, chunk openai.ChatCompletionChunk) {
 
 // reasoningDelta returns the reasoning text of a delta: local servers send
 // it as reasoning_content (llama.cpp, vLLM) or reasoning (Ollama).
-func reasoningDelta(d *openai.ChatCompletionChunkChoiceDelta) string {
-	for _, key := range []string{"reasoning_content", "reasoning"} {
-		f, ok := d.JSON.ExtraFields[key]
-		if !ok {
-			continue
-		}
+func reasoningDelta(d *chatChunkDelta) string {
+	for _, raw := range []json.RawMessage{d.ReasoningContent, d.Reasoning} {
 		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+		if len(raw) > 0 && json.Unmarshal(raw, &s) == nil && s != "" {
 			return s
 		}
 	}
 	return ""
 }
 
-func findCall(calls []*chatCall, index int64) *chatCall {
+func findCall(calls []*chatCall, index int) *chatCall {
 	for _, c := range calls {
 		if c.index == index {
 			return c

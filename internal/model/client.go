@@ -10,18 +10,15 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/responses"
 )
 
 // client is the Client of both wire APIs.
 type client struct {
-	cfg       Config
-	clock     clock
-	responses responses.ResponseService
-	chat      openai.ChatCompletionService
+	cfg   Config
+	clock clock
+	// api is the endpoint of cfg.WireAPI: POST /responses or POST
+	// /chat/completions under the base URL.
+	api endpoint
 }
 
 // New returns a Client for cfg. It does no I/O besides reading the
@@ -76,20 +73,15 @@ func New(cfg Config) (Client, error) {
 	if cfg.APIKey == "" && cfg.EnvKey != "" {
 		cfg.APIKey = strings.TrimSpace(os.Getenv(cfg.EnvKey))
 	}
-	// The services are built from explicit options only (openai.NewClient
-	// would also read OPENAI_* variables behind our back), and openai-go's
-	// own retries are off: Stream owns the retry loop.
-	opts := append([]option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithHTTPClient(cfg.HTTPClient),
-		option.WithMaxRetries(0),
-	}, providerOptions(cfg)...)
-	return &client{
-		cfg:       cfg,
-		clock:     realClock{},
-		responses: responses.NewResponseService(opts...),
-		chat:      openai.NewChatCompletionService(opts...),
-	}, nil
+	path := "responses"
+	if cfg.WireAPI == WireChat {
+		path = "chat/completions"
+	}
+	api, err := newEndpoint(&cfg, path, sameOriginClient(cfg.HTTPClient, cfg.BaseURL))
+	if err != nil {
+		return nil, err
+	}
+	return &client{cfg: cfg, clock: realClock{}, api: api}, nil
 }
 
 // attempt is the state of one attempt at a request.
@@ -155,23 +147,26 @@ func (c *client) Stream(ctx context.Context, req *Request, emit func(Event)) (*R
 }
 
 // runner returns the function that makes one attempt at req on the
-// client's wire API.
+// client's wire API. The body is encoded once, for every attempt.
 func (c *client) runner(req *Request) (runFunc, error) {
+	run := c.runResponses
+	var p any
+	var err error
 	if c.cfg.WireAPI == WireChat {
-		params, err := chatParams(req)
-		if err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, at *attempt) (*Response, error) {
-			return c.runChat(ctx, params, req, at)
-		}, nil
+		run = c.runChat
+		p, err = newChatBody(req)
+	} else {
+		p, err = newResponsesBody(req)
 	}
-	params, err := responsesParams(req)
 	if err != nil {
 		return nil, err
 	}
+	body, err := marshalBody(p)
+	if err != nil {
+		return nil, fmt.Errorf("model: encoding the request: %w", err)
+	}
 	return func(ctx context.Context, at *attempt) (*Response, error) {
-		return c.runResponses(ctx, params, req, at)
+		return run(ctx, body, req, at)
 	}, nil
 }
 
@@ -189,12 +184,13 @@ func (c *client) attempt(ctx context.Context, run runFunc, rp *replay) (resp *Re
 		return nil, started, fmt.Errorf("%w: no data from the model server for %v", errStalled, c.cfg.IdleTimeout)
 	}
 	if err != nil && at.http.status != 0 {
-		// The status and body as the server sent them, not as openai-go
-		// managed to parse them.
+		// The status and body as the server sent them.
 		return nil, false, at.http.err()
 	}
 	var me *Error
-	if err != nil && ctx.Err() == nil && !errors.As(err, &me) && !errors.Is(err, errTruncated) {
+	var mf *malformedEventError
+	if err != nil && ctx.Err() == nil && !errors.As(err, &me) && !errors.Is(err, errTruncated) &&
+		!errors.As(err, &mf) && !errors.Is(err, errEventTooLarge) {
 		if at.http.responded {
 			return nil, started, fmt.Errorf("model stream broke: %w", err)
 		}

@@ -14,9 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // Error is a failure reported by the model server, as an HTTP error status
@@ -84,8 +81,8 @@ func retryableCode(code string) bool {
 }
 
 // httpCapture keeps the status, headers and body of an attempt's error
-// response before openai-go parses it, so that a failure keeps its status
-// and message even when the body is not the JSON openai-go expects.
+// response, so that a failure keeps its status and message whatever the
+// body holds.
 type httpCapture struct {
 	responded bool // the server sent response headers
 	status    int
@@ -93,22 +90,21 @@ type httpCapture struct {
 	body      []byte
 }
 
-func (h *httpCapture) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	h.responded = err == nil && res != nil
-	if err != nil || res == nil || res.StatusCode < 400 {
-		return res, err
-	}
+// capture keeps res, an error status (or a redirect not followed), and
+// closes its body.
+func (h *httpCapture) capture(res *http.Response) {
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	_ = res.Body.Close()
 	h.status, h.header, h.body = res.StatusCode, res.Header, body
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	return res, nil
 }
 
 // err turns the captured error response into an *Error.
 func (h *httpCapture) err() *Error {
 	code, msg := parseErrorBody(h.body)
+	if h.status < 400 {
+		// A redirect sameOriginClient did not follow.
+		code, msg = "", fmt.Sprintf("redirected to %q, another origin than the base URL's: not followed", h.header.Get("Location"))
+	}
 	if msg == "" {
 		msg = http.StatusText(h.status)
 	}
@@ -169,11 +165,16 @@ func parseErrorBody(body []byte) (code, msg string) {
 }
 
 // streamError turns an SSE event carrying a top-level "error" key (how
-// Chat Completions servers report a failure mid-stream) into an *Error.
-func streamError(se *ssestream.StreamError) *Error {
-	code, msg := parseErrorBody(se.Event.Data)
+// Chat Completions servers report a failure mid-stream) into an *Error;
+// errValue is the key's value.
+func streamError(data, errValue []byte) *Error {
+	code, msg := parseErrorBody(data)
 	if msg == "" {
-		msg = se.Message
+		var s string
+		if json.Unmarshal(errValue, &s) != nil {
+			s = string(errValue)
+		}
+		msg = "received error while streaming: " + textcut.Cut(s, 500)
 	}
 	return &Error{Code: code, Message: msg, retryable: retryableCode(code), retryAfter: delayInMessage(msg)}
 }
@@ -229,9 +230,8 @@ func classify(err error) (retry bool, after time.Duration) {
 		}
 		return me.retryable, me.retryAfter
 	}
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &se) || errors.As(err, &te) {
+	var mf *malformedEventError
+	if errors.As(err, &mf) || errors.Is(err, errEventTooLarge) {
 		return false, 0 // the server speaks something else: retrying won't help
 	}
 	// Connection errors, resets, truncated and stalled streams.

@@ -5,32 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strings"
-
-	"github.com/openai/openai-go/v3/option"
 )
-
-// providerOptions are the request options that make every request of cfg
-// reach its provider: the key, the extra headers (the environment's read
-// now, once) and the query parameters.
-func providerOptions(cfg Config) []option.RequestOption {
-	var opts []option.RequestOption
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	for k, env := range cfg.EnvHTTPHeaders {
-		if v := strings.TrimSpace(os.Getenv(env)); v != "" {
-			opts = append(opts, option.WithHeader(k, v))
-		}
-	}
-	for k, v := range cfg.QueryParams {
-		opts = append(opts, option.WithQuery(k, v))
-	}
-	return opts
-}
 
 // missingKey returns the error for a request that needs an API key cfg
 // does not have, or nil.

@@ -1,217 +1,285 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/responses"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // emptySchema is the parameters of a function tool that declares none.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// responsesParams builds the Responses API request for req. The request is
-// stateless (store: false): the whole history is sent each time, reasoning
-// items with their encrypted content, and no item ids (the server keeps no
-// items to refer to). With FunctionToolsOnly, custom tools and their calls
-// travel as functions (see asFunctionTool).
-func responsesParams(req *Request) (responses.ResponseNewParams, error) {
-	p := responses.ResponseNewParams{
-		Model:             shared.ResponsesModel(req.Model),
-		Store:             openai.Bool(false),
-		ParallelToolCalls: openai.Bool(true),
-		ToolChoice: responses.ResponseNewParamsToolChoiceUnion{
-			OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptionsAuto),
-		},
-		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+// The request bodies of both wire APIs, as plain structs: only the fields
+// agent-ls sends, in the shapes the APIs take. A field that must be
+// omitted when unset is a pointer or has omitempty; one that must be sent
+// even when empty (a message's content, a reasoning item's summary) has
+// neither. The fields are in the order openai-go sent them, and tool
+// schemas are escaped as it did them (<, >, & as \u003c, \u003e,
+// \u0026), so that the bodies are byte for byte the ones agent-ls sent
+// through it (see testdata/wire): a provider's prompt cache sees the same
+// prefix.
+
+// marshalBody encodes a request body. HTML characters (<, >, &) stay as
+// they are: the model sees the same text either way, and code is full of
+// them.
+func marshalBody(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	if req.Instructions != "" {
-		p.Instructions = openai.String(req.Instructions)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// responsesBody is the body of POST /responses.
+type responsesBody struct {
+	Instructions      string          `json:"instructions,omitempty"`
+	ParallelToolCalls bool            `json:"parallel_tool_calls"`
+	PromptCacheKey    string          `json:"prompt_cache_key,omitempty"`
+	Store             bool            `json:"store"`
+	Include           []string        `json:"include"`
+	Input             []any           `json:"input"`
+	Model             string          `json:"model"`
+	Reasoning         *wireReasoning  `json:"reasoning,omitempty"`
+	Text              *wireTextConfig `json:"text,omitempty"`
+	ToolChoice        string          `json:"tool_choice"`
+	Tools             []any           `json:"tools,omitempty"`
+	Stream            bool            `json:"stream"`
+}
+
+type wireReasoning struct {
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary,omitempty"`
+}
+
+type wireTextConfig struct {
+	Verbosity string `json:"verbosity"`
+}
+
+// Responses input items.
+type (
+	wireMessage struct {
+		Content any    `json:"content"` // a string or []any of wireInputText, wireInputImage
+		Role    string `json:"role"`
+		Phase   string `json:"phase,omitempty"`
+		Type    string `json:"type"`
 	}
-	if req.PromptCacheKey != "" {
-		p.PromptCacheKey = openai.String(req.PromptCacheKey)
+	wireInputText struct {
+		Text string `json:"text"`
+		Type string `json:"type"`
+	}
+	wireInputImage struct {
+		Detail   string `json:"detail"`
+		ImageURL string `json:"image_url"`
+		Type     string `json:"type"`
+	}
+	// wireOutputImage is an image of a function call's output (openai-go
+	// had another type, with another field order, for those).
+	wireOutputImage struct {
+		ImageURL string `json:"image_url"`
+		Detail   string `json:"detail"`
+		Type     string `json:"type"`
+	}
+	wireFunctionCall struct {
+		Arguments string `json:"arguments"`
+		CallID    string `json:"call_id"`
+		Name      string `json:"name"`
+		Type      string `json:"type"`
+	}
+	wireFunctionCallOutput struct {
+		Output any    `json:"output"` // a string or []any
+		CallID string `json:"call_id"`
+		Type   string `json:"type"`
+	}
+	wireCustomToolCall struct {
+		CallID string `json:"call_id"`
+		Input  string `json:"input"`
+		Name   string `json:"name"`
+		Type   string `json:"type"`
+	}
+	wireCustomToolCallOutput struct {
+		CallID string `json:"call_id"`
+		Output any    `json:"output"` // a string or []any
+		Type   string `json:"type"`
+	}
+	wireReasoningItem struct {
+		Summary          []wireSummary `json:"summary"`
+		EncryptedContent string        `json:"encrypted_content,omitempty"`
+		Type             string        `json:"type"`
+	}
+	wireSummary struct {
+		Text string `json:"text"`
+		Type string `json:"type"`
+	}
+	wireWebSearchCall struct {
+		Action json.RawMessage `json:"action,omitempty"`
+		Status string          `json:"status,omitempty"`
+		Type   string          `json:"type"`
+	}
+)
+
+// Responses tools.
+type (
+	wireFunctionTool struct {
+		Strict      bool            `json:"strict"`
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Type        string          `json:"type"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	wireCustomTool struct {
+		Name        string       `json:"name"`
+		Description string       `json:"description,omitempty"`
+		Format      *wireGrammar `json:"format,omitempty"`
+		Type        string       `json:"type"`
+	}
+	wireGrammar struct {
+		Definition string `json:"definition"`
+		Syntax     string `json:"syntax"`
+		Type       string `json:"type"`
+	}
+	wireHostedTool struct {
+		Type string `json:"type"`
+	}
+)
+
+// newResponsesBody builds the Responses API request for req. The request
+// is stateless (store: false): the whole history is sent each time,
+// reasoning items with their encrypted content, and no item ids (the
+// server keeps no items to refer to). With FunctionToolsOnly, custom tools
+// and their calls travel as functions (see asFunctionTool).
+func newResponsesBody(req *Request) (*responsesBody, error) {
+	p := &responsesBody{
+		Model:             req.Model,
+		Instructions:      req.Instructions,
+		Input:             make([]any, 0, len(req.Input)),
+		ToolChoice:        "auto",
+		ParallelToolCalls: true,
+		Include:           []string{"reasoning.encrypted_content"},
+		PromptCacheKey:    req.PromptCacheKey,
+		Stream:            true,
 	}
 	if req.ReasoningEffort != "" {
-		p.Reasoning = shared.ReasoningParam{
-			Effort:  shared.ReasoningEffort(req.ReasoningEffort),
-			Summary: shared.ReasoningSummary(req.ReasoningSummary),
-		}
+		p.Reasoning = &wireReasoning{Effort: req.ReasoningEffort, Summary: req.ReasoningSummary}
 	}
 	if req.Verbosity != "" {
-		p.Text = responses.ResponseTextConfigParam{Verbosity: responses.ResponseTextConfigVerbosity(req.Verbosity)}
+		p.Text = &wireTextConfig{Verbosity: req.Verbosity}
 	}
-	input := make(responses.ResponseInputParam, 0, len(req.Input))
 	for i := range req.Input {
-		item := req.Input[i]
+		item := &req.Input[i]
 		if req.FunctionToolsOnly {
-			item = asFunctionItem(item)
+			fi := asFunctionItem(*item)
+			item = &fi
 		}
-		it, err := responsesInputItem(&item)
+		it, err := wireInputItem(item)
 		if err != nil {
-			return p, fmt.Errorf("model: input item %d: %w", i, err)
+			return nil, fmt.Errorf("model: input item %d: %w", i, err)
 		}
-		input = append(input, it)
+		p.Input = append(p.Input, it)
 	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	for _, t := range req.Tools {
 		if req.FunctionToolsOnly {
 			t = asFunctionTool(t)
 		}
-		tool, err := responsesTool(t)
+		tool, err := wireTool(t)
 		if err != nil {
-			return p, err
+			return nil, err
 		}
 		p.Tools = append(p.Tools, tool)
 	}
 	if req.WebSearch {
-		p.Tools = append(p.Tools, responses.ToolUnionParam{OfWebSearch: &responses.WebSearchToolParam{Type: responses.WebSearchToolTypeWebSearch}})
+		p.Tools = append(p.Tools, wireHostedTool{Type: "web_search"})
 	}
 	return p, nil
 }
 
-func responsesInputItem(it *Item) (responses.ResponseInputItemUnionParam, error) {
+func wireInputItem(it *Item) (any, error) {
 	switch it.Type {
 	case ItemMessage:
-		return responsesMessage(it)
+		return wireInputMessage(it)
 	case ItemFunctionCall:
-		return responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
-			CallID: it.CallID, Name: it.Name, Arguments: it.Arguments,
-		}}, nil
-	case ItemFunctionCallOutput:
-		out := responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(it.Output)}
-		if len(it.Images) > 0 {
-			list := responses.ResponseFunctionCallOutputItemListParam{{
-				OfInputText: &responses.ResponseInputTextContentParam{Text: it.Output},
-			}}
-			for _, u := range it.Images {
-				list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{
-					OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: openai.String(u), Detail: "auto"},
-				})
-			}
-			out = responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfResponseFunctionCallOutputItemArray: list}
-		}
-		return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-			CallID: openai.String(it.CallID), Output: out,
-		}}, nil
+		return wireFunctionCall{Type: string(ItemFunctionCall), CallID: it.CallID, Name: it.Name, Arguments: it.Arguments}, nil
 	case ItemCustomToolCall:
-		return responses.ResponseInputItemUnionParam{OfCustomToolCall: &responses.ResponseCustomToolCallParam{
-			CallID: it.CallID, Name: it.Name, Input: it.Input,
-		}}, nil
-	case ItemCustomToolCallOutput:
-		out := responses.ResponseCustomToolCallOutputOutputUnionParam{OfString: openai.String(it.Output)}
+		return wireCustomToolCall{Type: string(ItemCustomToolCall), CallID: it.CallID, Name: it.Name, Input: it.Input}, nil
+	case ItemFunctionCallOutput:
+		out := wireFunctionCallOutput{Type: string(it.Type), CallID: it.CallID, Output: it.Output}
 		if len(it.Images) > 0 {
-			list := []responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam{{
-				OfInputText: &responses.ResponseInputTextParam{Text: it.Output},
-			}}
+			parts := []any{wireInputText{Type: "input_text", Text: it.Output}}
 			for _, u := range it.Images {
-				list = append(list, responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam{
-					OfInputImage: &responses.ResponseInputImageParam{ImageURL: openai.String(u), Detail: responses.ResponseInputImageDetailAuto},
-				})
+				parts = append(parts, wireOutputImage{Type: "input_image", ImageURL: u, Detail: "auto"})
 			}
-			out = responses.ResponseCustomToolCallOutputOutputUnionParam{OfOutputContentList: list}
+			out.Output = parts
 		}
-		return responses.ResponseInputItemUnionParam{OfCustomToolCallOutput: &responses.ResponseCustomToolCallOutputParam{
-			CallID: it.CallID, Output: out,
-		}}, nil
+		return out, nil
+	case ItemCustomToolCallOutput:
+		out := wireCustomToolCallOutput{Type: string(it.Type), CallID: it.CallID, Output: it.Output}
+		if len(it.Images) > 0 {
+			out.Output = append([]any{wireInputText{Type: "input_text", Text: it.Output}}, imageContent(it.Images)...)
+		}
+		return out, nil
 	case ItemReasoning:
-		r := &responses.ResponseReasoningItemParam{Summary: []responses.ResponseReasoningItemSummaryParam{}}
+		r := wireReasoningItem{Type: string(ItemReasoning), Summary: make([]wireSummary, 0, len(it.Summary)), EncryptedContent: it.EncryptedContent}
 		for _, s := range it.Summary {
-			r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: s})
+			r.Summary = append(r.Summary, wireSummary{Type: "summary_text", Text: s})
 		}
-		if it.EncryptedContent != "" {
-			r.EncryptedContent = openai.String(it.EncryptedContent)
-		}
-		// The id is required by the type but refers to a stored item,
-		// which there is none of with store: false.
-		r.SetExtraFields(map[string]any{"id": param.Omit})
-		return responses.ResponseInputItemUnionParam{OfReasoning: r}, nil
+		return r, nil
 	case ItemWebSearchCall:
-		return webSearchInput(it), nil
+		// Sent back as it came, without its id (it refers to a stored
+		// item, which there is none of with store: false).
+		return wireWebSearchCall{Type: string(ItemWebSearchCall), Status: it.Status, Action: it.Action}, nil
 	}
-	return responses.ResponseInputItemUnionParam{}, fmt.Errorf("unsupported item type %q", it.Type)
+	return nil, fmt.Errorf("unsupported item type %q", it.Type)
 }
 
-// webSearchInput sends a web search back as it came, without its id (it
-// refers to a stored item, which there is none of with store: false).
-func webSearchInput(it *Item) responses.ResponseInputItemUnionParam {
-	raw := map[string]any{"type": ItemWebSearchCall}
-	if it.Status != "" {
-		raw["status"] = it.Status
-	}
-	if len(it.Action) > 0 {
-		raw["action"] = it.Action
-	}
-	ws := param.Override[responses.ResponseFunctionWebSearchParam](raw)
-	return responses.ResponseInputItemUnionParam{OfWebSearchCall: &ws}
-}
-
-func responsesMessage(it *Item) (responses.ResponseInputItemUnionParam, error) {
-	var role responses.EasyInputMessageRole
+func wireInputMessage(it *Item) (any, error) {
 	switch it.Role {
-	case RoleUser:
-		role = responses.EasyInputMessageRoleUser
-	case RoleAssistant:
-		role = responses.EasyInputMessageRoleAssistant
-	case RoleDeveloper:
-		role = responses.EasyInputMessageRoleDeveloper
-	case "system":
-		role = responses.EasyInputMessageRoleSystem
+	case RoleUser, RoleAssistant, RoleDeveloper, "system":
 	default:
-		return responses.ResponseInputItemUnionParam{}, fmt.Errorf("unsupported message role %q", it.Role)
+		return nil, fmt.Errorf("unsupported message role %q", it.Role)
 	}
-	m := &responses.EasyInputMessageParam{Role: role, Type: responses.EasyInputMessageTypeMessage}
-	if role == responses.EasyInputMessageRoleAssistant {
-		m.Phase = responses.EasyInputMessagePhase(it.Phase)
-	}
-	if len(it.Images) == 0 || role == responses.EasyInputMessageRoleAssistant {
-		m.Content = responses.EasyInputMessageContentUnionParam{OfString: openai.String(it.Text)}
-	} else {
-		var parts responses.ResponseInputMessageContentListParam
+	m := wireMessage{Type: string(ItemMessage), Role: it.Role, Content: it.Text}
+	if it.Role == RoleAssistant {
+		m.Phase = it.Phase
+	} else if len(it.Images) > 0 {
+		var parts []any
 		if it.Text != "" {
-			parts = append(parts, responses.ResponseInputContentParamOfInputText(it.Text))
+			parts = append(parts, wireInputText{Type: "input_text", Text: it.Text})
 		}
-		for _, u := range it.Images {
-			parts = append(parts, responses.ResponseInputContentUnionParam{OfInputImage: &responses.ResponseInputImageParam{
-				ImageURL: openai.String(u), Detail: responses.ResponseInputImageDetailAuto,
-			}})
-		}
-		m.Content = responses.EasyInputMessageContentUnionParam{OfInputItemContentList: parts}
+		m.Content = append(parts, imageContent(it.Images)...)
 	}
-	return responses.ResponseInputItemUnionParam{OfMessage: m}, nil
+	return m, nil
 }
 
-func responsesTool(t Tool) (responses.ToolUnionParam, error) {
+func imageContent(urls []string) []any {
+	parts := make([]any, len(urls))
+	for i, u := range urls {
+		parts[i] = wireInputImage{Type: "input_image", ImageURL: u, Detail: "auto"}
+	}
+	return parts
+}
+
+func wireTool(t Tool) (any, error) {
 	switch t.Type {
 	case ToolFunction, "":
 		schema, err := toolSchema(t)
 		if err != nil {
-			return responses.ToolUnionParam{}, err
-		}
-		f := &responses.FunctionToolParam{Name: t.Name, Strict: openai.Bool(false)}
-		if t.Description != "" {
-			f.Description = openai.String(t.Description)
+			return nil, err
 		}
 		// Raw, so the schema reaches the model with its keys in the
 		// caller's order.
-		f.SetExtraFields(map[string]any{"parameters": schema})
-		return responses.ToolUnionParam{OfFunction: f}, nil
+		return wireFunctionTool{Type: string(ToolFunction), Name: t.Name, Description: t.Description, Parameters: schema}, nil
 	case ToolCustom:
-		c := &responses.CustomToolParam{Name: t.Name}
-		if t.Description != "" {
-			c.Description = openai.String(t.Description)
-		}
+		c := wireCustomTool{Type: string(ToolCustom), Name: t.Name, Description: t.Description}
 		if g := t.Grammar; g != nil {
 			if g.Syntax != "lark" && g.Syntax != "regex" {
-				return responses.ToolUnionParam{}, fmt.Errorf("model: tool %q: unsupported grammar syntax %q (want lark or regex)", t.Name, g.Syntax)
+				return nil, fmt.Errorf("model: tool %q: unsupported grammar syntax %q (want lark or regex)", t.Name, g.Syntax)
 			}
-			c.Format = shared.CustomToolInputFormatParamOfGrammar(g.Definition, g.Syntax)
+			c.Format = &wireGrammar{Type: "grammar", Syntax: g.Syntax, Definition: g.Definition}
 		}
-		return responses.ToolUnionParam{OfCustom: c}, nil
+		return c, nil
 	}
-	return responses.ToolUnionParam{}, fmt.Errorf("model: tool %q: unsupported tool type %q", t.Name, t.Type)
+	return nil, fmt.Errorf("model: tool %q: unsupported tool type %q", t.Name, t.Type)
 }
 
 // toolSchema returns a function tool's parameters as raw JSON.
@@ -222,5 +290,16 @@ func toolSchema(t Tool) (json.RawMessage, error) {
 	if !json.Valid(t.Parameters) {
 		return nil, fmt.Errorf("model: tool %q: parameters are not valid JSON", t.Name)
 	}
-	return t.Parameters, nil
+	return rawJSON(t.Parameters), nil
+}
+
+// rawJSON returns valid JSON compacted, with <, >, &, U+2028 and U+2029
+// in its strings escaped, as openai-go sent tool schemas.
+func rawJSON(raw json.RawMessage) json.RawMessage {
+	var c, e bytes.Buffer
+	if json.Compact(&c, raw) != nil {
+		return raw
+	}
+	json.HTMLEscape(&e, c.Bytes())
+	return e.Bytes()
 }

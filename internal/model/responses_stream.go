@@ -3,12 +3,69 @@ package model
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"strconv"
 	"strings"
+)
 
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/responses"
+// Stream events of the Responses API: only the fields agent-ls uses.
+type (
+	responsesEvent struct {
+		Type         string `json:"type"`
+		OutputIndex  int    `json:"output_index"`
+		SummaryIndex int    `json:"summary_index"`
+		ItemID       string `json:"item_id"`
+		Delta        string `json:"delta"`
+		// Item and Response are decoded only by the events that use
+		// them (response.created repeats the whole request).
+		Item     json.RawMessage `json:"item"`
+		Response json.RawMessage `json:"response"`
+		Code     json.RawMessage `json:"code"` // of an error event: a string, or null
+		Message  string          `json:"message"`
+		// Error, at the top level and not null, ends the stream with it.
+		Error json.RawMessage `json:"error"`
+	}
+	responsesOutputItem struct {
+		Type    string `json:"type"`
+		ID      string `json:"id"`
+		Role    string `json:"role"`
+		Phase   string `json:"phase"`
+		Content []struct {
+			Type    string `json:"type"`
+			Text    string `json:"text"`
+			Refusal string `json:"refusal"`
+		} `json:"content"`
+		CallID    string          `json:"call_id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"` // a string
+		Input     string          `json:"input"`
+		Summary   []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+		EncryptedContent string          `json:"encrypted_content"`
+		Status           string          `json:"status"`
+		Action           json.RawMessage `json:"action"`
+	}
+	responsesResponse struct {
+		ID     string                `json:"id"`
+		Output []responsesOutputItem `json:"output"`
+		Usage  struct {
+			InputTokens        int64 `json:"input_tokens"`
+			InputTokensDetails struct {
+				CachedTokens int64 `json:"cached_tokens"`
+			} `json:"input_tokens_details"`
+			OutputTokens        int64 `json:"output_tokens"`
+			OutputTokensDetails struct {
+				ReasoningTokens int64 `json:"reasoning_tokens"`
+			} `json:"output_tokens_details"`
+		} `json:"usage"`
+		Error struct {
+			Code    json.RawMessage `json:"code"`
+			Message string          `json:"message"`
+		} `json:"error"`
+		IncompleteDetails struct {
+			Reason string `json:"reason"`
+		} `json:"incomplete_details"`
+	}
 )
 
 // runResponses makes one attempt on the Responses API and maps its stream:
@@ -16,23 +73,43 @@ import (
 // deltas ReasoningDelta, output_item.done ItemDone, and response.completed
 // the Response. Function calls of custom tools offered as functions are
 // mapped back to custom tool calls.
-func (c *client) runResponses(ctx context.Context, params responses.ResponseNewParams, req *Request, at *attempt) (*Response, error) {
-	stream := c.responses.NewStreaming(ctx, params, option.WithMiddleware(at.http.middleware))
-	defer stream.Close()
+func (c *client) runResponses(ctx context.Context, body []byte, req *Request, at *attempt) (*Response, error) {
+	res, err := c.api.post(ctx, body, at)
+	if err != nil {
+		return nil, err
+	}
 	rp := at.replay
 	var done []Item // output_item.done items by output index, a fallback for a bare response.completed
-	for {
-		at.idle.arm()
-		ok := stream.Next()
-		at.idle.disarm()
-		if !ok {
-			break
+	var resp *Response
+	err = events(res, at, func(data []byte, unterminated bool) (bool, error) {
+		var ev responsesEvent
+		if err := json.Unmarshal(data, &ev); err != nil {
+			if !unterminated && !responsesEventUsed(data) {
+				return false, nil // an event of a kind agent-ls does not read, in a shape it does not know
+			}
+			return false, badEvent(data, unterminated, err)
 		}
-		ev := stream.Current()
-		pos := int(ev.OutputIndex)
+		if hasError(ev.Error) {
+			return false, streamError(data, ev.Error)
+		}
+		// decode decodes a part of the event the event type needs.
+		decode := func(raw json.RawMessage, v any) error {
+			if len(raw) == 0 {
+				return nil
+			}
+			if err := json.Unmarshal(raw, v); err != nil {
+				return badEvent(data, unterminated, err)
+			}
+			return nil
+		}
+		pos := ev.OutputIndex
 		switch ev.Type {
 		case "response.output_item.added":
-			rp.item(pos, ItemType(ev.Item.Type), ev.Item.ID)
+			var it responsesOutputItem
+			if err := decode(ev.Item, &it); err != nil {
+				return false, err
+			}
+			rp.item(pos, ItemType(it.Type), it.ID)
 		case "response.output_text.delta", "response.refusal.delta":
 			rp.delta(deltaSlot(rp, pos, ItemMessage, ev.ItemID), TextDelta, ev.Delta)
 		case "response.reasoning_summary_part.added":
@@ -42,9 +119,13 @@ func (c *client) runResponses(ctx context.Context, params responses.ResponseNewP
 		case "response.reasoning_summary_text.delta":
 			rp.delta(deltaSlot(rp, pos, ItemReasoning, ev.ItemID), ReasoningDelta, ev.Delta)
 		case "response.output_item.done":
-			it, ok := outputItem(&ev.Item)
+			var o responsesOutputItem
+			if err := decode(ev.Item, &o); err != nil {
+				return false, err
+			}
+			it, ok := outputItem(&o)
 			if !ok {
-				continue
+				return false, nil
 			}
 			s := rp.lookup(pos)
 			if s == nil || s.kind != it.Type {
@@ -58,32 +139,82 @@ func (c *client) runResponses(ctx context.Context, params responses.ResponseNewP
 			}
 			done[pos] = it
 		case "response.completed":
-			return completedResponse(&ev.Response, req, rp, done), nil
+			var r responsesResponse
+			if err := decode(ev.Response, &r); err != nil {
+				return false, err
+			}
+			resp = completedResponse(&r, req, rp, done)
+			return true, nil
 		case "response.failed":
-			e := ev.Response.Error
-			msg := e.Message
+			var r responsesResponse
+			if err := decode(ev.Response, &r); err != nil {
+				return false, err
+			}
+			msg := r.Error.Message
 			if msg == "" {
 				msg = "response failed"
 			}
-			return nil, &Error{Code: string(e.Code), Message: msg, retryable: retryableCode(string(e.Code)), retryAfter: delayInMessage(msg)}
+			code := codeText(r.Error.Code)
+			return false, &Error{Code: code, Message: msg, retryable: retryableCode(code), retryAfter: delayInMessage(msg)}
 		case "response.incomplete":
-			reason := ev.Response.IncompleteDetails.Reason
+			var r responsesResponse
+			if err := decode(ev.Response, &r); err != nil {
+				return false, err
+			}
+			reason := r.IncompleteDetails.Reason
 			if reason == "" {
 				reason = "unknown reason"
 			}
-			return nil, &Error{Code: "incomplete", Message: "response incomplete: " + string(reason)}
+			return false, &Error{Code: "incomplete", Message: "response incomplete: " + reason}
 		case "error":
-			return nil, &Error{Code: ev.Code, Message: ev.Message, retryable: retryableCode(ev.Code), retryAfter: delayInMessage(ev.Message)}
+			code := codeText(ev.Code)
+			return false, &Error{Code: code, Message: ev.Message, retryable: retryableCode(code), retryAfter: delayInMessage(ev.Message)}
 		}
-	}
-	if err := stream.Err(); err != nil {
-		var se *ssestream.StreamError
-		if errors.As(err, &se) {
-			return nil, streamError(se)
-		}
+		return false, nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return nil, errTruncated
+	if resp == nil {
+		return nil, errTruncated
+	}
+	return resp, nil
+}
+
+// responsesEventUsed reports whether data is an event of a type
+// runResponses reads, or one with an error, or one it cannot tell the type
+// of.
+func responsesEventUsed(data []byte) bool {
+	var v struct {
+		Type  *string         `json:"type"`
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &v) != nil || v.Type == nil || hasError(v.Error) {
+		return true
+	}
+	switch *v.Type {
+	case "response.output_item.added", "response.output_text.delta", "response.refusal.delta",
+		"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+		"response.output_item.done", "response.completed", "response.failed", "response.incomplete", "error":
+		return true
+	}
+	return false
+}
+
+// codeText is an error code as text: a JSON string as it is, a number in
+// its decimal form, null or nothing as "".
+func codeText(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	switch c := v.(type) {
+	case string:
+		return c
+	case float64:
+		return strconv.FormatFloat(c, 'f', -1, 64)
+	}
+	return ""
 }
 
 // deltaSlot returns the slot a delta belongs to, making one when the
@@ -96,7 +227,7 @@ func deltaSlot(rp *replay, pos int, kind ItemType, upstreamID string) *slot {
 }
 
 // completedResponse maps the final response; item ids are the caller's.
-func completedResponse(r *responses.Response, req *Request, rp *replay, done []Item) *Response {
+func completedResponse(r *responsesResponse, req *Request, rp *replay, done []Item) *Response {
 	out := &Response{ID: r.ID, Usage: Usage{
 		InputTokens:       r.Usage.InputTokens,
 		CachedInputTokens: r.Usage.InputTokensDetails.CachedTokens,
@@ -126,7 +257,7 @@ func completedResponse(r *responses.Response, req *Request, rp *replay, done []I
 }
 
 // outputItem converts an output item the client understands.
-func outputItem(o *responses.ResponseOutputItemUnion) (Item, bool) {
+func outputItem(o *responsesOutputItem) (Item, bool) {
 	it := Item{Type: ItemType(o.Type), ID: o.ID}
 	switch it.Type {
 	case ItemMessage:
@@ -134,7 +265,7 @@ func outputItem(o *responses.ResponseOutputItemUnion) (Item, bool) {
 		if it.Role == "" {
 			it.Role = RoleAssistant
 		}
-		it.Phase = string(o.Phase)
+		it.Phase = o.Phase
 		var b strings.Builder
 		for _, c := range o.Content {
 			switch c.Type {
@@ -147,7 +278,7 @@ func outputItem(o *responses.ResponseOutputItemUnion) (Item, bool) {
 		}
 		it.Text = b.String()
 	case ItemFunctionCall:
-		it.CallID, it.Name, it.Arguments = o.CallID, o.Name, o.Arguments.OfString
+		it.CallID, it.Name, it.Arguments = o.CallID, o.Name, rawString(o.Arguments)
 	case ItemCustomToolCall:
 		it.CallID, it.Name, it.Input = o.CallID, o.Name, o.Input
 	case ItemReasoning:
@@ -156,15 +287,8 @@ func outputItem(o *responses.ResponseOutputItemUnion) (Item, bool) {
 		}
 		it.EncryptedContent = o.EncryptedContent
 	case ItemWebSearchCall:
-		// Kept as it came, to be sent back (see webSearchInput).
-		var raw struct {
-			Status string          `json:"status"`
-			Action json.RawMessage `json:"action"`
-		}
-		if err := json.Unmarshal([]byte(o.RawJSON()), &raw); err != nil {
-			return Item{}, false
-		}
-		it.Status, it.Action = raw.Status, raw.Action
+		// Kept as it came, to be sent back (see wireInputItem).
+		it.Status, it.Action = o.Status, o.Action
 	default:
 		// Items of hosted tools agent-ls does not offer, or of kinds it
 		// does not know: nothing to show or answer, and the API would not
@@ -172,4 +296,17 @@ func outputItem(o *responses.ResponseOutputItemUnion) (Item, bool) {
 		return Item{}, false
 	}
 	return it, true
+}
+
+// rawString is a JSON string's text; JSON of another kind (arguments some
+// servers send as an object) as it is; null or nothing as "".
+func rawString(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
 }
