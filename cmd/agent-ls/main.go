@@ -72,7 +72,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "serve", "acp", "exec":
-		startServing()
+		deferStartupGC()
 	}
 	switch cmd {
 	case "serve":

@@ -5,20 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
-
-	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
-
-// startServing prepares the process for serving sessions (serve, acp,
-// exec) while it reads its settings and waits for the editor.
-func startServing() {
-	deferStartupGC()
-	// The sandbox probe (landlock ABI, seccomp, a child in fresh
-	// namespaces: about 2 ms) runs once per process, when the first
-	// turn writes the model its environment. Run now, on the other core,
-	// it is done before the first prompt comes instead of delaying it.
-	go sandbox.Probe()
-}
 
 // Start-up allocates what the rest of the process keeps (config, tool
 // schemas, the JSON codecs of the protocol and model types built on first
