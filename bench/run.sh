@@ -47,4 +47,6 @@ if command -v npm >/dev/null; then
 	[ -x .cache/codex-acp/node_modules/.bin/codex-acp-linux-x64 ] && codex_acp=$(realpath .cache/codex-acp/node_modules/.bin/codex-acp-linux-x64)
 fi
 [ -z "$codex_acp" ] && echo "   (Codex's adapter did not install: agent-ls alone)"
-go run ./bench/acpbench -bin "$bin" ${codex_acp:+-codex-acp "$codex_acp"} -codex-home .cache/codex-home
+go build -o .cache/acpbench-nullagent ./bench/acpbench/nullagent
+go run ./bench/acpbench -bin "$bin" ${codex_acp:+-codex-acp "$codex_acp"} -codex-home .cache/codex-home -floor .cache/acpbench-nullagent
+echo "   (do-nothing: bench/acpbench/nullagent, a small Go program that answers and makes the one model request: the floor of this harness)"

@@ -4,14 +4,17 @@
 // of a turn that runs one command, and from session/cancel during a
 // model stream to the prompt's answer.
 //
-//	go run ./bench/acpbench -bin bin/agent-ls [-codex-acp path/to/codex-acp] [-runs 10]
+//	go run ./bench/acpbench -bin bin/agent-ls [-codex-acp path/to/codex-acp] [-floor path/to/nullagent] [-runs 10]
 //
 // agent-ls runs as `agent-ls acp`; Codex's adapter (npm
 // @zed-industries/codex-acp), when given, with a model provider of its own
 // pointed at the fake model (it ignores OPENAI_BASE_URL) and its CODEX_HOME
 // in -codex-home. Each agent keeps its state across runs, as on a user's
 // machine: agent-ls its sessions in -state-home (XDG_STATE_HOME), Codex
-// in its CODEX_HOME. Numbers are printed, never asserted.
+// in its CODEX_HOME. With -floor, it also measures the do-nothing agent of
+// bench/acpbench/nullagent on the first chunk: the floor that the harness,
+// the start of a small Go program and one model request set under any
+// agent's figure here. Numbers are printed, never asserted.
 package main
 
 import (
@@ -37,8 +40,9 @@ import (
 type agentKind struct {
 	name    string
 	command func(modelURL string) (argv []string, env []string)
-	// commandCall is the model's call that runs `echo hi`.
-	commandCall fakemodel.Item
+	// commandCall is the model's call that runs `echo hi`; nil for an
+	// agent measured on the first chunk only.
+	commandCall *fakemodel.Item
 }
 
 func main() {
@@ -46,6 +50,7 @@ func main() {
 	codex := flag.String("codex-acp", "", "Codex's ACP adapter binary (empty: agent-ls alone)")
 	codexHome := flag.String("codex-home", ".cache/codex-home", "CODEX_HOME for Codex's adapter (not under /tmp: it refuses its sandbox helpers there)")
 	stateHome := flag.String("state-home", ".cache/acpbench-state", "XDG_STATE_HOME for agent-ls (its kept sessions)")
+	floor := flag.String("floor", "", "the do-nothing agent of bench/acpbench/nullagent (empty: not measured)")
 	runs := flag.Int("runs", 10, "runs of each measurement")
 	flag.Parse()
 	abs := func(p string) string {
@@ -62,8 +67,16 @@ func main() {
 		command: func(url string) ([]string, []string) {
 			return []string{*bin, "acp"}, []string{"XDG_STATE_HOME=" + state, "OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=gpt-5-codex"}
 		},
-		commandCall: fakemodel.FunctionCall("c1", "shell", `{"command":["echo","hi"]}`),
+		commandCall: ptr(fakemodel.FunctionCall("c1", "shell", `{"command":["echo","hi"]}`)),
 	}}
+	if *floor != "" {
+		agents = append(agents, agentKind{
+			name: "do-nothing",
+			command: func(url string) ([]string, []string) {
+				return []string{abs(*floor)}, []string{"OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench"}
+			},
+		})
+	}
 	if *codex != "" {
 		home := abs(*codexHome)
 		os.MkdirAll(home, 0o755)
@@ -74,7 +87,7 @@ func main() {
 						"-c", `model_providers.fake={name="fake",base_url="` + url + `",env_key="OPENAI_API_KEY",wire_api="responses"}`},
 					[]string{"CODEX_HOME=" + home, "OPENAI_API_KEY=bench"}
 			},
-			commandCall: fakemodel.FunctionCall("c1", "exec_command", `{"cmd":"echo hi"}`),
+			commandCall: ptr(fakemodel.FunctionCall("c1", "exec_command", `{"cmd":"echo hi"}`)),
 		})
 	}
 	type result struct{ first, round, cancel []time.Duration }
@@ -85,6 +98,9 @@ func main() {
 				into *[]time.Duration
 				run  func(agentKind) (time.Duration, error)
 			}{{&results[i].first, firstChunk}, {&results[i].round, commandRound}, {&results[i].cancel, cancelLatency}} {
+				if a.commandCall == nil && m.into != &results[i].first {
+					continue
+				}
 				d, err := m.run(a)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "acpbench: %s: %v\n", a.name, err)
@@ -96,18 +112,24 @@ func main() {
 	}
 	fmt.Printf("%-14s %26s %28s %26s\n", "agent", "spawn → first chunk", "spawn → command round trip", "session/cancel → answer")
 	for i, a := range agents {
+		if a.commandCall == nil {
+			fmt.Printf("%-14s %26s %28s %26s\n", a.name, median(results[i].first), "-", "-")
+			continue
+		}
 		fmt.Printf("%-14s %26s %28s %26s\n", a.name, median(results[i].first), median(results[i].round), median(results[i].cancel))
 	}
-	if len(agents) == 2 {
+	if last := len(agents) - 1; last > 0 && agents[last].commandCall != nil {
 		ratio := func(x, y []time.Duration) string {
 			if len(x) == 0 || len(y) == 0 {
 				return "-"
 			}
 			return fmt.Sprintf("%.1fx", float64(mid(y))/float64(mid(x)))
 		}
-		fmt.Printf("%-14s %26s %28s %26s\n", "agent-ls is", ratio(results[0].first, results[1].first), ratio(results[0].round, results[1].round), ratio(results[0].cancel, results[1].cancel))
+		fmt.Printf("%-14s %26s %28s %26s\n", "agent-ls is", ratio(results[0].first, results[last].first), ratio(results[0].round, results[last].round), ratio(results[0].cancel, results[last].cancel))
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func mid(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
@@ -263,7 +285,7 @@ func firstChunk(a agentKind) (time.Duration, error) {
 
 // commandRound: spawn → the answer of a turn that runs one command.
 func commandRound(a agentKind) (time.Duration, error) {
-	m := fakemodel.New(fakemodel.Answer(a.commandCall), fakemodel.Say("done"))
+	m := fakemodel.New(fakemodel.Answer(*a.commandCall), fakemodel.Say("done"))
 	defer m.Close()
 	s, err := spawn(a, m)
 	if err != nil {
