@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/textcut"
 )
@@ -142,13 +143,36 @@ func events(res *http.Response, at *attempt, handle func(data []byte, unterminat
 			return err
 		}
 		if bytes.HasPrefix(ev.data, []byte("[DONE]")) {
+			finish(res.Body)
 			return nil
 		}
 		done, err := handle(ev.data, ev.unterminated)
 		if err != nil || done {
+			if err == nil {
+				finish(res.Body)
+			}
 			return err
 		}
 	}
+}
+
+// What finish reads at most, and waits at most for, after a stream's last
+// event.
+const drainBytes = 64 << 10
+
+var drainWait = 50 * time.Millisecond
+
+// finish reads what is left of a stream that ended as it should: on
+// HTTP/1.1 the chunked encoding's last chunk, which has usually arrived
+// with the last event. A body closed before its end closes its connection
+// too, and the next request of the turn would open another one (a TLS
+// handshake, to a server that is not on this machine). A server that
+// keeps the stream open after its last event gets drainWait, then the
+// connection is dropped.
+func finish(body io.ReadCloser) {
+	t := time.AfterFunc(drainWait, func() { body.Close() })
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainBytes))
+	t.Stop()
 }
 
 // eventError returns the error an event with a top-level, non-null

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Events of a Responses stream that says "hi".
@@ -280,4 +282,54 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestWireReusesTheConnection: a stream that ended as it should leaves its
+// connection to the next request, on both wire APIs; one that stays open
+// after its last event costs its connection, not the turn.
+func TestWireReusesTheConnection(t *testing.T) {
+	for _, wire := range []string{WireResponses, WireChat} {
+		t.Run(wire, func(t *testing.T) {
+			var conns atomic.Int64
+			hold := make(chan struct{})
+			defer close(hold)
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if wire == WireChat {
+					sse(w, `{"choices":[{"index":0,"delta":{"content":"hi"}}]}`, `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`, "[DONE]")
+				} else {
+					sse(w, evHiDelta, evHiCompleted)
+				}
+				// The last event goes out on its own; the end of the
+				// body follows a moment later, or not at all.
+				w.(http.Flusher).Flush()
+				if r.URL.Query().Get("hold") != "" {
+					<-hold
+				}
+				time.Sleep(5 * time.Millisecond)
+			}))
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			defer func(w time.Duration) { drainWait = w }(drainWait)
+			drainWait = time.Hour // however slow the machine, the end comes first
+			c := rawClient(t, srv, wire)
+			for i := range 3 {
+				if text, _, err := streamText(t, c); err != nil || text != "hi" {
+					t.Fatalf("request %d: %q %v", i, text, err)
+				}
+			}
+			if n := conns.Load(); n != 1 {
+				t.Errorf("three requests took %d connections, want 1", n)
+			}
+			drainWait = time.Millisecond
+			held := rawClient(t, srv, wire, func(cfg *Config) { cfg.QueryParams = map[string]string{"hold": "1"} })
+			if text, _, err := streamText(t, held); err != nil || text != "hi" {
+				t.Fatalf("a stream held open: %q %v", text, err)
+			}
+		})
+	}
 }
