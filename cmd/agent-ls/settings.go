@@ -254,6 +254,7 @@ func (s *Settings) modelConfigFor(id string) model.Config {
 		Headers:        p.HTTPHeaders,
 		EnvHTTPHeaders: p.EnvHTTPHeaders,
 		QueryParams:    p.QueryParams,
+		UserAgent:      "agent-ls/" + version,
 	}
 	if p.EnvKey != "" {
 		c.APIKey = strings.TrimSpace(os.Getenv(p.EnvKey))

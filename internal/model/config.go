@@ -101,6 +101,10 @@ type Config struct {
 	// HTTPClient carries the requests; nil means a client with no overall
 	// timeout (the idle timeout and the caller's context bound requests).
 	HTTPClient *http.Client
+	// UserAgent names the client in each request ("agent-ls/1.2.3"); ""
+	// means "agent-ls" with the module's version when the build knows
+	// it. A User-Agent among Headers wins over both.
+	UserAgent string
 }
 
 // ConfigFromEnv returns the Config described by the environment:

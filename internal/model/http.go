@@ -22,9 +22,10 @@ import (
 // endpoint is one wire API's URL of a provider and what goes with every
 // request to it.
 type endpoint struct {
-	url    string
-	header http.Header // without User-Agent, added per request
-	http   *http.Client
+	url       string
+	header    http.Header // without User-Agent, added per request
+	userAgent string
+	http      *http.Client
 }
 
 // newEndpoint returns the endpoint of path ("responses", "chat/completions")
@@ -59,7 +60,11 @@ func newEndpoint(cfg *Config, path string, hc *http.Client) (endpoint, error) {
 			h.Set(k, v)
 		}
 	}
-	return endpoint{url: u.String(), header: h, http: hc}, nil
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = userAgent()
+	}
+	return endpoint{url: u.String(), header: h, userAgent: ua, http: hc}, nil
 }
 
 // sameOriginClient returns a copy of hc that follows redirects only
@@ -104,7 +109,7 @@ func (e *endpoint) post(ctx context.Context, body []byte, at *attempt) (*http.Re
 	}
 	req.Header = e.header.Clone()
 	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", userAgent())
+		req.Header.Set("User-Agent", e.userAgent)
 	}
 	res, err := e.http.Do(req)
 	if err != nil {

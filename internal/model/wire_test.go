@@ -113,6 +113,7 @@ func TestWireProviderHeadersWin(t *testing.T) {
 	})
 	c := rawClient(t, srv, WireResponses, func(c *Config) {
 		c.APIKey = "sk-1"
+		c.UserAgent = "agent-ls/1.2.3"
 		c.Headers = map[string]string{"authorization": "Token abc", "User-Agent": "corp-proxy/1"}
 	})
 	if _, _, err := streamText(t, c); err != nil {
@@ -120,6 +121,14 @@ func TestWireProviderHeadersWin(t *testing.T) {
 	}
 	if got.Get("Authorization") != "Token abc" || got.Get("User-Agent") != "corp-proxy/1" {
 		t.Errorf("headers %v", got)
+	}
+	// Without the provider's, the configured User-Agent goes.
+	c = rawClient(t, srv, WireResponses, func(c *Config) { c.UserAgent = "agent-ls/1.2.3" })
+	if _, _, err := streamText(t, c); err != nil {
+		t.Fatal(err)
+	}
+	if ua := got.Get("User-Agent"); ua != "agent-ls/1.2.3" {
+		t.Errorf("User-Agent %q, want the configured one", ua)
 	}
 }
 
