@@ -38,44 +38,46 @@ type afterLine struct {
 	run    func()
 }
 
-// Write writes one message (the SDK writes each in one call).
+// Write writes one message (the SDK writes each in one call). What waits
+// for the message runs just before it is written, under the lock every
+// message is written under: what it queues can only be written after the
+// message, and is queued before anything that a client's answer to the
+// message makes agent-ls queue (run after the write, a prompt sent at once
+// on a session/new answer could have its updates queued before the
+// session's available commands).
 func (w *wire) Write(p []byte) (int, error) {
 	size := len(p)
 	p = nullOldText(p)
 	w.mu.Lock()
-	n, err := w.out.Write(p)
-	if err == nil {
-		n = size
-	}
-	var ready []func()
+	defer w.mu.Unlock()
 	if len(w.after) > 0 {
 		kept := w.after[:0]
 		for _, a := range w.after {
 			if bytes.Contains(p, a.marker) {
-				ready = append(ready, a.run)
+				a.run()
 			} else {
 				kept = append(kept, a)
 			}
 		}
 		w.after = kept
 	}
-	w.mu.Unlock()
-	for _, run := range ready {
-		run()
+	n, err := w.out.Write(p)
+	if err == nil {
+		n = size
 	}
 	return n, err
 }
 
-// afterAnswer runs run once a result naming sessionID has gone out: the
-// answer to session/new, which clients must have before any notification
-// about the session (JetBrains hangs otherwise). run is called from the
-// writer, so it must only queue (the outbox), never write.
+// afterAnswer runs run as a result naming sessionID goes out: the answer
+// to session/new, which clients must have before any notification about
+// the session (JetBrains hangs otherwise). run is called from the writer,
+// with its lock held, so it must only queue (the outbox), never write.
 func (w *wire) afterAnswer(sessionID string, run func()) {
 	marker, _ := json.Marshal(map[string]string{"sessionId": sessionID})
 	w.afterLine(bytes.TrimSuffix(bytes.TrimPrefix(marker, []byte("{")), []byte("}")), run)
 }
 
-// afterLine runs run once a line holding marker has gone out; like
+// afterLine runs run as a line holding marker goes out; like
 // afterAnswer's, run must only queue.
 func (w *wire) afterLine(marker []byte, run func()) {
 	w.mu.Lock()
