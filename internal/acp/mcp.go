@@ -99,13 +99,7 @@ func (s *server) tellUser(ss *session, msg string) {
 
 // tellAll tells msg in every session open on the connection.
 func (s *server) tellAll(msg string) {
-	s.mu.Lock()
-	sessions := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		sessions = append(sessions, ss)
-	}
-	s.mu.Unlock()
-	for _, ss := range sessions {
+	for _, ss := range s.openSessions() {
 		s.tellUser(ss, msg)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -192,16 +194,17 @@ func (s *server) shutdown() {
 		a.Close()
 	}
 	// No MCP server of a session outlives the connection.
-	s.mu.Lock()
-	sessions := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		sessions = append(sessions, ss)
-	}
-	s.mu.Unlock()
-	for _, ss := range sessions {
+	for _, ss := range s.openSessions() {
 		ss.stopServers()
 	}
 	s.out.close()
+}
+
+// openSessions are the sessions open on the connection now.
+func (s *server) openSessions() []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Values(s.sessions))
 }
 
 // theAgent returns the agent, or the error for a client that has not
