@@ -99,48 +99,56 @@ var diffMarker = []byte(`"type":"diff"`)
 // new file. The SDK's type drops the field instead (omitempty), and a
 // client that tests for null (`oldText === null`) would take the block
 // for an edit of an empty file. Messages with no diff block, nearly all,
-// are returned as they are; so is one that is not JSON.
+// are returned as they are; so is one that is not JSON. Diff blocks are
+// where the SDK puts them (a session/update's content, a permission
+// request's tool call); the text of a block is not decoded, and the new
+// field is spliced in beside the block's own, so a created file of many
+// megabytes costs a scan of the message, not a rebuild of it.
 func nullOldText(msg []byte) []byte {
 	if !bytes.Contains(msg, diffMarker) {
 		return msg
 	}
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil || !addNullOldText(v) {
+	var m struct {
+		Params struct {
+			Update struct {
+				Content []json.RawMessage `json:"content"`
+			} `json:"update"`
+			ToolCall struct {
+				Content []json.RawMessage `json:"content"`
+			} `json:"toolCall"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
 		return msg
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
+	var out []byte
+	from := 0 // where in msg the next block is looked for
+	for _, b := range append(m.Params.Update.Content, m.Params.ToolCall.Content...) {
+		// A key read in the raw block is a key: in a string its quotes
+		// would be escaped.
+		if !bytes.Contains(b, diffMarker) || bytes.Contains(b, []byte(`"oldText":`)) {
+			continue
+		}
+		at := bytes.Index(msg[from:], b)
+		if at < 0 {
+			continue
+		}
+		at += from
+		// The SDK writes a block's keys in order (newText, oldText, path,
+		// type): the field goes before the block's own "path", which no
+		// string in it can imitate (its quotes would be escaped).
+		insert := bytes.LastIndex(b, []byte(`,"path":`))
+		if insert < 0 {
+			insert = 1 // after the brace
+		} else {
+			insert++ // after the comma
+		}
+		out = append(out, msg[from:at+insert]...)
+		out = append(out, `"oldText":null,`...)
+		from = at + insert
+	}
+	if out == nil {
 		return msg
 	}
-	if bytes.HasSuffix(msg, []byte("\n")) {
-		out = append(out, '\n')
-	}
-	return out
-}
-
-// addNullOldText sets oldText to null in every diff block under v that
-// lacks one, and reports whether it changed anything.
-func addNullOldText(v any) bool {
-	changed := false
-	switch t := v.(type) {
-	case map[string]any:
-		if t["type"] == "diff" {
-			if _, has := t["oldText"]; !has {
-				if _, isDiff := t["newText"]; isDiff {
-					t["oldText"] = nil
-					changed = true
-				}
-			}
-		}
-		for _, c := range t {
-			changed = addNullOldText(c) || changed
-		}
-	case []any:
-		for _, c := range t {
-			changed = addNullOldText(c) || changed
-		}
-	}
-	return changed
+	return append(out, msg[from:]...)
 }
