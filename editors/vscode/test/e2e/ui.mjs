@@ -62,6 +62,9 @@ export async function openFile(page, name) {
   await command(page, 'View: Show Explorer');
   await page.locator(`.explorer-folders-view .monaco-list-row:has-text("${name}")`).first().click();
   await page.locator(`.tabs-container .tab.active:has-text("${name}")`).waitFor();
+  // The tab shows before the editor has drawn the file's lines (even an
+  // empty file has one).
+  await page.locator('.editor-instance:visible .view-lines .view-line').first().waitFor();
 }
 
 /** The text of the active editor, as shown. */
