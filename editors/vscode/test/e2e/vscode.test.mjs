@@ -169,7 +169,9 @@ describe('agent-ls in VS Code', () => {
     await change.locator('button[data-action="diff"]').click();
     await page.locator('.monaco-diff-editor').first().waitFor();
     await page.locator('.tabs-container .tab.active', { hasText: 'greet.js (agent change)' }).waitFor();
-    const original = await page.locator('.monaco-diff-editor .editor.original .view-lines').first().innerText();
+    const originalLines = page.locator('.monaco-diff-editor .editor.original .view-lines').first();
+    await waitFor('the diff editor to draw the original', async () => (await originalLines.innerText()).trim() !== '');
+    const original = await originalLines.innerText();
     assert.match(original.replace(/\u00a0/g, ' '), /"Hallo, "/);
     await vs.screenshot('patch-diff');
   });
