@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
 func execCmd(t *testing.T, m *fakemodel.Server, args ...string) *exec.Cmd {
@@ -126,5 +127,28 @@ func TestExecUsage(t *testing.T) {
 	cmd.Stderr = &stderr
 	if code := exitCode(cmd.Run()); code != 2 || !strings.Contains(stderr.String(), "prompt is empty") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// The agent's commands probe the sandbox from the C constructor, before
+// the Go runtime starts (internal/sandbox/nsenter_linux.go); the model
+// learns what the probe from Go, made here, finds.
+func TestExecTellsTheModelWhatTheSandboxEnforces(t *testing.T) {
+	m := fakemodel.New(fakemodel.Say("ok"))
+	defer m.Close()
+	var stderr bytes.Buffer
+	cmd := execCmd(t, m, "hi")
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	reqs := m.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	env := environmentOf(reqs[0])
+	want := "<sandbox>" + sandbox.Probe().Summary() + "</sandbox>"
+	if !strings.Contains(env, want) {
+		t.Errorf("environment context lacks %s:\n%s", want, env)
 	}
 }

@@ -18,3 +18,9 @@ func seccompAvailable() (bool, string) { return false, errNoCgo.Error() }
 func seccompProgram(bool, bool) ([]byte, error) { return nil, errNoCgo }
 
 func seccompAPI() (uint, error) { return 0, errNoCgo }
+
+// earlyNamespaces has no early probe to read: without cgo there is no
+// constructor to start one.
+func earlyNamespaces() (namespaces, pidNamespace bool, note string, ok bool) {
+	return false, false, "", false
+}

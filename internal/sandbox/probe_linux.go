@@ -25,7 +25,9 @@ func Probe() Capabilities {
 		probed.LandlockABI = LandlockABI()
 		probed.Seccomp, probed.SeccompNote = seccompAvailable()
 		probed.UnixSockets, probed.UnixSocketsNote = unixSocketSupport()
-		if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
+		if ns, pidns, note, ok := earlyNamespaces(); ok {
+			probed.Namespaces, probed.PIDNamespace, probed.NamespaceNote = ns, pidns, note
+		} else if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
 			probed.Namespaces, probed.PIDNamespace = true, true
 		} else if err := probeNamespaces(0); err != nil {
 			probed.NamespaceNote = err.Error()
