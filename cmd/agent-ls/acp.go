@@ -54,8 +54,10 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// ACP clients start the agent in the project; each session names its
 	// own directory.
 	cwd, _ := os.Getwd()
+	stamp := filesStamp(res.userFile, cwd)
 	s, probs := res.resolve(cwd, nil)
-	for _, m := range problemMessages(probs) {
+	told := problemMessages(probs)
+	for _, m := range told {
 		log.Warn(m.Text)
 	}
 	// The root (tool registry, model clients, kept sessions, MCP
@@ -93,7 +95,9 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		removeStaleMarkers(cwd, log)
 		a := &editorAgent{root: r, res: res, cwd: cwd, log: log}
-		a.configure(nil)
+		// The root was built with the settings resolved at start: they
+		// hold until the config files change (a.fresh).
+		a.settled(stamp, told)
 		// A configured MCP server that fails to start is told once, in
 		// the sessions open.
 		r.mcpNotices.Listen(func(msg string) {

@@ -937,3 +937,36 @@ func TestACPRefusal(t *testing.T) {
 		t.Errorf("the next prompt: %+v %v", res, err)
 	}
 }
+
+// The settings resolved at start are the agent's until the config files
+// change: a problem in them is told once, and a change reaches the next
+// session.
+func TestACPConfigToldOnceAndFollowed(t *testing.T) {
+	m := fakemodel.New()
+	t.Cleanup(m.Close)
+	cfgHome := t.TempDir()
+	file := filepath.Join(cfgHome, "agent-ls", "config.toml")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("no_such_setting = 1\n"), 0o644)
+	c := &acpClient{}
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c, "XDG_CONFIG_HOME="+cfgHome)
+	r.initialize(false)
+	first, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: r.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Modes == nil || first.Modes.CurrentModeId != "auto" {
+		t.Fatalf("first session's modes %+v", first.Modes)
+	}
+	os.WriteFile(file, []byte("sandbox_mode = \"read-only\"\n"), 0o644)
+	second, err := r.conn.NewSession(r.ctx, sdk.NewSessionRequest{Cwd: r.dir, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Modes == nil || second.Modes.CurrentModeId != "read-only" {
+		t.Errorf("after the config file changed, the new session's modes %+v", second.Modes)
+	}
+	if n := strings.Count(r.log.String(), "no_such_setting"); n != 1 {
+		t.Errorf("the unknown setting was told %d times:\n%s", n, r.log.String())
+	}
+}

@@ -47,6 +47,20 @@ func (a *editorAgent) configure(settings json.RawMessage) []lsp.Message {
 	return a.reload()
 }
 
+// settled takes the settings resolved before the agent was built, from
+// the config files as stamp says they were then, as its own: they are
+// not resolved again, and the problems told then (msgs) are not told
+// twice.
+func (a *editorAgent) settled(stamp string, msgs []lsp.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stamp = stamp
+	a.shown = map[string]bool{}
+	for _, m := range msgs {
+		a.shown[m.Text] = true
+	}
+}
+
 // reload resolves the settings and applies them. Called with a.mu held.
 func (a *editorAgent) reload() []lsp.Message {
 	editor, eprobs := config.EditorLayer(a.editor, "editor settings")
