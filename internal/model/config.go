@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -159,10 +160,22 @@ func (c Config) withDefaults() (Config, error) {
 		c.RetryMaxDelay = c.RetryBaseDelay
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{}
+		c.HTTPClient = &http.Client{Transport: modelTransport()}
 	}
 	return c, nil
 }
+
+// modelTransport carries the requests of the clients given no HTTP
+// client: the default transport's settings (the proxy from the
+// environment, HTTP/2, its timeouts), with a write buffer that takes a
+// typical request body in one write, where the default 4 KiB cut the
+// first request of a session (30–40 KiB of instructions and tools) into
+// ten writes and a long conversation into hundreds.
+var modelTransport = sync.OnceValue(func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.WriteBufferSize = 64 << 10
+	return t
+})
 
 // retries is a retry count with the rules of Config: zero means def,
 // negative none, at most MaxRetriesCap.
