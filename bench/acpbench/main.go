@@ -14,7 +14,8 @@
 // in its CODEX_HOME. With -floor, it also measures the do-nothing agent of
 // bench/acpbench/nullagent on the first chunk: the floor that the harness,
 // the start of a small Go program and one model request set under any
-// agent's figure here. Numbers are printed, never asserted.
+// agent's figure here. The agents take turns, one run of each at a time.
+// Numbers are printed, never asserted.
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -92,8 +94,10 @@ func main() {
 	}
 	type result struct{ first, round, cancel []time.Duration }
 	results := make([]result, len(agents))
-	for i, a := range agents {
-		for range *runs {
+	// The agents take turns, run by run: this machine's speed drifts
+	// from minute to minute, and each agent gets the same share of it.
+	for range *runs {
+		for i, a := range agents {
 			for _, m := range []struct {
 				into *[]time.Duration
 				run  func(agentKind) (time.Duration, error)
@@ -101,6 +105,7 @@ func main() {
 				if a.commandCall == nil && m.into != &results[i].first {
 					continue
 				}
+				settle()
 				d, err := m.run(a)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "acpbench: %s: %v\n", a.name, err)
@@ -127,6 +132,15 @@ func main() {
 		}
 		fmt.Printf("%-14s %26s %28s %26s\n", "agent-ls is", ratio(results[0].first, results[last].first), ratio(results[0].round, results[last].round), ratio(results[0].cancel, results[last].cancel))
 	}
+}
+
+// settle gives each measurement the same start: the garbage of the one
+// before (a big request body parsed by the fake model, say) collected
+// now rather than during it, and what the agent before left running
+// (its exit, its children's) given time to end.
+func settle() {
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond)
 }
 
 func ptr[T any](v T) *T { return &v }
