@@ -121,19 +121,18 @@ const ProtocolVersion = sdk.ProtocolVersionNumber
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts)
 	w := &wire{out: out, log: s.log, onInitialize: func() { s.initArrived.Store(true) }}
-	pr, pw := io.Pipe()
 	s.wire = w
-	s.conn = sdk.NewAgentSideConnection(s, w, pr)
 	// The SDK's reader starts at once and reads its logger when the input
 	// ends: nothing comes in until the logger is set (a race otherwise).
+	start := make(chan struct{})
+	s.conn = sdk.NewAgentSideConnection(s, w, w.reader(in, start))
 	s.conn.SetLogger(s.log)
-	go w.filter(in, pw)
+	close(start)
 	select {
 	case <-ctx.Done():
 	case <-s.conn.Done():
 	}
 	s.shutdown()
-	pr.Close()
 	return nil
 }
 

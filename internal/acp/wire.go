@@ -90,47 +90,70 @@ func (w *wire) writeError(code int, msg string) {
 	w.Write(append(b, '\n'))
 }
 
-// filter copies in to dst a line at a time, answering the lines the SDK
-// would drop silently; it closes dst at the end of in.
-func (w *wire) filter(in io.Reader, dst *io.PipeWriter) {
-	r := bufio.NewReaderSize(in, 64<<10)
-	var line []byte
+// reader returns what the SDK reads: the lines of in that check lets
+// through, each ending in a newline. It reads in on the SDK's own reading
+// goroutine, so a message reaches the SDK without a hand-over to another
+// goroutine on the way; it reads nothing before start is closed.
+func (w *wire) reader(in io.Reader, start <-chan struct{}) io.Reader {
+	return &lineReader{w: w, r: bufio.NewReaderSize(in, 64<<10), start: start}
+}
+
+type lineReader struct {
+	w     *wire
+	r     *bufio.Reader
+	start <-chan struct{}
+	line  []byte // the line being read out
+	off   int
+	err   error // of in, once its lines are out
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if l.start != nil {
+		<-l.start
+		l.start = nil
+	}
+	for l.off >= len(l.line) {
+		if l.err != nil {
+			return 0, l.err
+		}
+		l.line, l.err = l.w.next(l.r, l.line[:0])
+		l.off = 0
+	}
+	n := copy(p, l.line[l.off:])
+	l.off += n
+	return n, nil
+}
+
+// next reads one line of r into line and returns it if it goes on to
+// the SDK, with its newline, or empty if it was answered here. The error
+// is r's at its end (the line before it is still returned).
+func (w *wire) next(r *bufio.Reader, line []byte) ([]byte, error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
+		if errors.Is(err, bufio.ErrBufferFull) {
 			if len(line)+len(chunk) > maxMessage {
 				w.log.Warn("acp: inbound message too large, skipped", "limit", maxMessage)
 				w.writeError(-32600, "Invalid request: message larger than 8 MiB")
 				skipLine(r)
-				line = line[:0]
-				continue
+				return line[:0], nil
 			}
 			line = append(line, chunk...)
 			continue
-		case err != nil && len(chunk) == 0:
-			dst.CloseWithError(nil)
-			return
+		}
+		if err != nil && len(chunk) == 0 && len(line) == 0 {
+			return line, err
 		}
 		line = append(line, chunk...)
-		if len(line) > maxMessage {
+		switch {
+		case len(line) > maxMessage:
 			w.writeError(-32600, "Invalid request: message larger than 8 MiB")
 			line = line[:0]
-			continue
+		case !w.check(line):
+			line = line[:0]
+		case line[len(line)-1] != '\n':
+			line = append(line, '\n')
 		}
-		if ok := w.check(line); ok {
-			if _, werr := dst.Write(line); werr != nil {
-				return
-			}
-			if line[len(line)-1] != '\n' {
-				dst.Write([]byte{'\n'})
-			}
-		}
-		line = line[:0]
-		if err != nil {
-			dst.CloseWithError(nil)
-			return
-		}
+		return line, err
 	}
 }
 
