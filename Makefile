@@ -24,9 +24,16 @@ deps:
 bench-deps:
 	@scripts/deps.sh ripgrep bubblewrap hyperfine
 
+# Both binaries are linked statically, as they ship (libseccomp and glibc
+# linked in; Go's own DNS resolver and user lookup): nothing to find at
+# run time, and each start skips the dynamic loader's work, about 0.5 ms
+# of the time to a first answer.
+STATIC    := -tags netgo,osusergo
+STATIC_LD := -linkmode external -extldflags "-static"
+
 build: deps
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agent-ls
-	$(GO) build -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
+	$(GO) build $(STATIC) -ldflags '$(LDFLAGS) $(STATIC_LD)' -o $(BIN) ./cmd/agent-ls
+	$(GO) build $(STATIC) -ldflags '$(STATIC_LD)' -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -72,10 +79,10 @@ bench: bench-deps build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	bench/run.sh $(BIN)
 
-# A static binary for release (libseccomp linked in).
+# The static binaries of build, without their symbol tables, for release.
 release: deps
-	$(GO) build -tags netgo,osusergo -ldflags '$(LDFLAGS) -s -w -linkmode external -extldflags "-static"' -o $(BIN) ./cmd/agent-ls
-	$(GO) build -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags "-static"' -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
+	$(GO) build $(STATIC) -ldflags '$(LDFLAGS) -s -w $(STATIC_LD)' -o $(BIN) ./cmd/agent-ls
+	$(GO) build $(STATIC) -ldflags '-s -w $(STATIC_LD)' -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
 
 # The VS Code extension (editors/vscode). Its npm packages come from its
 # lockfile; code-server and the tests' other downloads are kept in
@@ -100,7 +107,7 @@ vsix: build $(VSCODE)/node_modules/.package-lock.json
 
 # The binaries of the five platform .vsix files (npm run package:all).
 vsix-binaries: deps
-	$(GO) build -tags netgo,osusergo -ldflags '$(LDFLAGS) -s -w -linkmode external -extldflags "-static"' -o bin/vsix/linux-x64/agent-ls ./cmd/agent-ls
+	$(GO) build $(STATIC) -ldflags '$(LDFLAGS) -s -w $(STATIC_LD)' -o bin/vsix/linux-x64/agent-ls ./cmd/agent-ls
 	@set -e; for t in $(VSIX_CROSS); do \
 		p=$${t#*:}; goos=$${p%/*}; exe=agent-ls; [ $$goos = windows ] && exe=agent-ls.exe; \
 		echo "CGO_ENABLED=0 GOOS=$$goos GOARCH=$${p#*/} $(GO) build -o bin/vsix/$${t%%:*}/$$exe ./cmd/agent-ls"; \
