@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -88,8 +89,20 @@ func fenced(s string) string {
 func textContent(s string) sdk.ToolCallContent { return sdk.ToolContent(sdk.TextBlock(s)) }
 
 // Event receives the agent's events (agent.Frontend). It only queues:
-// the outbox sends in order.
+// the outbox sends in order. After the text of an answer or a thought it
+// yields, so that the outbox writes the text now: the turn's goroutine
+// would otherwise go on parsing the rest of what the model sent in the
+// same read (the whole of a short answer) before the first of it went
+// out.
 func (s *server) Event(ev event.Event) {
+	s.event(ev)
+	switch ev.Payload.(type) {
+	case event.MessageDelta, event.ReasoningDelta:
+		runtime.Gosched()
+	}
+}
+
+func (s *server) event(ev event.Event) {
 	s.mu.Lock()
 	ss := s.byAgent[ev.SessionID]
 	s.mu.Unlock()
