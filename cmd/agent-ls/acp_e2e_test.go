@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -968,5 +969,38 @@ func TestACPConfigToldOnceAndFollowed(t *testing.T) {
 	}
 	if n := strings.Count(r.log.String(), "no_such_setting"); n != 1 {
 		t.Errorf("the unknown setting was told %d times:\n%s", n, r.log.String())
+	}
+}
+
+// The child that probes the sandbox before Go starts is reaped even when
+// no turn ever asks what the sandbox enforces: no zombie stays behind
+// for as long as the editor keeps agent-ls running.
+func TestACPLeavesNoZombie(t *testing.T) {
+	m := fakemodel.New()
+	t.Cleanup(m.Close)
+	r := startACP(t, m, t.TempDir(), t.TempDir(), &acpClient{})
+	r.initialize(false)
+	pid := r.cmd.Process.Pid
+	zombies := func() []string {
+		var z []string
+		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+		for _, f := range tasks {
+			data, _ := os.ReadFile(f)
+			for _, child := range strings.Fields(string(data)) {
+				stat, _ := os.ReadFile(filepath.Join("/proc", child, "stat"))
+				// pid (comm) state ...: the state follows the last ')'.
+				if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+					z = append(z, child)
+				}
+			}
+		}
+		return z
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for z := zombies(); len(z) > 0; z = zombies() {
+		if time.Now().After(deadline) {
+			t.Fatalf("agent-ls acp (pid %d) keeps zombie children %v", pid, z)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
