@@ -77,10 +77,30 @@ struct agentls_probe_result {
 int agentls_probe_fd = -1;  // the pipe's read end, -1 when none started
 int agentls_probe_pid = -1; // the child, reaped by the reader
 
+// agentls_high_fd moves fd above the standard descriptors, which a
+// process started with one of them closed would otherwise hand out here
+// (and the child closes). It returns the new descriptor, or -1.
+static int agentls_high_fd(int fd) {
+	if (fd < 0 || fd > 2)
+		return fd;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return high;
+}
+
 void agentls_start_probe(void) {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) != 0)
 		return;
+	p[0] = agentls_high_fd(p[0]);
+	p[1] = agentls_high_fd(p[1]);
+	if (p[0] < 0 || p[1] < 0) {
+		if (p[0] >= 0)
+			close(p[0]);
+		if (p[1] >= 0)
+			close(p[1]);
+		return;
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(p[0]);
