@@ -95,14 +95,15 @@ func textContent(s string) sdk.ToolCallContent { return sdk.ToolContent(sdk.Text
 // same read (the whole of a short answer) before the first of it went
 // out.
 func (s *server) Event(ev event.Event) {
-	s.event(ev)
+	s.queueEvent(ev)
 	switch ev.Payload.(type) {
 	case event.MessageDelta, event.ReasoningDelta:
 		runtime.Gosched()
 	}
 }
 
-func (s *server) event(ev event.Event) {
+// queueEvent queues what ev tells the client.
+func (s *server) queueEvent(ev event.Event) {
 	s.mu.Lock()
 	ss := s.byAgent[ev.SessionID]
 	s.mu.Unlock()
