@@ -4,6 +4,12 @@
 // second front end beside the language server, not a second agent: it
 // drives sessions and turns through Agent (the manager API the language
 // server uses too) and receives what they do through agent.Frontend.
+//
+// Two messages skip the SDK's reflective JSON codecs, which are slow on
+// first use and on the way to a user's first word: the answer to
+// initialize (initialize.go) and the text of an answer or a thought
+// (appendTextChunk). Both are written byte for byte as the SDK writes
+// them, which tests compare.
 package acp
 
 import (
@@ -119,8 +125,19 @@ const ProtocolVersion = sdk.ProtocolVersionNumber
 // Serve runs the ACP agent on in/out until the client closes the
 // connection or ctx ends.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	return serveConn(ctx, in, out, opts, true)
+}
+
+// serveConn is Serve, with initialize answered by hand or not (the SDK's
+// answer, for tests to compare).
+func serveConn(ctx context.Context, in io.Reader, out io.Writer, opts Options, initByHand bool) error {
 	s := newServer(opts)
-	w := &wire{out: out, log: s.log, onInitialize: func() { s.initArrived.Store(true) }}
+	w := &wire{out: out, log: s.log}
+	if initByHand {
+		w.onInitialize = s.answerInitialize
+	} else {
+		w.onInitialize = func([]byte) bool { s.initArrived.Store(true); return false }
+	}
 	s.wire = w
 	// The SDK's reader starts at once and reads its logger when the input
 	// ends: nothing comes in until the logger is set (a race otherwise).
@@ -249,52 +266,6 @@ func (s *server) build(caps sdk.ClientCapabilities) {
 			s.mu.Unlock()
 		}()
 	})
-}
-
-// Initialize negotiates the version and starts building the agent.
-func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
-	// The requests behind initialize go on once its answer is out (a
-	// session/new's answer and updates must not overtake it), or at once
-	// when it fails.
-	answered := false
-	markReady := func() { s.readyOnce.Do(func() { close(s.ready) }) }
-	defer func() {
-		if !answered {
-			markReady()
-		}
-	}()
-	s.mu.Lock()
-	s.client = p.ClientCapabilities
-	s.mu.Unlock()
-	s.build(p.ClientCapabilities)
-	name := "unknown"
-	if p.ClientInfo != nil {
-		name = p.ClientInfo.Name
-	}
-	s.log.Info("acp: initialize", "client", name, "protocolVersion", p.ProtocolVersion,
-		"fs.read", p.ClientCapabilities.Fs.ReadTextFile, "fs.write", p.ClientCapabilities.Fs.WriteTextFile)
-	if s.wire != nil {
-		s.wire.afterLine([]byte(`"agentCapabilities":`), markReady)
-		answered = true
-	}
-	// One version is served: the client's own when it asks for it, else
-	// ours, which a client that cannot speak it closes the connection on.
-	return sdk.InitializeResponse{
-		ProtocolVersion: ProtocolVersion,
-		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
-			// The client's MCP servers: stdio always, streamable HTTP too.
-			McpCapabilities: sdk.McpCapabilities{Http: true},
-			SessionCapabilities: sdk.SessionCapabilities{
-				List:   &sdk.SessionListCapabilities{},
-				Resume: &sdk.SessionResumeCapabilities{},
-				Close:  &sdk.SessionCloseCapabilities{},
-			},
-		},
-		AgentInfo:   &sdk.Implementation{Name: "agent-ls", Title: sdk.Ptr("agent-ls"), Version: s.opts.Version},
-		AuthMethods: s.authMethods(),
-	}, nil
 }
 
 // keyVariable is the variable the user must set first, "" if none.

@@ -28,9 +28,10 @@ type wire struct {
 	log *slog.Logger
 	// after runs once a line carrying its marker has been written.
 	after []afterLine
-	// onInitialize is told when an initialize request comes in, before
-	// the SDK sees it.
-	onInitialize func()
+	// onInitialize is told each line that may be an initialize request,
+	// before the SDK sees it, and reports whether it answered the line
+	// itself (see answerInitialize).
+	onInitialize func(line []byte) (answered bool)
 }
 
 type afterLine struct {
@@ -174,13 +175,8 @@ func (w *wire) check(line []byte) bool {
 		w.writeError(-32600, "Invalid request: a message is a JSON object")
 		return false
 	}
-	if w.onInitialize != nil && bytes.Contains(t, []byte(`"initialize"`)) {
-		var m struct {
-			Method string `json:"method"`
-		}
-		if json.Unmarshal(t, &m) == nil && m.Method == "initialize" {
-			w.onInitialize()
-		}
+	if w.onInitialize != nil && bytes.Contains(t, []byte(`"initialize"`)) && w.onInitialize(t) {
+		return false
 	}
 	return true
 }
