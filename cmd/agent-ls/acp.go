@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/acp"
+	"github.com/agent-ls/agent-ls/internal/deepstack"
 	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/tools"
@@ -69,6 +70,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rootReady := make(chan struct{})
 	go func() {
 		defer close(rootReady)
+		deepstack.Reserve() // schemas compiled, sessions read, MCP servers started
 		if r, rootErr = newRoot(s, log); rootErr != nil {
 			log.Error("cannot start", "err", rootErr)
 			return

@@ -3,6 +3,8 @@ package acp
 import (
 	"context"
 	"sync"
+
+	"github.com/agent-ls/agent-ls/internal/deepstack"
 )
 
 // outbox sends what the agent tells the client in the order it was told,
@@ -34,6 +36,7 @@ func newOutbox() *outbox {
 }
 
 func (o *outbox) loop() {
+	deepstack.Reserve() // the SDK encodes what it sends
 	defer close(o.stopped)
 	for {
 		o.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/agent-ls/agent-ls/internal/deepstack"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -124,6 +125,8 @@ func (s *session) startTurn(in TurnInput, compactOnly bool) (*Turn, error) {
 	}
 	s.running = t
 	go func() {
+		// The loop runs deep: model requests, their streams, tools.
+		deepstack.Reserve()
 		defer close(t.done)
 		if compactOnly {
 			t.runCompaction(ctx)
