@@ -65,12 +65,16 @@ func (m *merged) merge(dst, src map[string]any, prefix string, l *Layer) {
 	for _, k := range sortedKeys(src) {
 		v := src[k]
 		key := join(prefix, quoteKey(k))
+		// Only a key that was there has sources to forget.
+		old, had := dst[k]
 		if sm, ok := v.(map[string]any); ok {
-			dm, ok := dst[k].(map[string]any)
+			dm, ok := old.(map[string]any)
 			if !ok {
 				dm = map[string]any{}
 				dst[k] = dm
-				m.dropUnder(key)
+				if had {
+					m.dropUnder(key)
+				}
 			}
 			if len(sm) == 0 {
 				m.sources[key] = l.sourceOf(key)
@@ -78,7 +82,9 @@ func (m *merged) merge(dst, src map[string]any, prefix string, l *Layer) {
 			m.merge(dm, sm, key, l)
 			continue
 		}
-		m.dropUnder(key)
+		if had {
+			m.dropUnder(key)
+		}
 		dst[k] = clone(v)
 		m.sources[key] = l.sourceOf(key)
 	}
