@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/acp"
@@ -85,7 +84,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			r.close()
 		}
 	}()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
+	ctx, stop := stopContext(syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 	defer stop()
 	defer stopCommands()
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -1005,5 +1006,23 @@ func TestACPLeavesNoZombie(t *testing.T) {
 			t.Fatalf("agent-ls acp (pid %d) keeps zombie children %v", pid, z)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// SIGTERM, SIGINT and SIGHUP end agent-ls acp through its cleanup, with
+// status 0, not by the signal's default effect.
+func TestACPStopsCleanlyOnSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		m := fakemodel.New()
+		t.Cleanup(m.Close)
+		r := startACP(t, m, t.TempDir(), t.TempDir(), &acpClient{})
+		r.initialize(false)
+		r.newSession()
+		if err := r.cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.cmd.Wait(); err != nil {
+			t.Errorf("%v: %v\n%s", sig, err, r.log.String())
+		}
 	}
 }

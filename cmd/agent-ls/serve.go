@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -65,7 +63,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	// Every way out (a signal, the end of stdin, exit) goes through the
 	// cleanup below: commands killed, placeholders released.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
+	ctx, stop := stopContext(syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 	defer stop()
 	defer stopCommands()
 
