@@ -68,15 +68,19 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var rootErr error
 	rootReady := make(chan struct{})
 	go func() {
-		defer close(rootReady)
 		deepstack.Reserve() // schemas compiled, sessions read, MCP servers started
 		if r, rootErr = newRoot(s, log); rootErr != nil {
 			log.Error("cannot start", "err", rootErr)
+			close(rootReady)
 			return
 		}
 		for _, n := range recoverChangeSets(log) {
 			log.Warn(n)
 		}
+		close(rootReady)
+		// The client has not asked for a turn yet: the model's wire
+		// codecs are built now rather than on the first request.
+		model.Warm(s.modelConfig().WireAPI)
 	}()
 	defer func() {
 		<-rootReady
