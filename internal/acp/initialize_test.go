@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 )
@@ -22,21 +21,8 @@ func serveRaw(t *testing.T, opts Options) *rawConn { return serveRawBy(t, opts, 
 
 func serveRawBy(t *testing.T, opts Options, initByHand bool) *rawConn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	toAgent, fromClient := io.Pipe()
-	toClient, fromAgent := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		serveConn(ctx, toAgent, fromAgent, opts, initByHand)
-		fromAgent.Close()
-		close(done)
-	}()
-	t.Cleanup(func() {
-		fromClient.Close()
-		cancel()
-		<-done
-	})
-	return &rawConn{in: fromClient, out: bufio.NewReader(toClient)}
+	_, in, out := servePipes(t, opts, initByHand)
+	return &rawConn{in: in, out: bufio.NewReader(out)}
 }
 
 // ask writes line and returns the next line the server writes.
