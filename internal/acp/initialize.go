@@ -73,10 +73,13 @@ func (s *server) answerInitialize(line []byte) bool {
 	if p.ClientInfo != nil {
 		name = p.ClientInfo.Name
 	}
-	s.initialized(caps, name, sdk.ProtocolVersion(p.ProtocolVersion))
 	msg := append([]byte(`{"jsonrpc":"2.0","id":`), req.ID...)
 	msg = append(msg, `,"result":`...)
-	msg = s.appendInitializeResult(msg)
+	msg, ok := s.appendInitializeResult(msg, s.authMethods())
+	if !ok {
+		return false // the SDK's to encode
+	}
+	s.initialized(caps, name, sdk.ProtocolVersion(p.ProtocolVersion))
 	s.wire.Write(append(msg, "}\n"...))
 	s.markReady()
 	return true
@@ -142,16 +145,21 @@ func (s *server) initializeResponse() sdk.InitializeResponse {
 }
 
 // appendInitializeResult appends initializeResponse as the SDK encodes
-// it (keys in order, as it writes them), without its reflection.
-func (s *server) appendInitializeResult(b []byte) []byte {
+// it (keys in order, as it writes them), without its reflection. It
+// reports false, and the answer is the SDK's to encode, for an auth
+// method in methods other than the env_var kind authMethods makes.
+func (s *server) appendInitializeResult(b []byte, methods []sdk.AuthMethod) ([]byte, bool) {
 	b = append(b, `{"agentCapabilities":{"auth":{},"loadSession":true,"mcpCapabilities":{"http":true},"promptCapabilities":{"embeddedContext":true,"image":true},"sessionCapabilities":{"close":{},"list":{},"resume":{}}},"agentInfo":{"name":"agent-ls","title":"agent-ls","version":`...)
 	b = appendString(b, s.opts.Version)
 	b = append(b, `},"authMethods":[`...)
-	for i, m := range s.authMethods() {
+	for i, m := range methods {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		e := m.EnvVar
+		if e == nil || e.Description == nil || m != (sdk.AuthMethod{EnvVar: e}) || e.Meta != nil || e.Link != nil || e.Type != "env_var" {
+			return b, false
+		}
 		b = append(b, `{"description":`...)
 		b = appendString(b, *e.Description)
 		b = append(b, `,"id":`...)
@@ -160,6 +168,9 @@ func (s *server) appendInitializeResult(b []byte) []byte {
 		b = appendString(b, e.Name)
 		b = append(b, `,"type":"env_var","vars":[`...)
 		for j, v := range e.Vars {
+			if v.Meta != nil || v.Label != nil || v.Optional || v.Secret {
+				return b, false
+			}
 			if j > 0 {
 				b = append(b, ',')
 			}
@@ -171,7 +182,7 @@ func (s *server) appendInitializeResult(b []byte) []byte {
 	}
 	b = append(b, `],"protocolVersion":`...)
 	b = strconv.AppendInt(b, int64(ProtocolVersion), 10)
-	return append(b, '}')
+	return append(b, '}'), true
 }
 
 // appendString appends s as encoding/json writes a string (HTML

@@ -55,7 +55,7 @@ func TestInitializeAnswerIsTheSDKs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := s.appendInitializeResult(nil); string(got) != string(want) {
+			if got, ok := s.appendInitializeResult(nil, s.authMethods()); !ok || string(got) != string(want) {
 				t.Fatalf("by hand:\n%s\nthe SDK's:\n%s", got, want)
 			}
 			// Over the wire: the answer written by hand and the SDK's are
@@ -70,6 +70,23 @@ func TestInitializeAnswerIsTheSDKs(t *testing.T) {
 				t.Fatalf("answer:\n%s\nwant:\n%s", hand, wantLine)
 			}
 		})
+	}
+}
+
+// An auth method agent-ls does not write by hand leaves the answer to the
+// SDK.
+func TestInitializeResultOnlyByHandForItsOwnMethods(t *testing.T) {
+	s := newServer(Options{KeyVariable: func() string { return "K" }})
+	ms := s.authMethods()
+	if _, ok := s.appendInitializeResult(nil, ms); !ok {
+		t.Fatal("the env_var method was not written by hand")
+	}
+	ms[0].EnvVar.Vars[0].Secret = true
+	if b, ok := s.appendInitializeResult(nil, ms); ok {
+		t.Errorf("a secret variable was written by hand: %s", b)
+	}
+	if b, ok := s.appendInitializeResult(nil, []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{Id: "a", Name: "A"}}}); ok {
+		t.Errorf("an agent method was written by hand: %s", b)
 	}
 }
 
