@@ -1,5 +1,6 @@
 // Command acpbench measures ACP agents side by side on the same fake
-// model (internal/model/fakemodel, on loopback): the time from spawning
+// model (internal/model/fakemodel, on loopback, decoding of each request
+// only the fields its answer reads: see SkipDecoding): the time from spawning
 // the agent to its first agent_message_chunk, from spawning it to the end
 // of a turn that runs one command, and from session/cancel during a
 // model stream to the prompt's answer.
@@ -276,6 +277,7 @@ func (s *session) prompt(text string) (sdk.PromptResponse, error) {
 // firstChunk: spawn → the first agent_message_chunk of a one-line answer.
 func firstChunk(a agentKind) (time.Duration, error) {
 	m := fakemodel.New(fakemodel.Say("hello there"))
+	m.SkipDecoding()
 	defer m.Close()
 	s, err := spawn(a, m)
 	if err != nil {
@@ -300,6 +302,7 @@ func firstChunk(a agentKind) (time.Duration, error) {
 // commandRound: spawn → the answer of a turn that runs one command.
 func commandRound(a agentKind) (time.Duration, error) {
 	m := fakemodel.New(fakemodel.Answer(*a.commandCall), fakemodel.Say("done"))
+	m.SkipDecoding()
 	defer m.Close()
 	s, err := spawn(a, m)
 	if err != nil {
@@ -322,6 +325,7 @@ func cancelLatency(a agentKind) (time.Duration, error) {
 	gate := fakemodel.NewGate(6) // two deltas, then the stream waits
 	defer gate.Release()
 	m := fakemodel.New(fakemodel.Step{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("a ", "stream ", "that ", "never ", "ends")}}, Gate: gate})
+	m.SkipDecoding()
 	defer m.Close()
 	s, err := spawn(a, m)
 	if err != nil {

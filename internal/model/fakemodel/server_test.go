@@ -176,6 +176,38 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
+// With SkipDecoding a request's JSON holds only what the answers read,
+// the answers are those of a full decoding, and a body that is no
+// streaming JSON object is refused as before.
+func TestSkipDecoding(t *testing.T) {
+	srv := New(Say("hello"), Step{Match: func(r *Request) bool { return r.JSON["model"] == "m2" }, Reply: Reply{Items: []Item{Message("matched")}}})
+	defer srv.Close()
+	srv.SkipDecoding()
+	evs := stream(t, srv, "/responses", map[string]any{"model": "m1", "stream": true, "instructions": "long", "tools": []any{map[string]any{"type": "function", "name": "f"}}})
+	if m := get(evs[0].json, "response", "model"); m != "m1" {
+		t.Errorf("the answer names the model %v, want m1", m)
+	}
+	evs = stream(t, srv, "/chat/completions", map[string]any{"model": "m2", "stream": true, "stream_options": map[string]any{"include_usage": true}})
+	if get(evs[len(evs)-2].json, "usage") == nil {
+		t.Errorf("stream_options.include_usage was not seen: %v", evs[len(evs)-2].data)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || len(reqs[0].JSON) != 2 || reqs[0].JSON["stream"] != true || !strings.Contains(string(reqs[0].Body), `"instructions"`) {
+		t.Fatalf("recorded %d requests, the first %v", len(reqs), reqs[0].JSON)
+	}
+	if reqs[1].Step != "#2" {
+		t.Errorf("the matching step did not serve the second request: %q", reqs[1].Step)
+	}
+	res := post(t, srv.URL()+"/responses", map[string]any{"model": "m", "stream": false})
+	if b, _ := io.ReadAll(res.Body); res.StatusCode != 400 || !strings.Contains(string(b), "streaming") {
+		t.Errorf("non-streaming: %d %s", res.StatusCode, b)
+	}
+	res = post(t, srv.URL()+"/responses", []any{"stream", true})
+	if b, _ := io.ReadAll(res.Body); res.StatusCode != 400 || !strings.Contains(string(b), "not a JSON object") {
+		t.Errorf("not an object: %d %s", res.StatusCode, b)
+	}
+}
+
 // Steps with matchers route concurrent sessions; unmatched requests get a
 // clear error.
 func TestMatchRouting(t *testing.T) {
