@@ -56,6 +56,8 @@ type httpTransport struct {
 	client  *http.Client
 	log     *slog.Logger
 	rcv     receiver
+	// max bounds one message, a body or an event: maxMessageBytes.
+	max int
 
 	// ctx is the transport's life: the GET stream ends with it.
 	ctx    context.Context
@@ -70,7 +72,7 @@ type httpTransport struct {
 
 func newHTTPTransport(url string, headers http.Header, log *slog.Logger) *httpTransport {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &httpTransport{url: url, headers: headers, log: log, ctx: ctx, cancel: cancel,
+	return &httpTransport{url: url, headers: headers, log: log, ctx: ctx, cancel: cancel, max: maxMessageBytes,
 		client: &http.Client{Transport: http.DefaultTransport, CheckRedirect: sameOrigin}}
 }
 
@@ -159,11 +161,11 @@ func (t *httpTransport) send(ctx context.Context, msg *outgoing) error {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxMessageBytes+1))
+		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(t.max)+1))
 		if err != nil {
 			return fmt.Errorf("%w: reading the answer: %w", errConnectionClosed, err)
 		}
-		if len(body) > maxMessageBytes {
+		if len(body) > t.max {
 			return errMessageTooLarge
 		}
 		answered := answers(body, msg.id)
@@ -174,7 +176,7 @@ func (t *httpTransport) send(ctx context.Context, msg *outgoing) error {
 		return nil
 	case "text/event-stream":
 		answered := false
-		err := readEvents(resp.Body, func(data []byte) bool {
+		err := readEvents(resp.Body, t.max, func(data []byte) bool {
 			answered = answers(data, msg.id)
 			t.rcv.handle(data)
 			// The stream may stay open after the answer: it is not
@@ -268,7 +270,7 @@ func (t *httpTransport) listenOnce() (retry bool, err error) {
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/event-stream" {
 		return false, fmt.Errorf("the server's stream has content type %q", ct)
 	}
-	err = readEvents(resp.Body, func(data []byte) bool {
+	err = readEvents(resp.Body, t.max, func(data []byte) bool {
 		t.rcv.handle(data)
 		return true
 	})
@@ -302,14 +304,14 @@ func (t *httpTransport) close() {
 
 // readEvents reads a text/event-stream and gives fn the data of each
 // message event (a JSON-RPC message), until fn returns false or the
-// stream ends (nil at its end). An event over maxMessageBytes is
+// stream ends (nil at its end). An event over max bytes is
 // errMessageTooLarge.
-func readEvents(r io.Reader, fn func(data []byte) bool) error {
+func readEvents(r io.Reader, max int, fn func(data []byte) bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var data []byte
 	event := ""
 	for {
-		line, err := readLine(br, maxMessageBytes)
+		line, err := readLine(br, max)
 		if err != nil && !(err == io.EOF && len(line) > 0) {
 			if err == io.EOF {
 				return nil
@@ -332,7 +334,7 @@ func readEvents(r io.Reader, fn func(data []byte) bool) error {
 			value = bytes.TrimPrefix(value, []byte(" "))
 			switch string(field) {
 			case "data":
-				if len(data)+len(value) > maxMessageBytes {
+				if len(data)+len(value) > max {
 					return errMessageTooLarge
 				}
 				if data != nil {

@@ -13,7 +13,7 @@ import (
 
 // errMessageTooLarge: a server sent a message longer than
 // maxMessageBytes, which breaks the connection.
-var errMessageTooLarge = fmt.Errorf("a message from the server is longer than the %d MiB agent-ls reads", maxMessageBytes>>20)
+var errMessageTooLarge = fmt.Errorf("%w: a message from the server is longer than the %d MiB agent-ls reads", errConnectionClosed, maxMessageBytes>>20)
 
 // streamTransport is the stdio transport: newline-delimited JSON-RPC
 // messages read from r (the server's stdout) and written to w (its
@@ -23,6 +23,8 @@ type streamTransport struct {
 	w io.Writer
 	// closeFn closes both ends; reading and writing end with it.
 	closeFn func()
+	// max bounds one line: maxMessageBytes.
+	max int
 
 	rcv       receiver
 	wmu       sync.Mutex // one message written at a time
@@ -30,7 +32,7 @@ type streamTransport struct {
 }
 
 func newStreamTransport(r io.Reader, w io.Writer, closeFn func()) *streamTransport {
-	return &streamTransport{r: r, w: w, closeFn: closeFn}
+	return &streamTransport{r: r, w: w, closeFn: closeFn, max: maxMessageBytes}
 }
 
 func (t *streamTransport) start(rcv receiver) {
@@ -38,7 +40,7 @@ func (t *streamTransport) start(rcv receiver) {
 	go func() {
 		br := bufio.NewReaderSize(t.r, 64<<10)
 		for {
-			line, err := readLine(br, maxMessageBytes)
+			line, err := readLine(br, t.max)
 			if len(bytes.TrimSpace(line)) > 0 && !errors.Is(err, errMessageTooLarge) {
 				rcv.handle(line)
 			}
