@@ -144,7 +144,7 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 
 	if err := c.tr.send(ctx, &outgoing{data: data, call: true, id: id}); err != nil {
 		if ctx.Err() != nil {
-			c.cancelled(ctx, id)
+			c.cancelled(ctx, method, id)
 			return ctx.Err()
 		}
 		return err
@@ -153,7 +153,7 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 	select {
 	case m = <-ch:
 	case <-ctx.Done():
-		c.cancelled(ctx, id)
+		c.cancelled(ctx, method, id)
 		return ctx.Err()
 	case <-c.done:
 		// The answer may have come just before the end.
@@ -194,9 +194,13 @@ func (c *client) notify(ctx context.Context, method string, params any) error {
 	return c.tr.send(ctx, &outgoing{data: data})
 }
 
-// cancelled tells the server that the request id is no longer awaited,
-// in the background: the caller returns at once.
-func (c *client) cancelled(ctx context.Context, id int64) {
+// cancelled tells the server that the request id (of method) is no
+// longer awaited, in the background: the caller returns at once.
+func (c *client) cancelled(ctx context.Context, method string, id int64) {
+	if method == "initialize" {
+		// The handshake is not cancelled: the connection is closed.
+		return
+	}
 	reason := "the call was interrupted"
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		reason = "the call timed out"

@@ -28,6 +28,8 @@ type streamTransport struct {
 
 	rcv       receiver
 	wmu       sync.Mutex // one message written at a time
+	dmu       sync.Mutex // guards the write deadline and writes
+	writes    int        // messages written, for the deadline's owner
 	closeOnce sync.Once
 }
 
@@ -69,8 +71,21 @@ func (t *streamTransport) send(ctx context.Context, msg *outgoing) error {
 	defer t.wmu.Unlock()
 	if d, ok := t.w.(deadliner); ok {
 		dl, _ := ctx.Deadline()
-		if d.SetWriteDeadline(dl) == nil {
-			stop := context.AfterFunc(ctx, func() { _ = d.SetWriteDeadline(time.Now()) })
+		t.dmu.Lock()
+		t.writes++
+		write := t.writes
+		err := d.SetWriteDeadline(dl)
+		t.dmu.Unlock()
+		if err == nil {
+			// An interrupt ends the write too. The deadline it sets must
+			// not outlive this write, should the function run late.
+			stop := context.AfterFunc(ctx, func() {
+				t.dmu.Lock()
+				defer t.dmu.Unlock()
+				if t.writes == write {
+					_ = d.SetWriteDeadline(time.Now())
+				}
+			})
 			defer stop()
 		}
 	}
