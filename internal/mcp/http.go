@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,8 +209,14 @@ func (t *httpTransport) statusError(resp *http.Response, msg *outgoing) error {
 	return &httpStatusError{status: resp.Status, body: textcut.Cut(strings.TrimSpace(string(body)), 300)}
 }
 
-// answers reports whether raw is the answer to the request id.
+// answers reports whether raw is the answer to the request id, or a
+// batch that holds it.
 func answers(raw []byte, id int64) bool {
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '[' {
+		var batch []json.RawMessage
+		_ = json.Unmarshal(raw, &batch)
+		return slices.ContainsFunc(batch, func(m json.RawMessage) bool { return answers(m, id) })
+	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`

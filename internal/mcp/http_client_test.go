@@ -212,8 +212,8 @@ func TestHTTPSessionGone(t *testing.T) {
 	}
 }
 
-// TestHTTPErrors: a JSON-RPC error in a failed HTTP answer is the
-// server's answer; a refusal without one, an event stream that ends
+// TestHTTPErrors: a batch holding the answer is an answer; a JSON-RPC
+// error in a failed HTTP answer is the server's answer; a refusal without one, an event stream that ends
 // without the answer and an event over the bound are transport errors.
 func TestHTTPErrors(t *testing.T) {
 	f := &fakeHTTP{}
@@ -227,6 +227,9 @@ func TestHTTPErrors(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"no such tool"}}`, m.ID)
+		case p.Name == "batch":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `[{"jsonrpc":"2.0","method":"notifications/progress","params":{}},{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}]`, m.ID)
 		case p.Name == "refused":
 			http.Error(w, "overloaded", http.StatusServiceUnavailable)
 		case p.Name == "no-answer":
@@ -242,6 +245,9 @@ func TestHTTPErrors(t *testing.T) {
 	var re *rpcError
 	if !errors.As(err, &re) || re.Code != -32602 || isTransportError(err) {
 		t.Errorf("rpc-error: %v", err)
+	}
+	if _, err := c.callTool(ctx, "batch", json.RawMessage(`{}`)); err != nil {
+		t.Errorf("batch: %v", err)
 	}
 	for _, name := range []string{"refused", "no-answer", "huge"} {
 		if _, err := c.callTool(ctx, name, json.RawMessage(`{}`)); !isTransportError(err) {
