@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -286,5 +287,35 @@ func TestClientClose(t *testing.T) {
 	c.close()
 	if err := <-done; !errors.Is(err, errConnectionClosed) {
 		t.Errorf("call: %v", err)
+	}
+}
+
+// TestClientRequestFlood: a server that sends request after request and
+// reads none of the answers gets at most maxAnswering of them under way
+// (the rest go unanswered), and its connection still serves calls.
+func TestClientRequestFlood(t *testing.T) {
+	c, srv, _ := stdioClient(t, 0)
+	before := runtime.NumGoroutine()
+	for i := range 20 * maxAnswering {
+		srv.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
+	}
+	if n := runtime.NumGoroutine() - before; n > maxAnswering+2 {
+		t.Errorf("%d goroutines more after the flood, want at most %d", n, maxAnswering+2)
+	}
+	for range maxAnswering {
+		if m := srv.read(); string(m.Result) != "{}" {
+			t.Fatalf("answer %+v", m)
+		}
+	}
+	done := callAsync(c, testCtx(t), "tools/list")
+	for {
+		m := srv.read()
+		if m.Method == "tools/list" {
+			srv.answer(m, "{}")
+			break
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -27,6 +27,9 @@ var errConnectionClosed = errors.New("the connection to the MCP server is closed
 // cannot grow agent-ls's memory without limit.
 const maxMessageBytes = 64 << 20
 
+// maxAnswering is how many of a server's requests are answered at once.
+const maxAnswering = 16
+
 // JSON-RPC error codes agent-ls answers with.
 const codeMethodNotFound = -32601
 
@@ -100,6 +103,10 @@ type client struct {
 	toolsChanged func()
 
 	nextID atomic.Int64
+	// answering bounds the server's requests answered at once: a server
+	// that floods requests and reads none of the answers gets no more
+	// goroutines than this; what is over it goes unanswered.
+	answering chan struct{}
 
 	mu      sync.Mutex
 	pending map[int64]chan *message
@@ -108,7 +115,7 @@ type client struct {
 }
 
 func newClient(tr transport, log *slog.Logger, toolsChanged func()) *client {
-	c := &client{tr: tr, log: log, toolsChanged: toolsChanged, pending: map[int64]chan *message{}, done: make(chan struct{})}
+	c := &client{tr: tr, log: log, toolsChanged: toolsChanged, pending: map[int64]chan *message{}, done: make(chan struct{}), answering: make(chan struct{}, maxAnswering)}
 	tr.start(c)
 	return c
 }
@@ -239,7 +246,15 @@ func (c *client) handle(raw []byte) {
 	case m.Method != "" && len(m.ID) > 0:
 		// Answered in the background: the transport's reader must not
 		// wait for a write.
-		go c.answer(&m)
+		select {
+		case c.answering <- struct{}{}:
+			go func() {
+				defer func() { <-c.answering }()
+				c.answer(&m)
+			}()
+		default:
+			c.log.Warn("MCP server: its request was left unanswered, too many are under way", "method", textcut.Cut(m.Method, 100))
+		}
 	case m.Method != "":
 		c.notification(&m)
 	case len(m.ID) > 0:
