@@ -90,7 +90,7 @@ var allowed = map[string][]string{
 	"internal/tools":  {"internal/event", "internal/patch", "internal/policy", "internal/sandbox", "internal/workspace"},
 	"internal/agent": {"internal/deepstack", "internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
-	"internal/mcp": {"internal/event", "internal/policy", "internal/textcut", "internal/tools", "github.com/modelcontextprotocol/go-sdk"},
+	"internal/mcp": {"internal/event", "internal/policy", "internal/textcut", "internal/tools"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/acp":     {"internal/agent", "internal/deepstack", "internal/event", "internal/mcp", "internal/policy", "internal/workspace", "github.com/coder/acp-go-sdk"},

@@ -36,8 +36,9 @@ func TestMain(m *testing.M) {
 //
 //   - "exit": writes to stderr and exits at startup;
 //   - "hang": never answers;
-//   - "legacy": speaks only the initialize handshake and never answers
-//     the probe of the newer protocol (see runLegacyServer);
+//   - "legacy": speaks only the initialize handshake of an older
+//     protocol and never answers a method it does not know (see
+//     runLegacyServer);
 //   - "tools": offers echo (read-only), crash (exits the process),
 //     add_tool (adds the tool late, which sends list_changed) and env.
 func runTestServer(mode string) int {
@@ -270,9 +271,9 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 	}
 }
 
-// runLegacyServer is a stdio server of an older protocol that ignores
-// requests it does not know, server/discover among them, instead of
-// answering "method not found": it offers echo, and bad_image, whose
+// runLegacyServer is a stdio server of an older protocol (2025-06-18)
+// that ignores requests it does not know instead of answering "method
+// not found": it offers echo, and bad_image, whose
 // answer is not valid MCP (an image whose data is not base64), on two
 // pages of tools/list.
 func runLegacyServer() int {

@@ -1,19 +1,14 @@
 package mcp
 
 import (
-	"context"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"time"
-
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// process is a stdio server's process, started by agent-ls itself (not
-// by the SDK's CommandTransport) so that its whole process group is
-// killed without grace and it is reaped once, whatever ends it.
+// process is a stdio server's process, started so that its whole
+// process group is killed without grace and it is reaped once, whatever
+// ends it.
 type process struct {
 	cmd    *exec.Cmd
 	stdout *os.File // agent-ls's ends of the pipes
@@ -59,8 +54,11 @@ func startProcess(cmd *exec.Cmd) (*process, error) {
 
 // transport is the MCP transport over the process's stdin and stdout;
 // closing it closes the pipes, not the process.
-func (p *process) transport() mcpsdk.Transport {
-	return &mcpsdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+func (p *process) transport() *streamTransport {
+	return newStreamTransport(p.stdout, p.stdin, func() {
+		p.stdin.Close()
+		p.stdout.Close()
+	})
 }
 
 // kill kills the process's group.
@@ -82,47 +80,4 @@ func (p *process) state() *os.ProcessState {
 	default:
 		return nil
 	}
-}
-
-// headerTransport adds the configured headers (the bearer token among
-// them) to every request to a streamable-HTTP server.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers http.Header
-	// probeTimeout bounds the wait for the answer to server/discover.
-	probeTimeout time.Duration
-}
-
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, vs := range t.headers {
-		req.Header[k] = vs
-	}
-	if t.probeTimeout <= 0 || req.Header.Get("Mcp-Method") != methodDiscover {
-		return t.base.RoundTrip(req)
-	}
-	// The probe of the newer protocol: a server of an older one may never
-	// answer it, so its answer must begin within probeTimeout; a failed
-	// request makes the SDK fall back to the initialize handshake.
-	ctx, cancel := context.WithCancel(req.Context())
-	timer := time.AfterFunc(t.probeTimeout, cancel)
-	resp, err := t.base.RoundTrip(req.WithContext(ctx))
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	timer.Stop()
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
-	return resp, nil
-}
-
-// cancelBody ends a request's context when its body is closed.
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelBody) Close() error {
-	defer b.cancel()
-	return b.ReadCloser.Close()
 }

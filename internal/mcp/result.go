@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -23,19 +21,25 @@ var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/g
 
 // resultOutput turns a tool's result into what the model reads: text as
 // it is, images as image input, resources and links as text with their
-// URI, anything else named; an isError result is a failed output.
-func resultOutput(res *mcpsdk.CallToolResult, limit int) tools.Output {
+// URI, anything else named; an isError result is a failed output. Data
+// that is not valid base64 fails the call: the server's answer is
+// broken, not the connection.
+func resultOutput(res *callToolResult, limit int) (tools.Output, error) {
 	var out tools.Output
 	var parts []string
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcpsdk.TextContent:
+	for i, c := range res.Content {
+		switch c.Type {
+		case "text":
 			parts = append(parts, c.Text)
-		case *mcpsdk.ImageContent:
-			parts = append(parts, image(&out, c.MIMEType, c.Data))
-		case *mcpsdk.AudioContent:
+		case "image":
+			raw, err := base64.StdEncoding.DecodeString(c.Data)
+			if err != nil {
+				return tools.Output{}, fmt.Errorf("the image in content block %d of the answer is not valid base64: %w", i+1, err)
+			}
+			parts = append(parts, image(&out, c.MIMEType, raw))
+		case "audio":
 			parts = append(parts, fmt.Sprintf("[audio (%s) left out: the model is not given audio]", c.MIMEType))
-		case *mcpsdk.ResourceLink:
+		case "resource_link":
 			s := "[resource link] " + c.URI
 			if c.Name != "" {
 				s += " (" + c.Name + ")"
@@ -44,10 +48,14 @@ func resultOutput(res *mcpsdk.CallToolResult, limit int) tools.Output {
 				s += ": " + c.Description
 			}
 			parts = append(parts, s)
-		case *mcpsdk.EmbeddedResource:
-			parts = append(parts, resource(&out, c.Resource))
+		case "resource":
+			s, err := resource(&out, c.Resource)
+			if err != nil {
+				return tools.Output{}, fmt.Errorf("the resource in content block %d of the answer: %w", i+1, err)
+			}
+			parts = append(parts, s)
 		default:
-			parts = append(parts, fmt.Sprintf("[content of type %T left out]", c))
+			parts = append(parts, fmt.Sprintf("[content of type %q left out]", textcut.Cut(c.Type, 100)))
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
@@ -65,12 +73,11 @@ func resultOutput(res *mcpsdk.CallToolResult, limit int) tools.Output {
 			out.Text = "the tool reported an error without saying what"
 		}
 	}
-	return out
+	return out, nil
 }
 
 // image adds an image for the model and returns the text that stands
-// for it. The SDK has decoded the base64 of the wire; a result whose
-// base64 is not valid fails as a whole in the SDK.
+// for it; raw is the image's bytes, decoded from the wire's base64.
 func image(out *tools.Output, mime string, raw []byte) string {
 	mime = strings.ToLower(strings.TrimSpace(mime))
 	if !imageTypes[mime] {
@@ -89,15 +96,19 @@ func image(out *tools.Output, mime string, raw []byte) string {
 	return fmt.Sprintf("[image %d: %s, %d bytes]", len(out.Images), mime, len(raw))
 }
 
-func resource(out *tools.Output, r *mcpsdk.ResourceContents) string {
+func resource(out *tools.Output, r *resourceContents) (string, error) {
 	switch {
 	case r == nil:
-		return "[resource left out]"
+		return "[resource left out]", nil
 	case r.Blob != nil:
-		if strings.HasPrefix(r.MIMEType, "image/") {
-			return "[resource " + r.URI + "] " + image(out, r.MIMEType, r.Blob)
+		blob, err := base64.StdEncoding.DecodeString(*r.Blob)
+		if err != nil {
+			return "", fmt.Errorf("its blob is not valid base64: %w", err)
 		}
-		return fmt.Sprintf("[resource %s: %s, %d bytes of binary data left out]", r.URI, r.MIMEType, len(r.Blob))
+		if strings.HasPrefix(r.MIMEType, "image/") {
+			return "[resource " + r.URI + "] " + image(out, r.MIMEType, blob), nil
+		}
+		return fmt.Sprintf("[resource %s: %s, %d bytes of binary data left out]", r.URI, r.MIMEType, len(blob)), nil
 	}
-	return "[resource " + r.URI + "]\n" + r.Text
+	return "[resource " + r.URI + "]\n" + r.Text, nil
 }

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -67,7 +65,7 @@ func newServer(s *Set, cfg ServerConfig) *server {
 
 // conn is one running connection to the server.
 type conn struct {
-	cs   *mcpsdk.ClientSession
+	cl   *client
 	proc *process // a stdio server's process
 }
 
@@ -86,8 +84,8 @@ func (c *conn) close() {
 		// group goes first, then it is reaped.
 		c.proc.kill()
 	}
-	if c.cs != nil {
-		_ = c.cs.Close()
+	if c.cl != nil {
+		c.cl.close()
 	}
 	if c.proc != nil {
 		c.proc.wait()
@@ -160,14 +158,11 @@ func (s *server) connect() error {
 	return nil
 }
 
-// dial starts the connection and the MCP session.
+// dial starts the connection and makes the MCP handshake.
 func (s *server) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
-	var tr mcpsdk.Transport
-	// A server of an older protocol may never answer the probe of the
-	// newer one (server/discover): it must leave time for the handshake
-	// after it.
-	probeTimeout := min(5*time.Second, s.cfg.startupTimeout()/2)
+	var tr transport
+	var ht *httpTransport
 	if s.cfg.Stdio() {
 		// The process's life is the set's, not the startup timeout's.
 		cmd := exec.CommandContext(s.set.ctx, s.cfg.Command, s.cfg.Args...)
@@ -181,7 +176,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 			return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
 		}
 		cn.proc = p
-		tr = &probeTransport{inner: p.transport(), timeout: probeTimeout}
+		tr = p.transport()
 	} else {
 		headers := http.Header{}
 		for k, v := range s.cfg.HTTPHeaders {
@@ -190,27 +185,31 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		if s.cfg.BearerToken != "" {
 			headers.Set("Authorization", "Bearer "+s.cfg.BearerToken)
 		}
-		tr = &mcpsdk.StreamableClientTransport{Endpoint: s.cfg.URL,
-			HTTPClient: &http.Client{Transport: &headerTransport{base: http.DefaultTransport, headers: headers, probeTimeout: probeTimeout}}}
+		ht = newHTTPTransport(s.cfg.URL, headers, s.log)
+		tr = ht
 	}
-	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "agent-ls", Version: s.set.opts.ClientVersion}, &mcpsdk.ClientOptions{
-		Logger: s.log,
-		// Nothing is offered to servers (no roots, sampling or
-		// elicitation).
-		Capabilities: &mcpsdk.ClientCapabilities{},
-		// Since 2026-07-28 list_changed comes only to who listens: the
-		// session subscribes when this handler is set.
-		ToolListChangedHandler: func(context.Context, *mcpsdk.ToolListChangedRequest) { s.toolsChanged(cn) },
-	})
-	cs, err := c.Connect(ctx, tr, nil)
-	if err != nil {
+	cn.cl = newClient(tr, s.log, func() { s.toolsChanged(cn) })
+	if cn.proc != nil {
+		// A process that ends while something it started keeps its
+		// stdout open still ends the connection.
+		go func() {
+			select {
+			case <-cn.proc.exited:
+				cn.cl.fail(errors.New("the server's process exited"))
+			case <-cn.cl.done:
+			}
+		}()
+	}
+	if _, err := initialize(ctx, cn.cl, s.set.opts.ClientVersion); err != nil {
 		cn.close()
 		if ps := cn.processState(); ps != nil && ps.Exited() {
 			return nil, fmt.Errorf("the server exited at startup (%s; its stderr says why): %w", ps, err)
 		}
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	cn.cs = cs
+	if ht != nil {
+		ht.listen()
+	}
 	return cn, nil
 }
 
@@ -219,7 +218,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 // cannot take (a schema that loops or is too large) is left out and
 // logged; the others are offered.
 func (s *server) listTools(ctx context.Context, cn *conn) error {
-	list, err := listAll(ctx, cn.cs)
+	list, err := listAll(ctx, cn.cl)
 	if err != nil {
 		return fmt.Errorf("tools/list: %w", err)
 	}
@@ -258,12 +257,12 @@ func (s *server) listTools(ctx context.Context, cn *conn) error {
 
 // listAll lists the server's tools, page after page; a cursor that
 // comes back, or more than maxTools tools, is an error.
-func listAll(ctx context.Context, cs *mcpsdk.ClientSession) ([]*mcpsdk.Tool, error) {
-	var list []*mcpsdk.Tool
+func listAll(ctx context.Context, c *client) ([]*toolInfo, error) {
+	var list []*toolInfo
 	seen := map[string]bool{"": true}
-	params := &mcpsdk.ListToolsParams{}
+	cursor := ""
 	for {
-		res, err := cs.ListTools(ctx, params)
+		res, err := c.listTools(ctx, cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +277,7 @@ func listAll(ctx context.Context, cs *mcpsdk.ClientSession) ([]*mcpsdk.Tool, err
 			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
 		}
 		seen[res.NextCursor] = true
-		params = &mcpsdk.ListToolsParams{Cursor: res.NextCursor}
+		cursor = res.NextCursor
 	}
 }
 

@@ -169,12 +169,12 @@ func TestStartupTimeout(t *testing.T) {
 	}
 }
 
-// TestLegacyServerIgnoresProbe: a server of an older protocol that never
-// answers the probe of the newer one (server/discover) still starts
-// within its startup timeout: the probe is given up in time for the
-// initialize handshake. An answer the SDK cannot decode fails that call
+// TestLegacyServer: a server of an older protocol that never answers a
+// method it does not know starts within its startup timeout over the
+// initialize handshake, its tools listed over two pages. An answer that
+// is not valid MCP (an image whose data is not base64) fails that call
 // only.
-func TestLegacyServerIgnoresProbe(t *testing.T) {
+func TestLegacyServer(t *testing.T) {
 	cfg := ourServer(t, "legacy", "legacy")
 	cfg.StartupTimeout = 4 * time.Second
 	set, reg, fails := startSet(t, cfg)
@@ -184,9 +184,11 @@ func TestLegacyServerIgnoresProbe(t *testing.T) {
 	if r := call(t, reg, nil, "legacy__echo", map[string]any{"text": "old"}); r.Output.Text != "legacy echo: old" {
 		t.Errorf("echo: %+v", r.Output)
 	}
-	// An answer the SDK cannot read fails the call, not the server.
+	// An answer that cannot be read fails the call, not the server.
 	if r := call(t, reg, nil, "legacy__bad_image", map[string]any{}); !r.Output.Failed || strings.Contains(r.Output.Text, "restarted") {
 		t.Errorf("bad image: %+v", r.Output)
+	} else {
+		mustContain(t, "bad image", r.Output.Text, "not valid base64")
 	}
 	if st := statusOf(t, set, "legacy"); st.State != StateReady {
 		t.Errorf("status after a bad answer %+v", st)

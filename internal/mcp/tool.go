@@ -10,8 +10,6 @@ import (
 	"os"
 	"strings"
 
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
@@ -25,7 +23,7 @@ type tool struct {
 	readOnly bool
 }
 
-func (s *server) newTool(t *mcpsdk.Tool) (*tool, error) {
+func (s *server) newTool(t *toolInfo) (*tool, error) {
 	if t == nil || t.Name == "" {
 		return nil, errors.New("a tool without a name")
 	}
@@ -118,11 +116,15 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	timeout := t.srv.cfg.toolTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := cn.cs.CallTool(callCtx, &mcpsdk.CallToolParams{Name: t.name, Arguments: args})
+	res, err := cn.cl.callTool(callCtx, t.name, args)
 	switch {
 	case err == nil:
 		t.srv.succeeded()
-		return resultOutput(res, outputLimit(env)), nil
+		out, err := resultOutput(res, outputLimit(env))
+		if err != nil {
+			return tools.Output{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.name, err)
+		}
+		return out, nil
 	case ctx.Err() != nil:
 		return tools.Output{}, ctx.Err()
 	case callCtx.Err() != nil:
@@ -150,11 +152,13 @@ func (t *tool) broken(cn *conn, err error) error {
 }
 
 // isTransportError reports whether err says the connection broke (the
-// server's process ended, its pipes or its HTTP endpoint failed), as
-// against an error the server answered.
+// server's process ended, its pipes or its HTTP endpoint failed, the
+// HTTP server forgot the session or refused the request), as against an
+// error the server answered.
 func isTransportError(err error) bool {
 	var ne net.Error
-	return errors.Is(err, mcpsdk.ErrConnectionClosed) || errors.Is(err, mcpsdk.ErrSessionMissing) ||
+	var se *httpStatusError
+	return errors.Is(err, errConnectionClosed) || errors.Is(err, errMessageTooLarge) || errors.As(err, &se) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
 		errors.Is(err, os.ErrClosed) || errors.As(err, &ne)
 }

@@ -2,13 +2,12 @@ package mcp
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -74,22 +73,36 @@ func TestServerEnv(t *testing.T) {
 	}
 }
 
+// decodeResult decodes a tools/call result as the client does.
+func decodeResult(t *testing.T, raw string) *callToolResult {
+	t.Helper()
+	var res callToolResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		t.Fatal(err)
+	}
+	return &res
+}
+
 func TestResultOutput(t *testing.T) {
 	png, err := base64.StdEncoding.DecodeString(tinyPNG)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &mcpsdk.CallToolResult{Content: []mcpsdk.Content{
-		&mcpsdk.TextContent{Text: "first"},
-		&mcpsdk.EmbeddedResource{Resource: &mcpsdk.ResourceContents{URI: "file:///a.txt", Text: "contents of a"}},
-		&mcpsdk.EmbeddedResource{Resource: &mcpsdk.ResourceContents{URI: "file:///b.bin", MIMEType: "application/zip", Blob: []byte{0, 0, 0}}},
-		&mcpsdk.ResourceLink{URI: "https://example.com/doc", Name: "doc", Description: "the doc"},
-		&mcpsdk.AudioContent{MIMEType: "audio/wav", Data: []byte{0, 0, 0}},
-		&mcpsdk.ImageContent{MIMEType: "image/svg+xml", Data: []byte{0, 0, 0}},
-		&mcpsdk.ImageContent{MIMEType: "image/png"},
-		&mcpsdk.ImageContent{MIMEType: "image/png", Data: png},
-	}}
-	out := resultOutput(res, 1<<20)
+	res := decodeResult(t, `{"content": [
+		{"type": "text", "text": "first"},
+		{"type": "resource", "resource": {"uri": "file:///a.txt", "text": "contents of a"}},
+		{"type": "resource", "resource": {"uri": "file:///b.bin", "mimeType": "application/zip", "blob": "AAAA"}},
+		{"type": "resource_link", "uri": "https://example.com/doc", "name": "doc", "description": "the doc"},
+		{"type": "audio", "mimeType": "audio/wav", "data": "AAAA"},
+		{"type": "image", "mimeType": "image/svg+xml", "data": "AAAA"},
+		{"type": "image", "mimeType": "image/png"},
+		{"type": "image", "mimeType": "image/png", "data": "`+tinyPNG+`"},
+		{"type": "hologram", "data": "?"}
+	]}`)
+	out, err := resultOutput(res, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := strings.Join([]string{
 		"first",
 		"[resource file:///a.txt]\ncontents of a",
@@ -99,29 +112,42 @@ func TestResultOutput(t *testing.T) {
 		`[image of type "image/svg+xml" left out: the model takes PNG, JPEG, GIF and WebP]`,
 		"[image left out: it has no data]",
 		"[image 1: image/png, 70 bytes]",
+		`[content of type "hologram" left out]`,
 	}, "\n")
 	if out.Text != want || len(out.Images) != 1 || out.Failed {
 		t.Errorf("output:\n%s\nwant:\n%s\nimages %d failed %v", out.Text, want, len(out.Images), out.Failed)
 	}
-
-	big := resultOutput(&mcpsdk.CallToolResult{Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: strings.Repeat("é", 100)}}, IsError: true}, 51)
-	if !big.Failed || !strings.HasPrefix(big.Text, strings.Repeat("é", 25)+"\n[output cut at 51 of 200 bytes]") {
-		t.Errorf("cut output: %+v", big)
+	if len(png) != 70 || out.Images[0] != "data:image/png;base64,"+tinyPNG {
+		t.Errorf("image %q", out.Images)
 	}
-	structured := resultOutput(&mcpsdk.CallToolResult{StructuredContent: map[string]any{"temperature": 21}}, 100)
+
+	big, err := resultOutput(&callToolResult{Content: []content{{Type: "text", Text: strings.Repeat("é", 100)}}, IsError: true}, 51)
+	if err != nil || !big.Failed || !strings.HasPrefix(big.Text, strings.Repeat("é", 25)+"\n[output cut at 51 of 200 bytes]") {
+		t.Errorf("cut output: %+v %v", big, err)
+	}
+	structured, _ := resultOutput(decodeResult(t, `{"content": [], "structuredContent": {"temperature": 21}}`), 100)
 	if structured.Text != `{"temperature":21}` {
 		t.Errorf("structured: %q", structured.Text)
 	}
-	empty := resultOutput(&mcpsdk.CallToolResult{IsError: true}, 100)
+	empty, _ := resultOutput(&callToolResult{IsError: true}, 100)
 	if !empty.Failed || empty.Text == "" {
 		t.Errorf("empty error: %+v", empty)
 	}
-	many := &mcpsdk.CallToolResult{}
+	many := &callToolResult{}
 	for range maxImages + 2 {
-		many.Content = append(many.Content, &mcpsdk.ImageContent{MIMEType: "image/png", Data: png})
+		many.Content = append(many.Content, content{Type: "image", MIMEType: "image/png", Data: tinyPNG})
 	}
-	if out := resultOutput(many, 1<<20); len(out.Images) != maxImages || !strings.Contains(out.Text, fmt.Sprintf("at most %d images", maxImages)) {
+	if out, _ := resultOutput(many, 1<<20); len(out.Images) != maxImages || !strings.Contains(out.Text, fmt.Sprintf("at most %d images", maxImages)) {
 		t.Errorf("many images: %d, %s", len(out.Images), out.Text)
+	}
+	// Data that is not base64 fails the call with what is wrong.
+	for _, raw := range []string{
+		`{"content": [{"type": "text", "text": "ok"}, {"type": "image", "mimeType": "image/png", "data": "not base64!"}]}`,
+		`{"content": [{"type": "resource", "resource": {"uri": "file:///x", "blob": "not base64!"}}]}`,
+	} {
+		if _, err := resultOutput(decodeResult(t, raw), 100); err == nil || !strings.Contains(err.Error(), "content block") || !strings.Contains(err.Error(), "not valid base64") {
+			t.Errorf("%s: %v", raw, err)
+		}
 	}
 }
 
