@@ -117,6 +117,8 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		managers.add(mgr)
 		return acpAgent{a}, nil
 	}
+	stdin, restoreStdin := pollableStdin(stdin)
+	defer restoreStdin()
 	err = acp.Serve(ctx, stdin, stdout, acp.Options{
 		Version:  version,
 		Logger:   log,

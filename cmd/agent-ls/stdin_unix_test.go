@@ -1,0 +1,116 @@
+//go:build unix
+
+package main
+
+import (
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// sharedFiles keeps the Files that share a descriptor with another File
+// reachable for good, as os.Stdin is: a collected one would close its
+// descriptor number again, by then perhaps another test's file.
+var sharedFiles []any
+
+func nonblocking(t *testing.T, fd uintptr) bool {
+	t.Helper()
+	fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
+	if errno != 0 {
+		t.Fatalf("F_GETFL: %v", errno)
+	}
+	return fl&syscall.O_NONBLOCK != 0
+}
+
+// A pipe is read through the poller, and a read blocked on it ends when
+// the File is closed (a blocking read would wait for the writer).
+func TestPollableStdinPipe(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	fd := pr.Fd() // leaves pr in blocking mode, as os.Stdin is
+	if nonblocking(t, fd) {
+		t.Fatal("the pipe is non-blocking before pollableStdin")
+	}
+	r, restore := pollableStdin(pr)
+	sharedFiles = append(sharedFiles, pr, r)
+	nf, ok := r.(*os.File)
+	if !ok || nf == pr {
+		t.Fatalf("pollableStdin(pipe) = %T %v, want a new *os.File", r, r)
+	}
+	if !nonblocking(t, fd) {
+		t.Fatal("the pipe is still blocking")
+	}
+	pw.WriteString("line one\n")
+	buf := make([]byte, 64)
+	n, err := nf.Read(buf)
+	if err != nil || string(buf[:n]) != "line one\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	restore()
+	if nonblocking(t, fd) {
+		t.Fatal("restore left the pipe non-blocking")
+	}
+	// Non-blocking again, for a read that a Close must end.
+	r, _ = pollableStdin(pr)
+	sharedFiles = append(sharedFiles, r)
+	nf = r.(*os.File)
+	done := make(chan error)
+	go func() {
+		_, err := nf.Read(buf)
+		done <- err
+	}()
+	nf.Close()
+	if err := <-done; err == nil {
+		t.Fatal("a read blocked on the closed File returned no error")
+	}
+}
+
+// A socket is read through the poller too; what the peer closes ends in
+// EOF, as before.
+func TestPollableStdinSocket(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, peer := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "peer")
+	r, restore := pollableStdin(ours)
+	sharedFiles = append(sharedFiles, ours, r)
+	defer r.(io.Closer).Close()
+	defer restore()
+	if r == io.Reader(ours) || !nonblocking(t, uintptr(fds[0])) {
+		t.Fatal("a socket was left as it was")
+	}
+	peer.WriteString("hello")
+	peer.Close()
+	got, err := io.ReadAll(r)
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("ReadAll = %q, %v", got, err)
+	}
+}
+
+// Anything else is returned as it is: a regular file, a reader that is
+// no file.
+func TestPollableStdinLeavesOthers(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r, restore := pollableStdin(f); r != io.Reader(f) {
+		t.Fatal("a regular file was replaced")
+	} else {
+		restore()
+	}
+	if nonblocking(t, f.Fd()) {
+		t.Fatal("a regular file was made non-blocking")
+	}
+	sr := strings.NewReader("x")
+	if r, _ := pollableStdin(sr); r != io.Reader(sr) {
+		t.Fatal("a strings.Reader was replaced")
+	}
+}
