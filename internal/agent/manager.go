@@ -502,15 +502,27 @@ const staleGeneration = ^uint64(0)
 
 // add registers a new session.
 func (m *Manager) add(s *session) error {
+	// Read before the session can be reached (and its settings changed).
+	client, info := s.client, s.info
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.closed {
+		m.mu.Unlock()
 		return errors.New("agent: shutting down")
 	}
-	m.sessions[s.info.SessionID] = s
-	m.log.Info("session started", "session", s.info.SessionID, "cwd", s.info.Cwd, "model", s.info.Model)
+	m.sessions[info.SessionID] = s
+	m.mu.Unlock()
+	m.log.Info("session started", "session", info.SessionID, "cwd", info.Cwd, "model", info.Model)
+	// The session's first request needs a connection to the provider:
+	// it is opened now, while the user writes the prompt.
+	if p, ok := client.(preconnecter); ok {
+		p.Preconnect()
+	}
 	return nil
 }
+
+// preconnecter is a model client that opens its connection ahead of its
+// first request (model.New's).
+type preconnecter interface{ Preconnect() }
 
 // StartTurn starts a turn in the session and returns it at once; the turn
 // runs in the background, reports through the frontend, and can be waited

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -265,5 +266,51 @@ func TestForget(t *testing.T) {
 	}
 	if _, err := mgr.Restore(kept); err != nil {
 		t.Errorf("restoring a forgotten session: %v", err)
+	}
+}
+
+// preconnectingModel counts Preconnect calls.
+type preconnectingModel struct {
+	*scriptedModel
+	mu    sync.Mutex
+	calls int
+}
+
+func (p *preconnectingModel) Preconnect() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls++
+}
+
+// TestNewSessionPreconnects: a new session asks its client to open its
+// connection ahead of the first request; a client that cannot is left
+// alone.
+func TestNewSessionPreconnects(t *testing.T) {
+	m := &preconnectingModel{scriptedModel: &scriptedModel{}}
+	m.add(say("m", "ok"))
+	reg, err := tools.NewRegistry(tools.Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := NewManager(Options{Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5-codex",
+		ClientFor: func(SessionInfo) (model.Client, error) { return m, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mgr.Close)
+	info, err := mgr.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.calls != 1 {
+		t.Fatalf("%d Preconnect calls after NewSession, want 1", m.calls)
+	}
+	if r := runTurn(t, mgr, info.SessionID, "hi"); r.LastMessage != "ok" {
+		t.Fatalf("turn: %+v", r)
+	}
+	// A client without Preconnect starts sessions as before.
+	plain := newTestManager(t, &scriptedModel{}, newRecorder())
+	if _, err := plain.NewSession(SessionOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -84,6 +84,13 @@ func New(cfg Config) (Client, error) {
 	return &client{cfg: cfg, clock: realClock{}, api: api}, nil
 }
 
+// Preconnect opens, in the background, the connection the client's next
+// request will take, unless the client has its own HTTP client, goes
+// through a proxy or made a request within the last minute (its
+// connection is then in the pool). A session calls it when it starts, so
+// the first request does not wait for a TCP handshake. It returns at once.
+func (c *client) Preconnect() { c.api.pre.start() }
+
 // attempt is the state of one attempt at a request.
 type attempt struct {
 	replay *replay

@@ -170,11 +170,12 @@ func (c Config) withDefaults() (Config, error) {
 // environment, HTTP/2, its timeouts), with a write buffer that takes a
 // typical request body in one write, where the default 4 KiB cut the
 // first request of a session (30–40 KiB of instructions and tools) into
-// ten writes and a long conversation into hundreds.
+// ten writes and a long conversation into hundreds; it dials through a
+// preDialer (Preconnect).
 var modelTransport = sync.OnceValue(func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.WriteBufferSize = 64 << 10
-	return t
+	return newPreTransport(t)
 })
 
 // retries is a retry count with the rules of Config: zero means def,

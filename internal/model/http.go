@@ -26,6 +26,7 @@ type endpoint struct {
 	header    http.Header // without User-Agent, added per request
 	userAgent string
 	http      *http.Client
+	pre       *preconnector // nil: the client has its own transport
 }
 
 // newEndpoint returns the endpoint of path ("responses", "chat/completions")
@@ -64,7 +65,7 @@ func newEndpoint(cfg *Config, path string, hc *http.Client) (endpoint, error) {
 	if ua == "" {
 		ua = userAgent()
 	}
-	return endpoint{url: u.String(), header: h, userAgent: ua, http: hc}, nil
+	return endpoint{url: u.String(), header: h, userAgent: ua, http: hc, pre: newPreconnector(hc, u.String())}, nil
 }
 
 // sameOriginClient returns a copy of hc that follows redirects only
@@ -111,6 +112,7 @@ func (e *endpoint) post(ctx context.Context, body []byte, at *attempt) (*http.Re
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", e.userAgent)
 	}
+	e.pre.used()
 	res, err := e.http.Do(req)
 	if err != nil {
 		return nil, err
