@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sync"
 	"testing"
@@ -255,4 +256,35 @@ func TestPreconnectNotThroughProxyOrOwnClient(t *testing.T) {
 	srv := newFake(t)
 	c := newClient(t, srv, WireResponses, func(cfg *Config) { cfg.HTTPClient = &http.Client{} })
 	c.(*client).Preconnect() // does nothing, and does not panic
+}
+
+// Over TLS the transport does the handshake on the parked connection, and
+// HTTP/2 is negotiated as without it.
+func TestPreconnectTLSAndHTTP2(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	cd := &countingDial{}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	base.DialContext = cd.dial
+	tr := newPreTransport(base)
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	p := newPreconnector(hc, srv.URL+"/v1/responses")
+	p.start()
+	u, _ := url.Parse(srv.URL)
+	parkedReady(t, tr.pre, u.Host)
+	res, err := hc.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(body) != "HTTP/2.0" || cd.count() != 1 {
+		t.Fatalf("the server saw %q over %d dials; want HTTP/2.0 over the one parked", body, cd.count())
+	}
 }
