@@ -6,17 +6,21 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // pollableStdin returns in, or, when in is a pipe or a socket (as editors
-// start agent-ls), a File over the same descriptor in non-blocking mode,
-// which the Go runtime's poller reads. A blocking read keeps its thread,
-// and the processor with it, in the kernel: the goroutine that handles
-// the request just read waits on that processor until the runtime's
-// monitor thread takes it back, 0.1–0.5 ms into a start, on every
-// request. restore puts the descriptor back in blocking mode while the
-// File is open, for whoever reads the pipe after agent-ls; a closed File
-// is left alone (its number may belong to another file by then).
+// start agent-ls), a File the Go runtime's poller reads: a copy of the
+// descriptor, in non-blocking mode. A blocking read keeps its thread, and
+// the processor with it, in the kernel: the goroutine that handles the
+// request just read waits on that processor until the runtime's monitor
+// thread takes it back, 0.1–0.5 ms into a start, on every request.
+//
+// The mode belongs to the pipe, which whoever started agent-ls may read
+// after it: restore puts it back in blocking mode, through the original
+// descriptor, which stays open whether or not the copy has been closed.
+// (A killed agent-ls leaves it non-blocking.)
 func pollableStdin(in io.Reader) (r io.Reader, restore func()) {
 	f, ok := in.(*os.File)
 	if !ok {
@@ -27,13 +31,14 @@ func pollableStdin(in io.Reader) (r io.Reader, restore func()) {
 		return in, func() {}
 	}
 	fd := int(f.Fd())
-	if err := syscall.SetNonblock(fd, true); err != nil {
+	// Close-on-exec from the start: commands may be starting already.
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
 		return in, func() {}
 	}
-	nf := os.NewFile(uintptr(fd), f.Name())
-	return nf, func() {
-		if sc, err := nf.SyscallConn(); err == nil {
-			sc.Control(func(fd uintptr) { syscall.SetNonblock(int(fd), false) })
-		}
+	if err := syscall.SetNonblock(dup, true); err != nil {
+		syscall.Close(dup)
+		return in, func() {}
 	}
+	return os.NewFile(uintptr(dup), f.Name()), func() { syscall.SetNonblock(fd, false) }
 }

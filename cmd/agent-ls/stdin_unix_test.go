@@ -10,11 +10,6 @@ import (
 	"testing"
 )
 
-// sharedFiles keeps the Files that share a descriptor with another File
-// reachable for good, as os.Stdin is: a collected one would close its
-// descriptor number again, by then perhaps another test's file.
-var sharedFiles []any
-
 func nonblocking(t *testing.T, fd uintptr) bool {
 	t.Helper()
 	fl, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
@@ -24,23 +19,24 @@ func nonblocking(t *testing.T, fd uintptr) bool {
 	return fl&syscall.O_NONBLOCK != 0
 }
 
-// A pipe is read through the poller, and a read blocked on it ends when
-// the File is closed (a blocking read would wait for the writer).
+// A pipe is read through the poller, a read blocked on it ends when the
+// File is closed (a blocking read would wait for the writer), and the
+// pipe is blocking again after restore, the File closed or not.
 func TestPollableStdinPipe(t *testing.T) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer pr.Close()
 	defer pw.Close()
 	fd := pr.Fd() // leaves pr in blocking mode, as os.Stdin is
 	if nonblocking(t, fd) {
 		t.Fatal("the pipe is non-blocking before pollableStdin")
 	}
 	r, restore := pollableStdin(pr)
-	sharedFiles = append(sharedFiles, pr, r)
 	nf, ok := r.(*os.File)
-	if !ok || nf == pr {
-		t.Fatalf("pollableStdin(pipe) = %T %v, want a new *os.File", r, r)
+	if !ok || nf == pr || nf.Fd() == fd {
+		t.Fatalf("pollableStdin(pipe) = %T %v, want a File over a copy of the descriptor", r, r)
 	}
 	if !nonblocking(t, fd) {
 		t.Fatal("the pipe is still blocking")
@@ -51,14 +47,6 @@ func TestPollableStdinPipe(t *testing.T) {
 	if err != nil || string(buf[:n]) != "line one\n" {
 		t.Fatalf("Read = %q, %v", buf[:n], err)
 	}
-	restore()
-	if nonblocking(t, fd) {
-		t.Fatal("restore left the pipe non-blocking")
-	}
-	// Non-blocking again, for a read that a Close must end.
-	r, _ = pollableStdin(pr)
-	sharedFiles = append(sharedFiles, r)
-	nf = r.(*os.File)
 	done := make(chan error)
 	go func() {
 		_, err := nf.Read(buf)
@@ -67,6 +55,15 @@ func TestPollableStdinPipe(t *testing.T) {
 	nf.Close()
 	if err := <-done; err == nil {
 		t.Fatal("a read blocked on the closed File returned no error")
+	}
+	restore()
+	if nonblocking(t, fd) {
+		t.Fatal("restore after the File's close left the pipe non-blocking")
+	}
+	// The original descriptor is still open, and reads what comes next.
+	pw.WriteString("after\n")
+	if n, err := pr.Read(buf); err != nil || string(buf[:n]) != "after\n" {
+		t.Fatalf("reading the original after restore: %q, %v", buf[:n], err)
 	}
 }
 
@@ -78,10 +75,10 @@ func TestPollableStdinSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	ours, peer := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "peer")
+	defer ours.Close()
 	r, restore := pollableStdin(ours)
-	sharedFiles = append(sharedFiles, ours, r)
-	defer r.(io.Closer).Close()
 	defer restore()
+	defer r.(io.Closer).Close()
 	if r == io.Reader(ours) || !nonblocking(t, uintptr(fds[0])) {
 		t.Fatal("a socket was left as it was")
 	}
