@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin
 
 package main
 
@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // pollableStdin returns in, or, when in is a pipe or a socket (as editors
@@ -32,10 +30,11 @@ func pollableStdin(in io.Reader) (r io.Reader, restore func()) {
 	}
 	fd := int(f.Fd())
 	// Close-on-exec from the start: commands may be starting already.
-	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
+	r0, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
+	if errno != 0 {
 		return in, func() {}
 	}
+	dup := int(r0)
 	if err := syscall.SetNonblock(dup, true); err != nil {
 		syscall.Close(dup)
 		return in, func() {}
