@@ -66,11 +66,25 @@ type ApprovalRequest struct {
 	Arguments json.RawMessage
 	// Options are the decisions the user may pick.
 	Options []string
+	// Always says, in words for the user, what an "always" answer (allow
+	// or reject) covers for the rest of the session, so the question
+	// says it: for a command, this exact command in this folder with this
+	// sandbox request; for a patch, these files; for a tool, this tool.
+	Always string
 }
 
-// approvalStore remembers "always" answers for the session: commands by
-// argv prefix and cwd, patches by file, calls of other tools by server and
-// tool.
+// What an "always" answer covers (ApprovalRequest.Always).
+const (
+	alwaysInSandbox      = "this exact command (the same words, nothing longer) in this folder, run in the sandbox, for the rest of the session"
+	alwaysOutsideSandbox = "this exact command (the same words, nothing longer) in this folder, run outside the sandbox, for the rest of the session"
+	alwaysRetry          = "running this exact command (the same words, nothing longer) in this folder again without the sandbox when the sandbox blocks it, for the rest of the session"
+	alwaysFiles          = "changes to these same files, for the rest of the session"
+	alwaysTool           = "calls of this tool of this MCP server, whatever their arguments, for the rest of the session"
+)
+
+// approvalStore remembers "always" answers for the session: commands
+// exactly (argv, cwd and how they run), patches by file, calls of other
+// tools by server and tool.
 type approvalStore struct {
 	mu       sync.Mutex
 	commands []storedCommand
@@ -81,22 +95,48 @@ type approvalStore struct {
 	observe func(ApprovalRule)
 }
 
-type storedCommand struct {
-	argv       []string
-	cwd        string
-	allow      bool
-	unsandbox  bool // the approval covered running outside the sandbox
-	retryAllow bool // allowed to rerun without the sandbox after a denial
+// execScope is how a command runs: what the user was asked about besides
+// its words and folder.
+type execScope int
+
+const (
+	inSandbox      execScope = iota // in the sandbox
+	outsideSandbox                  // without one (escalated, full access, or none here)
+	retryOutside                    // again without the sandbox after the sandbox blocked it
+)
+
+// scopeOf is the scope of a command that runs sandboxed or not.
+func scopeOf(sandboxed bool) execScope {
+	if sandboxed {
+		return inSandbox
+	}
+	return outsideSandbox
 }
 
-// lookupCommand finds the stored answer covering argv in cwd: a stored
-// command covers every command it is a prefix of.
-func (s *approvalStore) lookupCommand(argv []string, cwd string, match func(storedCommand) bool) (storedCommand, bool) {
+type storedCommand struct {
+	argv  []string
+	cwd   string
+	scope execScope
+	allow bool
+}
+
+// lookupCommand finds the stored answer for exactly argv in cwd run in
+// scope: the question the user answered "always" was about that command,
+// so the answer covers nothing longer (`git log -1 --oneline` does not
+// cover `git log -1 --oneline --output=/elsewhere`, nor `find . -name x`
+// `find . -name x -exec rm {} +`), no other folder and no other sandbox
+// request (allowing it in the sandbox says nothing about running it
+// outside). A "reject always" is exact too, though refusing more would be
+// safe: the question said "this exact command", the model is told the
+// user refused this command, and a broader refusal would also refuse
+// what the policy runs without asking (the same command in the sandbox
+// after its escalation was refused).
+func (s *approvalStore) lookupCommand(argv []string, cwd string, scope execScope) (storedCommand, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := len(s.commands) - 1; i >= 0; i-- {
 		c := s.commands[i]
-		if c.cwd == cwd && len(c.argv) <= len(argv) && slices.Equal(c.argv, argv[:len(c.argv)]) && match(c) {
+		if c.cwd == cwd && c.scope == scope && slices.Equal(c.argv, argv) {
 			return c, true
 		}
 	}
@@ -108,7 +148,7 @@ func (s *approvalStore) rememberCommand(c storedCommand) {
 	defer s.mu.Unlock()
 	s.commands = append(s.commands, c)
 	if s.observe != nil {
-		s.observe(ApprovalRule{Command: c.argv, Cwd: c.cwd, Allow: c.allow, Unsandbox: c.unsandbox, RetryAllow: c.retryAllow})
+		s.observe(ApprovalRule{Command: c.argv, Cwd: c.cwd, Allow: c.allow, Unsandbox: c.scope == outsideSandbox, Retry: c.scope == retryOutside})
 	}
 }
 
@@ -142,7 +182,11 @@ func (s *approvalStore) setTool(k toolKey, allow bool) {
 	s.tools[k] = allow
 }
 
-// restore brings back an answer from a session's record.
+// restore brings back an answer from a session's record. A command's
+// answer means the exact command, whatever the agent-ls that wrote the
+// record made of it (older ones took it as a prefix); a rejection in an
+// older record, which did not say how the command was to run, is taken
+// as one about running it in the sandbox.
 func (s *approvalStore) restore(r ApprovalRule) {
 	if r.Tool != "" {
 		s.setTool(toolKey{r.Server, r.Tool}, r.Allow)
@@ -150,7 +194,14 @@ func (s *approvalStore) restore(r ApprovalRule) {
 	}
 	if len(r.Command) > 0 {
 		s.mu.Lock()
-		s.commands = append(s.commands, storedCommand{argv: r.Command, cwd: r.Cwd, allow: r.Allow, unsandbox: r.Unsandbox, retryAllow: r.RetryAllow})
+		scope := inSandbox
+		switch {
+		case r.Retry:
+			scope = retryOutside
+		case r.Unsandbox:
+			scope = outsideSandbox
+		}
+		s.commands = append(s.commands, storedCommand{argv: slices.Clone(r.Command), cwd: r.Cwd, scope: scope, allow: r.Allow})
 		s.mu.Unlock()
 		return
 	}
@@ -300,7 +351,8 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 	if s.mgr.opts.Unattended && v == ask && !sandboxed {
 		v, reason = forbid, unattendedRefusal(outside)
 	}
-	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return !c.allow || c.unsandbox || sandboxed }); ok {
+	scope := scopeOf(sandboxed)
+	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, scope); ok {
 		id := a.t.nextApprovalID()
 		if !stored.allow {
 			a.t.emit(event.Approval{ApprovalID: id, Kind: string(ApprovalExec), Decision: AutoReject})
@@ -308,7 +360,7 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 		}
 		if v != forbid {
 			a.t.emit(event.Approval{ApprovalID: id, Kind: string(ApprovalExec), Decision: AutoAllow})
-			return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed && !stored.unsandbox}, nil
+			return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed}, nil
 		}
 	}
 	switch v {
@@ -319,18 +371,20 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoReject})
 		return tools.ExecDecision{Decision: tools.Decision{Reason: reason}}, nil
 	}
-	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd, Reason: reason})
+	always := alwaysInSandbox
+	if !sandboxed {
+		always = alwaysOutsideSandbox
+	}
+	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd, Reason: reason, Always: always})
 	if err != nil {
 		return tools.ExecDecision{}, err
 	}
 	switch decision {
-	case AllowOnce, AllowAlways:
-		if decision == AllowAlways {
-			s.approvals.rememberCommand(storedCommand{argv: req.Command, cwd: req.Cwd, allow: true, unsandbox: !sandboxed})
-		}
+	case AllowAlways, RejectAlways:
+		s.approvals.rememberCommand(storedCommand{argv: slices.Clone(req.Command), cwd: req.Cwd, scope: scope, allow: decision == AllowAlways})
+	}
+	if decision == AllowOnce || decision == AllowAlways {
 		return tools.ExecDecision{Decision: tools.Decision{Allowed: true}, Sandboxed: sandboxed}, nil
-	case RejectAlways:
-		s.approvals.rememberCommand(storedCommand{argv: req.Command, cwd: req.Cwd})
 	}
 	return tools.ExecDecision{Decision: tools.Decision{Reason: rejection(decision)}}, nil
 }
@@ -347,17 +401,25 @@ func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecReques
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoReject})
 		return tools.Decision{Reason: unattendedRefusal("the sandbox blocked this command, so it was not run again without the sandbox")}, nil
 	}
-	if _, ok := s.approvals.lookupCommand(req.Command, req.Cwd, func(c storedCommand) bool { return c.allow && (c.unsandbox || c.retryAllow) }); ok {
+	// Only an answer to this same question covers it: allowing the
+	// command to run outside the sandbox when the model asked for that is
+	// another question, with another reason shown.
+	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, retryOutside); ok {
+		if !stored.allow {
+			a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoReject})
+			return tools.Decision{Reason: "refused: the user rejected running this command without the sandbox for the rest of the session"}, nil
+		}
 		a.t.emit(event.Approval{ApprovalID: a.t.nextApprovalID(), Kind: string(ApprovalExec), Decision: AutoAllow})
 		return tools.Decision{Allowed: true}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
-		Reason: "The sandbox blocked this command (" + textcut.FirstLine(output, 200) + "). Run it again without the sandbox?"})
+		Reason: "The sandbox blocked this command (" + textcut.FirstLine(output, 200) + "). Run it again without the sandbox?", Always: alwaysRetry})
 	if err != nil {
 		return tools.Decision{}, err
 	}
-	if decision == AllowAlways {
-		s.approvals.rememberCommand(storedCommand{argv: req.Command, cwd: req.Cwd, allow: true, retryAllow: true})
+	switch decision {
+	case AllowAlways, RejectAlways:
+		s.approvals.rememberCommand(storedCommand{argv: slices.Clone(req.Command), cwd: req.Cwd, scope: retryOutside, allow: decision == AllowAlways})
 	}
 	if decision == AllowOnce || decision == AllowAlways {
 		return tools.Decision{Allowed: true}, nil
@@ -399,7 +461,7 @@ func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.
 		return tools.Decision{Reason: reason}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalPatch, Files: req.Paths, Diff: req.Diff, Additions: req.Additions, Deletions: req.Deletions,
-		Cwd: s.info.Cwd, Reason: strings.TrimSpace(req.Summary + "\n" + reason)})
+		Cwd: s.info.Cwd, Reason: strings.TrimSpace(req.Summary + "\n" + reason), Always: alwaysFiles})
 	if err != nil {
 		return tools.Decision{}, err
 	}
@@ -451,7 +513,7 @@ func (a turnApprover) Tool(ctx context.Context, req tools.ToolRequest) (tools.De
 		return tools.Decision{Allowed: true}, nil
 	}
 	decision, err := a.t.askUser(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalTool, Tool: req.Tool, Server: req.Server, Arguments: req.Arguments, Cwd: s.info.Cwd,
-		Reason: "The MCP server " + req.Server + " runs this tool outside the sandbox, and does not mark it read-only."})
+		Reason: "The MCP server " + req.Server + " runs this tool outside the sandbox, and does not mark it read-only.", Always: alwaysTool})
 	if err != nil {
 		return tools.Decision{}, err
 	}

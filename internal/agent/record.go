@@ -58,17 +58,21 @@ type UndoRecord struct {
 	Undone   bool
 }
 
-// ApprovalRule is an "always" answer of the user: a command (and every
-// command it is a prefix of) in a directory, or a set of files.
+// ApprovalRule is an "always" answer of the user: exactly one command in
+// a directory, run in the sandbox or not (older records meant it as a
+// prefix: restored, it means the exact command), a set of files, or an
+// MCP server's tool.
 type ApprovalRule struct {
 	Command []string `json:"command,omitempty"`
 	Cwd     string   `json:"cwd,omitempty"`
 	Files   []string `json:"files,omitempty"`
 	Allow   bool     `json:"allow"`
-	// Unsandbox: the allowed command runs outside the sandbox;
-	// RetryAllow: it may run again without the sandbox after a denial.
-	Unsandbox  bool `json:"unsandbox,omitempty"`
-	RetryAllow bool `json:"retryAllow,omitempty"`
+	// Unsandbox: the answer is about running the command outside the
+	// sandbox (else inside it); Retry: about running it again without the
+	// sandbox after the sandbox blocked it (the JSON name is from when
+	// only allowing was kept).
+	Unsandbox bool `json:"unsandbox,omitempty"`
+	Retry     bool `json:"retryAllow,omitempty"`
 	// Server and Tool name a tool of an MCP server whose calls the
 	// answer covers.
 	Server string `json:"server,omitempty"`
