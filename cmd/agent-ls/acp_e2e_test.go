@@ -338,6 +338,14 @@ func TestACPCommandBehindPermission(t *testing.T) {
 	if got := strings.Join(kinds, ","); got != "allowOnce=allow_once,allowAlways=allow_always,rejectOnce=reject_once,abort=reject_once" {
 		t.Errorf("options %s", got)
 	}
+	// The option allowing always says what it covers; the question says
+	// it in full.
+	if name := p.Options[1].Name; name != "Always allow this exact command in this folder" {
+		t.Errorf("allow_always option named %q", name)
+	}
+	if b, _ := json.Marshal(p.ToolCall.Content); !strings.Contains(string(b), `covers this exact command (the same words, nothing longer) in this folder, run outside the sandbox`) {
+		t.Errorf("the question does not say what \"always\" covers: %s", b)
+	}
 	raw := strings.Join(c.rawUpdates(), "\n")
 	if !strings.Contains(raw, `"kind":"execute"`) || !strings.Contains(raw, `"status":"completed"`) {
 		t.Errorf("tool call updates:\n%s", raw)

@@ -169,3 +169,63 @@ func TestOnFailureOffersToRerunOutsideTheSandbox(t *testing.T) {
 		t.Errorf("the rerun without the sandbox did not happen: %v", err)
 	}
 }
+
+func escalatedCall(id string, argv ...string) fakemodel.Item {
+	args, _ := json.Marshal(map[string]any{"command": argv, "sandbox_permissions": "require_escalated", "justification": "needs it"})
+	return fakemodel.FunctionCall(id, "shell", string(args))
+}
+
+// An "allow always" covers the command the editor was asked about and
+// nothing longer: after the user allowed `find . -maxdepth 0` outside the
+// sandbox always, the model's `find . -maxdepth 0 -exec touch OUTSIDE ;`
+// is asked about again (and rejected here), not run unsandboxed.
+func TestApprovalAllowAlwaysCoversOnlyTheExactCommand(t *testing.T) {
+	escaped := filepath.Join(outsideDir(t), "escaped")
+	var mu sync.Mutex
+	var asked []map[string]any
+	cfg := editor.Config{Request: func(_ context.Context, method string, params json.RawMessage) (any, error) {
+		var p map[string]any
+		json.Unmarshal(params, &p)
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, p)
+		if len(asked) == 1 {
+			return map[string]string{"decision": "allowAlways"}, nil
+		}
+		return map[string]string{"decision": "rejectOnce"}, nil
+	}}
+	s := startWith(t, nil, cfg, editor.Options{Events: true, Approvals: true,
+		InitializationOptions: map[string]any{"approvalPolicy": "on-request"}},
+		fakemodel.Answer(escalatedCall("c1", "find", ".", "-maxdepth", "0")),
+		fakemodel.Answer(escalatedCall("c2", "find", ".", "-maxdepth", "0")),
+		fakemodel.Answer(escalatedCall("c3", "find", ".", "-maxdepth", "0", "-exec", "touch", escaped, ";")),
+		fakemodel.Say("done"),
+	)
+	turn := s.startTurn(map[string]any{"prompt": "look around"})
+	if done := s.wait(turn.TurnID); done.Status != "completed" {
+		t.Fatalf("turn %+v", done)
+	}
+	if _, err := os.Stat(escaped); err == nil {
+		t.Error("the longer command ran outside the sandbox on the strength of an \"always\" for its prefix")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 2 {
+		t.Fatalf("asked %d times, want twice (the command, then the longer one)", len(asked))
+	}
+	if cmd, _ := asked[1]["command"].([]any); len(cmd) != 8 {
+		t.Errorf("the second question is about %v", asked[1]["command"])
+	}
+	if r, _ := asked[0]["reason"].(string); !strings.Contains(r, `"Always" (allow or reject) covers this exact command`) || !strings.Contains(r, "outside the sandbox") {
+		t.Errorf("the question does not say what \"always\" covers: %q", r)
+	}
+	var decisions []string
+	for _, ev := range s.events(turn.TurnID) {
+		if ev.Type == "approval" {
+			decisions = append(decisions, ev.Decision)
+		}
+	}
+	if strings.Join(decisions, ",") != "allowAlways,autoAllow,rejectOnce" {
+		t.Errorf("approval events %v", decisions)
+	}
+}

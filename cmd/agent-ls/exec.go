@@ -349,6 +349,10 @@ func terminalPrompt(stdin io.Reader, stderr io.Writer) func(context.Context, *ag
 		if req.Reason != "" {
 			fmt.Fprintf(stderr, "  %s\n", req.Reason)
 		}
+		// What [a] covers: agent-ls's own words, nothing to escape.
+		if req.Always != "" {
+			fmt.Fprintf(stderr, "  always = %s\n", req.Always)
+		}
 		for {
 			fmt.Fprint(stderr, "  [y] allow once  [a] allow always  [n] reject  [x] abort turn: ")
 			select {

@@ -221,7 +221,7 @@ func TestExecResumeAndUndoAfterRestart(t *testing.T) {
 }
 
 // An "allow always" answer holds for the session after the server
-// restarts.
+// restarts, for the same command only: a longer one is asked about again.
 func TestAllowAlwaysAfterRestart(t *testing.T) {
 	state, ws := t.TempDir(), t.TempDir()
 	env := []string{"XDG_STATE_HOME=" + state}
@@ -234,7 +234,8 @@ func TestAllowAlwaysAfterRestart(t *testing.T) {
 		return map[string]string{"decision": "allowAlways"}, nil
 	}}
 	opts := editor.Options{Events: true, Approvals: true, InitializationOptions: map[string]any{"approvalPolicy": "untrusted"}}
-	m := fakemodel.New(fakemodel.Answer(shellCall("c1", "touch", "made-1")), fakemodel.Say("done"))
+	m := fakemodel.New(fakemodel.Answer(shellCall("c0", "sh", "-c", "echo again > again.txt")),
+		fakemodel.Answer(shellCall("c1", "touch", "made-1")), fakemodel.Say("done"))
 	t.Cleanup(m.Close)
 	s := startOn(t, m, ws, env, cfg, opts)
 	first := s.startTurn(map[string]any{"prompt": "touch it"})
@@ -242,11 +243,13 @@ func TestAllowAlwaysAfterRestart(t *testing.T) {
 		t.Fatalf("turn %+v", done)
 	}
 	s.ed.Disconnect()
-	if asked != 1 {
+	if asked != 2 {
 		t.Fatalf("asked %d times", asked)
 	}
+	os.Remove(filepath.Join(ws, "again.txt"))
 
-	m2 := fakemodel.New(fakemodel.Answer(shellCall("c2", "touch", "made-1", "made-2")), fakemodel.Say("done again"))
+	m2 := fakemodel.New(fakemodel.Answer(shellCall("c2", "sh", "-c", "echo again > again.txt")),
+		fakemodel.Answer(shellCall("c3", "touch", "made-1", "made-2")), fakemodel.Say("done again"))
 	t.Cleanup(m2.Close)
 	s2 := startOn(t, m2, ws, env, cfg, opts)
 	if err := s2.ed.Request(s2.ctx, "agent/resumeSession", map[string]any{"sessionId": first.SessionID}, nil); err != nil {
@@ -258,8 +261,8 @@ func TestAllowAlwaysAfterRestart(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if asked != 1 {
-		t.Errorf("asked %d times in all; the restarted server asked again", asked)
+	if asked != 3 {
+		t.Errorf("asked %d times in all, want 3: the restarted server asks only about the longer command", asked)
 	}
 	var decisions []string
 	for _, ev := range s2.events(second.TurnID) {
@@ -267,11 +270,14 @@ func TestAllowAlwaysAfterRestart(t *testing.T) {
 			decisions = append(decisions, ev.Decision)
 		}
 	}
-	if strings.Join(decisions, ",") != "autoAllow" {
+	if strings.Join(decisions, ",") != "autoAllow,allowAlways" {
 		t.Errorf("approvals after the restart: %v", decisions)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "made-2")); err != nil {
+	if _, err := os.Stat(filepath.Join(ws, "again.txt")); err != nil {
 		t.Errorf("the command allowed always did not run after the restart: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made-2")); err != nil {
+		t.Errorf("the longer command, allowed when asked, did not run: %v", err)
 	}
 }
 

@@ -25,11 +25,20 @@ var permissionOptions = []struct {
 	{abortOption, "Abort (end the turn)", sdk.PermissionOptionKindRejectOnce},
 }
 
+// alwaysNames name the allow_always option by what it covers (the
+// agent remembers an "always" answer for exactly that): clients show the
+// name on the button and bind it by its kind, which stays allow_always.
+var alwaysNames = map[agent.ApprovalKind]string{
+	agent.ApprovalExec:  "Always allow this exact command in this folder",
+	agent.ApprovalPatch: "Always allow changes to these files",
+	agent.ApprovalTool:  "Always allow this tool",
+}
+
 // RequestApproval asks the client (agent.Frontend): session/request_permission
 // with the tool call (for a command its command, folder and reason, for a
 // patch its diff blocks). "Allow always" is remembered by the agent for
-// the session, with the same scope as in the language server, and kept
-// with the session's record.
+// the session, with the same scope as in the language server (the
+// question says it), and kept with the session's record.
 func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest) (string, error) {
 	s.mu.Lock()
 	ss := s.byAgent[req.SessionID]
@@ -70,10 +79,17 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 			tc.Content = []sdk.ToolCallContent{textContent(req.Reason)}
 		}
 	}
+	if req.Always != "" && contains(req.Options, agent.AllowAlways) {
+		tc.Content = append(tc.Content, textContent("\"Always allow\" covers "+req.Always+"."))
+	}
 	var opts []sdk.PermissionOption
 	for _, o := range permissionOptions {
 		if o.id == abortOption || contains(req.Options, o.id) {
-			opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(o.id), Name: o.name, Kind: o.kind})
+			name := o.name
+			if o.id == agent.AllowAlways && alwaysNames[req.Kind] != "" {
+				name = alwaysNames[req.Kind]
+			}
+			opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(o.id), Name: name, Kind: o.kind})
 		}
 	}
 	// The client must have the tool call before it is asked about it.

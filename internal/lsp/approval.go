@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"slices"
 	"strconv"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -60,6 +61,11 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		p := requestApprovalParams{
 			SessionID: req.SessionID, TurnID: req.TurnID, ApprovalID: req.ApprovalID, Kind: string(req.Kind),
 			Command: req.Command, Reason: req.Reason, Diff: req.Diff, Tool: req.Tool, Server: req.Server, Options: req.Options,
+		}
+		// The reason is what every client shows, so it says what an
+		// "always" answer covers.
+		if req.Always != "" && (slices.Contains(req.Options, agent.AllowAlways) || slices.Contains(req.Options, agent.RejectAlways)) {
+			p.Reason = strings.TrimSpace(p.Reason + "\n\"Always\" (allow or reject) covers " + req.Always + ".")
 		}
 		if req.Cwd != "" {
 			p.Cwd = string(uri.File(req.Cwd))
@@ -122,6 +128,9 @@ func approvalMessage(req *agent.ApprovalRequest) string {
 	}
 	if req.Reason != "" {
 		b.WriteString("\n" + req.Reason)
+	}
+	if req.Always != "" {
+		b.WriteString("\n\"Allow always\" covers " + req.Always + ".")
 	}
 	return b.String()
 }

@@ -19,6 +19,7 @@ func execRequest() *agent.ApprovalRequest {
 	return &agent.ApprovalRequest{
 		SessionID: "s1", TurnID: "t1", ApprovalID: "a1", Kind: agent.ApprovalExec,
 		Command: []string{"go", "test", "./..."}, Cwd: "/repo", Reason: "The policy asks.",
+		Always:    "this exact command in this folder, run in the sandbox, for the rest of the session",
 		Arguments: json.RawMessage(`{"command":["go","test","./..."]}`),
 		Options:   []string{agent.AllowOnce, agent.AllowAlways, agent.RejectOnce, agent.RejectAlways},
 	}
@@ -52,7 +53,8 @@ func TestApprovalThroughAgentRequestApproval(t *testing.T) {
 	mu.Lock()
 	json.Unmarshal(got, &p)
 	mu.Unlock()
-	if p["approvalId"] != "a1" || p["kind"] != "exec" || p["cwd"] != "file:///repo" || p["reason"] != "The policy asks." {
+	if p["approvalId"] != "a1" || p["kind"] != "exec" || p["cwd"] != "file:///repo" ||
+		p["reason"] != "The policy asks.\n\"Always\" (allow or reject) covers this exact command in this folder, run in the sandbox, for the rest of the session." {
 		t.Errorf("params %s", got)
 	}
 	if cmd, _ := p["command"].([]any); len(cmd) != 3 {
@@ -94,7 +96,8 @@ func TestApprovalThroughShowMessageRequest(t *testing.T) {
 			continue
 		}
 		if seen.Type != protocol.MessageTypeWarning || !strings.Contains(seen.Message, "go test ./...") ||
-			!strings.Contains(seen.Message, "in /repo") || !strings.Contains(seen.Message, "The policy asks.") || len(seen.Actions) != 4 {
+			!strings.Contains(seen.Message, "in /repo") || !strings.Contains(seen.Message, "The policy asks.") || len(seen.Actions) != 4 ||
+			!strings.Contains(seen.Message, "\n\"Allow always\" covers this exact command in this folder, run in the sandbox, for the rest of the session.") {
 			t.Errorf("showMessageRequest %+v", seen)
 		}
 	}
