@@ -112,10 +112,13 @@ export async function launch({ script, files, homeFiles = {}, userSettings, untr
   const run = fs.mkdtempSync(path.join(outDir, 'run-'));
   const dirs = Object.fromEntries(['home', 'data', 'exts', 'workspace', 'tmp'].map((d) => [d, path.join(run, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+  // A file's text may be made from the run's folders; a script (#!) is
+  // written executable.
   for (const [dir, written] of [[dirs.workspace, files], [dirs.home, homeFiles]]) {
-    for (const [name, text] of Object.entries(written)) {
+    for (const [name, content] of Object.entries(written)) {
+      const text = typeof content === 'function' ? content(dirs) : content;
       fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-      fs.writeFileSync(path.join(dir, name), text);
+      fs.writeFileSync(path.join(dir, name), text, { mode: text.startsWith('#!') ? 0o755 : 0o644 });
     }
   }
   fs.mkdirSync(path.join(dirs.data, 'User'), { recursive: true });
