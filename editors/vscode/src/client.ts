@@ -13,20 +13,12 @@ import {
   type ClientCapabilities,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { agentSettings, serverCommand, serverEnvironment, type Settings } from './settings';
+import { agentSettings, readSettingsFrom, serverCommand, serverEnvironment, type Settings } from './settings';
 
 export const secretKey = 'agentLs.apiKey';
 
 export function readSettings(): Settings {
-  const c = vscode.workspace.getConfiguration('agentLs');
-  return {
-    path: c.get<string>('path', ''),
-    model: c.get<string>('model', ''),
-    profile: c.get<string>('profile', ''),
-    approvalPolicy: c.get<string>('approvalPolicy', ''),
-    sandboxMode: c.get<string>('sandboxMode', ''),
-    reviewChanges: c.get<boolean>('reviewChanges', false),
-  };
+  return readSettingsFrom(vscode.workspace.getConfiguration('agentLs'));
 }
 
 /** The binary packaged in the .vsix for this platform, if there is one. */

@@ -12,6 +12,7 @@ import { Reviews } from './reviewUi';
 import { agentSettings, configurationChange, needsRestart } from './settings';
 import { StatusItem } from './status';
 import { ConversationView } from './view';
+import { WorkspaceSettingsWarning } from './workspaceSettingsUi';
 
 let server: Server | undefined;
 
@@ -58,9 +59,14 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   });
   conversation.onTurnStarted(() => view.reveal());
 
+  // Settings a workspace may not choose are read from the user's own
+  // settings only; the user is told when the workspace sets them.
+  const workspaceWarning = new WorkspaceSettingsWarning(output);
+  void workspaceWarning.check();
   let settings = readSettings();
   ctx.subscriptions.push(
     output,
+    workspaceWarning,
     diffs,
     reviews,
     conversation,
@@ -70,6 +76,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     ...registerCommands(ctx, { conversation, server: srv, view, output }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('agentLs')) return;
+      void workspaceWarning.check();
       const next = readSettings();
       const restartNeeded = needsRestart(settings, next);
       settings = next;

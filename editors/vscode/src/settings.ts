@@ -2,6 +2,8 @@
 // and 9), and the environment it starts agent-ls with. Pure: the callers
 // read VS Code's configuration and pass it in.
 
+import { setByWorkspace, userOnlySettings, userValue, type Inspected } from './workspaceSettings';
+
 export interface Settings {
   path: string;
   model: string;
@@ -10,6 +12,33 @@ export interface Settings {
   sandboxMode: string;
   /** Review each change before it is applied (protocol section 5.5). */
   reviewChanges: boolean;
+}
+
+/** The part of VS Code's configuration (section agentLs) settings are read from. */
+export interface ConfigurationReader {
+  get<T>(key: string, defaultValue: T): T;
+  inspect(key: string): Inspected | undefined;
+}
+
+/**
+ * The settings in force: those a workspace may not choose from the user's
+ * own settings only (workspaceSettings.ts says which and why), the rest
+ * as VS Code merges them.
+ */
+export function readSettingsFrom(c: ConfigurationReader): Settings {
+  return {
+    path: userValue(c.inspect('path'), ''),
+    model: c.get<string>('model', ''),
+    profile: userValue(c.inspect('profile'), ''),
+    approvalPolicy: userValue(c.inspect('approvalPolicy'), ''),
+    sandboxMode: userValue(c.inspect('sandboxMode'), ''),
+    reviewChanges: userValue(c.inspect('reviewChanges'), false),
+  };
+}
+
+/** The user-only settings the workspace sets, which readSettingsFrom left out. */
+export function workspaceSetUserOnly(c: ConfigurationReader): string[] {
+  return userOnlySettings.filter((k) => setByWorkspace(c.inspect(k))).map((k) => `agentLs.${k}`);
 }
 
 /** The keys of protocol section 9 that VS Code settings carry, camelCase. */

@@ -104,15 +104,22 @@ export { waitFor };
 /**
  * Everything the scenarios need, started: the fake model with the given
  * script, code-server on a loopback port with the .vsix installed and the
- * workspace files written, and a Chromium page on it.
+ * workspace's files (and homeFiles in its HOME) written, and a Chromium
+ * page on it.
  */
-export async function launch({ script, files, userSettings, untrusted = false, name = '' }) {
+export async function launch({ script, files, homeFiles = {}, userSettings, untrusted = false, name = '' }) {
+  fs.mkdirSync(outDir, { recursive: true });
   const run = fs.mkdtempSync(path.join(outDir, 'run-'));
   const dirs = Object.fromEntries(['home', 'data', 'exts', 'workspace', 'tmp'].map((d) => [d, path.join(run, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dirs.workspace, name)), { recursive: true });
-    fs.writeFileSync(path.join(dirs.workspace, name), text);
+  // A file's text may be made from the run's folders; a script (#!) is
+  // written executable.
+  for (const [dir, written] of [[dirs.workspace, files], [dirs.home, homeFiles]]) {
+    for (const [name, content] of Object.entries(written)) {
+      const text = typeof content === 'function' ? content(dirs) : content;
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), text, { mode: text.startsWith('#!') ? 0o755 : 0o644 });
+    }
   }
   fs.mkdirSync(path.join(dirs.data, 'User'), { recursive: true });
   fs.writeFileSync(path.join(dirs.data, 'User', 'settings.json'), JSON.stringify(userSettings, null, 2));

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, test as nodeTest } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { launch, outDir, waitFor } from './harness.mjs';
-import { approvedCommand, files, greetAfter, greetBefore, prompts, reviewAfter, reviewBefore, script } from './script.mjs';
+import { approvedCommand, files, greetAfter, greetBefore, prompts, reviewAfter, reviewBefore, script, userConfig, workspaceBinary, workspaceBinaryMark, workspaceSettings } from './script.mjs';
 import { ask, command, editorText, lastTurn, notificationButton, openFile, setBooleanSetting, statusShows, view } from './ui.mjs';
 
 const apiKey = 'sk-vscode-test-7f3a9c';
@@ -427,5 +427,53 @@ describe('agent-ls in an untrusted workspace', () => {
     const first = JSON.stringify(vs.requests().find((r) => r.step === 'untrusted-run').body);
     assert.match(first, /<approval_policy>untrusted<\/approval_policy>/);
     assert.match(first, /<sandbox_mode>read-only<\/sandbox_mode>/);
+  });
+});
+
+describe('agent-ls in a workspace whose settings choose the binary, the profile and the policies', () => {
+  before(async () => {
+    await vs?.close();
+    vs = await launch({
+      name: 'workspace-settings',
+      script,
+      files: { ...files, '.vscode/settings.json': workspaceSettings, 'tools/agent-ls': workspaceBinary },
+      homeFiles: { '.config/agent-ls/config.toml': userConfig },
+      userSettings: {
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'security.workspace.trust.enabled': false,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'git.openRepositoryInParentFolders': 'never',
+      },
+    });
+  });
+  after(async () => {
+    await vs?.close();
+  });
+
+  test("the repository's binary, profile and policies are not used, and the user is told", async () => {
+    const { page } = vs;
+    const warning = page.locator('.notifications-toasts .notification-toast', { hasText: 'agent-ls ignores them' });
+    await warning.waitFor();
+    const text = await warning.innerText();
+    for (const k of ['agentLs.path', 'agentLs.profile', 'agentLs.approvalPolicy', 'agentLs.sandboxMode']) assert.match(text, new RegExp(k.replace('.', '\\.')), k);
+    assert.doesNotMatch(text, /agentLs\.model/);
+    await vs.screenshot('workspace-settings-warning');
+    await setApiKey(page);
+    await command(page, 'Agent: New Session');
+    await ask(page, prompts.workspaceSettings);
+    await lastTurn(page).locator('.message', { hasText: 'Your own settings are in force.' }).waitFor();
+    // The extension's own agent-ls ran, with the user's settings (none:
+    // its defaults), not the binary, profile or policies the workspace named.
+    assert.equal(fs.existsSync(path.join(vs.dirs.workspace, workspaceBinaryMark)), false, "the workspace's binary did not run");
+    const req = vs.requests().find((r) => r.step === 'workspace-settings');
+    assert.notEqual(req.body.model, 'wide-profile-model', 'the profile the workspace named was not used');
+    const body = JSON.stringify(req.body);
+    assert.match(body, /<approval_policy>on-request<\/approval_policy>/);
+    assert.match(body, /<sandbox_mode>workspace-write<\/sandbox_mode>/);
+    await vs.screenshot('workspace-settings-turn');
   });
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { approvalPrompt, commandLine, isDangerous } from '../../src/approval';
 import { agentSettings, configurationChange, needsRestart, serverCommand, serverEnvironment, type Settings } from '../../src/settings';
 import { statusText as statusTextFor } from '../../src/statusText';
+import { userOnlySettings } from '../../src/workspaceSettings';
 
 const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access', reviewChanges: false };
 
@@ -32,17 +33,20 @@ test('the binary: agentLs.path, else the packaged one, else PATH', () => {
   assert.equal(needsRestart(base, { ...base, reviewChanges: true }), true);
 });
 
-test('settings that decide what runs are machine-scoped and restricted in untrusted workspaces', () => {
+test('settings a workspace may not choose are machine-scoped and restricted in untrusted workspaces', () => {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
   const props = pkg.contributes.configuration.properties;
-  for (const k of ['agentLs.path', 'agentLs.approvalPolicy', 'agentLs.sandboxMode', 'agentLs.reviewChanges']) {
-    assert.equal(props[k].scope, 'machine', k);
+  for (const name of userOnlySettings) {
+    const k = `agentLs.${name}`;
+    assert.ok(['machine', 'application'].includes(props[k]?.scope), `${k} is scoped ${props[k]?.scope}`);
     if (k === 'agentLs.reviewChanges') continue; // turning it on is always safe
-
     assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(k), k);
   }
   assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
-  assert.deepEqual(Object.keys(props).sort(), ['agentLs.approvalPolicy', 'agentLs.model', 'agentLs.path', 'agentLs.profile', 'agentLs.reviewChanges', 'agentLs.sandboxMode']);
+  // Every setting is decided: user-only, or one a workspace may set.
+  const workspaceSettable = ['agentLs.model'];
+  assert.deepEqual(Object.keys(props).sort(), [...userOnlySettings.map((k) => `agentLs.${k}`), ...workspaceSettable].sort());
+  for (const k of workspaceSettable) assert.equal(props[k].scope, undefined, k);
   // Lazy: activated after start-up, by a command or by the view only.
   assert.deepEqual(pkg.activationEvents, ['onStartupFinished']);
 });
