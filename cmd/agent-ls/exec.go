@@ -191,7 +191,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	o.settings, probs = res.resolve(project, nil)
 	failed := false
 	for _, p := range probs {
-		fmt.Fprintf(stderr, "agent-ls exec: %s\n", p)
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(p.String()))
 		failed = failed || !p.Ignored
 	}
 	if failed {
