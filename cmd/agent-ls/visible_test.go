@@ -58,3 +58,27 @@ func TestApprovalQuestionShowsControlsEscaped(t *testing.T) {
 		}
 	}
 }
+
+// Log lines quote the model and servers in their messages and fields;
+// slog's text handler writes any value with a control, bidi or invalid
+// byte as a Go-quoted string, so a log read on a terminal (`tail -f`,
+// serve's stderr) cannot act on it. This keeps it so if the handler
+// changes.
+func TestLogLinesShowControlsEscaped(t *testing.T) {
+	var out bytes.Buffer
+	s := Settings{LogLevel: "debug"}
+	log, closeLog, err := s.logger(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLog()
+	hostile := "rm -rf ~ \r\x1b[2K? run ls\x1b]52;c;aGk=\a\u009b2J\u202e\u200b\x7f\xff"
+	log.Warn("model said "+hostile, "err", hostile, hostile, 1, "group", map[string]string{"k": hostile})
+	line := strings.TrimSuffix(out.String(), "\n")
+	if textcut.Visible(line) != line || strings.Count(line, "\n") != 0 {
+		t.Errorf("log line carries raw control characters: %q", line)
+	}
+	if !strings.Contains(line, `\x1b[2K`) || !strings.Contains(line, `\u202e`) {
+		t.Errorf("log line does not show the escapes: %q", line)
+	}
+}
