@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestExecTerminalShowsTheRealCommand(t *testing.T) {
 			fakemodel.Message("Let me look."+clearAll),
 			fakemodel.FunctionCall("c1", "shell", string(args)),
 		),
-		fakemodel.Say("All done "+osc52+"\u202eexe.txt"),
+		fakemodel.Say("All done\tGrüß dich ✓\nsecond line "+osc52+"\u202eexe.txt"),
 	)
 	defer m.Close()
 	raw := runOnTerminal(t, m, "n\n", "exec --approval-policy untrusted 'look around'")
@@ -93,10 +94,15 @@ func TestExecTerminalShowsTheRealCommand(t *testing.T) {
 	if len(question) != 1 || question[0] != want {
 		t.Errorf("the question reads %q, want %q; screen:\n%s", question, want, screen)
 	}
-	for _, want := range []string{"Let me look.", `\x1b[2J`, `thinking \x1b]52;c;cm0gLXJmIH4=\ahard`, "All done", `\u202eexe.txt`, "[y] allow once"} {
+	for _, want := range []string{"Let me look.", `\x1b[2J`, `thinking \x1b]52;c;cm0gLXJmIH4=\ahard`, `second line \x1b]52;c;cm0gLXJmIH4=\a\u202eexe.txt`, "[y] allow once"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, screen)
 		}
+	}
+	// The answer stays readable: its tab is a tab, its lines are lines,
+	// its letters are letters.
+	if !regexp.MustCompile(`(?m)^All done +Grüß dich ✓$`).MatchString(screen) {
+		t.Errorf("the answer's first line is not shown as written:\n%s", screen)
 	}
 }
 
