@@ -28,7 +28,8 @@ Runs one turn in the current directory. The answer streams to stdout, tool
 activity to stderr. Control characters, escape sequences and bidi controls
 in what the model, the repository or a server wrote show escaped (\x1b,
 \r, \u202e), and a command to approve is quoted word by word; the answer
-piped (stdout not a terminal) is as the model wrote it. Every session is kept (agent-ls sessions lists them);
+piped (stdout not a terminal) is as the model wrote it.
+Every session is kept (agent-ls sessions lists them);
 --resume ID or --last goes on with one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
 the prompt from stdin. Ctrl-C interrupts the turn.
 
