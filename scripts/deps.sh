@@ -72,6 +72,7 @@ packages=(
   util-linux                  # setpriv: sandbox tests run again as nobody
   tar sqlite3                 # everyday work the sandbox tests run inside it
   python3 python3-venv python3-pytest
+  python3-pyte                # a terminal emulator: exec's tests check what the screen shows
   "$@"
 )
 missing=()

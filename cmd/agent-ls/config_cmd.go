@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/config"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 const configUsage = `Usage: agent-ls config [--check] [--cd DIR] [flags]
@@ -73,7 +74,9 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 		} else {
 			errs++
 		}
-		fmt.Fprintf(stderr, "%s: %s\n", kind, p)
+		// A problem quotes the file (a project's own config.toml too):
+		// escaped, so a value cannot act on the terminal.
+		fmt.Fprintf(stderr, "%s: %s\n", kind, textcut.Visible(p.String()))
 	}
 	if *check {
 		if errs > 0 {

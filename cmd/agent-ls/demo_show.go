@@ -28,7 +28,7 @@ func showTurn(ctx context.Context, out io.Writer, events *editor.EventStream, tu
 			p.endLine()
 			fmt.Fprintf(out, "── turn %s", ev.Status)
 			if ev.Error != "" {
-				fmt.Fprintf(out, ": %s", ev.Error)
+				fmt.Fprintf(out, ": %s", textcut.Visible(ev.Error))
 			}
 			fmt.Fprint(out, "\n\n")
 			return ev.Status, nil
@@ -55,27 +55,27 @@ func (p *turnPrinter) show(ev *editor.Event) {
 	out := p.out
 	switch ev.Type {
 	case "turnStarted":
-		fmt.Fprintf(out, "── turn started: %s\n", textcut.Summary(ev.Prompt, 0))
+		fmt.Fprintf(out, "── turn started: %s\n", textcut.VisibleLine(textcut.Summary(ev.Prompt, 0)))
 	case "reasoning":
 		p.endLine()
-		fmt.Fprintf(out, "   (thinking) %s\n", ev.Text)
+		fmt.Fprintf(out, "   (thinking) %s\n", textcut.Visible(ev.Text))
 	case "plan":
 		p.endLine()
 		p.plan(ev.Steps)
 	case "toolCall":
 		p.endLine()
-		fmt.Fprintf(out, "── tool: %s\n", ev.Title)
+		fmt.Fprintf(out, "── tool: %s\n", textcut.VisibleLine(ev.Title))
 	case "execOutput":
 		p.indented("   │ ", ev.Chunk)
 	case "approval":
 		fmt.Fprintf(out, "   (approval %s: %s)\n", ev.Kind, ev.Decision)
 	case "toolResult":
-		fmt.Fprintf(out, "   → %s: %s\n", ev.Status, textcut.Summary(ev.Output, 0))
+		fmt.Fprintf(out, "   → %s: %s\n", ev.Status, textcut.VisibleLine(textcut.Summary(ev.Output, 0)))
 	case "messageDelta":
 		if !p.midLine {
 			fmt.Fprint(out, "── answer\n")
 		}
-		fmt.Fprint(out, ev.Delta)
+		fmt.Fprint(out, textcut.Visible(ev.Delta))
 		p.midLine = true
 	case "message":
 		p.endLine()
@@ -87,7 +87,7 @@ func (p *turnPrinter) show(ev *editor.Event) {
 		fmt.Fprintf(out, "   (tokens: %d in, %d out)\n", ev.InputTokens, ev.OutputTokens)
 	case "retry":
 		p.endLine()
-		fmt.Fprintf(out, "   (retrying: %s)\n", ev.Message)
+		fmt.Fprintf(out, "   (retrying: %s)\n", textcut.VisibleLine(ev.Message))
 	}
 }
 
@@ -101,14 +101,15 @@ func (p *turnPrinter) plan(steps []editor.PlanStep) {
 		case "completed":
 			mark = "☑"
 		}
-		fmt.Fprintf(p.out, "   %s %s\n", mark, s.Step)
+		fmt.Fprintf(p.out, "   %s %s\n", mark, textcut.VisibleLine(s.Step))
 	}
 }
 
-// indented prints text with prefix before each line, and ends its last
-// line.
+// indented prints text (a command's output, a diff: the repository's)
+// with prefix before each line, and ends its last line; its control and
+// bidi characters are escaped.
 func (p *turnPrinter) indented(prefix, text string) {
-	for _, line := range strings.SplitAfter(text, "\n") {
+	for _, line := range strings.SplitAfter(textcut.Visible(text), "\n") {
 		if line != "" {
 			fmt.Fprintf(p.out, "%s%s", prefix, line)
 		}

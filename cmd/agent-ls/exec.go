@@ -25,7 +25,11 @@ import (
 const execUsage = `Usage: agent-ls exec [flags] PROMPT
 
 Runs one turn in the current directory. The answer streams to stdout, tool
-activity to stderr. Every session is kept (agent-ls sessions lists them);
+activity to stderr. Control characters, escape sequences and bidi controls
+in what the model, the repository or a server wrote show escaped (\x1b,
+\r, \u202e), and a command to approve is quoted word by word; the answer
+piped (stdout not a terminal) is as the model wrote it.
+Every session is kept (agent-ls sessions lists them);
 --resume ID or --last goes on with one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
 the prompt from stdin. Ctrl-C interrupts the turn.
 
@@ -55,20 +59,22 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer closeLog()
 	for _, msg := range recoverChangeSets(log) {
-		fmt.Fprintf(stderr, "agent-ls exec: %s\n", msg)
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(msg))
 	}
 	r, err := newRoot(o.settings, log)
 	if err == nil {
 		_, err = r.clientFor(agent.SessionInfo{})
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		execError(stderr, err)
 		return 1
 	}
 	// MCP servers report from their own goroutines, beside the turn's
 	// output: both write through one lock.
 	stderr = &lockedWriter{w: stderr}
-	r.mcpNotices.Listen(func(msg string) { fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: ")) })
+	r.mcpNotices.Listen(func(msg string) {
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
+	})
 	fe := newTermFrontend(stdout, stderr, o.jsonOut)
 	switch {
 	case o.yes, o.bypass:
@@ -78,14 +84,14 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass})
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		execError(stderr, err)
 		return 2
 	}
 	defer r.close()
 	defer mgr.Close()
 	info, err := execSession(mgr, r, o, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		execError(stderr, err)
 		return 1
 	}
 	removeStaleMarkers(info.Cwd, log)
@@ -98,6 +104,13 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer signal.Stop(sig)
 	defer stopCommands()
 	return runExecTurn(mgr, info.SessionID, o.prompt, sig, stderr)
+}
+
+// execError reports err on the terminal. Errors quote the model, the
+// repository and servers (a file name, a model's error text): their
+// control characters are escaped, like everything exec shows.
+func execError(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(err.Error()))
 }
 
 // execSession is the session exec's turn runs in: a new one, or the one
@@ -182,7 +195,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	o.settings, probs = res.resolve(project, nil)
 	failed := false
 	for _, p := range probs {
-		fmt.Fprintf(stderr, "agent-ls exec: %s\n", p)
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(p.String()))
 		failed = failed || !p.Ignored
 	}
 	if failed {
@@ -218,7 +231,7 @@ func execDir(dir string) (string, error) {
 func runExecTurn(mgr *agent.Manager, sessionID, prompt string, sig <-chan os.Signal, stderr io.Writer) int {
 	turn, err := mgr.StartTurn(sessionID, agent.TurnInput{Prompt: prompt})
 	if err != nil {
-		fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+		execError(stderr, err)
 		return 1
 	}
 	select {
@@ -227,7 +240,7 @@ func runExecTurn(mgr *agent.Manager, sessionID, prompt string, sig <-chan os.Sig
 		fmt.Fprintln(stderr, "\nagent-ls: interrupting the turn…")
 		go func() {
 			if err := mgr.Interrupt(sessionID, turn.ID()); err != nil && !errors.Is(err, agent.ErrNoTurn) {
-				fmt.Fprintf(stderr, "agent-ls exec: %v\n", err)
+				execError(stderr, err)
 			}
 		}()
 		select {
@@ -295,9 +308,20 @@ func execPrompt(args []string, stdin io.Reader) (string, error) {
 // termFrontend shows a turn on the terminal: the answer on stdout as it
 // streams, everything else on stderr; or, with --json, every event as one
 // JSON line on stdout.
+//
+// Everything it shows that comes from the model, the repository or a
+// server has its control characters, escape sequences and bidi controls
+// written as visible escapes (textcut.Visible): raw, they could repaint
+// an approval question, clear the screen or write the clipboard. Commands
+// to approve are quoted word by word (agent.QuoteCommand). The answer on
+// stdout is escaped only when stdout is a terminal: piped, it is data
+// (a script the model wrote, say) and goes out as the model wrote it;
+// --json escapes by itself.
 type termFrontend struct {
 	out, errw *bufio.Writer
 	jsonOut   bool
+	// outTerminal: stdout is a terminal, so the answer is escaped too.
+	outTerminal bool
 	// midLine: stdout has text not yet ended by a newline.
 	midLine bool
 	// streamed: the text of each item that reached stdout through deltas.
@@ -317,12 +341,13 @@ func (f *termFrontend) RequestApproval(ctx context.Context, req *agent.ApprovalR
 	return f.answer(ctx, req)
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether f (stdin, stdout) is a terminal.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
+	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
@@ -338,21 +363,7 @@ func terminalPrompt(stdin io.Reader, stderr io.Writer) func(context.Context, *ag
 		close(lines)
 	}()
 	return func(ctx context.Context, req *agent.ApprovalRequest) (string, error) {
-		switch req.Kind {
-		case agent.ApprovalExec:
-			fmt.Fprintf(stderr, "\n? run %s\n  in %s\n", strings.Join(req.Command, " "), req.Cwd)
-		case agent.ApprovalPatch:
-			fmt.Fprintf(stderr, "\n? change %s\n%s", strings.Join(req.Files, ", "), req.Diff)
-		default:
-			fmt.Fprintf(stderr, "\n? call %s\n", req.Tool)
-		}
-		if req.Reason != "" {
-			fmt.Fprintf(stderr, "  %s\n", req.Reason)
-		}
-		// What [a] covers: agent-ls's own words, nothing to escape.
-		if req.Always != "" {
-			fmt.Fprintf(stderr, "  always = %s\n", req.Always)
-		}
+		fmt.Fprint(stderr, approvalQuestion(req))
 		for {
 			fmt.Fprint(stderr, "  [y] allow once  [a] allow always  [n] reject  [x] abort turn: ")
 			select {
@@ -377,13 +388,59 @@ func terminalPrompt(stdin io.Reader, stderr io.Writer) func(context.Context, *ag
 	}
 }
 
+// approvalQuestion is what the terminal shows of an approval request:
+// the whole command, one shell word per argument, or the files and the
+// diff, or the tool; and why. Every piece of it that the model or the
+// repository chose is quoted or escaped, so what the user approves is
+// what runs.
+func approvalQuestion(req *agent.ApprovalRequest) string {
+	var b strings.Builder
+	switch req.Kind {
+	case agent.ApprovalExec:
+		fmt.Fprintf(&b, "\n? run %s\n  in %s\n", agent.QuoteCommand(req.Command), textcut.VisibleLine(req.Cwd))
+	case agent.ApprovalPatch:
+		files := make([]string, len(req.Files))
+		for i, f := range req.Files {
+			files[i] = textcut.VisibleLine(f)
+		}
+		fmt.Fprintf(&b, "\n? change %s\n%s", strings.Join(files, ", "), textcut.Visible(req.Diff))
+	default:
+		tool := textcut.VisibleLine(req.Tool)
+		if req.Server != "" {
+			tool += " (" + textcut.VisibleLine(req.Server) + ")"
+		}
+		fmt.Fprintf(&b, "\n? call %s\n", tool)
+		if len(req.Arguments) > 0 {
+			fmt.Fprintf(&b, "  with %s\n", textcut.VisibleLine(textcut.Cut(string(req.Arguments), 300)))
+		}
+	}
+	if req.Reason != "" {
+		fmt.Fprintf(&b, "  %s\n", textcut.Visible(req.Reason))
+	}
+	// What [a] covers: agent-ls's own words, escaped all the same.
+	if req.Always != "" {
+		fmt.Fprintf(&b, "  always = %s\n", textcut.Visible(req.Always))
+	}
+	return b.String()
+}
+
 func newTermFrontend(stdout, stderr io.Writer, jsonOut bool) *termFrontend {
 	return &termFrontend{
-		out:      bufio.NewWriter(stdout),
-		errw:     bufio.NewWriter(stderr),
-		jsonOut:  jsonOut,
-		streamed: make(map[string]string),
+		out:         bufio.NewWriter(stdout),
+		errw:        bufio.NewWriter(stderr),
+		jsonOut:     jsonOut,
+		outTerminal: isTerminal(stdout),
+		streamed:    make(map[string]string),
 	}
+}
+
+// answerText is the model's text as stdout shows it: escaped on a terminal,
+// as it is in a pipe or a file.
+func (f *termFrontend) answerText(s string) string {
+	if f.outTerminal {
+		return textcut.Visible(s)
+	}
+	return s
 }
 
 // Event is called by the agent with events of one session in order.
@@ -411,7 +468,7 @@ func (f *termFrontend) show(p event.Payload) {
 	switch e := p.(type) {
 	case event.MessageDelta:
 		f.streamed[e.ItemID] += e.Delta
-		f.out.WriteString(e.Delta)
+		f.out.WriteString(f.answerText(e.Delta))
 		f.midLine = !strings.HasSuffix(e.Delta, "\n")
 	case event.Message:
 		// The message is the whole text: print what the deltas did not
@@ -425,7 +482,7 @@ func (f *termFrontend) show(p event.Payload) {
 			rest = e.Text
 		}
 		if rest != "" {
-			f.out.WriteString(rest)
+			f.out.WriteString(f.answerText(rest))
 			f.midLine = !strings.HasSuffix(rest, "\n")
 		}
 		f.endLine()
@@ -436,25 +493,28 @@ func (f *termFrontend) show(p event.Payload) {
 		// response, before this.
 		clear(f.streamed)
 	case event.Reasoning:
-		fmt.Fprintf(f.errw, "thinking: %s\n", textcut.Summary(e.Text, 200))
+		fmt.Fprintf(f.errw, "thinking: %s\n", textcut.VisibleLine(textcut.Summary(e.Text, 200)))
 	case event.ToolCall:
 		f.endLine()
-		fmt.Fprintf(f.errw, "▸ %s\n", e.Title)
+		fmt.Fprintf(f.errw, "▸ %s\n", textcut.VisibleLine(e.Title))
 	case event.ToolResult:
 		name := e.Tool
 		if e.Server != "" {
 			name += " (" + e.Server + ")"
 		}
+		name = textcut.VisibleLine(name)
 		if e.Status == event.ToolCompleted {
 			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", name, e.DurationMs)
 		} else {
-			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", name, e.Status, textcut.Summary(e.Output, 200))
+			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", name, e.Status, textcut.VisibleLine(textcut.Summary(e.Output, 200)))
 		}
 	case event.ExecOutput:
-		f.errw.WriteString(e.Chunk)
+		// A command's output is the repository's: a test that prints an
+		// escape sequence must not take over the terminal either.
+		f.errw.WriteString(textcut.Visible(e.Chunk))
 	case event.Plan:
 		if e.Explanation != "" {
-			fmt.Fprintf(f.errw, "plan: %s\n", e.Explanation)
+			fmt.Fprintf(f.errw, "plan: %s\n", textcut.VisibleLine(e.Explanation))
 		} else {
 			fmt.Fprintln(f.errw, "plan:")
 		}
@@ -466,10 +526,10 @@ func (f *termFrontend) show(p event.Payload) {
 			case event.StepCompleted:
 				mark = "[x]"
 			}
-			fmt.Fprintf(f.errw, "  %s %s\n", mark, st.Step)
+			fmt.Fprintf(f.errw, "  %s %s\n", mark, textcut.VisibleLine(st.Step))
 		}
 	case event.Retry:
-		fmt.Fprintf(f.errw, "retrying in %d ms (attempt %d): %s\n", e.DelayMs, e.Attempt, e.Message)
+		fmt.Fprintf(f.errw, "retrying in %d ms (attempt %d): %s\n", e.DelayMs, e.Attempt, textcut.VisibleLine(e.Message))
 	case event.Compacted:
 		f.endLine()
 		fmt.Fprintf(f.errw, "compacted: older history was summarised to fit the context (about %d tokens, now about %d)\n", e.TokensBefore, e.TokensAfter)
@@ -477,7 +537,7 @@ func (f *termFrontend) show(p event.Payload) {
 		f.endLine()
 		switch e.Status {
 		case event.StatusFailed:
-			fmt.Fprintf(f.errw, "agent-ls: turn failed: %s\n", e.Error)
+			fmt.Fprintf(f.errw, "agent-ls: turn failed: %s\n", textcut.Visible(e.Error))
 		case event.StatusInterrupted:
 			fmt.Fprintln(f.errw, "agent-ls: turn interrupted; what was done so far is kept")
 		}

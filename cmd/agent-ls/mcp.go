@@ -18,9 +18,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/config"
 	"github.com/agent-ls/agent-ls/internal/lsp"
 	"github.com/agent-ls/agent-ls/internal/mcp"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -165,7 +167,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	}
 	s, probs := res.resolve("", nil)
 	for _, p := range probs {
-		fmt.Fprintf(stderr, "agent-ls mcp: %s\n", p)
+		fmt.Fprintf(stderr, "agent-ls mcp: %s\n", textcut.Visible(p.String()))
 	}
 	ls := res.logSettings()
 	log, closeLog, err := ls.logger(stderr)
@@ -189,7 +191,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	// failures to start are in the list.
 	notices.Listen(func(msg string) {
 		if !strings.HasPrefix(msg, "agent-ls: MCP server ") || strings.Contains(msg, "is not started") {
-			fmt.Fprintf(stderr, "agent-ls mcp: %s\n", strings.TrimPrefix(msg, "agent-ls: "))
+			fmt.Fprintf(stderr, "agent-ls mcp: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
 		}
 	})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -230,42 +232,37 @@ func printMCPList(w io.Writer, list []mcpListEntry, s Settings) {
 		return
 	}
 	for _, e := range list {
+		// A server's tool names, its errors and its stderr are its own
+		// words: escaped, like the rest, so none can act on the terminal.
 		m := s.MCPServers[e.Name]
-		where := "url " + m.URL
+		where := "url " + textcut.VisibleLine(m.URL)
 		if m.Command != "" {
-			where = "command " + shellJoin(append([]string{m.Command}, m.Args...))
+			where = "command " + agent.QuoteCommand(append([]string{m.Command}, m.Args...))
 		}
+		name := textcut.VisibleLine(e.Name)
 		switch e.State {
 		case "disabled":
-			fmt.Fprintf(w, "%s: disabled (enabled = false; %s)\n", e.Name, where)
+			fmt.Fprintf(w, "%s: disabled (enabled = false; %s)\n", name, where)
 			continue
 		case string(mcp.StateFailed):
-			fmt.Fprintf(w, "%s: failed (%s)\n  error: %s\n", e.Name, where, e.Error)
+			fmt.Fprintf(w, "%s: failed (%s)\n  error: %s\n", name, where, textcut.Visible(e.Error))
 		default:
-			fmt.Fprintf(w, "%s: %s (%s)\n", e.Name, e.State, where)
+			fmt.Fprintf(w, "%s: %s (%s)\n", name, e.State, where)
 		}
 		if len(e.Tools) > 0 {
-			fmt.Fprintf(w, "  tools (%d): %s\n", len(e.Tools), strings.Join(e.Tools, ", "))
+			tools := make([]string, len(e.Tools))
+			for i, t := range e.Tools {
+				tools[i] = textcut.VisibleLine(t)
+			}
+			fmt.Fprintf(w, "  tools (%d): %s\n", len(e.Tools), strings.Join(tools, ", "))
 		} else if e.State == string(mcp.StateReady) {
 			fmt.Fprintln(w, "  tools: none")
 		}
 		if len(e.StderrTail) > 0 && e.State != string(mcp.StateReady) {
 			fmt.Fprintln(w, "  stderr:")
 			for _, l := range e.StderrTail {
-				fmt.Fprintf(w, "    %s\n", l)
+				fmt.Fprintf(w, "    %s\n", textcut.VisibleLine(l))
 			}
 		}
 	}
-}
-
-// shellJoin quotes args as a shell would need them, for reading.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return strings.Join(out, " ")
 }

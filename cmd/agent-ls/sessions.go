@@ -17,6 +17,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/lsp"
 	kept "github.com/agent-ls/agent-ls/internal/session"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 const sessionsUsage = `Usage: agent-ls sessions [--prune DAYS] [--json]
@@ -89,7 +90,10 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tDIRECTORY\tTITLE")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.SessionID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, s.Cwd, s.Title)
+		// The title is the model's or a prompt's words and the directory
+		// the repository's name: escaped, tabs too, so neither can act on
+		// the terminal or shift the columns.
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.SessionID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, textcut.VisibleLine(s.Cwd), textcut.VisibleLine(s.Title))
 	}
 	tw.Flush()
 	return 0
@@ -200,8 +204,8 @@ func sessionToResume(st *kept.Store, id string, last bool, cwd string) (string, 
 
 // describeResumed tells the terminal which session goes on.
 func describeResumed(w io.Writer, ld *kept.Loaded) {
-	fmt.Fprintf(w, "agent-ls: resuming session %s (%d turns, %s)\n", ld.Record.Info.SessionID, ld.Record.Turns, ld.Record.Info.Cwd)
+	fmt.Fprintf(w, "agent-ls: resuming session %s (%d turns, %s)\n", ld.Record.Info.SessionID, ld.Record.Turns, textcut.VisibleLine(ld.Record.Info.Cwd))
 	for _, p := range ld.Problems {
-		fmt.Fprintf(w, "agent-ls: the session's record: %s\n", strings.TrimSpace(p))
+		fmt.Fprintf(w, "agent-ls: the session's record: %s\n", textcut.Visible(strings.TrimSpace(p)))
 	}
 }

@@ -1,13 +1,9 @@
 package lsp
 
 import (
-	"slices"
-	"strconv"
-
-	"mvdan.cc/sh/v3/syntax"
-
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -82,7 +78,7 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		}
 		return res.Decision, nil
 	}
-	params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(req)}
+	params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: textcut.Visible(approvalMessage(req))}
 	for _, a := range approvalActions {
 		params.Actions = append(params.Actions, protocol.MessageActionItem{Title: a.title})
 	}
@@ -102,35 +98,39 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 }
 
 // approvalMessage says what will happen, where and why, for clients that
-// show plain text.
+// show plain text. The command is quoted word by word and every other
+// piece that comes from the model or the repository has its control and
+// bidi characters escaped (textcut.Visible), so that the box shows what
+// will run: a carriage return, an escape sequence or a bidi override in
+// an argument cannot make it read as something else.
 func approvalMessage(req *agent.ApprovalRequest) string {
 	var b strings.Builder
 	switch req.Kind {
 	case agent.ApprovalExec:
-		fmt.Fprintf(&b, "agent-ls wants to run: %s\nin %s", shellQuote(req.Command), req.Cwd)
+		fmt.Fprintf(&b, "agent-ls wants to run: %s\nin %s", agent.QuoteCommand(req.Command), textcut.VisibleLine(req.Cwd))
 	case agent.ApprovalPatch:
 		fmt.Fprintf(&b, "agent-ls wants to change %d file(s):", len(req.Files))
 		for _, f := range req.Files {
-			fmt.Fprintf(&b, "\n  %s", f)
+			fmt.Fprintf(&b, "\n  %s", textcut.VisibleLine(f))
 		}
 		if add, del := req.Additions, req.Deletions; add+del > 0 {
 			fmt.Fprintf(&b, "\n(+%d -%d lines)", add, del)
 		}
 		b.WriteString(diffHead(req.Diff))
 	default:
-		fmt.Fprintf(&b, "agent-ls wants to call %s", req.Tool)
+		fmt.Fprintf(&b, "agent-ls wants to call %s", textcut.VisibleLine(req.Tool))
 		if req.Server != "" {
-			fmt.Fprintf(&b, " of the MCP server %s", req.Server)
+			fmt.Fprintf(&b, " of the MCP server %s", textcut.VisibleLine(req.Server))
 		}
 		if len(req.Arguments) > 0 {
-			fmt.Fprintf(&b, "\nwith %s", textcut.Cut(string(req.Arguments), 300))
+			fmt.Fprintf(&b, "\nwith %s", textcut.VisibleLine(textcut.Cut(string(req.Arguments), 300)))
 		}
 	}
 	if req.Reason != "" {
-		b.WriteString("\n" + req.Reason)
+		b.WriteString("\n" + textcut.Visible(req.Reason))
 	}
 	if req.Always != "" {
-		b.WriteString("\n\"Allow always\" covers " + req.Always + ".")
+		b.WriteString("\n\"Allow always\" covers " + textcut.Visible(req.Always) + ".")
 	}
 	return b.String()
 }
@@ -158,26 +158,11 @@ func diffHead(diff string) string {
 		if r := []rune(l); len(r) > maxApprovalLineRunes {
 			l = string(r[:maxApprovalLineRunes-1]) + "…"
 		}
-		b.WriteString("\n" + l)
+		b.WriteString("\n" + textcut.VisibleLine(l))
 		shown++
 	}
 	if left > 0 {
 		fmt.Fprintf(&b, "\n… %d more diff lines", left)
 	}
 	return b.String()
-}
-
-// shellQuote renders argv as a shell would need it typed (bash quoting,
-// so a newline or a control character shows as $'\n' rather than breaking
-// the message).
-func shellQuote(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		q, err := syntax.Quote(a, syntax.LangBash)
-		if err != nil { // a NUL byte: no shell can carry it
-			q = strconv.Quote(a)
-		}
-		parts[i] = q
-	}
-	return strings.Join(parts, " ")
 }

@@ -144,9 +144,6 @@ func TestApprovalMessageForPatch(t *testing.T) {
 	if msg != want {
 		t.Errorf("message\n%s\nwant\n%s", msg, want)
 	}
-	if q := shellQuote([]string{"bash", "-lc", "echo 'hi' && ls", "a\nb", ""}); q != `bash -lc "echo 'hi' && ls" $'a\nb' ''` {
-		t.Errorf("shellQuote = %s", q)
-	}
 }
 
 // TestApprovalForAnMCPTool: the request names the tool, its server and

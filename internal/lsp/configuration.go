@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // Message is something to tell the user (window/showMessage).
@@ -72,7 +74,7 @@ func (s *server) show(ctx context.Context, msgs ...Message) {
 		if m.Error {
 			typ = protocol.MessageTypeError
 		}
-		err := protocol.ClientDispatcher(s.conn).ShowMessage(ctx, &protocol.ShowMessageParams{Type: typ, Message: m.Text})
+		err := protocol.ClientDispatcher(s.conn).ShowMessage(ctx, &protocol.ShowMessageParams{Type: typ, Message: textcut.Visible(m.Text)})
 		if err != nil {
 			s.log.Warn("could not show a message", "err", err)
 		}

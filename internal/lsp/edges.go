@@ -169,7 +169,7 @@ func (s *server) notifyError(method string, err error) {
 	if s.conn == nil {
 		return
 	}
-	msg := fmt.Sprintf("agent-ls: %s ignored: %v", method, err)
+	msg := textcut.Visible(fmt.Sprintf("agent-ls: %s ignored: %v", method, err))
 	go func() {
 		_ = protocol.ClientDispatcher(s.conn).LogMessage(context.Background(),
 			&protocol.LogMessageParams{Type: protocol.MessageTypeError, Message: msg})

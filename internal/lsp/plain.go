@@ -78,7 +78,7 @@ func (p *plain) log(ctx context.Context, text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	if err := p.s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeLog, Message: text}); err != nil {
+	if err := p.s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeLog, Message: textcut.Visible(text)}); err != nil {
 		p.s.log.Debug("log message not sent", "err", err)
 	}
 }
@@ -123,9 +123,11 @@ func shorten(text string) (string, bool) {
 }
 
 // showMessage sends window/showMessage, logging failure: the editor may be
-// gone.
+// gone. The message quotes the model, the repository or a server (an
+// answer, an error, a file name): its control and bidi characters are
+// escaped, whatever the editor does with them.
 func (s *server) showMessage(ctx context.Context, typ protocol.MessageType, message string) {
-	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: typ, Message: message}); err != nil {
+	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: typ, Message: textcut.Visible(message)}); err != nil {
 		s.log.Debug("message not sent", "err", err)
 	}
 }

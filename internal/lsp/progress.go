@@ -94,7 +94,7 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 	case event.Compacted:
 		p.report(ctx, tp, "Compacted the conversation")
 	case event.TurnCompleted:
-		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(summary(tp.tools, tp.files, e))})
+		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(textcut.VisibleLine(summary(tp.tools, tp.files, e)))})
 		// Before the editor accepted the token, everything waits for its
 		// answer (or the timeout): a quick turn then shows its whole
 		// progress at once rather than none.
@@ -117,7 +117,7 @@ func (p *progress) start(ctx context.Context, key turnKey, prompt string) {
 	tp.pending = append(tp.pending, &protocol.WorkDoneProgressBegin{
 		Kind:        "begin",
 		Title:       "Agent",
-		Message:     ptr(textcut.FirstLine(prompt, 100)),
+		Message:     ptr(textcut.VisibleLine(textcut.FirstLine(prompt, 100))),
 		Cancellable: ptr(true),
 	})
 	p.turns[key] = tp
@@ -152,8 +152,11 @@ func (p *progress) created(ctx context.Context, c created) {
 	}
 }
 
+// report sends one line of progress. It quotes the model (a tool call's
+// title, a plan step) or a server's error: its control and bidi
+// characters are escaped, and so are its newlines.
 func (p *progress) report(ctx context.Context, tp *turnProgress, message string) {
-	p.send(ctx, tp, &protocol.WorkDoneProgressReport{Kind: "report", Message: ptr(message)})
+	p.send(ctx, tp, &protocol.WorkDoneProgressReport{Kind: "report", Message: ptr(textcut.VisibleLine(message))})
 }
 
 // phase reports what the turn is doing when that changed.

@@ -1,7 +1,9 @@
 // Package textcut shortens text for people: to a number of bytes without
 // splitting a UTF-8 sequence, and to its first line. Every message,
 // status line and log field that shows a piece of longer text goes
-// through it, so none of them cuts a character in half.
+// through it, so none of them cuts a character in half. It also makes
+// text from outside agent-ls safe to show (Visible): control characters,
+// escape sequences and bidi tricks written as visible escapes.
 package textcut
 
 import "strings"

@@ -2,6 +2,7 @@
 // the words, the buttons and which decision each means. Pure.
 
 import type { ApprovalParams, Decision } from './protocol';
+import { shellWords, visible, visibleLine } from './visible';
 
 export interface Choice {
   title: string;
@@ -17,17 +18,26 @@ export interface Prompt {
   choices: Choice[];
 }
 
-function shellWord(w: string): string {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
-}
-
+/**
+ * The command to approve, one shell word per argument, quoted as agent-ls
+ * quotes it: a carriage return, an escape sequence or a bidi override in
+ * an argument shows as $'\r', $'\x1b', $'\u202e' and cannot make the
+ * command read as another.
+ */
 export function commandLine(argv: string[] | undefined): string {
-  return (argv ?? []).map(shellWord).join(' ');
+  return shellWords(argv);
 }
 
+/** A file or folder for one line, its hidden characters escaped. */
 export function folderLabel(uri: string | undefined): string {
   if (!uri) return '';
-  return decodeURIComponent(uri.replace(/^file:\/\//, ''));
+  let path = uri.replace(/^file:\/\//, '');
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // a malformed escape: shown as it came
+  }
+  return visibleLine(path);
 }
 
 /** A command the server called dangerous (it destroys work or history) asks in a modal dialog. */
@@ -59,9 +69,9 @@ export function approvalPrompt(p: ApprovalParams): Prompt {
       break;
     }
     default:
-      message = `Agent wants to call ${p.server ? `${p.server}: ` : ''}${p.tool ?? 'a tool'}`;
+      message = `Agent wants to call ${p.server ? `${visibleLine(p.server)}: ` : ''}${visibleLine(p.tool ?? 'a tool')}`;
   }
-  if (p.reason) detail.push(p.reason);
+  if (p.reason) detail.push(visible(p.reason));
   const modal = isDangerous(p);
   // A notification shows one line: the folder and reason go into it too.
   if (!modal && detail.length > 0) message += ` (${detail.join('; ')})`;

@@ -1,6 +1,7 @@
 // The Agent commands of the Command Palette.
 
 import * as vscode from 'vscode';
+import { visibleLine } from './visible';
 import type { Conversation } from './agent';
 import { secretKey, type Server } from './client';
 import type { ContextEntry } from './protocol';
@@ -12,7 +13,7 @@ export function reporting(f: () => Promise<unknown>): () => Promise<void> {
     try {
       await f();
     } catch (e) {
-      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(`Agent: ${visibleLine(e instanceof Error ? e.message : String(e))}`);
     }
   };
 }

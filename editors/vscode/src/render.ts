@@ -1,13 +1,17 @@
 // Turns the conversation state into HTML for the webview. Pure (no DOM):
 // the webview sets innerHTML from it and the unit tests read it. Markdown
 // goes through markdown-it with raw HTML off, so the model's text cannot
-// inject markup; everything else is escaped here.
+// inject markup; everything else is escaped here. Every text shown also
+// goes through visible first (text(), markdown()): escaped HTML still
+// carries bidi overrides and control characters, which would make a
+// command, a file name or an answer read as something else.
 
 import MarkdownIt from 'markdown-it';
 import type { Prompt } from './approval';
 import { counts, type Review } from './review';
 import type { Item, State, Turn } from './conversation';
 import { usageLabel } from './conversation';
+import { visible, visibleLine } from './visible';
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 
@@ -15,15 +19,20 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-export function markdown(text: string): string {
-  return md.render(text);
+/** Text to show in HTML: its hidden characters escaped, then its markup. */
+export function text(s: string | undefined): string {
+  return escapeHtml(visible(s));
 }
 
-/** The file's name and its folder, for a change's line. */
+export function markdown(s: string): string {
+  return md.render(visible(s));
+}
+
+/** The file's name, for a change's line (its hidden characters escaped). */
 export function fileLabel(uri: string): string {
   const path = decodeURIComponent(uri.replace(/^file:\/\//, ''));
   const i = path.lastIndexOf('/');
-  return i < 0 ? path : path.slice(i + 1);
+  return visibleLine(i < 0 ? path : path.slice(i + 1));
 }
 
 const statusIcon: Record<string, string> = {
@@ -43,13 +52,13 @@ export function renderItem(it: Item, turnId: string): string {
       return `<details class="reasoning"><summary>Thinking</summary>${markdown(it.text)}</details>`;
     case 'tool': {
       const out = it.output
-        ? `<pre class="output">${escapeHtml(it.output)}</pre>`
+        ? `<pre class="output">${text(it.output)}</pre>`
         : '';
       const dur = it.durationMs !== undefined ? ` <span class="dim">${(it.durationMs / 1000).toFixed(1)} s</span>` : '';
       return (
-        `<div class="card tool ${it.status}" data-call="${escapeHtml(it.callId)}">` +
+        `<div class="card tool ${escapeHtml(it.status)}" data-call="${escapeHtml(it.callId)}">` +
         `<div class="card-head">${it.status === 'running' ? '<span class="spinner"></span>' : `<span class="icon">${statusIcon[it.status] ?? ''}</span>`} ` +
-        `<span class="title">${escapeHtml(it.title || it.tool)}</span>${dur}</div>${out}</div>`
+        `<span class="title">${text(visibleLine(it.title || it.tool))}</span>${dur}</div>${out}</div>`
       );
     }
     case 'fileChange': {
@@ -57,7 +66,7 @@ export function renderItem(it: Item, turnId: string): string {
         .map((c, i) => {
           const name = c.kind === 'move' && c.newUri ? `${fileLabel(c.uri)} → ${fileLabel(c.newUri)}` : fileLabel(c.uri);
           return (
-            `<div class="change"><span class="file" title="${escapeHtml(c.uri)}">${escapeHtml(name)}</span> ` +
+            `<div class="change"><span class="file" title="${text(visibleLine(c.uri))}">${escapeHtml(name)}</span> ` +
             `<span class="add">+${c.additions}</span> <span class="del">-${c.deletions}</span> ` +
             `<button class="link" data-action="diff" data-turn="${escapeHtml(turnId)}" data-call="${escapeHtml(it.callId)}" data-index="${i}">Diff</button></div>`
           );
@@ -69,14 +78,14 @@ export function renderItem(it: Item, turnId: string): string {
       const steps = it.steps
         .map((p) => {
           const mark = p.status === 'completed' ? '☑' : p.status === 'in_progress' ? '◐' : '☐';
-          return `<li class="step ${p.status}"><span class="mark">${mark}</span> ${escapeHtml(p.step)}</li>`;
+          return `<li class="step ${escapeHtml(p.status)}"><span class="mark">${mark}</span> ${text(visibleLine(p.step))}</li>`;
         })
         .join('');
-      const why = it.explanation ? `<div class="dim">${escapeHtml(it.explanation)}</div>` : '';
+      const why = it.explanation ? `<div class="dim">${text(it.explanation)}</div>` : '';
       return `<div class="card plan"><div class="card-head">Plan</div>${why}<ul class="checklist">${steps}</ul></div>`;
     }
     case 'notice':
-      return `<div class="notice dim">${escapeHtml(it.text)}</div>`;
+      return `<div class="notice dim">${text(it.text)}</div>`;
   }
 }
 
@@ -98,9 +107,9 @@ export function renderTurn(t: Turn): string {
   const items = t.items.map((it) => renderItem(it, t.turnId)).join('');
   let end = '';
   if (t.status === 'interrupted') end = `<div class="turn-end interrupted">■ Stopped</div>`;
-  else if (t.status === 'failed') end = `<div class="turn-end failed">✗ ${escapeHtml(t.error || 'The turn failed')}</div>`;
+  else if (t.status === 'failed') end = `<div class="turn-end failed">✗ ${text(t.error || 'The turn failed')}</div>`;
   else if (t.status === 'running') end = `<div class="turn-end working"><span class="spinner"></span> Working…</div>`;
-  return `<section class="turn ${t.status}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${escapeHtml(t.prompt)}</div>${items}${end}</section>`;
+  return `<section class="turn ${escapeHtml(t.status)}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${text(t.prompt)}</div>${items}${end}</section>`;
 }
 
 export function renderState(s: State): { turns: string; usage: string; working: boolean } {
@@ -118,14 +127,14 @@ export function renderApproval(a: Prompt & { key: string }): string {
     .map((c, i) => `<button class="${i === 0 ? '' : 'secondary'}" data-action="approval" data-key="${escapeHtml(a.key)}" data-index="${i}">${escapeHtml(c.title)}</button>`)
     .join(' ');
   const head = a.modal ? a.message : a.message.replace(/ \([^]*\)$/, '');
-  const detail = a.detail ? `<pre class="detail">${escapeHtml(a.detail)}</pre>` : '';
-  return `<div class="card approval"><div class="card-head"><span class="icon">⚠</span> <span class="title">${escapeHtml(head)}</span></div>${detail}<div class="actions">${buttons}</div></div>`;
+  const detail = a.detail ? `<pre class="detail">${text(a.detail)}</pre>` : '';
+  return `<div class="card approval"><div class="card-head"><span class="icon">⚠</span> <span class="title">${text(head)}</span></div>${detail}<div class="actions">${buttons}</div></div>`;
 }
 
 /** One line of a hunk, coloured by its side. */
 function hunkLine(l: string): string {
   const cls = l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('\\') ? 'dim' : 'ctx';
-  return `<span class="${cls}">${escapeHtml(l)}</span>`;
+  return `<span class="${cls}">${text(l)}</span>`;
 }
 
 /**
@@ -145,7 +154,7 @@ export function renderReview(r: Review): string {
           const state = h.accept === true ? 'accepted' : h.accept === false ? 'rejected' : 'open';
           const at = `data-file="${fi}" data-hunk="${hi}"`;
           return (
-            `<div class="hunk ${state}" data-file="${fi}" data-hunk="${hi}"><div class="hunk-head"><code>${escapeHtml(h.header)}</code> ` +
+            `<div class="hunk ${state}" data-file="${fi}" data-hunk="${hi}"><div class="hunk-head"><code>${text(visibleLine(h.header))}</code> ` +
             btn('Accept', 'accept', at, h.accept === true ? 'chosen' : 'secondary') +
             ' ' +
             btn('Reject', 'reject', at, h.accept === false ? 'chosen' : 'secondary') +
@@ -155,9 +164,9 @@ export function renderReview(r: Review): string {
         })
         .join('');
       return (
-        `<div class="review-file"><div class="change"><span class="file" title="${escapeHtml(f.uri)}">${escapeHtml(name)}</span> ` +
+        `<div class="review-file"><div class="change"><span class="file" title="${text(visibleLine(f.uri))}">${escapeHtml(name)}</span> ` +
         `<span class="add">+${f.additions}</span> <span class="del">-${f.deletions}</span> ` +
-        (f.hunks.length ? btn('Diff', 'diff', `data-file="${fi}"`, 'link') : `<span class="dim">${escapeHtml(f.kind)}</span>`) +
+        (f.hunks.length ? btn('Diff', 'diff', `data-file="${fi}"`, 'link') : `<span class="dim">${text(visibleLine(f.kind))}</span>`) +
         `</div>${hunks}</div>`
       );
     })

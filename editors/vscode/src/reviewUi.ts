@@ -7,6 +7,7 @@
 // (Stop), the request is answered at once and the review closes.
 
 import * as vscode from 'vscode';
+import { visibleLine } from './visible';
 import type { Conversation } from './agent';
 import { diffScheme, showProposal, type DiffView } from './diffView';
 import type { ReviewAnswer, ReviewParams } from './protocol';
@@ -115,7 +116,7 @@ export class Reviews implements vscode.CodeLensProvider, vscode.Disposable {
       if (right) w.proposed.set(right.toString(), file);
       this.lensesChanged.fire();
     } catch (e) {
-      this.log.warn(`cannot show the proposed change of ${f.uri}: ${e instanceof Error ? e.message : String(e)}`);
+      this.log.warn(`cannot show the proposed change of ${f.uri}: ${visibleLine(e instanceof Error ? e.message : String(e))}`);
     }
   }
 

@@ -5,6 +5,7 @@
 // asks for the whole conversation.
 
 import * as vscode from 'vscode';
+import { visibleLine } from './visible';
 import type { Conversation } from './agent';
 import { renderApproval, renderReview, renderTurn } from './render';
 import type { ReviewAction } from './reviewUi';
@@ -109,7 +110,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         }
       }
     } catch (e) {
-      void vscode.window.showErrorMessage(`Agent: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(`Agent: ${visibleLine(e instanceof Error ? e.message : String(e))}`);
     }
   }
 

@@ -3,6 +3,7 @@
 -- always answer: a handler that returned plain nil would leave the server
 -- waiting.
 local ui = require('agent-ls.ui')
+local visible = require('agent-ls.visible')
 
 local M = {}
 
@@ -22,39 +23,17 @@ local function path_of(uri)
   return uri
 end
 
--- shell_words quotes argv as a shell would need it typed.
-local function shell_words(argv)
-  if type(argv) ~= 'table' then
-    return tostring(argv or '')
-  end
-  local out = {}
-  for _, a in ipairs(argv) do
-    a = tostring(a)
-    if a == '' or a:find('[^%w%-%._/=:,@+]') then
-      a = "'" .. a:gsub("'", "'\\''") .. "'"
-    end
-    table.insert(out, a)
-  end
-  return table.concat(out, ' ')
-end
+-- one_line keeps a picker's prompt on one line per fact: the control and
+-- bidi characters a hostile command, file name or reason might carry are
+-- shown escaped.
+local one_line = visible.line
 
--- one_line keeps a picker's prompt on one line per fact: control
--- characters a hostile command or reason might carry are shown escaped.
-local function one_line(s)
-  s = tostring(s or '')
-  return (s:gsub('[%c]', function(c)
-    if c == '\n' then
-      return '\\n'
-    end
-    return string.format('\\x%02x', c:byte())
-  end))
-end
-
---- The prompt shown for a request: what, where, why.
+--- The prompt shown for a request: what, where, why. The command is
+--- quoted one shell word per argument, as agent-ls quotes it.
 function M.prompt(p)
   local lines = {}
   if p.kind == 'exec' then
-    table.insert(lines, 'agent-ls wants to run: ' .. one_line(shell_words(p.command)))
+    table.insert(lines, 'agent-ls wants to run: ' .. visible.shell_words(p.command))
     if p.cwd then
       table.insert(lines, 'in ' .. one_line(path_of(p.cwd)))
     end
@@ -84,7 +63,7 @@ function M.request_approval(_, params)
   -- unanswered.
   local ok, res = pcall(M.ask, type(params) == 'table' and params or {})
   if not ok then
-    vim.notify('agent-ls: malformed approval request rejected: ' .. tostring(res), vim.log.levels.WARN)
+    vim.notify('agent-ls: malformed approval request rejected: ' .. visible.text(res), vim.log.levels.WARN)
     return { decision = 'rejectOnce' }
   end
   return res
@@ -141,15 +120,18 @@ end
 function M.show_message_request(_, params)
   params = params or {}
   local actions = params.actions or {}
+  -- agent-ls escapes its messages; a message is shown escaped whoever
+  -- sent it.
+  local message = visible.text(params.message)
   if #actions == 0 then
-    vim.notify(params.message or '', vim.log.levels.INFO)
+    vim.notify(message, vim.log.levels.INFO)
     return vim.NIL
   end
   local choice = ui.select(actions, {
-    prompt = params.message or '',
+    prompt = message,
     kind = 'agent-ls.message',
     format_item = function(a)
-      return a.title
+      return visible.line(a.title)
     end,
   })
   return choice or vim.NIL

@@ -6,6 +6,7 @@ local conversation = require('agent-ls.conversation')
 local edits = require('agent-ls.edits')
 local review = require('agent-ls.review')
 local config = require('agent-ls.config')
+local visible = require('agent-ls.visible')
 
 local M = {}
 
@@ -80,7 +81,7 @@ local function progress(err, result, ctx, cfg)
       text = 'Agent: ' .. v.message
     end
     if text then
-      vim.notify(text, vim.log.levels.INFO, { title = 'agent-ls' })
+      vim.notify(visible.line(text), vim.log.levels.INFO, { title = 'agent-ls' })
     end
   end
   return ret
@@ -100,7 +101,7 @@ local function on_event(_, params, ctx)
   local ok, err = pcall(conv.on_event, conv, params)
   if not ok and not conv.warned then
     conv.warned = true
-    vim.notify('agent-ls: an event could not be shown: ' .. tostring(err), vim.log.levels.WARN)
+    vim.notify('agent-ls: an event could not be shown: ' .. visible.text(err), vim.log.levels.WARN)
   end
   -- An interrupted turn's review request is cancelled: its end closes
   -- the review.

@@ -3,6 +3,12 @@
 -- buffer the user cannot change by accident; the text streams in at its
 -- end, and a window whose cursor was on the last line follows it while
 -- one whose cursor the user moved stays where it is.
+--
+-- Everything drawn is the model's, the repository's or a server's text:
+-- every line goes through visible (control and bidi characters escaped)
+-- on its way into the buffer, in append_text and set_lines below.
+local visible = require('agent-ls.visible')
+
 local M = {}
 
 local has_winbar = vim.fn.has('nvim-0.8') == 1
@@ -107,7 +113,7 @@ function Conv:reset(title)
   self.usage = nil
   self.running = false
   self:edit(function()
-    vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, { '# agent-ls — ' .. (title or vim.fn.fnamemodify(self.root, ':~')) })
+    vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, { '# agent-ls — ' .. visible.line(title or vim.fn.fnamemodify(self.root, ':~')) })
   end)
   for _, win in ipairs(self:windows()) do
     vim.api.nvim_win_call(win, function()
@@ -151,10 +157,16 @@ function Conv:last_line()
   return vim.api.nvim_buf_get_lines(self.buf, -2, -1, false)[1] or ''
 end
 
+-- set_lines is nvim_buf_set_lines of the conversation's buffer, with
+-- each line's hidden characters escaped.
+function Conv:set_lines(first, last, lines)
+  vim.api.nvim_buf_set_lines(self.buf, first, last, false, visible.lines(lines))
+end
+
 --- Appends whole lines at the end.
 function Conv:append_lines(lines)
   self:edit(function()
-    vim.api.nvim_buf_set_lines(self.buf, -1, -1, false, lines)
+    self:set_lines(-1, -1, lines)
   end)
 end
 
@@ -167,7 +179,7 @@ function Conv:append_text(text)
   self:edit(function()
     local row = vim.api.nvim_buf_line_count(self.buf) - 1
     local col = #(vim.api.nvim_buf_get_lines(self.buf, row, row + 1, false)[1] or '')
-    vim.api.nvim_buf_set_text(self.buf, row, col, row, col, split_lines(text))
+    vim.api.nvim_buf_set_text(self.buf, row, col, row, col, split_lines(visible.text(text)))
   end)
 end
 
@@ -188,7 +200,7 @@ end
 function Conv:put(lines)
   self:paragraph()
   self:edit(function()
-    vim.api.nvim_buf_set_lines(self.buf, -2, -1, false, lines)
+    self:set_lines(-2, -1, lines)
   end)
 end
 
@@ -199,7 +211,7 @@ function Conv:add(lines)
     local prev = vim.api.nvim_buf_get_lines(self.buf, -3, -2, false)[1]
     if prev ~= '' then
       self:edit(function()
-        vim.api.nvim_buf_set_lines(self.buf, -2, -1, false, lines)
+        self:set_lines(-2, -1, lines)
       end)
       return
     end
@@ -283,7 +295,7 @@ function Conv:bar_text()
 end
 
 function Conv:update_bar()
-  local text = self:bar_text():gsub('%%', '%%%%')
+  local text = visible.line(self:bar_text()):gsub('%%', '%%%%')
   for _, win in ipairs(self:windows()) do
     if has_winbar then
       vim.wo[win].winbar = text

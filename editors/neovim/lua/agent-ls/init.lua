@@ -4,13 +4,16 @@
 local config = require('agent-ls.config')
 local client = require('agent-ls.client')
 local conversation = require('agent-ls.conversation')
+local visible = require('agent-ls.visible')
 
 local M = {}
 
 M.options = nil
 
+-- notify tells the user msg, which may quote the server, the model or
+-- the repository (errors, file names): escaped.
 local function notify(msg, level)
-  vim.notify('agent-ls: ' .. msg, level or vim.log.levels.INFO)
+  vim.notify('agent-ls: ' .. visible.text(msg), level or vim.log.levels.INFO)
 end
 
 local function error_text(err)
@@ -190,7 +193,7 @@ function M.sessions()
       kind = 'agent-ls.session',
       format_item = function(s)
         local title = (s.title ~= nil and s.title ~= '') and s.title or s.sessionId
-        return string.format('%s  (%s, %d turns)', title, (s.updatedAt or ''):gsub('T', ' '):gsub('%..*$', ''), s.turns or 0)
+        return string.format('%s  (%s, %d turns)', visible.line(title), (s.updatedAt or ''):gsub('T', ' '):gsub('%..*$', ''), s.turns or 0)
       end,
     }, function(s)
       if not s then

@@ -27,9 +27,8 @@ local function path_of(uri)
   return tostring(uri)
 end
 
-local function one_line(s)
-  return (tostring(s or ''):gsub('%c', ' '))
-end
+local visible = require('agent-ls.visible')
+local one_line = visible.line
 
 -- parse_diff reads the request's diff: its sections (one per file with
 -- hunks, from its ---/+++ lines) and their hunks, each from its @@ line
@@ -379,7 +378,9 @@ local function show(r)
   count = count + 1
   local buf = vim.api.nvim_create_buf(false, true)
   r.buf = buf
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, r.lines)
+  -- The diff is the repository's and the model's text: shown with its
+  -- control and bidi characters escaped (one line stays one line).
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, visible.lines(r.lines))
   pcall(vim.api.nvim_buf_set_name, buf, 'agent-ls://review/' .. count .. '/' .. one_line(r.call_id or ''))
   -- :w applies the review, as <CR> does.
   vim.bo[buf].buftype = 'acwrite'
@@ -528,12 +529,12 @@ end
 function M.request_review(_, params, ctx)
   local ok, r = pcall(new_review, params, ctx and ctx.client_id)
   if not ok then
-    vim.notify('agent-ls: malformed review request rejected: ' .. tostring(r), vim.log.levels.WARN)
+    vim.notify('agent-ls: malformed review request rejected: ' .. visible.text(r), vim.log.levels.WARN)
     return { decision = 'reject' }
   end
   local shown, err = pcall(show, r)
   if not shown then
-    vim.notify('agent-ls: the review could not be shown: ' .. tostring(err), vim.log.levels.WARN)
+    vim.notify('agent-ls: the review could not be shown: ' .. visible.text(err), vim.log.levels.WARN)
     M.finish(r)
     return { decision = 'reject' }
   end

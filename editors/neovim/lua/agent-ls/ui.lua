@@ -44,7 +44,7 @@ end
 --- The diff of a patch in a scratch window, to read before deciding.
 function M.show_diff(diff, title)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(diff or '', '\n', { plain = true }))
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, require('agent-ls.visible').lines(vim.split(diff or '', '\n', { plain = true })))
   vim.bo[buf].filetype = 'diff'
   vim.bo[buf].modifiable = false
   vim.bo[buf].bufhidden = 'wipe'

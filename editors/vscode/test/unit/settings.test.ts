@@ -70,7 +70,8 @@ test('a dangerous command asks in a modal; a patch offers Show Diff', () => {
   const p = approvalPrompt({ sessionId: 's', turnId: 't', approvalId: 'a', kind: 'patch', files: ['file:///w/a.go', 'file:///w/b.go'], diff: '--- a/a.go', reason: 'outside the workspace' });
   assert.equal(p.message, 'Agent wants to change 2 files (/w/a.go\n/w/b.go; outside the workspace)');
   assert.deepEqual(p.choices.at(-1), { title: 'Show Diff', showDiff: true });
-  assert.equal(commandLine(["it's"]), `'it'\\''s'`);
+  // Quoted as agent-ls quotes it (mvdan.cc/sh's syntax.Quote, bash).
+  assert.equal(commandLine(["it's"]), `"it's"`);
 });
 
 test('status bar text', () => {
