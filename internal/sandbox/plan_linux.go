@@ -38,7 +38,7 @@ type plan struct {
 	// sockets is the socket registry the supervisor records its binds in
 	// and checks connects against (Policy.Sockets), set with socketRoots;
 	// the helper gets it after the cache root.
-	sockets *os.File
+	sockets     *os.File
 	hasLandlock bool
 	// cacheRoot is the toolchain cache root, opened where it was checked;
 	// the helper gets it as descriptor 4 (cacheRootRule) and the runner

@@ -104,6 +104,19 @@ func TestUnixSocketSecondName(t *testing.T) {
 					t.Errorf("the host socket was moved away by a %s: %v", how, err)
 				}
 			}
+			t.Run("linked-from-outside", func(t *testing.T) {
+				// A second name made outside the sandbox: only the
+				// socket's identity tells it from the command's own.
+				ws, host, hits := hostSocketTree(t)
+				if err := os.Link(host, filepath.Join(ws, "x.sock")); err != nil {
+					t.Fatal(err)
+				}
+				p := Policy{Mode: WorkspaceWrite, Cwd: ws}
+				wantErrno(t, attack(t, p, "unix-connect", filepath.Join(ws, "x.sock")), unix.EPERM, "a host socket hard-linked into the workspace from outside")
+				if n := hits(); n != 0 {
+					t.Errorf("ESCAPE: the host socket got %d connections through a hard link", n)
+				}
+			})
 			t.Run("bind-mount", func(t *testing.T) {
 				ws, host, hits := hostSocketTree(t)
 				mnt := filepath.Join(ws, "mnt")
