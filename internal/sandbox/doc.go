@@ -147,7 +147,8 @@
 // (by the path, symlinks followed) has an identity in the registry; a
 // server one command of the session starts is so reached by the next,
 // and a socket made outside the sandbox is not, by its path, a symlink, a
-// hard link, a rename or a second mount (EPERM). With the network off a
+// hard link, a rename, a directory moved into the workspace or a second
+// mount (EPERM). With the network off a
 // command's writable roots also lack Landlock's right to make socket files
 // (LANDLOCK_ACCESS_FS_MAKE_SOCK, in every ABI), which Landlock asks for at
 // the destination of a link or a rename as well as for mknod: a command

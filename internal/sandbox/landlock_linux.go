@@ -59,9 +59,11 @@ func writableDirRights(abi int) uint64 {
 // is off. Landlock asks for that right not only to mknod a socket or to
 // bind one (which the supervisor does for the command, notify_linux.go)
 // but also at the destination of a link or a rename of one, so without
-// it a command cannot bring a socket made outside the sandbox (tmux's, an
-// SSH agent's) into the workspace under a name of its own: every socket
-// file there is one the supervisor bound, or one made from outside. The
+// it a command cannot put a socket made outside the sandbox (tmux's, an
+// SSH agent's) into a directory of the workspace under a name of its own,
+// and a name the supervisor bound in a directory stays its socket. (A
+// whole directory holding such a socket can still be moved between
+// writable roots: the supervisor checks every socket's identity.) The
 // right is in every ABI (1 on).
 func commandDirRights(abi int, network bool) uint64 {
 	r := writableDirRights(abi)

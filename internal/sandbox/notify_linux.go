@@ -49,13 +49,15 @@ package sandbox
 // A path inside the roots is not enough to connect: the command may make,
 // link and rename files there, and a host socket (tmux's, an SSH agent's)
 // hard-linked, renamed or bind-mounted into the workspace has a path
-// inside. So the supervisor connects only to a socket file whose identity
-// (device, inode and birth time) is in the registry, which it and the
-// supervisors of the session's other commands fill with every socket they
-// bind; or, where the user allowed it, to any socket below the project
-// root. The command itself can make no socket file in the roots at all
-// (its Landlock rules lack the right to, landlock_linux.go), so a name
-// the supervisor just bound is still its socket when it records it.
+// inside, as has one in a directory moved into the workspace. So the
+// supervisor connects only to a socket file whose identity (device, inode
+// and birth time) is in the registry, which it and the supervisors of the
+// session's other commands fill with every socket they bind; or, where the
+// user allowed it, to any socket below the project root. The command
+// cannot make, link or rename a socket file into a directory (its
+// Landlock rules lack the right to, landlock_linux.go), so the name the
+// supervisor just bound in the directory it holds open is still its
+// socket when it records it.
 
 #include "syscalls_linux.h"
 
@@ -442,8 +444,9 @@ static int agentls_bind_exact(int sock, const char *path, const char *dir, int d
 
 // agentls_bind binds sock to path in the directory checked: the parent is
 // opened (following symlinks, as bind does) and checked, then the socket
-// is bound there by agentls_bind_exact, and recorded in the registry. Without the capabilities for that
-// it is bound to the bare name with the checked directory as the cwd; the
+// is bound there by agentls_bind_exact and recorded in the registry.
+// Without the capabilities for that it is bound to the bare name with the
+// checked directory as the cwd; the
 // socket's address is then that name, relative (a path through
 // /proc/self/fd would be reported instead, and mean nothing to the
 // caller).

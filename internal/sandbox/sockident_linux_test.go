@@ -21,10 +21,14 @@ import (
 // it reaches them by (notify_linux.go).
 func init() {
 	// unix-relink brings the socket a[1] into the workspace as a[2] (a[0]:
-	// link, rename or symlink), then connects to a[2].
+	// link, rename or symlink; rename-dir moves a[1]'s directory to a[2]
+	// and connects to the socket there), then connects to a[2].
 	attacks["unix-relink"] = func(a []string) error {
 		var err error
 		switch a[0] {
+		case "rename-dir":
+			err = os.Rename(filepath.Dir(a[1]), a[2])
+			a[2] = filepath.Join(a[2], filepath.Base(a[1]))
 		case "link":
 			err = os.Link(a[1], a[2])
 		case "rename":
@@ -103,6 +107,15 @@ func TestUnixSocketSecondName(t *testing.T) {
 				if fi, err := os.Lstat(host); err != nil || fi.Mode()&os.ModeSocket == 0 {
 					t.Errorf("the host socket was moved away by a %s: %v", how, err)
 				}
+			}
+			// A directory holding a host socket may be moved into the
+			// workspace (both lie in writable roots), socket and all:
+			// the socket's identity alone keeps it out of reach.
+			ws, host, hits := hostSocketTree(t)
+			wantErrno(t, attack(t, Policy{Mode: WorkspaceWrite, Cwd: ws}, "unix-relink", "rename-dir", host, filepath.Join(ws, "moved")),
+				unix.EPERM, "a host socket's directory moved into the workspace")
+			if n := hits(); n != 0 {
+				t.Errorf("ESCAPE: the host socket got %d connections in a directory moved into the workspace", n)
 			}
 			t.Run("linked-from-outside", func(t *testing.T) {
 				// A second name made outside the sandbox: only the
