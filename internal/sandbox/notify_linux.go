@@ -446,10 +446,9 @@ static int agentls_bind_exact(int sock, const char *path, const char *dir, int d
 // opened (following symlinks, as bind does) and checked, then the socket
 // is bound there by agentls_bind_exact and recorded in the registry.
 // Without the capabilities for that it is bound to the bare name with the
-// checked directory as the cwd; the
-// socket's address is then that name, relative (a path through
-// /proc/self/fd would be reported instead, and mean nothing to the
-// caller).
+// checked directory as the cwd; the socket's address is then that name,
+// relative (a path through /proc/self/fd would be reported instead, and
+// mean nothing to the caller).
 static int agentls_bind(int sock, const char *path) {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash + 1;
