@@ -247,3 +247,25 @@ print("made")`, filepath.Join(cwd, "made.sock"))
 		t.Errorf("mknod of a socket file in the workspace was not refused with EACCES\n%v", r)
 	}
 }
+
+// TestUnixSocketRegistryBound: a full socket registry refuses further binds
+// (ENOSPC) rather than grow without bound.
+func TestUnixSocketRegistryBound(t *testing.T) {
+	requireLandlock(t)
+	requireUnixSockets(t)
+	cwd, _ := workspace(t)
+	reg := &SocketRegistry{}
+	t.Cleanup(func() { reg.Close() })
+	f, err := reg.handle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const records, size = 65536, 32 // NOTIFY_MAX_SOCKETS, sizeof(struct agentls_sock_id)
+	if _, err := f.Write(make([]byte, records*size)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd, Sockets: reg}
+	wantErrno(t, attack(t, p, "unix-bind", filepath.Join(cwd, "one-too-many.sock")), unix.ENOSPC, "a bind with the registry full")
+	mustWork(t, attack(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, "unix-bind", filepath.Join(cwd, "own.sock")), "a bind with a registry of its own")
+}
