@@ -269,3 +269,24 @@ func TestUnixSocketRegistryBound(t *testing.T) {
 	wantErrno(t, attack(t, p, "unix-bind", filepath.Join(cwd, "one-too-many.sock")), unix.ENOSPC, "a bind with the registry full")
 	mustWork(t, attack(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, "unix-bind", filepath.Join(cwd, "own.sock")), "a bind with a registry of its own")
 }
+
+// TestUnixProjectSocketsCLI: agent-ls sandbox --allow-project-sockets lets
+// the command reach a socket made outside the sandbox in the project
+// root, and --explain says what it does.
+func TestUnixProjectSocketsCLI(t *testing.T) {
+	requireLandlock(t)
+	requireUnixSockets(t)
+	cwd, _ := workspace(t)
+	db := filepath.Join(cwd, "db.sock")
+	countingListener(t, db)
+	wantErrno(t, helperCLI(t, cwd, testEnv(), "--", selfPath(t), "attack", "unix-connect", db), unix.EPERM, "agent-ls sandbox connecting to a project socket")
+	mustWork(t, helperCLI(t, cwd, testEnv(), "--allow-project-sockets", "--", selfPath(t), "attack", "unix-connect", db), "agent-ls sandbox --allow-project-sockets connecting to a project socket")
+	r := helperCLI(t, cwd, testEnv(), "--explain")
+	if r.code != 0 || !strings.Contains(r.stdout, "connect only to a socket a sandboxed command of the same session bound") || strings.Contains(r.stdout, "allow_project_sockets") {
+		t.Errorf("--explain: %v", r)
+	}
+	r = helperCLI(t, cwd, testEnv(), "--explain", "--allow-project-sockets")
+	if r.code != 0 || !strings.Contains(r.stdout, "allow_project_sockets: also any socket below") {
+		t.Errorf("--explain --allow-project-sockets: %v", r)
+	}
+}
