@@ -233,6 +233,7 @@ func setDefaults(o *agent.Options, d agent.Defaults) {
 	o.WebSearch, o.DisabledTools = d.WebSearch, d.DisabledTools
 	o.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy
 	o.ExcludeTmpdirEnvVar, o.ExcludeSlashTmp, o.CacheRoot = d.ExcludeTmpdirEnvVar, d.ExcludeSlashTmp, d.CacheRoot
+	o.AllowProjectSockets = d.AllowProjectSockets
 	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
 	o.ContextWindow, o.AutoCompactTokenLimit = d.ContextWindow, d.AutoCompactTokenLimit
 }

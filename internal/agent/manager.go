@@ -80,6 +80,12 @@ type Options struct {
 	// their toolchain caches ([sandbox_workspace_write] cache_root); empty
 	// means the sandbox's default.
 	CacheRoot string
+	// AllowProjectSockets lets sandboxed commands with the network off
+	// connect to any Unix socket below the project root, also one made
+	// outside the sandbox ([sandbox_workspace_write]
+	// allow_project_sockets); by default only to sockets the session's
+	// own sandboxed commands bound.
+	AllowProjectSockets bool
 	// ReasoningEffort and ReasoningSummary apply to reasoning models;
 	// defaults "medium" and "auto".
 	ReasoningEffort  string
@@ -175,6 +181,7 @@ type Defaults struct {
 	ExcludeTmpdirEnvVar bool
 	ExcludeSlashTmp     bool
 	CacheRoot           string
+	AllowProjectSockets bool
 }
 
 // defaults are the Defaults opts set.
@@ -198,6 +205,7 @@ func (o *Options) defaults() Defaults {
 		ExcludeTmpdirEnvVar:    o.ExcludeTmpdirEnvVar,
 		ExcludeSlashTmp:        o.ExcludeSlashTmp,
 		CacheRoot:              o.CacheRoot,
+		AllowProjectSockets:    o.AllowProjectSockets,
 	}
 }
 
@@ -373,7 +381,7 @@ func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("session cwd %s is not a directory", o.Cwd)
 	}
-	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns), obs: noObserver{}}
+	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns), obs: noObserver{}, sockets: new(tools.SocketRegistry)}
 	st, err := m.settle(id, o)
 	if err != nil {
 		return nil, err
@@ -560,6 +568,7 @@ func (m *Manager) Forget(sessionID string) error {
 	delete(m.sessions, sessionID)
 	m.mu.Unlock()
 	s.undo.close()
+	s.sockets.Close()
 	m.log.Info("session forgotten", "session", sessionID)
 	return nil
 }
@@ -578,6 +587,7 @@ func (m *Manager) Close() {
 			m.log.Warn("interrupt on close", "session", s.info.SessionID, "err", err)
 		}
 		s.undo.close()
+		s.sockets.Close()
 	}
 }
 

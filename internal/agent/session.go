@@ -42,6 +42,9 @@ type session struct {
 	turns int
 	// undo keeps what the latest turns changed, for agent/undoTurn.
 	undo *undoStore
+	// sockets records the Unix sockets the session's sandboxed commands
+	// bind: a server one command starts is reached by the next.
+	sockets *tools.SocketRegistry
 
 	emitMu sync.Mutex
 	seq    int64
@@ -57,7 +60,8 @@ type session struct {
 // settings its boundary was built with.
 func (s *session) execConfig(helperPath string) tools.ExecConfig {
 	return tools.ExecConfig{HelperPath: helperPath, Network: s.cfg.NetworkAccess, Env: s.cfg.ShellEnvironmentPolicy,
-		ExcludeTmpdirEnvVar: s.cfg.ExcludeTmpdirEnvVar, ExcludeSlashTmp: s.cfg.ExcludeSlashTmp, CacheRoot: s.cfg.CacheRoot}
+		ExcludeTmpdirEnvVar: s.cfg.ExcludeTmpdirEnvVar, ExcludeSlashTmp: s.cfg.ExcludeSlashTmp, CacheRoot: s.cfg.CacheRoot,
+		Sockets: s.sockets, AllowProjectSockets: s.cfg.AllowProjectSockets}
 }
 
 // toolSnapshot is what the next model request offers and its calls run

@@ -58,6 +58,13 @@ type SandboxWorkspaceWrite struct {
 	ExcludeSlashTmp     bool     `toml:"exclude_slash_tmp"`
 	// CacheRoot holds the toolchain caches of sandboxed commands.
 	CacheRoot string `toml:"cache_root"`
+	// AllowProjectSockets lets sandboxed commands with the network off
+	// connect to any Unix socket below the project root, also one made
+	// outside the sandbox (a database the user runs there); by default
+	// only sockets the session's sandboxed commands bound. agent-ls's own
+	// key; like all of [sandbox_workspace_write], the user's alone (a
+	// project file cannot set it).
+	AllowProjectSockets bool `toml:"allow_project_sockets"`
 }
 
 // ShellEnvironmentPolicy decides which environment variables commands get.
@@ -161,6 +168,7 @@ func defaults() map[string]any {
 			"network_access":         false,
 			"exclude_tmpdir_env_var": false,
 			"exclude_slash_tmp":      false,
+			"allow_project_sockets":  false,
 		},
 		"shell_environment_policy": map[string]any{"inherit": "all", "ignore_default_excludes": false},
 		"tools":                    map[string]any{"web_search": false, "view_image": true, "update_plan": true},

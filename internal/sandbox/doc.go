@@ -132,7 +132,37 @@
 // (Docker, an SSH agent, D-Bus, X11, tmux, an editor's --listen socket,
 // anything in $XDG_RUNTIME_DIR) stay out of reach, and on Landlock ABI 6
 // and later abstract sockets outside the sandbox are refused by Landlock
-// as well. A socket inside the project root is reachable whoever made it.
+// as well.
+//
+// A path inside the roots is not enough, since a command may make, link
+// and rename files there: a host socket hard-linked, renamed or
+// bind-mounted into the workspace has a path inside. So a command reaches
+// only sockets that sandboxed commands bound. Each bind the supervisor
+// makes is recorded by the socket file's identity (device, inode, and
+// birth time, or modification time where the filesystem keeps none, so
+// that a reused inode number does not count) in a [SocketRegistry]: a
+// memory file that agent-ls makes once per session and hands every
+// command's supervisor, which the commands themselves never hold. A
+// connect goes through only when the socket file the supervisor opened
+// (by the path, symlinks followed) has an identity in the registry; a
+// server one command of the session starts is so reached by the next,
+// and a socket made outside the sandbox is not, by its path, a symlink, a
+// hard link, a rename, a directory moved into the workspace or a second
+// mount (EPERM). With the network off a
+// command's writable roots also lack Landlock's right to make socket files
+// (LANDLOCK_ACCESS_FS_MAKE_SOCK, in every ABI), which Landlock asks for at
+// the destination of a link or a rename as well as for mknod: a command
+// cannot bring a socket into the workspace under a name of its own, nor
+// rename one of its own (bind at the final name instead). A registry
+// holds at most 65,536 sockets; binds beyond are refused (ENOSPC). A
+// Policy without a registry gives the command one of its own. A socket
+// that was made outside the sandbox below the project root (a database the
+// user runs there) is reachable only where the user's config says
+// [sandbox_workspace_write] allow_project_sockets = true
+// ([Policy.AllowProjectSockets]), which a project's .agent-ls/config.toml
+// cannot set; that reaches any socket below the project root, whoever
+// made it, and nothing in the other writable roots.
+//
 // The server sees the supervisor as the connecting process in
 // SO_PEERCRED (same user). Before Linux 6.9 (PIDFD_THREAD) the supervisor
 // cannot take the socket of a call made by any thread but a process's

@@ -63,13 +63,14 @@ struct agentls_plan {
 	unsigned short bpf_len;
 	char *sock_roots; // NUL-separated; with them the filter has notifications
 	size_t sock_roots_len;
+	int sock_registry; // the descriptor of the socket registry, 0: none
 };
 
 extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
 extern int agentls_ns_errno, agentls_sup_errno;
 extern const char *agentls_ns_step, *agentls_sup_step;
 extern char **environ;
-int agentls_notify_handover(int listener, const char *roots, size_t len);
+int agentls_notify_handover(int listener, int registry, const char *roots, size_t len);
 void agentls_notify_close_helper_end(void);
 
 static int agentls_timings_on;
@@ -272,7 +273,7 @@ static void agentls_load_seccomp(struct agentls_plan *pl) {
 	if (pl->sock_roots_len) {
 		int listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 		if (listener >= 0) {
-			if (agentls_notify_handover(listener, pl->sock_roots, pl->sock_roots_len) != 0)
+			if (agentls_notify_handover(listener, pl->sock_registry ? pl->sock_registry : -1, pl->sock_roots, pl->sock_roots_len) != 0)
 				agentls_die(PLAN_SETUP_FAILED, "seccomp: handing the listener to the supervisor", NULL, errno);
 			return;
 		}
@@ -319,6 +320,14 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 			free(r);
 			break;
 		}
+		case 'Y':
+			// The socket registry's descriptor, for the supervisor.
+			if (n != 4)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad socket registry record", 0);
+			pl->sock_registry = (int)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+			if (pl->sock_registry < 4 || fcntl(pl->sock_registry, F_GETFD) < 0)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": no socket registry at its descriptor", 0);
+			break;
 		case 'S':
 			if (n != 8)
 				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad /dev/shm record", 0);

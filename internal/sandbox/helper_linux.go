@@ -73,6 +73,7 @@ func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
 	fs.StringVar(&h.policy.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches (default $XDG_CACHE_HOME/agent-ls/sandbox)")
 	fs.BoolVar(&h.policy.ExcludeSlashTmp, "exclude-slash-tmp", false, "keep /tmp read-only in workspace-write mode")
 	fs.BoolVar(&h.policy.ExcludeTmpdirEnvVar, "exclude-tmpdir-env-var", false, "keep $TMPDIR read-only in workspace-write mode")
+	fs.BoolVar(&h.policy.AllowProjectSockets, "allow-project-sockets", false, "with the network off, let the command connect to any Unix socket below the project root, also one made outside the sandbox")
 	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
 	fs.BoolVar(&h.policy.NoNamespace, "no-namespace", false, "Landlock and seccomp only: do not protect .git, .agents, .agent-ls")
 	if err := fs.Parse(args); err != nil {

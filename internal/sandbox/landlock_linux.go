@@ -54,6 +54,25 @@ func writableDirRights(abi int) uint64 {
 	return r & abiRights(abi).fs
 }
 
+// commandDirRights are the rights of a command's writable directories:
+// writableDirRights, less the right to make socket files when the network
+// is off. Landlock asks for that right not only to mknod a socket or to
+// bind one (which the supervisor does for the command, notify_linux.go)
+// but also at the destination of a link or a rename of one, so without
+// it a command cannot put a socket made outside the sandbox (tmux's, an
+// SSH agent's) into a directory of the workspace under a name of its own,
+// and a name the supervisor bound in a directory stays its socket. (A
+// whole directory holding such a socket can still be moved between
+// writable roots: the supervisor checks every socket's identity.) The
+// right is in every ABI (1 on).
+func commandDirRights(abi int, network bool) uint64 {
+	r := writableDirRights(abi)
+	if !network {
+		r &^= ll.AccessFSMakeSock
+	}
+	return r
+}
+
 func abiRights(abi int) struct{ fs, net, scoped uint64 } {
 	if abi < 1 {
 		return struct{ fs, net, scoped uint64 }{}
@@ -66,8 +85,9 @@ func abiRights(abi int) struct{ fs, net, scoped uint64 } {
 // ABI: the whole filesystem readable and executable, the writable roots
 // and the harmless devices writable. Everything the ABI knows is handled,
 // so what no rule grants is denied. With the network off it also denies
-// TCP and UDP bind/connect, Unix socket paths (ABI 9) and, in the IPC
-// scopes, abstract Unix sockets outside the sandbox; signals to processes
+// TCP and UDP bind/connect, Unix socket paths (ABI 9), making socket files
+// (commandDirRights) and, in the IPC scopes, abstract Unix sockets outside
+// the sandbox; signals to processes
 // outside the sandbox are always denied (ABI 6).
 func landlockPlan(abi int, writable []string, network bool) (landlockRuleset, error) {
 	if abi < 1 {
@@ -92,6 +112,6 @@ func landlockPlan(abi int, writable []string, network bool) (landlockRuleset, er
 	add(llRead, false, "/")
 	add(llReadWrite&llFile|ll.AccessFSIoctlDev, true, devFiles...)
 	add(llReadWrite|ll.AccessFSIoctlDev, true, "/dev/pts")
-	add(writableDirRights(abi), true, writable...)
+	add(commandDirRights(abi, network), true, writable...)
 	return rs, nil
 }

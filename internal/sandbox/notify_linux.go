@@ -42,14 +42,42 @@ package sandbox
 // directory.
 //
 // The listener comes from the helper: it loads the filter with
-// SECCOMP_FILTER_FLAG_NEW_LISTENER and sends the listener, with the socket
-// roots, in one message over a socketpair made before it was forked; the
-// command never holds the listener.
+// SECCOMP_FILTER_FLAG_NEW_LISTENER and sends the listener and the socket
+// registry, with the socket roots, in one message over a socketpair made
+// before it was forked; the command never holds either.
+//
+// A path inside the roots is not enough to connect: the command may make,
+// link and rename files there, and a host socket (tmux's, an SSH agent's)
+// hard-linked, renamed or bind-mounted into the workspace has a path
+// inside, as has one in a directory moved into the workspace. So the
+// supervisor connects only to a socket file whose identity (device, inode
+// and birth time) is in the registry, which it and the supervisors of the
+// session's other commands fill with every socket they bind; or, where the
+// user allowed it, to any socket below the project root. The command
+// cannot make, link or rename a socket file into a directory (its
+// Landlock rules lack the right to, landlock_linux.go), so the name the
+// supervisor just bound in the directory it holds open is still its
+// socket when it records it.
 
 #include "syscalls_linux.h"
 
-// The largest hand-over message: the socket roots, NUL-separated.
+// The largest hand-over message: the socket roots, NUL-separated. A root
+// that starts with '+' is the project root where the user allows any
+// socket to be reached (allow_project_sockets).
 #define NOTIFY_MAX_ROOTS 65536
+
+// One socket in the registry: the socket file's device and inode, and the
+// birth time (or, on a filesystem without one, the modification time) that
+// tells a reused inode number apart. Records are appended whole by each
+// supervisor with one write to the shared, O_APPEND descriptor; the
+// registry is bounded (a bind past the bound is refused with ENOSPC).
+struct agentls_sock_id {
+	uint32_t dev_major, dev_minor;
+	uint64_t ino;
+	int64_t sec;
+	uint32_t nsec, stamp; // stamp: 1 birth time, 2 modification time
+};
+#define NOTIFY_MAX_SOCKETS 65536
 
 // In the helper: its end of the hand-over socketpair, -1 without one.
 int agentls_notify_sock = -1;
@@ -57,6 +85,7 @@ int agentls_notify_sock = -1;
 // The supervisor's state: the listener once handed over, the socket roots,
 // and the notification buffers sized for this kernel.
 static int agentls_listener = -1;
+static int agentls_registry = -1;
 static char *agentls_roots;
 static size_t agentls_roots_len;
 static struct seccomp_notif *agentls_req;
@@ -76,9 +105,10 @@ void agentls_notify_pair(int *sup_end, int *helper_end) {
 	*helper_end = sv[1];
 }
 
-// agentls_notify_handover sends the listener and the socket roots to the
-// supervisor, then closes the listener and the helper's end. 0 on success.
-int agentls_notify_handover(int listener, const char *roots, size_t len) {
+// agentls_notify_handover sends the listener, the socket registry (-1:
+// none) and the socket roots to the supervisor, then closes the listener
+// and the helper's end. 0 on success.
+int agentls_notify_handover(int listener, int registry, const char *roots, size_t len) {
 	int fd = agentls_notify_sock;
 	agentls_notify_sock = -1;
 	if (fd < 0) {
@@ -86,15 +116,17 @@ int agentls_notify_handover(int listener, const char *roots, size_t len) {
 		errno = ENOTCONN;
 		return -1;
 	}
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	int fds[2] = {listener, registry};
+	int nfds = registry >= 0 ? 2 : 1;
+	char cbuf[CMSG_SPACE(sizeof fds)];
 	memset(cbuf, 0, sizeof cbuf);
 	struct iovec iov = {(void *)roots, len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = CMSG_SPACE(nfds * sizeof(int))};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	ssize_t r;
 	do
 		r = sendmsg(fd, &m, MSG_NOSIGNAL);
@@ -114,25 +146,42 @@ void agentls_notify_close_helper_end(void) {
 	agentls_notify_sock = -1;
 }
 
-// agentls_notify_accept takes the one hand-over message: the listener
-// and the roots. Anything malformed is dropped, and connect and bind then
-// stay denied (the kernel answers ENOSYS once the listener is closed).
+// agentls_notify_accept takes the one hand-over message: the listener,
+// the registry and the roots. Anything malformed is dropped, and connect
+// and bind then stay denied (the kernel answers ENOSYS once the listener
+// is closed). Without a registry, binds are refused and connects reach
+// only what allow_project_sockets allows.
 static void agentls_notify_accept(int sock) {
 	static char buf[NOTIFY_MAX_ROOTS];
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = {buf, sizeof buf};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
 	ssize_t n;
 	do
 		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
-	int listener = -1;
+	int listener = -1, registry = -1;
 	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&listener, CMSG_DATA(c), sizeof(int));
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		int fds[2] = {-1, -1};
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(c), (k > 2 ? 2 : k) * sizeof(int));
+		if (k >= 1 && k <= 2 && listener < 0) {
+			listener = fds[0];
+			registry = k == 2 ? fds[1] : -1;
+		} else {
+			for (size_t i = 0; i < k && i < 2; i++)
+				close(fds[i]);
+		}
 	}
 	if (listener < 0)
 		return;
+	// Appends from every supervisor of the session go whole to the end.
+	if (registry >= 0 && fcntl(registry, F_SETFL, fcntl(registry, F_GETFL) | O_APPEND) != 0) {
+		close(registry);
+		registry = -1;
+	}
 	struct seccomp_notif_sizes sizes;
 	int ok = n > 0 && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && buf[n - 1] == 0 &&
 		syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0;
@@ -146,20 +195,30 @@ static void agentls_notify_accept(int sock) {
 	}
 	if (!ok) {
 		close(listener);
+		if (registry >= 0)
+			close(registry);
 		return;
 	}
 	memcpy(agentls_roots, buf, n);
 	agentls_roots_len = n;
 	agentls_listener = listener;
+	agentls_registry = registry;
 }
 
 // agentls_in_roots: is real (an absolute path without symlinks) at or
-// below one of the socket roots?
-static int agentls_in_roots(const char *real) {
+// below one of the socket roots (kind 0), or of the roots marked with
+// kind ('+': where any socket may be reached)?
+static int agentls_in_roots(const char *real, char kind) {
 	for (size_t off = 0; off < agentls_roots_len;) {
 		const char *r = agentls_roots + off;
 		size_t n = strlen(r);
 		off += n + 1;
+		if (kind) {
+			if (n == 0 || r[0] != kind)
+				continue;
+			r++;
+			n--;
+		}
 		if (n == 0 || r[0] != '/')
 			continue;
 		if (n == 1)
@@ -170,15 +229,77 @@ static int agentls_in_roots(const char *real) {
 	return 0;
 }
 
-// agentls_fd_inside: the real path of descriptor fd lies inside a root.
-static int agentls_fd_inside(int fd) {
+// agentls_fd_inside: the real path of descriptor fd lies inside a root
+// of the kind (see agentls_in_roots).
+static int agentls_fd_inside(int fd, char kind) {
 	char link[64], real[PATH_MAX + 1];
 	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(link, real, PATH_MAX);
 	if (n <= 0 || real[0] != '/')
 		return 0;
 	real[n] = 0;
-	return agentls_in_roots(real);
+	return agentls_in_roots(real, kind);
+}
+
+// agentls_sock_identity is the identity of the socket file name in dfd
+// (flags as statx's); -1 when it is not a socket file.
+static int agentls_sock_identity(int dfd, const char *name, int flags, struct agentls_sock_id *id) {
+	struct statx sx;
+	memset(id, 0, sizeof *id);
+	if (statx(dfd, name, flags | AT_STATX_SYNC_AS_STAT, STATX_TYPE | STATX_INO | STATX_MTIME | STATX_BTIME, &sx) != 0)
+		return -1;
+	if ((sx.stx_mask & (STATX_TYPE | STATX_INO)) != (STATX_TYPE | STATX_INO) || !S_ISSOCK(sx.stx_mode))
+		return -1;
+	id->dev_major = sx.stx_dev_major;
+	id->dev_minor = sx.stx_dev_minor;
+	id->ino = sx.stx_ino;
+	if (sx.stx_mask & STATX_BTIME) {
+		id->sec = sx.stx_btime.tv_sec;
+		id->nsec = sx.stx_btime.tv_nsec;
+		id->stamp = 1;
+	} else if (sx.stx_mask & STATX_MTIME) {
+		id->sec = sx.stx_mtime.tv_sec;
+		id->nsec = sx.stx_mtime.tv_nsec;
+		id->stamp = 2;
+	}
+	return 0;
+}
+
+// agentls_registered: is id in the registry? Read in large blocks: a
+// full registry (2 MiB) is scanned in about 0.2 ms.
+static int agentls_registered(const struct agentls_sock_id *id) {
+	static struct agentls_sock_id recs[2048];
+	if (agentls_registry < 0)
+		return 0;
+	for (off_t off = 0; off < (off_t)(NOTIFY_MAX_SOCKETS + 1024) * (off_t)sizeof recs[0];) {
+		ssize_t n = pread(agentls_registry, recs, sizeof recs, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)sizeof recs[0])
+			return 0;
+		size_t k = (size_t)n / sizeof recs[0];
+		for (size_t i = 0; i < k; i++)
+			if (memcmp(&recs[i], id, sizeof *id) == 0)
+				return 1;
+		off += (off_t)(k * sizeof recs[0]);
+	}
+	return 0;
+}
+
+// agentls_register records the socket file name in dfd, which this
+// supervisor just bound. Returns the errno to answer.
+static int agentls_register(int dfd, const char *name) {
+	struct agentls_sock_id id;
+	struct stat st;
+	if (agentls_registry < 0 || agentls_sock_identity(dfd, name, AT_SYMLINK_NOFOLLOW, &id) != 0 || fstat(agentls_registry, &st) != 0)
+		return EPERM;
+	if (st.st_size >= (off_t)NOTIFY_MAX_SOCKETS * (off_t)sizeof id)
+		return ENOSPC;
+	ssize_t r;
+	do
+		r = write(agentls_registry, &id, sizeof id);
+	while (r < 0 && errno == EINTR);
+	return r == (ssize_t)sizeof id ? 0 : EPERM;
 }
 
 static int agentls_valid(uint64_t id) {
@@ -203,13 +324,18 @@ static int agentls_connect(uint64_t id, int sock, const char *path) {
 	if (fd < 0)
 		return errno == ENOENT ? ENOENT : EPERM;
 	struct stat st;
+	struct agentls_sock_id sid;
 	int err = 0;
-	if (!agentls_fd_inside(fd))
+	if (!agentls_fd_inside(fd, 0))
 		err = EPERM;
 	else if (fstat(fd, &st) != 0)
 		err = EPERM;
 	else if (!S_ISSOCK(st.st_mode))
 		err = ECONNREFUSED;
+	else if (agentls_sock_identity(fd, "", AT_EMPTY_PATH, &sid) != 0)
+		err = EPERM;
+	else if (!agentls_registered(&sid) && !agentls_fd_inside(fd, '+'))
+		err = EPERM; // made outside the sandbox, or reached by a second name
 	if (err) {
 		close(fd);
 		return err;
@@ -319,11 +445,11 @@ static int agentls_bind_exact(int sock, const char *path, const char *dir, int d
 
 // agentls_bind binds sock to path in the directory checked: the parent is
 // opened (following symlinks, as bind does) and checked, then the socket
-// is bound there by agentls_bind_exact. Without the capabilities for that
-// it is bound to the bare name with the checked directory as the cwd; the
-// socket's address is then that name, relative (a path through
-// /proc/self/fd would be reported instead, and mean nothing to the
-// caller).
+// is bound there by agentls_bind_exact and recorded in the registry.
+// Without the capabilities for that it is bound to the bare name with the
+// checked directory as the cwd; the socket's address is then that name,
+// relative (a path through /proc/self/fd would be reported instead, and
+// mean nothing to the caller).
 static int agentls_bind(int sock, const char *path) {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash + 1;
@@ -339,7 +465,7 @@ static int agentls_bind(int sock, const char *path) {
 	if (dfd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? errno : EPERM;
 	int err = 0;
-	if (!agentls_fd_inside(dfd) || strcmp(dir, "/") == 0) {
+	if (agentls_registry < 0 || !agentls_fd_inside(dfd, 0) || strcmp(dir, "/") == 0) {
 		err = EPERM;
 	} else if ((err = agentls_bind_exact(sock, path, dir, dfd)) >= 0) {
 	} else if (fchdir(dfd) != 0) {
@@ -354,6 +480,8 @@ static int agentls_bind(int sock, const char *path) {
 		if (chdir("/") != 0 && !err)
 			err = EPERM;
 	}
+	if (err == 0)
+		err = agentls_register(dfd, base);
 	close(dfd);
 	return err;
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -24,11 +25,33 @@ import (
 // root itself counts wherever it is, /tmp included; not when it holds
 // them, as a project rooted at the home directory would). Read-only mode
 // gets none: bind makes a file.
+//
+// With p.AllowProjectSockets the project root, when it is one of them,
+// follows once more marked with a leading '+': below it the supervisor
+// connects to any socket, not only those the session's commands bound.
 func unixSocketRoots(p Policy, b *policy.Boundary, env []string, cacheRoot *os.File) []string {
 	if ok, _ := unixSocketSupport(); !ok {
 		return nil
 	}
-	return socketRoots(p, b, env, cacheRoot)
+	roots := socketRoots(p, b, env, cacheRoot)
+	if project := projectSocketRoot(p, b, roots); project != "" {
+		roots = append(roots, "+"+project)
+	}
+	return roots
+}
+
+// projectSocketRoot is the project root, resolved, when p allows any
+// socket below it to be reached and it is one of the socket roots; ""
+// otherwise.
+func projectSocketRoot(p Policy, b *policy.Boundary, roots []string) string {
+	if !p.AllowProjectSockets {
+		return ""
+	}
+	real, err := policy.Resolve(b.Root())
+	if err != nil || !slices.Contains(roots, real) {
+		return ""
+	}
+	return real
 }
 
 // socketRoots is unixSocketRoots whether or not this machine can enforce
@@ -129,8 +152,10 @@ func explainUnixSockets(line func(string, ...any), p Policy, c Capabilities) {
 		return
 	}
 	var roots []string
+	project := ""
 	if b, err := p.boundary(os.Getenv("TMPDIR")); err == nil {
 		roots = socketRoots(p, b, os.Environ(), nil)
+		project = projectSocketRoot(p, b, roots)
 	}
 	if len(roots) == 0 {
 		line("unix sockets: connect, bind, listen and accept denied everywhere (no project root that holds no host sockets)")
@@ -139,7 +164,14 @@ func explainUnixSockets(line func(string, ...any), p Policy, c Capabilities) {
 	line("unix sockets: bind and connect by absolute path only below %s", strings.Join(roots, " "))
 	line("         (symlinks resolved; decided by the supervisor, which makes the call itself);")
 	line("         listen and accept allowed; never in /tmp, $TMPDIR, $XDG_RUNTIME_DIR or the cache")
-	line("         root unless the project root is there; abstract names and relative paths refused")
+	line("         root unless the project root is there; abstract names and relative paths refused;")
+	line("         connect only to a socket a sandboxed command of the same session bound (its")
+	line("         device, inode and birth time recorded), so no socket made outside the sandbox")
+	line("         is reached, by its path, a symlink, a hard link, a rename or a bind mount;")
+	line("         commands cannot make, link or rename socket files themselves (Landlock)")
+	if project != "" {
+		line("         allow_project_sockets: also any socket below %s, whoever made it", project)
+	}
 	if !pidfdThreads() {
 		line("         this kernel (before Linux 6.9) has no PIDFD_THREAD: a call from any thread but a")
 		line("         process's first is refused, since the supervisor cannot take its socket")
@@ -164,5 +196,5 @@ func unixSocketSummary(c Capabilities) string {
 	if !c.UnixSockets {
 		return fmt.Sprintf("; connect, bind, listen and datagram sockets do not work (Unix socket servers are denied here too: %s), so no host service such as Docker, an SSH agent or D-Bus is reachable", c.UnixSocketsNote)
 	}
-	return "; Unix socket servers may bind, listen, accept and be connected to by absolute path inside the project root and the configured writable roots (not /tmp or $TMPDIR unless the project is there), while connect, bind, listen and datagram sockets do not work anywhere else, so no host service such as Docker, an SSH agent or D-Bus is reachable"
+	return "; Unix socket servers may bind, listen, accept and be connected to by absolute path inside the project root and the configured writable roots (not /tmp or $TMPDIR unless the project is there), a client reaching only sockets that sandboxed commands of this session bound (not sockets made outside the sandbox, nor sockets linked or moved into the workspace), while connect, bind, listen and datagram sockets do not work anywhere else, so no host service such as Docker, an SSH agent, tmux or D-Bus is reachable"
 }

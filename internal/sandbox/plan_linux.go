@@ -31,8 +31,14 @@ type plan struct {
 	seccomp    []byte // a compiled BPF program (struct sock_filter array)
 	// socketRoots are where the supervisor lets Unix sockets connect and
 	// bind with the network off (notify_linux.go); set exactly when the
-	// seccomp program sends connect and bind to it.
+	// seccomp program sends connect and bind to it. A root marked with a
+	// leading '+' is one where any socket may be reached
+	// (Policy.AllowProjectSockets).
 	socketRoots []string
+	// sockets is the socket registry the supervisor records its binds in
+	// and checks connects against (Policy.Sockets), set with socketRoots;
+	// the helper gets it after the cache root.
+	sockets     *os.File
 	hasLandlock bool
 	// cacheRoot is the toolchain cache root, opened where it was checked;
 	// the helper gets it as descriptor 4 (cacheRootRule) and the runner
@@ -90,6 +96,7 @@ const (
 	tagRuleOpt    = 'r'
 	tagSeccomp    = 'B'
 	tagSockRoot   = 'K'
+	tagSockReg    = 'Y'
 )
 
 func (p *plan) encode() []byte {
@@ -145,6 +152,9 @@ func (p *plan) encode() []byte {
 	}
 	for _, r := range p.socketRoots {
 		rec(tagSockRoot, []byte(r))
+	}
+	if p.sockets != nil {
+		rec(tagSockReg, binary.LittleEndian.AppendUint32(nil, uint32(3+len(p.files()))))
 	}
 	return b
 }
@@ -207,7 +217,7 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 	if inNS {
 		pl.mounts = planMounts(append(protectedPathsIn(b), lockDirProtection(writable)...), held)
 		if p.mode() == WorkspaceWrite {
-			pl.privateShm = writableDirRights(abi)
+			pl.privateShm = commandDirRights(abi, p.Network)
 		}
 	}
 	path, code, err := lookPath(argv[0], searchPath(env), p.Cwd)
@@ -222,6 +232,12 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 	}
 	pl.hasLandlock = true
 	pl.socketRoots = unixSocketRoots(p, b, env, pl.cacheRoot)
+	if pl.socketRoots != nil {
+		if pl.sockets, err = p.Sockets.handle(); err != nil {
+			pl.close()
+			return failPlan(ExitSetupFailed, err), env
+		}
+	}
 	if pl.seccomp, err = seccompProgram(p.Network, pl.socketRoots != nil); err != nil {
 		pl.close()
 		return failPlan(ExitSetupFailed, err), env
@@ -229,18 +245,20 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 	return pl, env
 }
 
-// files are the descriptors the helper gets besides the plan (from 4 on).
+// files are the descriptors the helper gets besides the plan (from 4 on):
+// the cache root first (cacheRootRule), then the socket registry.
 func (p *plan) files() []*os.File {
-	if p.cacheRoot == nil {
-		return nil
+	var fs []*os.File
+	for _, f := range []*os.File{p.cacheRoot, p.sockets} {
+		if f != nil {
+			fs = append(fs, f)
+		}
 	}
-	return []*os.File{p.cacheRoot}
+	return fs
 }
 
 func (p *plan) close() {
-	if p.cacheRoot != nil {
-		p.cacheRoot.Close()
-	}
+	closeAll(p.files())
 }
 
 // unconfinedPlan is the plan of a danger-full-access command: the helper

@@ -53,6 +53,15 @@ type Policy struct {
 	// exclude_slash_tmp; see policy.WritableTempRoots).
 	ExcludeTmpdirEnvVar bool
 	ExcludeSlashTmp     bool
+	// Sockets records the Unix sockets the commands sharing it bound;
+	// with the network off a command connects only to those (see
+	// SocketRegistry). Nil gives the command a registry of its own.
+	Sockets *SocketRegistry
+	// AllowProjectSockets lets a command with the network off connect to
+	// any Unix socket below the project root, also one made outside the
+	// sandbox (a database the user runs there); the user's own setting
+	// alone ([sandbox_workspace_write] allow_project_sockets).
+	AllowProjectSockets bool
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the

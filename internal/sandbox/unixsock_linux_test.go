@@ -372,7 +372,9 @@ func TestUnixConnectAddressRace(t *testing.T) {
 				t.Fatal(err)
 			}
 			inHits, outHits := countingListener(t, in), countingListener(t, out)
-			r := attack(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, "connect-race", in, out, "3000")
+			// The inside listener is the test's, made outside the sandbox:
+			// reachable only as a project socket.
+			r := attack(t, Policy{Mode: WorkspaceWrite, Cwd: cwd, AllowProjectSockets: true}, "connect-race", in, out, "3000")
 			mustWork(t, r, "the connect race")
 			t.Logf("%s; the inside listener got %d", strings.TrimSpace(r.stdout), inHits.Load())
 			if n := outHits.Load(); n != 0 {

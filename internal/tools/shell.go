@@ -181,6 +181,7 @@ func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir
 	policy := sandbox.PolicyFor(env.Boundary, dir, env.Exec.Network)
 	policy.ExcludeTmpdirEnvVar, policy.ExcludeSlashTmp = env.Exec.ExcludeTmpdirEnvVar, env.Exec.ExcludeSlashTmp
 	policy.CacheRoot = env.Exec.CacheRoot
+	policy.Sockets, policy.AllowProjectSockets = env.Exec.Sockets, env.Exec.AllowProjectSockets
 	if !sandboxed {
 		policy.Mode = sandbox.DangerFullAccess
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
 // SpecType says how a tool is offered to the model.
@@ -126,7 +127,20 @@ type ExecConfig struct {
 	// CacheRoot is where sandboxed commands keep their toolchain caches;
 	// empty means the sandbox's default (sandbox.Policy.CacheRoot).
 	CacheRoot string
+	// Sockets records the Unix sockets the session's sandboxed commands
+	// bind, so that a server one command starts is reached by the next;
+	// nil gives every command a registry of its own.
+	Sockets *SocketRegistry
+	// AllowProjectSockets lets sandboxed commands with the network off
+	// reach any Unix socket below the project root, also one made
+	// outside the sandbox (sandbox.Policy.AllowProjectSockets).
+	AllowProjectSockets bool
 }
+
+// SocketRegistry is the sandbox's record of the Unix sockets a session's
+// commands bound (sandbox.SocketRegistry); the zero value is ready, and
+// the session closes it when it ends.
+type SocketRegistry = sandbox.SocketRegistry
 
 // Handler is one tool.
 type Handler interface {
