@@ -70,6 +70,7 @@ extern int agentls_ns_errno, agentls_sup_errno;
 extern const char *agentls_ns_step, *agentls_sup_step;
 extern char **environ;
 int agentls_notify_handover(int listener, const char *roots, size_t len);
+int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed);
 void agentls_notify_close_helper_end(void);
 
 static int agentls_timings_on;
@@ -306,7 +307,7 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'P': pl->path = agentls_str(p, n); break;
 		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
 		case 'U': pl->unconfined = 1; break;
-		case 'M': case 'H': case 'R': case 'r': break; // second pass
+		case 'M': case 'H': case 'R': case 'r': case 'N': break; // second pass
 		case 'K': {
 			// A socket root for the supervisor (notify_linux.go).
 			char *r = agentls_str(p, n);
@@ -377,6 +378,10 @@ static void agentls_protect_paths(const unsigned char *buf, size_t len, struct a
 	// change the whole machine: the constructor made this one ours.
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		agentls_die(PLAN_SETUP_FAILED, "protecting paths in the mount namespace: making mounts private", NULL, errno);
+	// nosuid first: the read-only mounts below inside the roots copy it.
+	char *root = NULL;
+	if (agentls_nosuid_roots(buf, len, &root) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "mounting the writable roots nosuid: ", root, errno);
 	for (size_t off = 0; off < len;) {
 		unsigned char tag = buf[off];
 		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;

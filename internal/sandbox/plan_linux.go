@@ -27,6 +27,7 @@ type plan struct {
 	unconfined bool     // danger-full-access: chdir and exec, nothing else
 	privateShm uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
 	mounts     []planMount
+	nosuid     []string // writable roots to mount nosuid (nosuid_linux.go)
 	landlock   landlockRuleset
 	seccomp    []byte // a compiled BPF program (struct sock_filter array)
 	// socketRoots are where the supervisor lets Unix sockets connect and
@@ -90,6 +91,7 @@ const (
 	tagRuleOpt    = 'r'
 	tagSeccomp    = 'B'
 	tagSockRoot   = 'K'
+	tagNosuid     = 'N'
 )
 
 func (p *plan) encode() []byte {
@@ -125,6 +127,9 @@ func (p *plan) encode() []byte {
 			tag = tagCover
 		}
 		rec(tag, []byte(m.path))
+	}
+	for _, r := range p.nosuid {
+		rec(tagNosuid, []byte(r))
 	}
 	if p.privateShm != 0 {
 		rec(tagShm, u64s(p.privateShm))
@@ -208,6 +213,7 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		pl.mounts = planMounts(append(protectedPathsIn(b), lockDirProtection(writable)...), held)
 		if p.mode() == WorkspaceWrite {
 			pl.privateShm = writableDirRights(abi)
+			pl.nosuid = writable
 		}
 	}
 	path, code, err := lookPath(argv[0], searchPath(env), p.Cwd)
