@@ -71,6 +71,7 @@ extern const char *agentls_ns_step, *agentls_sup_step;
 extern char **environ;
 int agentls_notify_handover(int listener, const char *roots, size_t len);
 int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed);
+int agentls_limit_processes(const unsigned char *buf, size_t len, const char **step);
 void agentls_notify_close_helper_end(void);
 
 static int agentls_timings_on;
@@ -307,7 +308,7 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'P': pl->path = agentls_str(p, n); break;
 		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
 		case 'U': pl->unconfined = 1; break;
-		case 'M': case 'H': case 'R': case 'r': case 'N': break; // second pass
+		case 'M': case 'H': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
 			// A socket root for the supervisor (notify_linux.go).
 			char *r = agentls_str(p, n);
@@ -440,6 +441,9 @@ void agentls_run_plan(int in_ns) {
 		agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
 	agentls_parse_plan(buf, len, &pl);
 	agentls_check_plan(&pl, in_ns);
+	const char *step = NULL;
+	if (!pl.unconfined && agentls_limit_processes(buf, len, &step) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "the process limit: ", step, errno);
 	if (!pl.unconfined && in_ns)
 		agentls_protect_paths(buf, len, &pl);
 	if (chdir(pl.cwd) != 0)

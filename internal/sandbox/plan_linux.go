@@ -28,8 +28,14 @@ type plan struct {
 	privateShm uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
 	mounts     []planMount
 	nosuid     []string // writable roots to mount nosuid (nosuid_linux.go)
-	landlock   landlockRuleset
-	seccomp    []byte // a compiled BPF program (struct sock_filter array)
+	// pids is the cgroup.procs of the command's pids cgroup (pidsDir),
+	// which the helper joins; else nproc, when not 0, is the RLIMIT_NPROC
+	// it sets (pids_linux.go).
+	pids     *os.File
+	pidsDir  string
+	nproc    uint64
+	landlock landlockRuleset
+	seccomp  []byte // a compiled BPF program (struct sock_filter array)
 	// socketRoots are where the supervisor lets Unix sockets connect and
 	// bind with the network off (notify_linux.go); set exactly when the
 	// seccomp program sends connect and bind to it.
@@ -92,6 +98,8 @@ const (
 	tagSeccomp    = 'B'
 	tagSockRoot   = 'K'
 	tagNosuid     = 'N'
+	tagPids       = 'G'
+	tagNproc      = 'T'
 )
 
 func (p *plan) encode() []byte {
@@ -150,6 +158,12 @@ func (p *plan) encode() []byte {
 	}
 	for _, r := range p.socketRoots {
 		rec(tagSockRoot, []byte(r))
+	}
+	if p.pids != nil {
+		rec(tagPids, u64s(uint64(3+len(p.files()))))
+	}
+	if p.nproc != 0 {
+		rec(tagNproc, u64s(p.nproc))
 	}
 	return b
 }
@@ -232,21 +246,30 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		pl.close()
 		return failPlan(ExitSetupFailed, err), env
 	}
+	pl.limitProcesses(p, inNS)
 	return pl, env
 }
 
 // files are the descriptors the helper gets besides the plan (from 4 on).
 func (p *plan) files() []*os.File {
-	if p.cacheRoot == nil {
-		return nil
+	var fs []*os.File
+	if p.cacheRoot != nil {
+		fs = append(fs, p.cacheRoot)
 	}
-	return []*os.File{p.cacheRoot}
+	if p.pids != nil {
+		fs = append(fs, p.pids)
+	}
+	return fs
 }
 
 func (p *plan) close() {
 	if p.cacheRoot != nil {
 		p.cacheRoot.Close()
 	}
+	if p.pids != nil {
+		p.pids.Close()
+	}
+	p.removeCgroup() // a plan closed is one that will not run
 }
 
 // unconfinedPlan is the plan of a danger-full-access command: the helper

@@ -53,6 +53,9 @@ type Policy struct {
 	// exclude_slash_tmp; see policy.WritableTempRoots).
 	ExcludeTmpdirEnvVar bool
 	ExcludeSlashTmp     bool
+	// MaxProcesses bounds the tasks (processes and threads) the command
+	// and all it starts may have at once; 0 means DefaultMaxProcesses.
+	MaxProcesses int
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the
