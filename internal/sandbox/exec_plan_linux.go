@@ -63,6 +63,8 @@ struct agentls_plan {
 	unsigned short bpf_len;
 	char *sock_roots; // NUL-separated; with them the filter has notifications
 	size_t sock_roots_len;
+	int notify; // the filter has notifications without socket roots too
+
 };
 
 extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
@@ -271,10 +273,13 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 // kernel answers those calls ENOSYS: denied.
 static void agentls_load_seccomp(struct agentls_plan *pl) {
 	struct sock_fprog prog = {.len = pl->bpf_len, .filter = pl->bpf};
-	if (pl->sock_roots_len) {
+	if (pl->sock_roots_len || pl->notify) {
 		int listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		// No socket roots: one empty one, so the message is not empty.
+		const char *roots = pl->sock_roots_len ? pl->sock_roots : "";
+		size_t roots_len = pl->sock_roots_len ? pl->sock_roots_len : 1;
 		if (listener >= 0) {
-			if (agentls_notify_handover(listener, pl->sock_roots, pl->sock_roots_len) != 0)
+			if (agentls_notify_handover(listener, roots, roots_len) != 0)
 				agentls_die(PLAN_SETUP_FAILED, "seccomp: handing the listener to the supervisor", NULL, errno);
 			return;
 		}
@@ -308,6 +313,7 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'P': pl->path = agentls_str(p, n); break;
 		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
 		case 'U': pl->unconfined = 1; break;
+		case 'D': pl->notify = 1; break;
 		case 'M': case 'H': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
 			// A socket root for the supervisor (notify_linux.go).

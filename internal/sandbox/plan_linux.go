@@ -40,6 +40,9 @@ type plan struct {
 	// bind with the network off (notify_linux.go); set exactly when the
 	// seccomp program sends connect and bind to it.
 	socketRoots []string
+	// notify says the seccomp program sends set-group-ID chmods to the
+	// supervisor (chmod_notify_linux.go), socket roots or not.
+	notify      bool
 	hasLandlock bool
 	// cacheRoot is the toolchain cache root, opened where it was checked;
 	// the helper gets it as descriptor 4 (cacheRootRule) and the runner
@@ -100,6 +103,7 @@ const (
 	tagNosuid     = 'N'
 	tagPids       = 'G'
 	tagNproc      = 'T'
+	tagNotify     = 'D'
 )
 
 func (p *plan) encode() []byte {
@@ -158,6 +162,9 @@ func (p *plan) encode() []byte {
 	}
 	for _, r := range p.socketRoots {
 		rec(tagSockRoot, []byte(r))
+	}
+	if p.notify {
+		rec(tagNotify, nil)
 	}
 	if p.pids != nil {
 		rec(tagPids, u64s(uint64(3+len(p.files()))))
@@ -246,6 +253,7 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		pl.close()
 		return failPlan(ExitSetupFailed, err), env
 	}
+	pl.notify = setgidDirsNotified()
 	pl.limitProcesses(p, inNS)
 	return pl, env
 }

@@ -148,7 +148,7 @@ func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
 			return err
 		}
 	}
-	if err := addSetIDRules(f, false); err != nil {
+	if err := addSetIDRules(f, setgidDirsNotified()); err != nil {
 		return err
 	}
 	if !network {

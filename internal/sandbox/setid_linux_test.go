@@ -192,3 +192,102 @@ func TestWritableRootsNosuid(t *testing.T) {
 func getxattr(path, name string, buf []byte) (int, error) {
 	return unix.Getxattr(path, name, buf)
 }
+
+// setgidRace flips a symlink between a directory and a file while another
+// thread asks for set-group-ID on the link, many times: the supervisor
+// checks what it opened and changes that, so the file never gets the bit.
+const setgidRace = `import os, threading
+os.mkdir('d')
+open('f', 'w').close()
+os.symlink('d', 'link')
+stop = False
+def flip():
+    while not stop:
+        for t in ('f', 'd'):
+            os.symlink(t, 'link.new')
+            os.replace('link.new', 'link')
+th = threading.Thread(target=flip)
+th.start()
+ok = refused = 0
+for i in range(3000):
+    try:
+        os.chmod('link', 0o2755)
+        ok += 1
+    except PermissionError:
+        refused += 1
+    except FileNotFoundError:
+        pass
+stop = True
+th.join()
+print('ok', ok, 'refused', refused)
+`
+
+// TestSetgidDirectoryChecks: the supervisor decides set-group-ID by what
+// the call really names, with no more rights than the caller: through a
+// directory descriptor, an empty path with AT_EMPTY_PATH, a symlink
+// flipped between a directory and a file while it decides, and a
+// directory of another user (which only CAP_FOWNER could change).
+func TestSetgidDirectoryChecks(t *testing.T) {
+	requireLandlock(t)
+	py := python(t)
+	for _, m := range nsModes {
+		t.Run(m.name, func(t *testing.T) {
+			m.setup(t)
+			cwd, _ := workspace(t)
+			p := Policy{Mode: WorkspaceWrite, Cwd: cwd}
+			script := `import ctypes, os
+os.mkdir('a'); os.mkdir('b'); os.mkdir('c'); open('c/f', 'w').close()
+dfd = os.open('.', os.O_RDONLY | os.O_DIRECTORY)
+os.chmod('a', 0o2755, dir_fd=dfd)
+libc = ctypes.CDLL(None, use_errno=True)
+bfd = os.open('b', os.O_RDONLY | os.O_DIRECTORY)
+if libc.syscall(452, bfd, b'', 0o2755, 0x1000) != 0 and ctypes.get_errno() != 38:
+    raise OSError(ctypes.get_errno(), 'fchmodat2 on a directory')
+ffd = os.open('c/f', os.O_PATH)
+if libc.syscall(452, ffd, b'', 0o2755, 0x1000) == 0:
+    print('file got set-group-ID through AT_EMPTY_PATH')
+cfd = os.open('c', os.O_RDONLY | os.O_DIRECTORY)
+try:
+    os.chmod('f', 0o2755, dir_fd=cfd)
+    print('file got set-group-ID through a directory descriptor')
+except PermissionError:
+    pass
+print('done')
+`
+			r := runIn(t, p, nil, py, "-c", script)
+			if r.code != 0 || !strings.Contains(r.stdout, "done") || strings.Contains(r.stdout, "file got") {
+				t.Errorf("%v", r)
+			}
+			for _, d := range []string{"a", "b"} {
+				if fi, err := os.Stat(filepath.Join(cwd, d)); err != nil || fi.Mode()&os.ModeSetgid == 0 {
+					t.Errorf("%s is not set-group-ID: %v %v", d, fi.Mode(), err)
+				}
+			}
+			checkNoSetID(t, filepath.Join(cwd, "c", "f"), "a set-group-ID chmod of a file")
+
+			race := filepath.Join(cwd, "race")
+			os.Mkdir(race, 0o755)
+			r = runIn(t, Policy{Mode: WorkspaceWrite, Root: cwd, Cwd: race}, nil, py, "-c", setgidRace)
+			t.Logf("race: %s", strings.TrimSpace(r.stdout))
+			if r.code != 0 {
+				t.Errorf("%v", r)
+			}
+			checkNoSetID(t, filepath.Join(race, "f"), "chmod g+s on a symlink flipped to a file")
+
+			if os.Geteuid() == 0 {
+				other := filepath.Join(cwd, "other")
+				os.Mkdir(other, 0o755)
+				if err := os.Chown(other, 4242, 4242); err != nil {
+					t.Fatal(err)
+				}
+				r = runIn(t, p, nil, "chmod", "g+s", other)
+				if r.code == 0 {
+					t.Errorf("chmod g+s of another user's directory worked in the sandbox\n%v", r)
+				}
+				if fi, _ := os.Stat(other); fi.Mode()&os.ModeSetgid != 0 {
+					t.Errorf("ESCAPE: another user's directory became set-group-ID")
+				}
+			}
+		})
+	}
+}
