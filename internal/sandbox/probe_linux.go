@@ -160,6 +160,7 @@ func Explain(p Policy, c Capabilities) string {
 		line("signals: only to processes inside the sandbox")
 	}
 	line("privileges: no_new_privs, no capabilities (setuid and file capabilities grant nothing)")
+	explainSetID(line, p, c)
 	explainProcesses(line, c.PIDNamespace && !p.NoNamespace)
 	explainProcessLimit(line, p, c)
 	roots := p.projectRoots()

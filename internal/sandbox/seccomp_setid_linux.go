@@ -9,14 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// setgidDirsNotified says whether the supervisor decides set-group-ID
-// chmods (chmod_notify_linux.go): where it can decide Unix socket calls,
-// it can decide these, which need the same of the kernel and libseccomp.
-func setgidDirsNotified() bool {
-	ok, _ := unixSocketSupport()
-	return ok
-}
-
 // syscallNumbers are the calls libseccomp may not know by name yet, with
 // their number (the same on every architecture since Linux 5.1).
 var syscallNumbers = map[string]seccomp.ScmpSyscall{"fchmodat2": 452, "openat2": 437}
