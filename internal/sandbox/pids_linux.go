@@ -223,17 +223,17 @@ func commandCgroup(parent string, limit int) (string, *os.File, error) {
 }
 
 // limitProcesses puts the process limit in the plan: a cgroup of the
-// command's own (removed by removeCgroup once the command is over), else
-// an RLIMIT_NPROC for a user other than root.
+// command's own (removed by removeCgroup once the command is over), and
+// for a user other than root an RLIMIT_NPROC, which the helper sets where
+// it has no cgroup to join.
 func (pl *plan) limitProcesses(p Policy, inNS bool) {
 	limit := p.maxProcesses()
 	if pc := pidsCgroupParent(); pc.parent != "" {
-		dir, f, err := commandCgroup(pc.parent, limit)
-		if err == nil {
+		if dir, f, err := commandCgroup(pc.parent, limit); err == nil {
 			pl.pids, pl.pidsDir = f, dir
-			return
 		}
 	}
+	// Also with a cgroup: should the helper fail to join it, this holds.
 	if os.Geteuid() != 0 {
 		pl.nproc = uint64(limit)
 		if !inNS || !nprocPerNamespace() {

@@ -82,3 +82,37 @@ func TestExplainProcessLimit(t *testing.T) {
 	}
 	t.Logf("pids cgroup %q (v%d) %s", c.PidsCgroup, c.PidsCgroupVersion, c.PidsCgroupNote)
 }
+
+// TestPidsDescriptorMustBeACgroup: the helper writes into the descriptor
+// a plan names for the pids cgroup only when it is a cgroup's file.
+func TestPidsDescriptorMustBeACgroup(t *testing.T) {
+	requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("as another user a plan falls back to RLIMIT_NPROC")
+	}
+	cwd, _ := workspace(t)
+	marker := filepath.Join(cwd, "ran")
+	pl, _ := buildPlan(Policy{Mode: WorkspaceWrite, Cwd: cwd, NoNamespace: true}, []string{"sh", "-c", "echo ran > " + marker}, testEnv(), nil, false)
+	if pl.fail != nil {
+		t.Fatal(pl.fail.msg)
+	}
+	defer pl.close()
+	if pl.pids == nil {
+		t.Skip("no pids cgroup here")
+	}
+	victim := filepath.Join(cwd, "victim")
+	f, err := os.OpenFile(victim, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files := pl.files()
+	files[len(files)-1] = f
+	r := runPlan(t, cwd, false, pl.encode(), files...)
+	if r.code != ExitSetupFailed || !strings.Contains(r.stderr, "not a cgroup file") || exists(marker) {
+		t.Errorf("%v", r)
+	}
+	if b, _ := os.ReadFile(victim); len(b) != 0 {
+		t.Errorf("the helper wrote %q into a file that is not a cgroup's", b)
+	}
+}
