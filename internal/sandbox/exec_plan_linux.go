@@ -64,7 +64,6 @@ struct agentls_plan {
 	char *sock_roots; // NUL-separated; with them the filter has notifications
 	size_t sock_roots_len;
 	int notify; // the filter has notifications without socket roots too
-
 };
 
 extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
@@ -266,7 +265,8 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 }
 
 // agentls_load_seccomp loads the filter. With socket roots its connect and
-// bind rules notify: the filter is loaded with a listener, which goes to
+// bind rules notify, and with the 'D' record its set-group-ID chmod rules
+// (chmod_notify_linux.go): the filter is loaded with a listener, which goes to
 // the supervisor (notify_linux.go) and is closed here, before the command runs.
 // Where a listener cannot be had (a filter with one is already in force:
 // a sandbox inside a sandbox) the filter is loaded without, and the
