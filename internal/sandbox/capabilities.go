@@ -28,6 +28,13 @@ type Capabilities struct {
 	// UnixSocketsNote says why not.
 	UnixSockets     bool
 	UnixSocketsNote string
+	// PidsCgroup is where each command gets a pids cgroup of its own that
+	// bounds its processes (pids_linux.go), of cgroup version
+	// PidsCgroupVersion; "" where none can be made (PidsCgroupNote says
+	// why), and RLIMIT_NPROC stands in for users other than root.
+	PidsCgroup        string
+	PidsCgroupVersion int
+	PidsCgroupNote    string
 	// CacheRoot is where workspace-write commands get their toolchain
 	// caches, from this process's environment (see CacheEnv).
 	CacheRoot string

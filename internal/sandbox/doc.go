@@ -47,6 +47,47 @@
 // the subreaper alone.
 // [Shutdown] ends every running command on the way out of serve and exec.
 //
+// # No set-user-ID or set-group-ID files
+//
+// A set-user-ID copy of a shell left in the workspace or /tmp would run,
+// for any local user, with the identity of the agent's user (root's, when
+// agent-ls runs as root), long after the sandbox is gone. So the filter
+// (seccomp_setid_linux.go) refuses with EPERM every call that would give a
+// file either bit: chmod, fchmod, fchmodat and fchmodat2 with S_ISUID; open,
+// openat and creat with O_CREAT or O_TMPFILE, mknod and mknodat with S_ISUID
+// or S_ISGID. openat2 carries its mode in a struct the filter cannot read:
+// it answers ENOSYS, as an older kernel would, and callers fall back to
+// openat. mkdir needs no rule: a directory keeps neither bit from its mode.
+// A set-group-ID directory is ordinary (install -d -m 2775, chmod g+s
+// dir), and seccomp cannot tell a directory from a file, so a chmod with
+// S_ISGID and not S_ISUID goes to the supervisor (chmod_notify_linux.go),
+// which opens what the call names itself (the caller's descriptor, or its
+// path against the caller's directory descriptor or cwd) and changes the
+// mode of that inode when it is a directory the caller owns; anything
+// else is EPERM. Where the supervisor cannot run (see Unix sockets below)
+// set-group-ID is refused on directories too. Setting the
+// security.capability attribute takes CAP_SETFCAP, which the command has
+// in no namespace. Inside the mount namespace the writable roots are also
+// mounted nosuid (nosuid_linux.go); the filter is what still holds once
+// the file is seen from outside.
+//
+// # A process limit
+//
+// A command and everything it starts may have at most Policy.MaxProcesses
+// tasks (processes and threads; DefaultMaxProcesses, 4096, when unset),
+// so a fork bomb ends there rather than at the machine's limit; fork and
+// clone then fail with EAGAIN. Where agent-ls may make cgroups (root, or a
+// delegated cgroup v2 subtree) each command gets a pids cgroup of its own
+// (pids_linux.go): beside agent-ls's cgroup on cgroup v2, below it in the
+// v1 pids hierarchy. The helper joins it through a descriptor the runner
+// opened, before the command runs, and the runner removes it when the
+// command is over (after a kill -9, the next agent-ls start removes what
+// the dead process left). Elsewhere RLIMIT_NPROC stands in, which the
+// kernel does not apply to root: inside the command's user namespace it
+// counts the command's tasks alone (Linux 5.14 and later); without one it
+// counts every task of the user, and is set that many above what the
+// user runs when the command starts. --explain says which holds.
+//
 // # Placeholders for missing protected paths
 //
 // A missing .git, .agents or .agent-ls is kept uncreatable by a

@@ -64,6 +64,7 @@ struct agentls_plan {
 	char *sock_roots; // NUL-separated; with them the filter has notifications
 	size_t sock_roots_len;
 	int sock_registry; // the descriptor of the socket registry, 0: none
+	int notify; // the filter has notifications without socket roots too
 };
 
 extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
@@ -71,6 +72,8 @@ extern int agentls_ns_errno, agentls_sup_errno;
 extern const char *agentls_ns_step, *agentls_sup_step;
 extern char **environ;
 int agentls_notify_handover(int listener, int registry, const char *roots, size_t len);
+int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed);
+int agentls_limit_processes(const unsigned char *buf, size_t len, const char **step);
 void agentls_notify_close_helper_end(void);
 
 static int agentls_timings_on;
@@ -263,17 +266,21 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 }
 
 // agentls_load_seccomp loads the filter. With socket roots its connect and
-// bind rules notify: the filter is loaded with a listener, which goes to
+// bind rules notify, and with the 'D' record its set-group-ID chmod rules
+// (chmod_notify_linux.go): the filter is loaded with a listener, which goes to
 // the supervisor (notify_linux.go) and is closed here, before the command runs.
 // Where a listener cannot be had (a filter with one is already in force:
 // a sandbox inside a sandbox) the filter is loaded without, and the
 // kernel answers those calls ENOSYS: denied.
 static void agentls_load_seccomp(struct agentls_plan *pl) {
 	struct sock_fprog prog = {.len = pl->bpf_len, .filter = pl->bpf};
-	if (pl->sock_roots_len) {
+	if (pl->sock_roots_len || pl->notify) {
 		int listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		// No socket roots: one empty one, so the message is not empty.
+		const char *roots = pl->sock_roots_len ? pl->sock_roots : "";
+		size_t roots_len = pl->sock_roots_len ? pl->sock_roots_len : 1;
 		if (listener >= 0) {
-			if (agentls_notify_handover(listener, pl->sock_registry ? pl->sock_registry : -1, pl->sock_roots, pl->sock_roots_len) != 0)
+			if (agentls_notify_handover(listener, pl->sock_registry ? pl->sock_registry : -1, roots, roots_len) != 0)
 				agentls_die(PLAN_SETUP_FAILED, "seccomp: handing the listener to the supervisor", NULL, errno);
 			return;
 		}
@@ -307,7 +314,8 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'P': pl->path = agentls_str(p, n); break;
 		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
 		case 'U': pl->unconfined = 1; break;
-		case 'M': case 'H': case 'R': case 'r': break; // second pass
+		case 'D': pl->notify = 1; break;
+		case 'M': case 'H': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
 			// A socket root for the supervisor (notify_linux.go).
 			char *r = agentls_str(p, n);
@@ -386,6 +394,10 @@ static void agentls_protect_paths(const unsigned char *buf, size_t len, struct a
 	// change the whole machine: the constructor made this one ours.
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		agentls_die(PLAN_SETUP_FAILED, "protecting paths in the mount namespace: making mounts private", NULL, errno);
+	// nosuid first: the read-only mounts below inside the roots copy it.
+	char *root = NULL;
+	if (agentls_nosuid_roots(buf, len, &root) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "mounting the writable roots nosuid: ", root, errno);
 	for (size_t off = 0; off < len;) {
 		unsigned char tag = buf[off];
 		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
@@ -444,6 +456,9 @@ void agentls_run_plan(int in_ns) {
 		agentls_die(PLAN_SETUP_FAILED, "reading the plan", NULL, ENOMEM);
 	agentls_parse_plan(buf, len, &pl);
 	agentls_check_plan(&pl, in_ns);
+	const char *step = NULL;
+	if (!pl.unconfined && agentls_limit_processes(buf, len, &step) != 0)
+		agentls_die(PLAN_SETUP_FAILED, "the process limit: ", step, errno);
 	if (!pl.unconfined && in_ns)
 		agentls_protect_paths(buf, len, &pl);
 	if (chdir(pl.cwd) != 0)

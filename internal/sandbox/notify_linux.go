@@ -488,10 +488,12 @@ static int agentls_bind(int sock, const char *path) {
 
 // agentls_decide works out one notification; returns the errno to answer
 // (0: success), or -1 when the answer is given elsewhere.
+int agentls_decide_chmod(struct seccomp_notif *req, int listener);
+
 static int agentls_decide(struct seccomp_notif *req) {
 	int nr = req->data.nr;
 	if (nr != SYS_connect && nr != SYS_bind)
-		return EPERM;
+		return agentls_decide_chmod(req, agentls_listener); // chmod_notify_linux.go
 	int fd = (int)req->data.args[0];
 	uint64_t addr = req->data.args[1];
 	uint64_t addrlen = req->data.args[2] & 0xffffffffULL;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,8 +28,15 @@ type plan struct {
 	unconfined bool     // danger-full-access: chdir and exec, nothing else
 	privateShm uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
 	mounts     []planMount
-	landlock   landlockRuleset
-	seccomp    []byte // a compiled BPF program (struct sock_filter array)
+	nosuid     []string // writable roots to mount nosuid (nosuid_linux.go)
+	// pids is the cgroup.procs of the command's pids cgroup (pidsDir),
+	// which the helper joins; else nproc, when not 0, is the RLIMIT_NPROC
+	// it sets (pids_linux.go).
+	pids     *os.File
+	pidsDir  string
+	nproc    uint64
+	landlock landlockRuleset
+	seccomp  []byte // a compiled BPF program (struct sock_filter array)
 	// socketRoots are where the supervisor lets Unix sockets connect and
 	// bind with the network off (notify_linux.go); set exactly when the
 	// seccomp program sends connect and bind to it. A root marked with a
@@ -38,7 +46,10 @@ type plan struct {
 	// sockets is the socket registry the supervisor records its binds in
 	// and checks connects against (Policy.Sockets), set with socketRoots;
 	// the helper gets it after the cache root.
-	sockets     *os.File
+	sockets *os.File
+	// notify says the seccomp program sends set-group-ID chmods to the
+	// supervisor (chmod_notify_linux.go), socket roots or not.
+	notify      bool
 	hasLandlock bool
 	// cacheRoot is the toolchain cache root, opened where it was checked;
 	// the helper gets it as descriptor 4 (cacheRootRule) and the runner
@@ -97,6 +108,10 @@ const (
 	tagSeccomp    = 'B'
 	tagSockRoot   = 'K'
 	tagSockReg    = 'Y'
+	tagNosuid     = 'N'
+	tagPids       = 'G'
+	tagNproc      = 'T'
+	tagNotify     = 'D'
 )
 
 func (p *plan) encode() []byte {
@@ -133,6 +148,9 @@ func (p *plan) encode() []byte {
 		}
 		rec(tag, []byte(m.path))
 	}
+	for _, r := range p.nosuid {
+		rec(tagNosuid, []byte(r))
+	}
 	if p.privateShm != 0 {
 		rec(tagShm, u64s(p.privateShm))
 	}
@@ -154,7 +172,16 @@ func (p *plan) encode() []byte {
 		rec(tagSockRoot, []byte(r))
 	}
 	if p.sockets != nil {
-		rec(tagSockReg, binary.LittleEndian.AppendUint32(nil, uint32(3+len(p.files()))))
+		rec(tagSockReg, binary.LittleEndian.AppendUint32(nil, uint32(p.fd(p.sockets))))
+	}
+	if p.notify {
+		rec(tagNotify, nil)
+	}
+	if p.pids != nil {
+		rec(tagPids, u64s(uint64(p.fd(p.pids))))
+	}
+	if p.nproc != 0 {
+		rec(tagNproc, u64s(p.nproc))
 	}
 	return b
 }
@@ -218,6 +245,7 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		pl.mounts = planMounts(append(protectedPathsIn(b), lockDirProtection(writable)...), held)
 		if p.mode() == WorkspaceWrite {
 			pl.privateShm = commandDirRights(abi, p.Network)
+			pl.nosuid = writable
 		}
 	}
 	path, code, err := lookPath(argv[0], searchPath(env), p.Cwd)
@@ -242,14 +270,23 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		pl.close()
 		return failPlan(ExitSetupFailed, err), env
 	}
+	pl.notify = setgidDirsNotified()
+	pl.limitProcesses(p, inNS)
 	return pl, env
 }
 
+// fd is the descriptor number f has in the helper: files() are passed
+// from 4 on, in order.
+func (p *plan) fd(f *os.File) int {
+	return 4 + slices.Index(p.files(), f)
+}
+
 // files are the descriptors the helper gets besides the plan (from 4 on):
-// the cache root first (cacheRootRule), then the socket registry.
+// the cache root first (cacheRootRule), then the socket registry, then
+// the pids cgroup's cgroup.procs.
 func (p *plan) files() []*os.File {
 	var fs []*os.File
-	for _, f := range []*os.File{p.cacheRoot, p.sockets} {
+	for _, f := range []*os.File{p.cacheRoot, p.sockets, p.pids} {
 		if f != nil {
 			fs = append(fs, f)
 		}
@@ -259,6 +296,7 @@ func (p *plan) files() []*os.File {
 
 func (p *plan) close() {
 	closeAll(p.files())
+	p.removeCgroup() // a plan closed is one that will not run
 }
 
 // unconfinedPlan is the plan of a danger-full-access command: the helper

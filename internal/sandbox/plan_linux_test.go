@@ -11,8 +11,9 @@ import (
 )
 
 // runPlan starts the helper (this test binary) in the runner's form with
-// raw as its plan, as a hostile or broken runner could.
-func runPlan(t *testing.T, dir string, inNS bool, raw []byte) result {
+// raw as its plan, as a hostile or broken runner could, and files as the
+// descriptors the plan names.
+func runPlan(t *testing.T, dir string, inNS bool, raw []byte, files ...*os.File) result {
 	t.Helper()
 	f, err := planFile(raw)
 	if err != nil {
@@ -24,7 +25,7 @@ func runPlan(t *testing.T, dir string, inNS bool, raw []byte) result {
 		form = "--in-namespace"
 	}
 	cmd := exec.Command(selfPath(t), "sandbox", form, "--plan", "--", "ignored")
-	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, testEnv(), []*os.File{f}
+	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, testEnv(), append([]*os.File{f}, files...)
 	return collect(t, cmd)
 }
 
@@ -67,7 +68,7 @@ func TestPlanRefusesWhatItCannotTrust(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := runPlan(t, cwd, false, c.raw)
+			r := runPlan(t, cwd, false, c.raw, full.files()...)
 			if r.code != ExitSetupFailed || !strings.HasPrefix(r.stderr, helperPrefix) || !strings.Contains(r.stderr, c.msg) {
 				t.Errorf("want exit %d and %q...%q\n%v", ExitSetupFailed, helperPrefix, c.msg, r)
 			}
@@ -76,7 +77,7 @@ func TestPlanRefusesWhatItCannotTrust(t *testing.T) {
 			}
 		})
 	}
-	if r := runPlan(t, cwd, false, good); r.code != 0 || !exists(marker) {
+	if r := runPlan(t, cwd, false, good, full.files()...); r.code != 0 || !exists(marker) {
 		t.Errorf("the intact plan did not run the command: %v", r)
 	}
 }

@@ -62,6 +62,9 @@ type Policy struct {
 	// sandbox (a database the user runs there); the user's own setting
 	// alone ([sandbox_workspace_write] allow_project_sockets).
 	AllowProjectSockets bool
+	// MaxProcesses bounds the tasks (processes and threads) the command
+	// and all it starts may have at once; 0 means DefaultMaxProcesses.
+	MaxProcesses int
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the

@@ -25,6 +25,8 @@ func Probe() Capabilities {
 		probed.LandlockABI = LandlockABI()
 		probed.Seccomp, probed.SeccompNote = seccompAvailable()
 		probed.UnixSockets, probed.UnixSocketsNote = unixSocketSupport()
+		pc := pidsCgroupParent()
+		probed.PidsCgroup, probed.PidsCgroupVersion, probed.PidsCgroupNote = pc.parent, pc.version, pc.note
 		if ns, pidns, note, ok := earlyNamespaces(); ok {
 			probed.Namespaces, probed.PIDNamespace, probed.NamespaceNote = ns, pidns, note
 		} else if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
@@ -87,6 +89,8 @@ func (c Capabilities) Summary() string {
 		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s)", c.NamespaceNote)
 	}
 	b.WriteString("; background processes and daemons a command starts end with it")
+	fmt.Fprintf(&b, "; %s", processLimitSummary(c))
+	b.WriteString("; set-user-ID and set-group-ID files cannot be made (set-group-ID directories can)")
 	if c.CacheRoot != "" {
 		fmt.Fprintf(&b, "; in workspace-write mode commands keep HOME but get their own writable toolchain caches under %s (GOCACHE, PIP_CACHE_DIR, npm_config_cache, XDG_CACHE_HOME), while the user's own build caches and the downloaded modules (GOMODCACHE, ~/.cargo/registry) are read-only, so with the network off only dependencies already downloaded can be used", c.CacheRoot)
 	}
@@ -156,7 +160,9 @@ func Explain(p Policy, c Capabilities) string {
 		line("signals: only to processes inside the sandbox")
 	}
 	line("privileges: no_new_privs, no capabilities (setuid and file capabilities grant nothing)")
+	explainSetID(line, p, c)
 	explainProcesses(line, c.PIDNamespace && !p.NoNamespace)
+	explainProcessLimit(line, p, c)
 	roots := p.projectRoots()
 	switch {
 	case len(roots) == 0:

@@ -149,6 +149,15 @@ func (c *Cmd) prepare() ([]*os.File, error) {
 		pl = unconfinedPlan(c.policy, c.argv, env)
 	} else {
 		pl, env = buildPlan(c.policy, c.argv, env, held, c.useNS)
+		if pl.pidsDir != "" {
+			release := c.release
+			c.release = func() {
+				pl.removeCgroup()
+				if release != nil {
+					release()
+				}
+			}
+		}
 	}
 	f, err := planFile(pl.encode())
 	if err != nil {

@@ -148,6 +148,9 @@ func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
 			return err
 		}
 	}
+	if err := addSetIDRules(f, setgidDirsNotified()); err != nil {
+		return err
+	}
 	if !network {
 		return denyOfflineSockets(deny)
 	}

@@ -28,6 +28,11 @@ type Shell struct{}
 // Defaults of the shell tool.
 const (
 	DefaultShellTimeout = 10 * time.Second
+	// MaxShellTimeout bounds the timeout_ms the model may ask for: a
+	// larger value is taken as this much. Without a bound, a value beyond
+	// what a time.Duration holds (about 9.2e15 ms) overflowed into a
+	// negative timeout that killed the command at once.
+	MaxShellTimeout = time.Hour
 	// shellCaptureBytes bounds what is kept of a command's output: the
 	// first and the last this many bytes.
 	shellCaptureBytes = 1 << 20
@@ -45,7 +50,7 @@ var shellSchema = json.RawMessage(`{
   "properties": {
     "command": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "The command and its arguments, as passed to execvp()."},
     "workdir": {"type": "string", "description": "The working directory, relative to the session's; it must be inside the workspace."},
-    "timeout_ms": {"type": "number", "minimum": 1, "description": "Kill the command after this many milliseconds (default 10000)."},
+    "timeout_ms": {"type": "number", "minimum": 1, "description": "Kill the command after this many milliseconds (default 10000, at most 3600000: one hour)."},
     "sandbox_permissions": {"type": "string", "enum": ["use_default", "require_escalated"], "description": "require_escalated asks the user to run the command outside the sandbox."},
     "justification": {"type": "string", "description": "With require_escalated: a short question for the user saying why the command needs to run outside the sandbox."}
   },
@@ -91,10 +96,7 @@ func (Shell) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	timeout := DefaultShellTimeout
-	if a.TimeoutMs > 0 {
-		timeout = time.Duration(a.TimeoutMs * float64(time.Millisecond))
-	}
+	timeout := shellTimeout(a.TimeoutMs)
 	if env.Approver == nil {
 		return Output{Text: "rejected: commands cannot run in this session", Failed: true, Rejected: true}, nil
 	}
@@ -128,6 +130,20 @@ func (Shell) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 		}
 	}
 	return Output{Text: res.format(), Failed: res.exitCode != 0}, nil
+}
+
+// shellTimeout is the timeout of a call that asked for ms milliseconds:
+// DefaultShellTimeout when it asked for none (or for nothing positive),
+// at most MaxShellTimeout. The comparison is made in milliseconds, before
+// the conversion to a Duration can overflow.
+func shellTimeout(ms float64) time.Duration {
+	switch {
+	case !(ms > 0):
+		return DefaultShellTimeout
+	case ms >= float64(MaxShellTimeout/time.Millisecond):
+		return MaxShellTimeout
+	}
+	return time.Duration(ms * float64(time.Millisecond))
 }
 
 // shellWorkdir resolves the workdir against the session cwd and keeps it
