@@ -175,6 +175,12 @@ func Explain(p Policy, c Capabilities) string {
 			line("placeholders are shared by every agent-ls process in the folder and removed when the last")
 			line("  command using them ends; after a kill -9, by the next agent-ls start there")
 		}
+		if own := ownPathsIn(ownPaths(p, ""), writable, false); len(own) > 0 {
+			line("agent-ls's own files (read-only inside the writable roots, and the folders above them cannot be moved):")
+			for _, o := range own {
+				line("  %s", o.path)
+			}
+		}
 	default:
 		note := c.NamespaceNote
 		if p.NoNamespace {
@@ -182,6 +188,11 @@ func Explain(p Policy, c Capabilities) string {
 		}
 		line("protected paths: NOT enforced; %s under %s are writable like the rest of the roots", strings.Join(ProtectedNames, ", "), strings.Join(roots, " "))
 		line("  (Landlock alone cannot make a read-only hole in a writable tree; user namespaces are unavailable: %s)", note)
+	}
+	if !(c.Namespaces && !p.NoNamespace) {
+		for _, r := range ownReadOnlyRoots(ownPaths(p, ""), writable) {
+			line("read-only: %s (it holds agent-ls's own files, which only a mount namespace could keep read-only in it)", r)
+		}
 	}
 	return b.String()
 }
