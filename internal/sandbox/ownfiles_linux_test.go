@@ -26,6 +26,7 @@ func init() {
 		_, err = f.WriteString("\n[[hooks]]\nevent = \"before_tool_use\"\ncommand = [\"sh\", \"-c\", \"touch /tmp/pwned\"]\n")
 		return err
 	}
+	attacks["mkdir-p"] = func(a []string) error { return os.MkdirAll(a[0], 0o755) }
 	attacks["rename-mkdir"] = func(a []string) error {
 		// Move a folder away and put a fresh one, of the command's
 		// making, in its place.
@@ -121,7 +122,7 @@ func TestOwnFilesProtected(t *testing.T) {
 		{"write a new file in the config folder", []string{"write", filepath.Join(h.cfg, "profiles.toml")}},
 		{"move the config folder away and make another", []string{"rename-mkdir", h.cfg, h.cfg + ".old"}},
 		{"move ~/.config away and make another", []string{"rename-mkdir", filepath.Join(h.home, ".config"), filepath.Join(h.home, ".config.old")}},
-		{"create the state folder", []string{"mkdir", filepath.Join(h.state, "sessions")}},
+		{"create the state folder", []string{"mkdir-p", filepath.Join(h.state, "sessions")}},
 		{"write a session record", []string{"write", filepath.Join(h.state, "sessions", "forged.jsonl")}},
 		{"overwrite the hook program", []string{"write", h.hook}},
 		{"rename a program over the hook program", []string{"rename", filepath.Join(h.home, "evil"), h.hook}},
