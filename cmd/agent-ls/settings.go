@@ -314,6 +314,8 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		ExcludeTmpdirEnvVar: s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
 		ExcludeSlashTmp:     s.SandboxWorkspaceWrite.ExcludeSlashTmp,
 		CacheRoot:           s.SandboxWorkspaceWrite.CacheRoot,
+		AllowHomeWorkspace:  s.AllowHomeWorkspace,
+		OwnFiles:            s.ownFiles(),
 		// The zero policy is the default: everything but what looks
 		// like a secret.
 		ShellEnvironmentPolicy: s.ShellEnvironmentPolicy.Policy(),
