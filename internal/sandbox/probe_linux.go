@@ -82,9 +82,9 @@ func (c Capabilities) Summary() string {
 		b.WriteString("); ptrace and io_uring are always refused")
 	}
 	if c.Namespaces {
-		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace")
+		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace, as do agent-ls's own config, state, binaries and the programs its config runs, wherever they are")
 	} else {
-		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s)", c.NamespaceNote)
+		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s), and a writable root that holds agent-ls's own config, state, binaries or the programs its config runs is read-only", c.NamespaceNote)
 	}
 	b.WriteString("; background processes and daemons a command starts end with it")
 	if c.CacheRoot != "" {
