@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// TestExecInTheHomeFolder: exec run in the home folder says why its
+// commands are read-only, and they are; with allow_home_workspace in the
+// user's config they may write the home folder, but still not agent-ls's
+// own config, where a [[hooks]] entry would run unsandboxed at the next
+// start.
+func TestExecInTheHomeFolder(t *testing.T) {
+	script := "echo note > notes.txt; printf '\\n[[hooks]]\\nevent = \"before_tool_use\"\\ncommand = [\"touch\", \"pwned\"]\\n' >> .config/agent-ls/config.toml"
+	args, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c", script}})
+	for _, allow := range []bool{false, true} {
+		m := fakemodel.New(fakemodel.Answer(fakemodel.FunctionCall("c1", "shell", string(args))), fakemodel.Answer(fakemodel.Message("done")))
+		defer m.Close()
+		cmd := execCmd(t, m, "write a note")
+		home := cmd.Dir
+		cfg := filepath.Join(home, ".config", "agent-ls", "config.toml")
+		text := "model = \"gpt-5-codex\"\n"
+		if allow {
+			text += "allow_home_workspace = true\n"
+		}
+		if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if code := exitCode(cmd.Run()); code != 0 {
+			t.Fatalf("allow %v: exit %d\n%s", allow, code, stderr.String())
+		}
+		warned := strings.Contains(stderr.String(), "is your home folder") && strings.Contains(stderr.String(), "allow_home_workspace = true")
+		_, noteErr := os.Stat(filepath.Join(home, "notes.txt"))
+		if warned == allow || (noteErr == nil) != allow {
+			t.Errorf("allow_home_workspace %v: warned %v, note written %v\n%s", allow, warned, noteErr == nil, stderr.String())
+		}
+		if b, _ := os.ReadFile(cfg); string(b) != text {
+			t.Errorf("ESCAPE (allow %v): a sandboxed command changed config.toml to %q", allow, b)
+		}
+	}
+}
