@@ -118,13 +118,22 @@ func extendMounts(ms []planMount, writable []string) []planMount {
 		return ms
 	}
 	mounts := readMountinfo()
+	canon := map[string]string{}
+	canonical := func(path string) string {
+		c, ok := canon[path]
+		if !ok {
+			c = canonicalPath(path)
+			canon[path] = c
+		}
+		return c
+	}
 	pins := slices.Clone(ms)
 	seen := map[string]bool{}
 	for _, m := range ms {
 		seen[m.path] = true
 	}
 	for _, m := range ms {
-		for _, a := range aliasesOf(m.path, mounts) {
+		for _, a := range aliasesOf(canonical(m.path), mounts) {
 			if !seen[a] && policy.Under(a, writable) {
 				seen[a] = true
 				pins = append(pins, planMount{path: a, cover: m.cover})
@@ -133,7 +142,7 @@ func extendMounts(ms []planMount, writable []string) []planMount {
 	}
 	var anchors []planMount
 	for _, m := range pins {
-		for _, d := range renamableAncestors(m.path, writable) {
+		for _, d := range renamableAncestors(m.path, canonical(m.path), writable) {
 			if seen[d] {
 				continue
 			}
@@ -151,12 +160,28 @@ func extendMounts(ms []planMount, writable []string) []planMount {
 
 // renamableAncestors are the directories above path whose parent lies
 // inside a writable root, so that a command could rename them away and
-// put others in their place.
-func renamableAncestors(path string, writable []string) []string {
+// put others in their place: those of its real path, and, where path is
+// reached through symbolic links, those links themselves.
+// canon is path with the links of its folder resolved (canonicalPath).
+func renamableAncestors(path, canon string, writable []string) []string {
 	var out []string
-	for d := filepath.Dir(path); d != "/" && d != "."; d = filepath.Dir(d) {
-		parent, err := policy.Resolve(filepath.Dir(d))
-		if err == nil && policy.Under(parent, writable) {
+	if canon == "" {
+		return nil
+	}
+	// The real path's ancestors are real: no further resolving.
+	for d := filepath.Dir(canon); d != "/"; d = filepath.Dir(d) {
+		if policy.Under(filepath.Dir(d), writable) {
+			out = append(out, d)
+		}
+	}
+	if filepath.Dir(canon) == filepath.Dir(filepath.Clean(path)) {
+		return out
+	}
+	for d := filepath.Dir(filepath.Clean(path)); d != "/" && d != "."; d = filepath.Dir(d) {
+		if fi, err := os.Lstat(d); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		if parent, err := policy.Resolve(filepath.Dir(d)); err == nil && policy.Under(parent, writable) {
 			out = append(out, d)
 		}
 	}
@@ -170,12 +195,18 @@ type mountEntry struct {
 }
 
 // readMountinfo reads this process's mount table (the helper's namespace
-// starts as a copy of it); nil when it cannot be read.
+// starts as a copy of it); nil when it cannot be read. It is read for
+// every command: the table can change at any time, and the kernel's
+// change notice (POLLPRI on an open mountinfo) proved unreliable here.
 func readMountinfo() []mountEntry {
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil
 	}
+	return parseMountinfo(data)
+}
+
+func parseMountinfo(data []byte) []mountEntry {
 	var out []mountEntry
 	s := bufio.NewScanner(bytes.NewReader(data))
 	s.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -220,11 +251,10 @@ func isOctal(s string) bool {
 }
 
 // aliasesOf are the other paths, through other mounts of the same
-// filesystem, that lead to the inode at path (itself not followed if a
-// link). Each is checked to be the very inode: a mount stacked over
-// part of another hides what lies below it.
-func aliasesOf(path string, mounts []mountEntry) []string {
-	canon := canonicalPath(path)
+// filesystem, that lead to the inode at canon (a canonicalPath, itself
+// not followed if a link). Each is checked to be the very inode: a mount
+// stacked over part of another hides what lies below it.
+func aliasesOf(canon string, mounts []mountEntry) []string {
 	var st unix.Stat_t
 	if canon == "" || unix.Lstat(canon, &st) != nil {
 		return nil
