@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agent-ls/agent-ls/internal/config"
+	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
 
@@ -79,5 +82,25 @@ func TestOwnFilesOfTheSettings(t *testing.T) {
 		if got[want] == "" {
 			t.Errorf("%s is not among agent-ls's own files: %v", want, got)
 		}
+	}
+}
+
+// TestServeInTheHomeFolder: an editor whose workspace is the home folder
+// is told why agent-ls's commands run read-only there, and its sessions
+// are read-only.
+func TestServeInTheHomeFolder(t *testing.T) {
+	m := fakemodel.New()
+	t.Cleanup(m.Close)
+	home := t.TempDir()
+	s := startOn(t, m, home, []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}, editor.Config{}, editor.Options{Events: true})
+	msg, err := s.ed.WaitMessage(s.ctx, func(p protocol.ShowMessageParams) bool { return strings.Contains(p.Message, "home folder") })
+	if err != nil {
+		t.Fatalf("no message about the home folder: %v (messages %+v)", err, s.ed.Messages())
+	}
+	if msg.Type != protocol.MessageTypeWarning || !strings.Contains(msg.Message, "allow_home_workspace = true") {
+		t.Errorf("message: %+v", msg)
+	}
+	if info := s.newSession(); info.SandboxMode != "read-only" {
+		t.Errorf("session in the home folder: sandbox mode %s", info.SandboxMode)
 	}
 }
