@@ -124,6 +124,14 @@ if os.getenv('AGENT_LS_TEST_FLOW') == 'home' then
     return false
   end)
   vim.wait(200)
+  local ok, err = pcall(vim.cmd, 'AgentAsk hello')
+  local told = false
+  for _, n in ipairs(notes) do
+    told = told or has(n, 'no workspace here')
+  end
+  if not told then
+    fail(':AgentAsk in the home folder did not say why nothing runs (' .. tostring(ok) .. ' ' .. tostring(err) .. ')')
+  end
   if #plugin_client.clients() ~= 0 then
     fail('a server started for a file in the home folder: ' .. plugin_client.clients()[1].config.root_dir)
   end

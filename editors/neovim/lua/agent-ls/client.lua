@@ -95,6 +95,17 @@ local function fallback_root(file)
   return nil
 end
 
+--- Whether buf has no workspace because the only one left would be the
+--- home folder (see fallback_root).
+function M.no_workspace(buf)
+  local name = vim.api.nvim_buf_get_name(buf)
+  local file = name ~= '' and vim.bo[buf].buftype == '' and name or nil
+  if (file and M.find_root(file)) or (not file and M.find_root(vim.fn.getcwd())) then
+    return false
+  end
+  return M.is_home(vim.fn.getcwd()) and (not file or M.is_home(vim.fn.fnamemodify(file, ':p:h')))
+end
+
 local function root_of_buffer(buf)
   local name = vim.api.nvim_buf_get_name(buf)
   if name == '' or vim.bo[buf].buftype ~= '' then
