@@ -214,6 +214,12 @@ func TestGitThroughSecondPath(t *testing.T) {
 		mustBlock(t, attack(t, lp, "write", filepath.Join(cwd, ".git", "hooks", "pre-commit")), "write a hook by the real path")
 	})
 
+	t.Run("writable root inside .git", func(t *testing.T) {
+		hooks := filepath.Join(cwd, ".git", "hooks")
+		hp := Policy{Mode: WorkspaceWrite, Cwd: cwd, WritableRoots: []string{hooks}}
+		mustBlock(t, attack(t, hp, "write", filepath.Join(hooks, "pre-commit")), "write a hook in a writable root inside .git")
+	})
+
 	t.Run("workspace in a writable folder", func(t *testing.T) {
 		// A project below /tmp, or with its parent among the writable
 		// roots: moving it away and making a new one with a .git of the
