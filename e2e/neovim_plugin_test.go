@@ -407,3 +407,35 @@ func testNeovimPluginReview(t *testing.T, nvim, flow string) {
 		}
 	}
 }
+
+// TestNeovimPluginHomeFolder: `nvim ~/notes.txt` run in the home folder
+// starts no agent-ls with the home folder as its workspace: the user is
+// told why, and a file in a folder of its own below home gets that
+// folder.
+func TestNeovimPluginHomeFolder(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New()
+			t.Cleanup(m.Close)
+			ws, home := workspace(t)
+			if err := os.MkdirAll(filepath.Join(home, "notes"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			init := filepath.Join(t.TempDir(), "init.lua")
+			if err := os.WriteFile(init, []byte(pluginSnippet(t)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			driver, err := filepath.Abs(filepath.Join("testdata", "plugin.lua"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(nvim, "-n", "--headless", "--clean", "-u", init, "-c", "luafile "+driver)
+			cmd.Dir = home
+			cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws, "AGENT_LS_TEST_FLOW=home")
+			r := startEditor(t, cmd)
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+		})
+	}
+}

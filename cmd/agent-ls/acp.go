@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/acp"
 	"github.com/agent-ls/agent-ls/internal/deepstack"
+	"github.com/agent-ls/agent-ls/internal/lsp"
 	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/tools"
@@ -99,7 +100,11 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return nil, rootErr
 		}
 		removeStaleMarkers(cwd, log)
-		a := &editorAgent{root: r, res: res, cwd: cwd, log: log}
+		a := &editorAgent{root: r, res: res, cwd: cwd, log: log, show: func(msgs ...lsp.Message) {
+			for _, m := range msgs {
+				cfg.Tell(m.Text)
+			}
+		}}
 		// The root was built with the settings resolved at start: they
 		// hold until the config files change (a.fresh).
 		a.settled(stamp, told)

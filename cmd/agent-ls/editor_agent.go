@@ -67,6 +67,9 @@ func (a *editorAgent) reload() []lsp.Message {
 	a.stamp = filesStamp(a.res.userFile, a.cwd)
 	s, probs := a.res.resolve(a.cwd, editor)
 	msgs := problemMessages(append(eprobs, probs...))
+	if msg := agent.HomeWorkspaceReadOnly(a.cwd, s.SandboxMode, s.AllowHomeWorkspace); msg != "" {
+		msgs = append(msgs, lsp.Message{Text: msg})
+	}
 	if err := a.root.update(s); err != nil {
 		return append(msgs, lsp.Message{Error: true, Text: "agent-ls: the new settings cannot apply: " + err.Error()})
 	}
@@ -104,7 +107,30 @@ func (a *editorAgent) fresh() []lsp.Message {
 // NewSession starts a session with the settings of the files as they are.
 func (a *editorAgent) NewSession(o agent.SessionOptions) (agent.SessionInfo, error) {
 	a.tell(a.fresh())
-	return a.Manager.NewSession(o)
+	info, err := a.Manager.NewSession(o)
+	if err == nil {
+		a.tell(a.homeNotice(info.Cwd))
+	}
+	return info, err
+}
+
+// homeNotice is the warning for a session in cwd whose sandbox is
+// read-only because cwd is the home folder, unless already told.
+func (a *editorAgent) homeNotice(cwd string) []lsp.Message {
+	a.root.mu.Lock()
+	s := a.root.settings
+	a.root.mu.Unlock()
+	msg := agent.HomeWorkspaceReadOnly(cwd, s.SandboxMode, s.AllowHomeWorkspace)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if msg == "" || a.shown[msg] {
+		return nil
+	}
+	if a.shown == nil {
+		a.shown = map[string]bool{}
+	}
+	a.shown[msg] = true
+	return []lsp.Message{{Text: msg}}
 }
 
 // StartTurn starts a turn with the settings of the files as they are.

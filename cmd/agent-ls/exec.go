@@ -95,6 +95,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	removeStaleMarkers(info.Cwd, log)
+	if msg := agent.HomeWorkspaceReadOnly(info.Cwd, o.settings.SandboxMode, o.settings.AllowHomeWorkspace); msg != "" && !o.jsonOut {
+		fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: "))
+	}
 	if r.sessions != nil && !o.jsonOut {
 		defer fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT continues it)\n", info.SessionID, info.SessionID)
 	}

@@ -236,6 +236,7 @@ func setDefaults(o *agent.Options, d agent.Defaults) {
 	o.AllowProjectSockets = d.AllowProjectSockets
 	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
 	o.ContextWindow, o.AutoCompactTokenLimit = d.ContextWindow, d.AutoCompactTokenLimit
+	o.AllowHomeWorkspace, o.OwnFiles = d.AllowHomeWorkspace, d.OwnFiles
 }
 
 // removeStaleMarkers deletes the placeholders a crashed agent-ls may have

@@ -315,6 +315,8 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		ExcludeSlashTmp:     s.SandboxWorkspaceWrite.ExcludeSlashTmp,
 		CacheRoot:           s.SandboxWorkspaceWrite.CacheRoot,
 		AllowProjectSockets: s.SandboxWorkspaceWrite.AllowProjectSockets,
+		AllowHomeWorkspace:  s.AllowHomeWorkspace,
+		OwnFiles:            s.ownFiles(),
 		// The zero policy is the default: everything but what looks
 		// like a secret.
 		ShellEnvironmentPolicy: s.ShellEnvironmentPolicy.Policy(),

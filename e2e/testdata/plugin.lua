@@ -108,6 +108,44 @@ if os.getenv('AGENT_LS_TEST_FLOW') == 'missing' then
   return
 end
 
+if os.getenv('AGENT_LS_TEST_FLOW') == 'home' then
+  -- `nvim ~/notes.txt` run in ~: the home folder is no workspace, so no
+  -- server starts, and the user is told why; a file in a folder of its
+  -- own below home, in no project either, gets that folder.
+  local home = assert(os.getenv('HOME'))
+  local plugin_client = require('agent-ls.client')
+  vim.cmd('edit ' .. home .. '/notes.txt')
+  wait('the message', function()
+    for _, n in ipairs(notes) do
+      if has(n, 'your home folder') then
+        return true
+      end
+    end
+    return false
+  end)
+  vim.wait(200)
+  local ok, err = pcall(vim.cmd, 'AgentAsk hello')
+  local told = false
+  for _, n in ipairs(notes) do
+    told = told or has(n, 'no workspace here')
+  end
+  if not told then
+    fail(':AgentAsk in the home folder did not say why nothing runs (' .. tostring(ok) .. ' ' .. tostring(err) .. ')')
+  end
+  if #plugin_client.clients() ~= 0 then
+    fail('a server started for a file in the home folder: ' .. plugin_client.clients()[1].config.root_dir)
+  end
+  vim.cmd('edit ' .. home .. '/notes/todo.txt')
+  wait('the server of the notes folder', function()
+    local cs = plugin_client.clients()
+    return #cs == 1 and cs[1].config.root_dir == home .. '/notes'
+  end)
+  say('home folder refused')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
 if os.getenv('AGENT_LS_TEST_FLOW') == 'scratch' then
   -- Asking from a buffer with no file starts the server of the current
   -- directory's project.

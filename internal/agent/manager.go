@@ -86,6 +86,15 @@ type Options struct {
 	// allow_project_sockets); by default only to sockets the session's
 	// own sandboxed commands bound.
 	AllowProjectSockets bool
+	// AllowHomeWorkspace lets sessions whose cwd is the home folder, or
+	// one of its ancestors, run in workspace-write mode
+	// (allow_home_workspace); without it their sandbox is read-only.
+	AllowHomeWorkspace bool
+	// OwnFiles are agent-ls's own files and folders (its config and
+	// state folders, the programs its config runs): sandboxed commands
+	// may not write them and changes to them ask first, wherever the
+	// workspace is (see policy.OwnPath).
+	OwnFiles []policy.OwnPath
 	// ReasoningEffort and ReasoningSummary apply to reasoning models;
 	// defaults "medium" and "auto".
 	ReasoningEffort  string
@@ -182,6 +191,8 @@ type Defaults struct {
 	ExcludeSlashTmp     bool
 	CacheRoot           string
 	AllowProjectSockets bool
+	AllowHomeWorkspace  bool
+	OwnFiles            []policy.OwnPath
 }
 
 // defaults are the Defaults opts set.
@@ -206,6 +217,8 @@ func (o *Options) defaults() Defaults {
 		ExcludeSlashTmp:        o.ExcludeSlashTmp,
 		CacheRoot:              o.CacheRoot,
 		AllowProjectSockets:    o.AllowProjectSockets,
+		AllowHomeWorkspace:     o.AllowHomeWorkspace,
+		OwnFiles:               o.OwnFiles,
 	}
 }
 
@@ -447,6 +460,12 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	if info.ApprovalPolicy, info.SandboxMode, err = parsePolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
 		return sessionSettings{}, err
 	}
+	if info.SandboxMode == policy.WorkspaceWrite && !cfg.AllowHomeWorkspace && homeWorkspace(info.Cwd) {
+		// The home folder holds the shell's start-up files, ~/.ssh and
+		// agent-ls's own config: a command that may write it may run
+		// code outside the sandbox later. The frontends say why.
+		info.SandboxMode = policy.ReadOnly
+	}
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
 	cfg.ReasoningEffort = cmp.Or(o.ReasoningEffort, cfg.ReasoningEffort)
 	temp := policy.WritableTempRoots(os.Getenv("TMPDIR"), cfg.ExcludeTmpdirEnvVar, cfg.ExcludeSlashTmp)
@@ -454,6 +473,7 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	if err != nil {
 		return sessionSettings{}, fmt.Errorf("session boundary: %w", err)
 	}
+	boundary = boundary.WithOwn(cfg.OwnFiles)
 	client, err := m.opts.ClientFor(info)
 	if err != nil {
 		return sessionSettings{}, fmt.Errorf("session model client: %w", err)
@@ -502,6 +522,26 @@ func (m *Manager) UpdateSession(id string, update func(*SessionOptions)) (Sessio
 	}
 	s.sessionSettings = st
 	return st.info, nil
+}
+
+// homeWorkspace reports whether cwd is the home folder or above it.
+func homeWorkspace(cwd string) bool {
+	home, err := os.UserHomeDir()
+	return err == nil && policy.HomeWorkspace(cwd, home)
+}
+
+// HomeWorkspaceReadOnly says, for a session that would run in mode at
+// cwd, why its sandbox is read-only because cwd is the home folder (or
+// above it) and allow is unset; "" when it is not. Frontends show it to
+// the user.
+func HomeWorkspaceReadOnly(cwd string, mode policy.SandboxMode, allow bool) string {
+	if mode == "" {
+		mode = policy.DefaultSandboxMode
+	}
+	if mode != policy.WorkspaceWrite || allow || !homeWorkspace(cwd) {
+		return ""
+	}
+	return "agent-ls: the workspace " + cwd + " is your home folder (or holds it), so commands run read-only: a command that could write there could change your shell's start-up files or agent-ls's own config and run code outside the sandbox later. Open a project folder instead, or set allow_home_workspace = true in your own config.toml to allow it."
 }
 
 // staleGeneration marks a session whose settings must be settled again

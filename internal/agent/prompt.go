@@ -67,6 +67,9 @@ func (s *session) environmentContext() string {
 		b.WriteString("  </writable_roots>\n")
 		fmt.Fprintf(&b, "  <protected>%s stay read-only in every writable root; changing them needs the user's approval</protected>\n", strings.Join(policy.ProtectedNames, ", "))
 	}
+	if s.info.SandboxMode == policy.ReadOnly && !s.cfg.AllowHomeWorkspace && homeWorkspace(s.info.Cwd) {
+		b.WriteString("  <home_workspace>the workspace is the user's home folder, so commands run read-only; to change files use apply_patch (each change is approved), or ask the user to open a project folder</home_workspace>\n")
+	}
 	summary, unavailable := s.mgr.sandboxState()
 	if unavailable != "" && s.info.SandboxMode != policy.DangerFullAccess {
 		summary = noSandboxContext(unavailable, s.info.ApprovalPolicy, opts.Unattended)

@@ -25,6 +25,11 @@ type Config struct {
 	Hooks          []Hook               `toml:"hooks"`
 	Profile        string               `toml:"profile"`
 	Profiles       map[string]Settings  `toml:"profiles"`
+	// AllowHomeWorkspace lets a workspace at the home folder (or above
+	// it) be written by sandboxed commands; without it such a session's
+	// sandbox is read-only. Only the user's own config sets it: a
+	// project file cannot, and neither can the editor's settings.
+	AllowHomeWorkspace bool `toml:"allow_home_workspace"`
 }
 
 // Settings are the keys a profile may set; at the top level they are the

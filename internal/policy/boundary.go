@@ -30,6 +30,8 @@ type Boundary struct {
 	// mode: the project root, the extra roots and the temporary
 	// directories given (/tmp and $TMPDIR unless excluded).
 	writable []string
+	// own are agent-ls's own files and folders (see WithOwn).
+	own []OwnPath
 }
 
 // NewBoundary returns the boundary of a session rooted at root (absolute)
@@ -185,6 +187,10 @@ func (b *Boundary) Target(path string) Target {
 	if real != t.Path {
 		where = fmt.Sprintf("%s (a symbolic link to %s)", t.Path, real)
 	}
+	if o, ok := b.ownAt(real); ok {
+		t.Why = ownWhy(where, o)
+		return t
+	}
 	if prot := b.protectedAt(real); prot != "" {
 		t.Why = fmt.Sprintf("%s is inside %s, which is protected: it holds repository hooks and configuration or the agent's own instructions, which run or are obeyed outside the sandbox", where, prot)
 		return t
@@ -201,11 +207,14 @@ func (b *Boundary) Target(path string) Target {
 
 // ProtectedAt returns the protected path that path (absolute) lies at or
 // below once its symlinks are resolved, or "" when there is none: what
-// Target refuses as protected.
+// Target refuses as protected, agent-ls's own paths included.
 func (b *Boundary) ProtectedAt(path string) string {
 	real, err := Resolve(filepath.Clean(path))
 	if err != nil {
 		return ""
+	}
+	if o, ok := b.ownAt(real); ok {
+		return o.Real
 	}
 	return b.protectedAt(real)
 }

@@ -215,9 +215,26 @@ static int agentls_cover(const char *path) {
 	return agentls_bind_ro("/dev/null", path);
 }
 
-static void agentls_mount_step(int cover, const char *path) {
-	if ((cover ? agentls_cover(path) : agentls_bind_ro(path, path)) != 0)
-		agentls_die(PLAN_SETUP_FAILED, "protecting paths in the mount namespace: read-only mount of ", path, errno);
+// agentls_anchor makes the directory path a mount point of its own, a
+// writable recursive bind onto itself, which the kernel will not let a
+// command rename or remove (pins_linux.go says why).
+static int agentls_anchor(const char *path) {
+	int fd = syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+	if (fd < 0 && errno == ENOSYS)
+		return mount(path, path, NULL, MS_BIND | MS_REC, NULL);
+	if (fd < 0)
+		return -1;
+	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+static void agentls_mount_step(unsigned char tag, const char *path) {
+	int r = tag == 'W' ? agentls_anchor(path) : tag == 'H' ? agentls_cover(path) : agentls_bind_ro(path, path);
+	if (r != 0)
+		agentls_die(PLAN_SETUP_FAILED, tag == 'W' ? "protecting paths in the mount namespace: bind mount of " : "protecting paths in the mount namespace: read-only mount of ", path, errno);
 }
 
 // agentls_drop_caps leaves the process with no capabilities: bounding set
@@ -315,7 +332,7 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
 		case 'U': pl->unconfined = 1; break;
 		case 'D': pl->notify = 1; break;
-		case 'M': case 'H': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
+		case 'M': case 'H': case 'W': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
 			// A socket root for the supervisor (notify_linux.go).
 			char *r = agentls_str(p, n);
@@ -401,8 +418,8 @@ static void agentls_protect_paths(const unsigned char *buf, size_t len, struct a
 	for (size_t off = 0; off < len;) {
 		unsigned char tag = buf[off];
 		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
-		if (tag == 'M' || tag == 'H')
-			agentls_mount_step(tag == 'H', agentls_str(buf + off + 5, n));
+		if (tag == 'M' || tag == 'H' || tag == 'W')
+			agentls_mount_step(tag, agentls_str(buf + off + 5, n));
 		off += 5 + (size_t)n;
 	}
 	// A private /dev/shm: POSIX shared memory and semaphores

@@ -72,10 +72,13 @@ type planFailure struct {
 
 // planMount pins a protected path read-only in the helper's mount
 // namespace: the path itself, or, for a placeholder, the empty directory
-// or a read-only /dev/null over it.
+// or a read-only /dev/null over it. An anchor is a writable bind of a
+// directory onto itself, which only makes it a mount point that cannot be
+// renamed (pins_linux.go).
 type planMount struct {
-	path  string
-	cover bool
+	path   string
+	cover  bool
+	anchor bool
 }
 
 // landlockRuleset is a Landlock ruleset worked out for the running kernel's
@@ -101,6 +104,7 @@ const (
 	tagUnconfined = 'U'
 	tagMount      = 'M'
 	tagCover      = 'H'
+	tagAnchor     = 'W'
 	tagShm        = 'S'
 	tagLandlock   = 'L'
 	tagRule       = 'R'
@@ -143,7 +147,10 @@ func (p *plan) encode() []byte {
 	}
 	for _, m := range p.mounts {
 		tag := byte(tagMount)
-		if m.cover {
+		switch {
+		case m.anchor:
+			tag = tagAnchor
+		case m.cover:
 			tag = tagCover
 		}
 		rec(tag, []byte(m.path))
@@ -242,11 +249,19 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		}
 	}
 	if inNS {
-		pl.mounts = planMounts(append(protectedPathsIn(b), lockDirProtection(writable)...), held)
+		paths := append(protectedPathsIn(b), lockDirProtection(writable)...)
+		paths = append(paths, ownPathsIn(p.Own, writable, true)...)
+		pl.mounts = extendMounts(planMounts(paths, held), writable)
 		if p.mode() == WorkspaceWrite {
 			pl.privateShm = commandDirRights(abi, p.Network)
 			pl.nosuid = writable
 		}
+	} else if ro := ownReadOnlyRoots(p.Own, writable); len(ro) > 0 {
+		// No mount namespace to pin agent-ls's own files in: the roots
+		// that hold them are not writable at all.
+		rules = slices.DeleteFunc(slices.Clone(rules), func(r string) bool {
+			return slices.Contains(ro, r) || r == cacheRootRule && slices.Contains(ro, pl.cacheRoot.Name())
+		})
 	}
 	path, code, err := lookPath(argv[0], searchPath(env), p.Cwd)
 	if err != nil {

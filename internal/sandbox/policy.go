@@ -65,6 +65,11 @@ type Policy struct {
 	// MaxProcesses bounds the tasks (processes and threads) the command
 	// and all it starts may have at once; 0 means DefaultMaxProcesses.
 	MaxProcesses int
+	// Own are agent-ls's own files and folders (its config and state
+	// folders, the programs its config names): kept read-only like .git
+	// wherever they lie inside a writable root, whatever the project
+	// root. The runner adds the agent-ls binary and the helper itself.
+	Own []string
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the
@@ -73,7 +78,11 @@ type Policy struct {
 // ExcludeTmpdirEnvVar, ExcludeSlashTmp and CacheRoot from the settings b
 // was built with.
 func PolicyFor(b *policy.Boundary, cwd string, network bool) Policy {
-	return Policy{Mode: b.Mode(), Root: b.Root(), Cwd: cwd, WritableRoots: b.ExtraRoots(), Network: network}
+	var own []string
+	for _, o := range b.Own() {
+		own = append(own, o.Path)
+	}
+	return Policy{Mode: b.Mode(), Root: b.Root(), Cwd: cwd, WritableRoots: b.ExtraRoots(), Network: network, Own: own}
 }
 
 func (p Policy) mode() policy.SandboxMode {

@@ -84,9 +84,9 @@ func (c Capabilities) Summary() string {
 		b.WriteString("); ptrace and io_uring are always refused")
 	}
 	if c.Namespaces {
-		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace")
+		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace, as do agent-ls's own config, state, binaries and the programs its config runs, wherever they are")
 	} else {
-		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s)", c.NamespaceNote)
+		fmt.Fprintf(&b, "; .git, .agents and .agent-ls are NOT protected inside writable roots (no user namespace: %s), and a writable root that holds agent-ls's own config, state, binaries or the programs its config runs is read-only", c.NamespaceNote)
 	}
 	b.WriteString("; background processes and daemons a command starts end with it")
 	fmt.Fprintf(&b, "; %s", processLimitSummary(c))
@@ -181,6 +181,12 @@ func Explain(p Policy, c Capabilities) string {
 			line("placeholders are shared by every agent-ls process in the folder and removed when the last")
 			line("  command using them ends; after a kill -9, by the next agent-ls start there")
 		}
+		if own := ownPathsIn(ownPaths(p, ""), writable, false); len(own) > 0 {
+			line("agent-ls's own files (read-only inside the writable roots, and the folders above them cannot be moved):")
+			for _, o := range own {
+				line("  %s", o.path)
+			}
+		}
 	default:
 		note := c.NamespaceNote
 		if p.NoNamespace {
@@ -188,6 +194,11 @@ func Explain(p Policy, c Capabilities) string {
 		}
 		line("protected paths: NOT enforced; %s under %s are writable like the rest of the roots", strings.Join(ProtectedNames, ", "), strings.Join(roots, " "))
 		line("  (Landlock alone cannot make a read-only hole in a writable tree; user namespaces are unavailable: %s)", note)
+	}
+	if !(c.Namespaces && !p.NoNamespace) {
+		for _, r := range ownReadOnlyRoots(ownPaths(p, ""), writable) {
+			line("read-only: %s (it holds agent-ls's own files, which only a mount namespace could keep read-only in it)", r)
+		}
 	}
 	return b.String()
 }

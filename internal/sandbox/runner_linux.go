@@ -85,6 +85,8 @@ func command(ctx context.Context, p Policy, argv []string, env []string, helperP
 	// Danger-full-access confines nothing, but the helper's subreaper
 	// still ends everything the command starts.
 	useNS := p.mode() != DangerFullAccess && !p.NoNamespace && Probe().Namespaces
+	// agent-ls's own binaries are as much its own as its config.
+	p.Own = ownPaths(p, helperPath)
 	// The helper's C constructor looks for these two words first: it
 	// enters the namespaces and carries out the plan (descriptor 3)
 	// before the Go runtime would start. The command's words follow for

@@ -55,12 +55,64 @@ function M.find_root(path)
   return nil
 end
 
+--- Whether dir is the home folder or one of the folders above it, which
+--- hold the user's whole configuration: never a workspace by default.
+function M.is_home(dir)
+  local home = uv.os_homedir() or vim.env.HOME
+  if not dir or dir == '' or not home or home == '' then
+    return false
+  end
+  dir = uv.fs_realpath(dir) or dir
+  home = uv.fs_realpath(home) or home
+  dir = dir:gsub('/+$', '')
+  return dir == '' or home == dir or home:sub(1, #dir + 1) == dir .. '/'
+end
+
+-- told_home: the user was told once why a file in no project got no
+-- server.
+local told_home = false
+
+--- The workspace for a file in no project (no root marker above it):
+--- the current directory, unless that is the home folder (`nvim
+--- ~/notes.txt` run in ~), then the file's own folder, unless that is
+--- the home folder too; then none, and the user is told why once.
+local function fallback_root(file)
+  for _, dir in ipairs({ vim.fn.getcwd(), file and vim.fn.fnamemodify(file, ':p:h') }) do
+    if dir and not M.is_home(dir) then
+      return dir
+    end
+  end
+  if not told_home then
+    told_home = true
+    vim.notify(
+      'agent-ls: not started here: '
+        .. (file and vim.fn.fnamemodify(file, ':~') .. ' is in no project' or 'no project is open')
+        .. ' and the current folder is your home folder, which agent-ls does not take as its workspace'
+        .. ' (its commands could change your shell start-up files and settings). :cd into a project folder,'
+        .. ' or open a file in one.',
+      vim.log.levels.WARN
+    )
+  end
+  return nil
+end
+
+--- Whether buf has no workspace because the only one left would be the
+--- home folder (see fallback_root).
+function M.no_workspace(buf)
+  local name = vim.api.nvim_buf_get_name(buf)
+  local file = name ~= '' and vim.bo[buf].buftype == '' and name or nil
+  if (file and M.find_root(file)) or (not file and M.find_root(vim.fn.getcwd())) then
+    return false
+  end
+  return M.is_home(vim.fn.getcwd()) and (not file or M.is_home(vim.fn.fnamemodify(file, ':p:h')))
+end
+
 local function root_of_buffer(buf)
   local name = vim.api.nvim_buf_get_name(buf)
   if name == '' or vim.bo[buf].buftype ~= '' then
     return nil
   end
-  return M.find_root(name) or vim.fn.getcwd()
+  return M.find_root(name) or fallback_root(name)
 end
 
 -- progress wraps Neovim's $/progress handler (which keeps the messages
@@ -205,7 +257,8 @@ function M.attach(buf)
 end
 
 --- The client for the current context: the conversation or review
---- shown in buf, else the root of buf's file, else the current directory; started when
+--- shown in buf, else the root of buf's file, else the current directory
+--- (never the home folder: see fallback_root); started when
 --- start is set and there is none.
 function M.for_buffer(buf, start)
   local conv = conversation.of_buffer(buf)
@@ -221,8 +274,14 @@ function M.for_buffer(buf, start)
     if not alive(roots[root]) and start then
       M.attach(buf)
     end
+  elseif vim.api.nvim_buf_get_name(buf) ~= '' and vim.bo[buf].buftype == '' then
+    -- A file in no project, in the home folder: no workspace (told).
+    return nil
   else
-    root = M.find_root(vim.fn.getcwd()) or vim.fn.getcwd()
+    root = M.find_root(vim.fn.getcwd()) or fallback_root(nil)
+    if not root then
+      return nil
+    end
     if not alive(roots[root]) and start and startable() then
       local cfg = client_config(root)
       if vim.fn.has('nvim-0.11') == 1 then

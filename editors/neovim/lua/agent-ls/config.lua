@@ -12,7 +12,9 @@ M.defaults = {
   approval_policy = nil, -- untrusted | on-failure | on-request | never
   sandbox_mode = nil, -- read-only | workspace-write | danger-full-access
   -- One server per workspace root: the nearest folder above a buffer's
-  -- file that holds one of these (else the current directory).
+  -- file that holds one of these (else the current directory, or, when
+  -- that is the home folder, the file's own folder; never the home
+  -- folder itself).
   root_markers = { '.git', 'go.mod', 'package.json', 'Cargo.toml', 'pyproject.toml', 'setup.py', '.agent-ls' },
   -- Write a buffer the agent changed when it had no unsaved changes
   -- before, so the commands the agent runs next see the change.

@@ -27,7 +27,9 @@ end
 -- starting the server when there is none.
 local function current()
   local c, conv = client.for_buffer(vim.api.nvim_get_current_buf(), true)
-  if not c then
+  if not c and client.no_workspace(vim.api.nvim_get_current_buf()) then
+    notify('no workspace here: the home folder is not one (:cd into a project folder)', vim.log.levels.ERROR)
+  elseif not c then
     notify('no agent-ls server could be started (is ' .. M.options.cmd[1] .. ' installed? :checkhealth agent-ls)', vim.log.levels.ERROR)
   end
   return c, conv
