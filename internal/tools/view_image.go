@@ -66,6 +66,8 @@ func (ViewImage) Handle(_ context.Context, env *Env, call *Call) (Output, error)
 		f, fi, err := workspace.OpenRegular(t.Abs)
 		var nr *workspace.NotRegularError
 		switch {
+		case errors.As(err, &nr) && nr.Mode.IsDir():
+			return Output{}, fmt.Errorf("view_image: %s is a directory", t.Display)
 		case errors.As(err, &nr):
 			return Output{}, fmt.Errorf("view_image: %s is %s, not an image file; it was not read", t.Display, workspace.KindOf(nr.Mode))
 		case err != nil:
