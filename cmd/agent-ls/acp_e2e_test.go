@@ -446,7 +446,9 @@ func TestACPMalformedAnswered(t *testing.T) {
 	cmd := exec.Command(binary, "acp")
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "XDG_STATE_HOME="+t.TempDir())
-	cmd.Stdin = strings.NewReader("{not json\n[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]\n\"str\"\n")
+	cmd.Stdin = strings.NewReader("{not json\n[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]\n\"str\"\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"session/list\",\"params\":{}}\n")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
@@ -465,7 +467,7 @@ func TestACPMalformedAnswered(t *testing.T) {
 		}
 		codes = append(codes, itoa(msg.Error.Code))
 	}
-	if got := strings.Join(codes, ","); got != "-32700,-32600,-32600" {
+	if got := strings.Join(codes, ","); got != "-32700,-32600,-32600,-32600,-32600" {
 		t.Errorf("answers %s:\n%s", got, out)
 	}
 }

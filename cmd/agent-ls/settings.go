@@ -230,9 +230,19 @@ func (s *Settings) logger(stderr io.Writer) (*slog.Logger, func(), error) {
 	}
 	w, closeFn := stderr, func() {}
 	if s.LogFile != "" {
-		f, err := os.OpenFile(s.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		// Logs hold prompts, paths, commands and what servers said: the
+		// file is the user's alone. One that exists with wider
+		// permissions is narrowed too (a regular file only: a terminal or
+		// a pipe given as the log is left as it is).
+		f, err := os.OpenFile(s.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--log-file: %w", err)
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+			if err := f.Chmod(fi.Mode().Perm() &^ 0o077); err != nil {
+				f.Close()
+				return nil, nil, fmt.Errorf("--log-file: %s is readable by others and cannot be made private: %w", s.LogFile, err)
+			}
 		}
 		w, closeFn = f, func() { f.Close() }
 	}

@@ -110,6 +110,47 @@ func TestWireAnswersWhatTheSDKDrops(t *testing.T) {
 	}
 }
 
+// TestWireRefusesIdsJSONRPCForbids: a request whose id is an object, an
+// array or a boolean is answered with Invalid Request and id null, not
+// handed to the SDK; string, number and null ids go through.
+func TestWireRefusesIdsJSONRPCForbids(t *testing.T) {
+	var out strings.Builder
+	var mu sync.Mutex
+	w := &wire{out: lockedWriter{&mu, &out}, log: slog.New(slog.DiscardHandler)}
+	good := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{}}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"session/new\",\"params\":{\"id\":{}}}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"x\"}\n"
+	bad := []string{
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"session/new","params":{}}`,
+		`{"jsonrpc":"2.0","id":[1],"method":"session/new","params":{}}`,
+		`{"jsonrpc":"2.0","method":"session/new","id":{},"params":{}}`,
+		`{"jsonrpc":"2.0","id":true,"method":"session/new","params":{}}`,
+	}
+	passed, err := io.ReadAll(w.reader(strings.NewReader(strings.Join(bad, "\n")+"\n"+good), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(passed) != good {
+		t.Errorf("passed on %q", passed)
+	}
+	mu.Lock()
+	got := out.String()
+	mu.Unlock()
+	answers := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(answers) != len(bad) {
+		t.Fatalf("%d answers:\n%s", len(answers), got)
+	}
+	for _, a := range answers {
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct{ Code int }
+		}
+		if err := json.Unmarshal([]byte(a), &m); err != nil || string(m.ID) != "null" || m.Error.Code != -32600 {
+			t.Errorf("answer %s", a)
+		}
+	}
+}
+
 type lockedWriter struct {
 	mu *sync.Mutex
 	w  io.Writer

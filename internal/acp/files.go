@@ -54,7 +54,7 @@ func (f *clientFiles) ReadFile(path string) ([]byte, error) {
 	if text, ok := f.read(path); ok {
 		return []byte(text), nil
 	}
-	return os.ReadFile(path)
+	return workspace.ReadRegular(path)
 }
 
 func (f *clientFiles) Document(path string) (workspace.Doc, bool) {

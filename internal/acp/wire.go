@@ -19,8 +19,9 @@ const maxMessage = 8 << 20
 
 // wire sits between stdio and the SDK's connection. Inbound, it answers
 // what JSON-RPC 2.0 says must be answered and the SDK only logs: a line
-// that is not JSON (-32700, id null), a batch (-32600: ACP has none) and
-// a message too large; the rest goes through untouched. Outbound, it
+// that is not JSON (-32700, id null), a batch (-32600: ACP has none), an
+// id that is an object, an array or a boolean (-32600) and a message too
+// large; the rest goes through untouched. Outbound, it
 // writes each message whole under one lock, gives a new file's diff
 // blocks their "oldText": null (see nullOldText), and runs what waits for
 // an answer to be out (see afterAnswer).
@@ -178,8 +179,33 @@ func (w *wire) check(line []byte) bool {
 	case t[0] != '{':
 		w.writeError(-32600, "Invalid request: a message is a JSON object")
 		return false
+	case bytes.Contains(t, []byte(`"id"`)) && !validID(t):
+		// JSON-RPC 2.0: an id is a string, a number or null. The SDK
+		// would take an object or an array as an id and answer with it.
+		w.log.Warn("acp: inbound message with an id that is not a string, a number or null", "bytes", len(t))
+		w.writeError(-32600, "Invalid request: an id is a string, a number or null")
+		return false
 	}
 	if w.onInitialize != nil && bytes.Contains(t, []byte(`"initialize"`)) && w.onInitialize(t) {
+		return false
+	}
+	return true
+}
+
+// validID reports whether the message msg (a JSON object) has no id or
+// one JSON-RPC allows: a string, a number or null.
+func validID(msg []byte) bool {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return false
+	}
+	if len(m.ID) == 0 {
+		return true
+	}
+	switch m.ID[0] {
+	case '{', '[', 't', 'f':
 		return false
 	}
 	return true

@@ -22,7 +22,8 @@ type Problem struct {
 	Key     string
 	Message string
 	// Ignored marks a key that was left out (a project file's key that
-	// only the user's own config may set); the rest of the layer applies.
+	// only the user's own config may set, or that agent-ls does not
+	// know); the rest of the layer applies.
 	// Any other problem means the layer was not used.
 	Ignored bool
 }
@@ -46,6 +47,9 @@ type checker struct {
 	source string
 	lines  map[string]int // dotted key -> line
 	probs  []Problem
+	// dropUnknown deletes an unknown key from its table, an ignored
+	// Problem, rather than failing the file (a project's file).
+	dropUnknown bool
 }
 
 func (c *checker) add(key, format string, args ...any) {
@@ -108,6 +112,12 @@ func (c *checker) check(key string, v any, t reflect.Type) {
 		for _, k := range sortedKeys(m) {
 			f, ok := fields[k]
 			if !ok {
+				if c.dropUnknown {
+					delete(m, k)
+					c.probs = append(c.probs, Problem{Source: c.source, Line: c.line(join(key, k)), Key: join(key, k), Ignored: true,
+						Message: "ignored: unknown key" + suggest(k, fields)})
+					continue
+				}
 				c.add(join(key, k), "unknown key%s", suggest(k, fields))
 				continue
 			}

@@ -10,7 +10,8 @@
 // result is decoded into Config. Files are checked strictly: an unknown key
 // or a value of the wrong type is a Problem naming the file, the line and
 // the key, and a file with an error is not used (the Loader keeps the last
-// good version of it).
+// good version of it). A project file is the exception for unknown keys:
+// each is left out with a warning (it can only have narrowed).
 package config
 
 import (

@@ -349,3 +349,60 @@ startup_timeout_sec = 1e9
 		}
 	}
 }
+
+// TestProjectFileCannotSetLimits: a repository cannot choose limits,
+// context sizes or timeouts, not even lower ones; its unknown keys are
+// warnings, where the user's own are errors.
+func TestProjectFileCannotSetLimits(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".agent-ls"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	project := `model = "o3"
+project_doc_max_bytes = 1
+model_context_window = 1000000000
+model_auto_compact_token_limit = 10
+some_future_key = true
+
+[model_providers.openai]
+stream_idle_timeout_ms = 1
+
+[mcp_servers.db]
+command = "db-mcp"
+tool_timeout_sec = 0.001
+`
+	if err := os.WriteFile(filepath.Join(root, ProjectFile), []byte(project), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	user := writeFile(t, "project_doc_max_bytes = 4096\nmodel_context_window = 200000\nmodel_auto_compact_token_limit = 150000\n")
+	r, probs := load(t, Inputs{UserFile: user, ProjectRoot: root})
+	var ignored []string
+	for _, p := range probs {
+		if !p.Ignored {
+			t.Errorf("an error, not a warning: %s", p)
+		}
+		ignored = append(ignored, p.Key)
+	}
+	if want := []string{"mcp_servers", "model_auto_compact_token_limit", "model_context_window", "model_providers", "project_doc_max_bytes", "some_future_key"}; !slices.Equal(slices.Sorted(slices.Values(ignored)), want) {
+		t.Errorf("ignored %q, want %q", ignored, want)
+	}
+	for _, p := range probs {
+		if p.Key == "project_doc_max_bytes" && p.String() != filepath.Join(root, ProjectFile)+":2: project_doc_max_bytes: ignored: only the user's own config may set limits and timeouts" {
+			t.Errorf("message: %s", p)
+		}
+		if p.Key == "some_future_key" && !strings.Contains(p.String(), ":5: some_future_key: ignored: unknown key") {
+			t.Errorf("message: %s", p)
+		}
+	}
+	if r.Model != "o3" || r.ProjectDocMaxBytes != 4096 || r.ModelContextWindow != 200000 || r.ModelAutoCompactTokenLimit != 150000 ||
+		r.Provider.StreamIdleTimeoutMs != nil || len(r.MCPServers) != 0 {
+		t.Errorf("resolved: %+v", r.Config)
+	}
+
+	// The user's own file stays strict: an unknown key there is an error
+	// and the file is not used.
+	_, probs = load(t, Inputs{UserFile: writeFile(t, "some_future_key = true\nmodel = \"o3\"\n")})
+	if len(probs) == 0 || probs[0].Ignored || !strings.Contains(probs[0].String(), "some_future_key: unknown key") {
+		t.Errorf("user file problems: %q", problemStrings(probs))
+	}
+}

@@ -77,19 +77,23 @@ func (l *Loader) Load(in Inputs) (*Resolved, []Problem) {
 	probs = append(probs, p...)
 	var project *Layer
 	if in.ProjectRoot != "" {
-		project, p = l.file(filepath.Join(in.ProjectRoot, ProjectFile), "project config")
+		project, p = l.file(filepath.Join(in.ProjectRoot, ProjectFile), projectSource)
 		probs = append(probs, p...)
 	}
 	r, p := resolve(user, project, in.Env, in.Editor, in.Flags)
 	return r, append(probs, p...)
 }
 
+// projectSource names the project's file: it is read leniently (see
+// readFile).
+const projectSource = "project config"
+
 // file reads one config file; nil when it does not exist.
 func (l *Loader) file(path, source string) (*Layer, []Problem) {
 	if path == "" {
 		return nil, nil
 	}
-	layer, probs, err := ReadFile(path, source)
+	layer, probs, err := readFile(path, source, source == projectSource)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.good == nil {
@@ -101,6 +105,11 @@ func (l *Loader) file(path, source string) (*Layer, []Problem) {
 		return nil, nil
 	case err != nil:
 		probs = append(probs, Problem{Source: path, Message: err.Error()})
+	}
+	if layer != nil {
+		// Only ignored keys: the rest of the file is good.
+		l.good[path] = layer
+		return layer, probs
 	}
 	if len(probs) > 0 {
 		last := l.good[path]
@@ -119,20 +128,36 @@ func (l *Loader) file(path, source string) (*Layer, []Problem) {
 // returned as is (fs.ErrNotExist when it is missing); everything wrong in
 // it is a Problem, and then the layer is nil.
 func ReadFile(path, source string) (*Layer, []Problem, error) {
+	return readFile(path, source, false)
+}
+
+// readFile is ReadFile; lenient drops unknown keys with an ignored
+// Problem each instead of refusing the file. A project's file is read so:
+// it comes with whatever repository is open, perhaps written for another
+// version of agent-ls, and since it may only narrow the user's settings,
+// leaving out a key it does not know loosens nothing.
+func readFile(path, source string, lenient bool) (*Layer, []Problem, error) {
 	data, err := readBounded(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	tree, probs := Parse(data, path)
-	if probs != nil {
+	tree, probs := parse(data, path, lenient)
+	if tree == nil {
 		return nil, probs, nil
 	}
-	return &Layer{Source: source, Tree: tree, path: path, lines: keyLines(data)}, nil, nil
+	return &Layer{Source: source, Tree: tree, path: path, lines: keyLines(data)}, probs, nil
 }
 
 // Parse decodes and checks a config file's contents; source names it in
 // problems.
 func Parse(data []byte, source string) (map[string]any, []Problem) {
+	return parse(data, source, false)
+}
+
+// parse is Parse; lenient leaves unknown keys out of the tree (each an
+// ignored Problem) and returns the tree with those problems when nothing
+// else is wrong.
+func parse(data []byte, source string, lenient bool) (map[string]any, []Problem) {
 	var tree map[string]any
 	if err := toml.Unmarshal(data, &tree); err != nil {
 		return nil, []Problem{syntaxProblem(source, err)}
@@ -140,21 +165,21 @@ func Parse(data []byte, source string) (map[string]any, []Problem) {
 	if tree == nil {
 		tree = map[string]any{}
 	}
-	c := &checker{source: source, lines: keyLines(data)}
+	c := &checker{source: source, lines: keyLines(data), dropUnknown: lenient}
 	c.check("", tree, reflect.TypeFor[Config]())
 	c.values(tree) // it skips values of the wrong type
-	if len(c.probs) == 0 {
+	if !slices.ContainsFunc(c.probs, func(p Problem) bool { return !p.Ignored }) {
 		// What the checks pass go-toml must decode; if it does not, say
 		// so rather than run on half a file.
 		if _, err := decode(tree); err != nil {
 			c.probs = append(c.probs, Problem{Source: source, Message: err.Error()})
 		}
 	}
-	if len(c.probs) > 0 {
-		slices.SortStableFunc(c.probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+	slices.SortStableFunc(c.probs, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+	if slices.ContainsFunc(c.probs, func(p Problem) bool { return !p.Ignored }) {
 		return nil, c.probs
 	}
-	return tree, nil
+	return tree, c.probs
 }
 
 func syntaxProblem(source string, err error) Problem {

@@ -125,9 +125,14 @@ func narrow(project *Layer, base map[string]any) (*Layer, []Problem) {
 	for _, k := range sortedKeys(project.Tree) {
 		v := project.Tree[k]
 		switch k {
-		case "model", "model_reasoning_effort", "model_reasoning_summary", "model_verbosity", "project_doc_max_bytes",
-			"model_context_window", "model_auto_compact_token_limit":
+		case "model", "model_reasoning_effort", "model_reasoning_summary", "model_verbosity":
 			keep[k] = v
+		case "project_doc_max_bytes", "model_context_window", "model_auto_compact_token_limit":
+			// Lower is not always narrower: a tiny context window or
+			// compaction limit makes every turn summarise away what the
+			// user said, a tiny AGENTS.md budget drops the user's own
+			// instructions. Limits and timeouts are the user's.
+			ignore(k, "only the user's own config may set limits and timeouts")
 		case "tools":
 			tools := map[string]any{}
 			for _, name := range sortedKeys(v.(map[string]any)) {

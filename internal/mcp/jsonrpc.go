@@ -98,6 +98,8 @@ type transport interface {
 type client struct {
 	tr  transport
 	log *slog.Logger
+	// serverLog logs what the server causes, bounded (see floodLog).
+	serverLog *floodLog
 	// toolsChanged is called on notifications/tools/list_changed, on the
 	// transport's reading goroutine: it must not block.
 	toolsChanged func()
@@ -115,7 +117,7 @@ type client struct {
 }
 
 func newClient(tr transport, log *slog.Logger, toolsChanged func()) *client {
-	c := &client{tr: tr, log: log, toolsChanged: toolsChanged, pending: map[int64]chan *message{}, done: make(chan struct{}), answering: make(chan struct{}, maxAnswering)}
+	c := &client{tr: tr, log: log, serverLog: &floodLog{log: log}, toolsChanged: toolsChanged, pending: map[int64]chan *message{}, done: make(chan struct{}), answering: make(chan struct{}, maxAnswering)}
 	tr.start(c)
 	return c
 }
@@ -229,7 +231,7 @@ func (c *client) handle(raw []byte) {
 	if len(raw) > 0 && raw[0] == '[' {
 		var batch []json.RawMessage
 		if err := json.Unmarshal(raw, &batch); err != nil {
-			c.log.Warn("MCP server: a message that is not JSON-RPC was left out", "err", err, "message", textcut.Cut(string(raw), 200))
+			c.serverLog.logf(slog.LevelWarn, "MCP server: a message that is not JSON-RPC was left out", "err", err, "message", textcut.Cut(string(raw), 200))
 			return
 		}
 		for _, m := range batch {
@@ -239,7 +241,7 @@ func (c *client) handle(raw []byte) {
 	}
 	var m message
 	if err := json.Unmarshal(raw, &m); err != nil {
-		c.log.Warn("MCP server: a message that is not JSON-RPC was left out", "err", err, "message", textcut.Cut(string(raw), 200))
+		c.serverLog.logf(slog.LevelWarn, "MCP server: a message that is not JSON-RPC was left out", "err", err, "message", textcut.Cut(string(raw), 200))
 		return
 	}
 	switch {
@@ -253,14 +255,14 @@ func (c *client) handle(raw []byte) {
 				c.answer(&m)
 			}()
 		default:
-			c.log.Warn("MCP server: its request was left unanswered, too many are under way", "method", textcut.Cut(m.Method, 100))
+			c.serverLog.logf(slog.LevelWarn, "MCP server: its request was left unanswered, too many are under way", "method", textcut.Cut(m.Method, 100))
 		}
 	case m.Method != "":
 		c.notification(&m)
 	case len(m.ID) > 0:
 		c.response(&m)
 	default:
-		c.log.Debug("MCP server: a message with neither method nor id was left out")
+		c.serverLog.logf(slog.LevelDebug, "MCP server: a message with neither method nor id was left out")
 	}
 }
 
@@ -272,7 +274,7 @@ func (c *client) response(m *message) {
 	delete(c.pending, id)
 	c.mu.Unlock()
 	if err != nil || ch == nil {
-		c.log.Debug("MCP server: an answer to no request under way was left out", "id", textcut.Cut(string(m.ID), 100))
+		c.serverLog.logf(slog.LevelDebug, "MCP server: an answer to no request under way was left out", "id", textcut.Cut(string(m.ID), 100))
 		return
 	}
 	ch <- m
@@ -286,7 +288,7 @@ func (c *client) notification(m *message) {
 			c.toolsChanged()
 		}
 	default:
-		c.log.Debug("MCP server: notification left unread", "method", m.Method)
+		c.serverLog.logf(slog.LevelDebug, "MCP server: notification left unread", "method", textcut.Cut(m.Method, 100))
 	}
 }
 
@@ -307,7 +309,7 @@ func (c *client) answer(m *message) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := c.tr.send(ctx, &outgoing{data: data}); err != nil {
-		c.log.Debug("MCP server: the answer to its request was not sent", "method", m.Method, "err", err)
+		c.serverLog.logf(slog.LevelDebug, "MCP server: the answer to its request was not sent", "method", textcut.Cut(m.Method, 100), "err", err)
 	}
 }
 
@@ -338,6 +340,7 @@ func (c *client) closedErr() error {
 func (c *client) close() {
 	c.fail(errors.New("closed by agent-ls"))
 	c.tr.close()
+	c.serverLog.window("before it was closed")
 }
 
 func idJSON(id int64) json.RawMessage {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // latestProtocolVersion is the MCP version agent-ls asks for; a server
@@ -131,6 +133,10 @@ func (c *client) listTools(ctx context.Context, cursor string) (*listToolsResult
 
 // callTool calls the server's tool name with args, a JSON object.
 func (c *client) callTool(ctx context.Context, name string, args json.RawMessage) (*callToolResult, error) {
+	// Each call has its own bound of the server's log, and so has the
+	// time before it.
+	c.serverLog.window("between tool calls")
+	defer c.serverLog.window("during the call of " + textcut.Cut(name, 100))
 	var res callToolResult
 	if err := c.call(ctx, "tools/call", callToolParams{Name: name, Arguments: args}, &res); err != nil {
 		return nil, err

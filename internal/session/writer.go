@@ -96,7 +96,7 @@ func (st *Store) Observe(info agent.SessionInfo, restored bool) (agent.Observer,
 		f.Close()
 		return nil, fmt.Errorf("session record: %w", err)
 	}
-	w := &writer{st: st, id: info.SessionID, f: f}
+	w := &writer{st: st, id: info.SessionID, f: f, out: f}
 	if restored {
 		if err := endLine(f); err != nil {
 			f.Close()
@@ -146,11 +146,21 @@ type writer struct {
 	st *Store
 	id string
 
-	mu       sync.Mutex
-	f        *os.File
+	mu sync.Mutex
+	f  *os.File
+	// out is where lines go: f, or a writer that fails on purpose in
+	// tests.
+	out      io.Writer
 	buf      []byte
 	undoSize int64
-	failed   bool // a write failed; reported once
+	// held are the lines not written yet, in order, since a write
+	// failed (a full disk); each write tries them first, so the record
+	// gets them back in order once writing works again.
+	held      [][]byte
+	heldBytes int
+	heldSince time.Time
+	lost      int  // lines dropped when held grew over maxHeld
+	torn      bool // a cut line could not be taken back; start a new one
 	// syncing: a sync of the file runs; syncs waits for it.
 	syncing atomic.Bool
 	syncs   sync.WaitGroup
@@ -163,19 +173,92 @@ func (w *writer) write(l line) {
 	w.writeLocked(l)
 }
 
+// maxHeld bounds the lines held back while the record cannot be
+// written; past it the oldest are lost, and the record has a gap.
+const maxHeld = 64 << 20
+
 func (w *writer) writeLocked(l line) {
 	if w.f == nil {
 		return
 	}
 	b, err := json.Marshal(l)
-	if err == nil {
+	if err != nil {
+		w.st.log.Warn("a line of the session record cannot be encoded; it is left out", "session", w.id, "err", err)
+		return
+	}
+	if len(w.held) == 0 {
 		w.buf = append(append(w.buf[:0], b...), '\n')
-		_, err = w.f.Write(w.buf)
+		err := w.writeLine(w.buf)
+		if err == nil {
+			return
+		}
+		w.heldSince = w.st.now()
+		w.st.log.Error("the session record cannot be written; its lines are held and written when writing works again",
+			"session", w.id, "err", err)
 	}
-	if err != nil && !w.failed {
-		w.failed = true
-		w.st.log.Error("the session record cannot be written; the session will not resume whole", "session", w.id, "err", err)
+	w.hold(append(b, '\n'))
+	w.flushHeld()
+}
+
+// writeLine writes one whole line, or nothing: a line a failed write
+// cut short is taken back (the file is this process's, locked), or,
+// when that fails too, ended by the next write, so that it stays a bad
+// line of its own that a reader skips.
+func (w *writer) writeLine(b []byte) error {
+	if w.torn {
+		if _, err := w.out.Write([]byte{'\n'}); err != nil {
+			return err
+		}
+		w.torn = false
 	}
+	n, err := w.out.Write(b)
+	if err != nil && n > 0 {
+		fi, serr := w.f.Stat()
+		if serr != nil || w.f.Truncate(fi.Size()-int64(n)) != nil {
+			w.torn = true
+		}
+	}
+	return err
+}
+
+// hold keeps b to write later, dropping the oldest held lines past
+// maxHeld.
+func (w *writer) hold(b []byte) {
+	w.held = append(w.held, b)
+	w.heldBytes += len(b)
+	for w.heldBytes > maxHeld && len(w.held) > 1 {
+		w.heldBytes -= len(w.held[0])
+		w.held[0] = nil
+		w.held = w.held[1:]
+		w.lost++
+	}
+}
+
+// flushHeld writes the held lines, in order, until one fails; once all
+// are out it says so, and whether some were lost.
+func (w *writer) flushHeld() {
+	n := 0
+	for len(w.held) > 0 {
+		if err := w.writeLine(w.held[0]); err != nil {
+			return
+		}
+		w.heldBytes -= len(w.held[0])
+		w.held[0] = nil
+		w.held = w.held[1:]
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	w.held = nil
+	if w.lost > 0 {
+		w.st.log.Error("the session record is written again, but it has a gap: lines were lost while it could not be written; the session will not resume whole",
+			"session", w.id, "lost", w.lost, "since", w.heldSince.UTC().Format(time.RFC3339))
+		w.lost = 0
+		return
+	}
+	w.st.log.Warn("the session record is written again: the lines held back since it failed were appended, in order, and nothing was lost",
+		"session", w.id, "since", w.heldSince.UTC().Format(time.RFC3339))
 }
 
 // close closes the file once a sync under way has ended: the file's
@@ -183,6 +266,13 @@ func (w *writer) writeLocked(l line) {
 // back next must find it free.
 func (w *writer) close() error {
 	w.mu.Lock()
+	if len(w.held) > 0 {
+		w.flushHeld()
+		if len(w.held) > 0 {
+			w.st.log.Error("the session record has a gap: lines that could not be written are lost; the session will not resume whole",
+				"session", w.id, "lost", w.lost+len(w.held), "since", w.heldSince.UTC().Format(time.RFC3339))
+		}
+	}
 	f := w.f
 	w.f = nil
 	w.mu.Unlock()

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"os"
 	"strconv"
 
 	"github.com/agent-ls/agent-ls/internal/workspace"
@@ -23,7 +22,7 @@ type FileView interface {
 // DiskView is a FileView with nothing open: every read goes to disk.
 type DiskView struct{}
 
-func (DiskView) ReadFile(path string) ([]byte, error)  { return os.ReadFile(path) }
+func (DiskView) ReadFile(path string) ([]byte, error)  { return workspace.ReadRegular(path) }
 func (DiskView) Document(string) (workspace.Doc, bool) { return workspace.Doc{}, false }
 func (DiskView) OpenPaths() []string                   { return nil }
 

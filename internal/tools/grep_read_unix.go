@@ -4,8 +4,11 @@ package tools
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // readDisk reads the file at path into buf (grown when too small) with
@@ -16,7 +19,9 @@ func readDisk(path string, buf []byte) ([]byte, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		// Never wait on a named pipe nor take a terminal: the type is
+		// checked on the descriptor below (see workspace/regular.go).
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 		if err != syscall.EINTR {
 			break
 		}
@@ -28,6 +33,9 @@ func readDisk(path string, buf []byte) ([]byte, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, &workspace.NotRegularError{Path: path, Mode: fileTypeOf(uint32(st.Mode))}
 	}
 	if st.Size > MaxGrepFileSize {
 		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, byteSize(st.Size), byteSize(MaxGrepFileSize))
@@ -60,4 +68,23 @@ func readDisk(path string, buf []byte) ([]byte, error) {
 		}
 	}
 	return buf[:got], nil
+}
+
+// fileTypeOf turns the file type bits of a stat mode into fs.FileMode's.
+func fileTypeOf(mode uint32) fs.FileMode {
+	switch mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return fs.ModeDir
+	case syscall.S_IFIFO:
+		return fs.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		return fs.ModeSocket
+	case syscall.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		return fs.ModeDevice
+	case syscall.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return fs.ModeIrregular
 }

@@ -3,21 +3,18 @@ package tools
 import (
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // readDisk reads the file at path into buf (grown when too small),
 // refusing one over MaxGrepFileSize.
 func readDisk(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
+	f, fi, err := workspace.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if fi.Size() > MaxGrepFileSize {
 		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, byteSize(fi.Size()), byteSize(MaxGrepFileSize))
 	}

@@ -3,10 +3,11 @@ package tools
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // ignoreRule is one line of a .gitignore or .ignore file.
@@ -36,7 +37,7 @@ var ignoreFileNames = []string{".gitignore", ".ignore"}
 // push returns s with the ignore file at path added on top, or s itself
 // when the file is missing or has no rules.
 func (s *ignoreStack) push(dir, path string) *ignoreStack {
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadRegular(path)
 	if err != nil {
 		return s
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // gitExcludes is the bottom of the ignore chain of the git repository at
@@ -19,7 +21,7 @@ func gitExcludes(root string, getenv func(string) string) *ignoreStack {
 		return nil
 	}
 	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := workspace.ReadRegular(filepath.Join(gitDir, "commondir")); err == nil {
 		// A linked worktree shares info/ and config with the main one.
 		common = absFrom(gitDir, strings.TrimSpace(string(b)))
 	}
@@ -41,7 +43,7 @@ func gitDirOf(root string) string {
 	case fi.IsDir():
 		return dotGit
 	}
-	b, err := os.ReadFile(dotGit)
+	b, err := workspace.ReadRegular(dotGit)
 	if err != nil {
 		return ""
 	}
@@ -104,7 +106,7 @@ func excludesFile(root, common string, getenv func(string) string) string {
 // configValue returns the last value of section.key in the git config
 // file at path (names compared ignoring case, subsections not matched).
 func configValue(path, section, key string) (string, bool) {
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadRegular(path)
 	if err != nil {
 		return "", false
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 //go:embed read_file.md
@@ -84,18 +85,17 @@ func (ReadFile) Handle(ctx context.Context, env *Env, call *Call) (Output, error
 	if doc, ok := env.files().Document(t.Abs); ok {
 		src, size = strings.NewReader(doc.Text), int64(len(doc.Text))
 	} else {
-		f, err := os.Open(t.Abs)
-		if err != nil {
+		f, fi, err := workspace.OpenRegular(t.Abs)
+		var nr *workspace.NotRegularError
+		switch {
+		case errors.As(err, &nr) && nr.Mode.IsDir():
+			return Output{}, fmt.Errorf("read_file: %s is a directory; use list_dir to see what it holds", t.Display)
+		case errors.As(err, &nr):
+			return Output{}, fmt.Errorf("read_file: %s is %s, not a regular file; it was not read", t.Display, workspace.KindOf(nr.Mode))
+		case err != nil:
 			return Output{}, fmt.Errorf("read_file: %s: %w", t.Display, plainErr(err))
 		}
 		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return Output{}, fmt.Errorf("read_file: %s: %w", t.Display, err)
-		}
-		if fi.IsDir() {
-			return Output{}, fmt.Errorf("read_file: %s is a directory; use list_dir to see what it holds", t.Display)
-		}
 		src, size = f, fi.Size()
 	}
 	r := bufio.NewReaderSize(src, 64<<10)

@@ -6,12 +6,13 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 //go:embed view_image.md
@@ -62,18 +63,17 @@ func (ViewImage) Handle(_ context.Context, env *Env, call *Call) (Output, error)
 	if doc, ok := env.files().Document(t.Abs); ok {
 		data = []byte(doc.Text)
 	} else {
-		f, err := os.Open(t.Abs)
-		if err != nil {
+		f, fi, err := workspace.OpenRegular(t.Abs)
+		var nr *workspace.NotRegularError
+		switch {
+		case errors.As(err, &nr) && nr.Mode.IsDir():
+			return Output{}, fmt.Errorf("view_image: %s is a directory", t.Display)
+		case errors.As(err, &nr):
+			return Output{}, fmt.Errorf("view_image: %s is %s, not an image file; it was not read", t.Display, workspace.KindOf(nr.Mode))
+		case err != nil:
 			return Output{}, fmt.Errorf("view_image: %s: %w", t.Display, plainErr(err))
 		}
 		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return Output{}, fmt.Errorf("view_image: %s: %w", t.Display, err)
-		}
-		if fi.IsDir() {
-			return Output{}, fmt.Errorf("view_image: %s is a directory", t.Display)
-		}
 		if fi.Size() > MaxImageBytes {
 			return Output{}, fmt.Errorf("view_image: %s is %s, over the limit of %s", t.Display, byteSize(fi.Size()), byteSize(MaxImageBytes))
 		}

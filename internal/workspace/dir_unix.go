@@ -73,8 +73,10 @@ func linkErr(dirfd int, name string, err error) error {
 func (d dirHandle) close() { unix.Close(d.fd) }
 
 // openRead opens the file name for reading; a link there is ErrSymlink.
+// It never waits on a named pipe nor takes a terminal (see regular.go);
+// the caller checks the type.
 func (d dirHandle) openRead(name string) (*os.File, error) {
-	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if errors.Is(err, unix.ELOOP) {
 		return nil, ErrSymlink
 	}

@@ -1,9 +1,12 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 )
 
 // stepHook, when set (by tests), runs after every step of a journaled
@@ -133,14 +136,43 @@ func applyOps(label string, plan []op) (*Written, error) {
 		return nil, err
 	}
 	crashPoint()
+	// The directory each temporary file was created in stays open until
+	// the end: if the directory is moved away and a link put in its place
+	// meanwhile, the temporary file is still removed, where it is.
+	temps := make([]dirHandle, len(p.entries))
+	have := make([]bool, len(p.entries))
+	defer func() {
+		for i, d := range temps {
+			if have[i] {
+				d.close()
+			}
+		}
+	}()
+	// removeHeld removes the temporary files from entry from on and lets
+	// go of every directory (a rollback may remove one; Windows refuses
+	// while it is held).
+	removeHeld := func(from int) {
+		for i := range p.entries {
+			if !have[i] {
+				continue
+			}
+			if i >= from {
+				// One that cannot be removed now is left for Recover's
+				// sweep of its directory.
+				_ = temps[i].unlink(p.entries[i].Temp)
+			}
+			temps[i].close()
+			have[i] = false
+		}
+	}
 	// Before the commit, undoing means removing what was created.
 	abort := func(err error) (*Written, error) {
-		removeTemps(p.entries)
+		removeHeld(0)
 		if rbErr := w.Rollback(); rbErr != nil {
 			err = fmt.Errorf("%w; removing the directories created failed: %v", err, rbErr)
 		}
 		_ = j.close()
-		return nil, fmt.Errorf("%w; nothing was changed", err)
+		return nil, nothingChanged(err)
 	}
 	for _, d := range p.dirs {
 		if err := mkdirReal(d); err != nil {
@@ -153,9 +185,11 @@ func applyOps(label string, plan []op) (*Written, error) {
 		if e.Remove {
 			continue
 		}
-		if err := writeTemp(e.Path, e.Temp, p.ops[i].content, p.steps[i].modeAfter(p.ops[i])); err != nil {
+		d, err := writeTemp(e.Path, e.Temp, p.ops[i].content, p.steps[i].modeAfter(p.ops[i]))
+		if err != nil {
 			return abort(err)
 		}
+		temps[i], have[i] = d, true
 		crashPoint()
 	}
 	if err := j.commit(); err != nil {
@@ -164,13 +198,17 @@ func applyOps(label string, plan []op) (*Written, error) {
 	crashPoint()
 	for i, e := range p.entries {
 		if err := commitEntry(e); err != nil {
-			removeTemps(p.entries[i:])
+			removeHeld(i)
 			rbErr := w.Rollback()
 			_ = j.close()
 			if rbErr != nil {
 				return nil, fmt.Errorf("%w; rolling back failed too, so files may be left changed: %v", err, rbErr)
 			}
-			return nil, fmt.Errorf("%w; nothing was changed", err)
+			return nil, nothingChanged(err)
+		}
+		if have[i] {
+			temps[i].close() // renamed into place
+			have[i] = false
 		}
 		w.steps = append(w.steps, p.steps[i])
 		crashPoint()
@@ -196,30 +234,97 @@ func (s step) modeAfter(o op) fs.FileMode {
 // commitEntry does one operation of a committed journal.
 func commitEntry(e journalEntry) error {
 	if e.Remove {
-		return removeReal(e.Path)
+		return swapped(e.Path, removeReal(e.Path))
 	}
 	d, err := openDir(filepath.Dir(e.Path))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", e.Path, unwrapPath(err))
+		return swapped(e.Path, fmt.Errorf("write %s: %w", e.Path, unwrapPath(err)))
 	}
 	defer d.close()
+	// The rename would replace a link planted at the name since the
+	// check without following it; refusing it instead tells the model
+	// that the file is not what it was.
+	if mode, err := d.lstat(filepath.Base(e.Path)); err == nil && mode&fs.ModeSymlink != 0 {
+		return swapped(e.Path, fmt.Errorf("write %s: %w", e.Path, ErrSymlink))
+	}
 	if err := renameAt(d, e.Temp, filepath.Base(e.Path)); err != nil {
 		return fmt.Errorf("write %s: %w", e.Path, unwrapPath(err))
 	}
 	return nil
 }
 
+// SwappedError says that a path, or a folder on its way, became a
+// symbolic link after the change was checked and before it was written
+// (a command racing the write): the link was not followed and nothing
+// was written. It matches ErrSymlink.
+type SwappedError struct {
+	Path   string // the file being written or removed
+	Link   string // what became a link: Path or a folder above it
+	Target string // where the link points, "" when unknown
+}
+
+func (e *SwappedError) Error() string {
+	to := ""
+	if e.Target != "" {
+		to = " (to " + e.Target + ")"
+	}
+	what := "write " + e.Path + ": "
+	if e.Link != e.Path {
+		what += "the folder "
+	}
+	return what + e.Link + " became a symbolic link" + to +
+		" after the change was checked; the link was not followed and nothing was written"
+}
+
+func (e *SwappedError) Is(target error) bool { return target == ErrSymlink }
+
+// swapped turns an ErrSymlink met while writing path into a
+// *SwappedError naming the link; other errors are returned as they are.
+func swapped(path string, err error) error {
+	if !errors.Is(err, ErrSymlink) {
+		return err
+	}
+	var se *SwappedError
+	if errors.As(err, &se) {
+		return err
+	}
+	// The first link from the root down is what was swapped in; the
+	// path's real directories held none when the change was checked.
+	vol := filepath.VolumeName(path)
+	cur := vol + string(filepath.Separator)
+	for _, name := range strings.Split(strings.Trim(path[len(vol):], string(filepath.Separator)), string(filepath.Separator)) {
+		cur = filepath.Join(cur, name)
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(cur)
+			return &SwappedError{Path: path, Link: cur, Target: target}
+		}
+	}
+	return &SwappedError{Path: path, Link: path}
+}
+
+// nothingChanged says that a failed write set was undone; a
+// *SwappedError says so itself.
+func nothingChanged(err error) error {
+	var se *SwappedError
+	if errors.As(err, &se) {
+		return err
+	}
+	return fmt.Errorf("%w; nothing was changed", err)
+}
+
 // writeTemp writes content to the temporary file temp in path's
-// directory, following no link, and syncs it.
-func writeTemp(path, temp string, content []byte, mode fs.FileMode) error {
+// directory, following no link, and syncs it. It returns that directory,
+// open: the caller removes the temporary file through it if the change
+// is not carried out, wherever the directory is by then.
+func writeTemp(path, temp string, content []byte, mode fs.FileMode) (dirHandle, error) {
 	d, err := openDir(filepath.Dir(path))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+		return d, swapped(path, fmt.Errorf("write %s: %w", path, unwrapPath(err)))
 	}
-	defer d.close()
 	f, err := d.createExcl(temp)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		d.close()
+		return d, fmt.Errorf("write %s: %w", path, err)
 	}
 	_, err = f.Write(content)
 	if err == nil {
@@ -233,13 +338,15 @@ func writeTemp(path, temp string, content []byte, mode fs.FileMode) error {
 	}
 	if err != nil {
 		_ = d.unlink(temp)
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+		d.close()
+		return d, fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	return nil
+	return d, nil
 }
 
-// removeTemps deletes the temporary files of entries that are still
-// there.
+// removeTemps deletes, by path, the temporary files of entries that are
+// still there (recovering a journal after a crash: the directories held
+// open then are gone).
 func removeTemps(entries []journalEntry) {
 	for _, e := range entries {
 		if e.Temp == "" {

@@ -61,6 +61,11 @@ func readReal(path string) (content []byte, exists bool, err error) {
 		return nil, false, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", path, err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, false, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
 	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", path, err)

@@ -5,7 +5,6 @@ package workspace
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -168,7 +167,7 @@ func (s *Store) ReadFile(path string) ([]byte, error) {
 	if d, ok := s.Document(path); ok {
 		return []byte(d.Text), nil
 	}
-	return os.ReadFile(path)
+	return ReadRegular(path)
 }
 
 // clean normalises file paths so that one file has one key; other keys
