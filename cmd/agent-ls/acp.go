@@ -108,6 +108,9 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// The root was built with the settings resolved at start: they
 		// hold until the config files change (a.fresh).
 		a.settled(stamp, told)
+		if r.sessions != nil {
+			r.sessions.Notify(func(msg string) { cfg.Tell(msg) })
+		}
 		// A configured MCP server that fails to start is told once, in
 		// the sessions open.
 		r.mcpNotices.Listen(func(msg string) {

@@ -98,6 +98,14 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if msg := agent.HomeWorkspaceReadOnly(info.Cwd, o.settings.SandboxMode, o.settings.AllowHomeWorkspace); msg != "" && !o.jsonOut {
 		fmt.Fprintf(stderr, "agent-ls exec: %s\n", strings.TrimPrefix(msg, "agent-ls: "))
 	}
+	if r.sessions != nil {
+		// The terminal is told when the record cannot be written, and
+		// whether it was written again whole.
+		r.sessions.Notify(func(msg string) {
+			fmt.Fprintf(stderr, "%s\n", textcut.VisibleLine(msg))
+		})
+		defer r.sessions.Notify(nil)
+	}
 	if r.sessions != nil && !o.jsonOut {
 		defer fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT continues it)\n", info.SessionID, info.SessionID)
 	}

@@ -74,6 +74,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		removeStaleMarkers(cfg.Cwd, log)
 		a := &editorAgent{root: r, res: res, cwd: cfg.Cwd, log: log, show: cfg.Show}
 		cfg.Show(a.configure(cfg.Settings)...)
+		// A session record that cannot be written is shown, and so is
+		// whether it was written again whole.
+		if r.sessions != nil {
+			r.sessions.Notify(func(msg string) { cfg.Show(lsp.Message{Error: true, Text: msg}) })
+		}
 		// An MCP server that fails to start is shown once.
 		r.mcpNotices.Listen(func(msg string) {
 			log.Warn(msg)

@@ -66,7 +66,14 @@ func TestNoSetIDFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.RemoveAll(tmp) })
-			for _, dir := range []string{cwd, tmp} {
+			dirs := []string{cwd, tmp}
+			if m.noNS && len(ownReadOnlyRoots(ownPaths(Policy{}, ""), []string{"/tmp"})) > 0 {
+				// Without a mount namespace /tmp is read-only while it
+				// holds the running (test) binary: the workspace alone.
+				t.Log("the test binary lies below /tmp, which therefore is read-only without a mount namespace: workspace cases only")
+				dirs = dirs[:1]
+			}
+			for _, dir := range dirs {
 				for i, c := range setIDCases {
 					sub := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
 					if err := os.Mkdir(sub, 0o755); err != nil {

@@ -39,6 +39,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -106,6 +107,28 @@ type Store struct {
 
 	mu      sync.Mutex
 	writers map[string]*writer
+
+	// notify, when set, tells the user of trouble with a record (see
+	// Notify).
+	notify atomic.Pointer[func(string)]
+}
+
+// Notify sets who tells the user when a record cannot be written, is
+// written again, or has a gap: the front end (an editor's message, the
+// terminal). Each call replaces the last; nil tells nobody. f is called
+// on a goroutine of its own, never while a record is locked.
+func (st *Store) Notify(f func(text string)) {
+	if f == nil {
+		st.notify.Store(nil)
+		return
+	}
+	st.notify.Store(&f)
+}
+
+func (st *Store) tell(text string) {
+	if f := st.notify.Load(); f != nil {
+		go (*f)(text)
+	}
 }
 
 // DefaultDir is where sessions are kept: $XDG_STATE_HOME/agent-ls/sessions

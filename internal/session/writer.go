@@ -195,6 +195,7 @@ func (w *writer) writeLocked(l line) {
 		w.heldSince = w.st.now()
 		w.st.log.Error("the session record cannot be written; its lines are held and written when writing works again",
 			"session", w.id, "err", err)
+		w.st.tell(fmt.Sprintf("agent-ls: the record of session %s cannot be written (%v); what happens is kept in memory and written when writing works again", w.id, err))
 	}
 	w.hold(append(b, '\n'))
 	w.flushHeld()
@@ -254,11 +255,21 @@ func (w *writer) flushHeld() {
 	if w.lost > 0 {
 		w.st.log.Error("the session record is written again, but it has a gap: lines were lost while it could not be written; the session will not resume whole",
 			"session", w.id, "lost", w.lost, "since", w.heldSince.UTC().Format(time.RFC3339))
+		w.st.tell(fmt.Sprintf("agent-ls: the record of session %s is written again, but it has a gap: %s since %s were lost, so the session will not resume whole", w.id, countLines(w.lost), w.heldSince.UTC().Format(time.RFC3339)))
 		w.lost = 0
 		return
 	}
 	w.st.log.Warn("the session record is written again: the lines held back since it failed were appended, in order, and nothing was lost",
 		"session", w.id, "since", w.heldSince.UTC().Format(time.RFC3339))
+	w.st.tell(fmt.Sprintf("agent-ls: the record of session %s is written again; nothing was lost", w.id))
+}
+
+// countLines is "1 line", "n lines".
+func countLines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
 
 // close closes the file once a sync under way has ended: the file's
@@ -271,6 +282,7 @@ func (w *writer) close() error {
 		if len(w.held) > 0 {
 			w.st.log.Error("the session record has a gap: lines that could not be written are lost; the session will not resume whole",
 				"session", w.id, "lost", w.lost+len(w.held), "since", w.heldSince.UTC().Format(time.RFC3339))
+			w.st.tell(fmt.Sprintf("agent-ls: the record of session %s has a gap: %s since %s could not be written and are lost, so the session will not resume whole", w.id, countLines(w.lost+len(w.held)), w.heldSince.UTC().Format(time.RFC3339)))
 		}
 	}
 	f := w.f

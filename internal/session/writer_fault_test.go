@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -20,6 +21,30 @@ import (
 type fullDisk struct {
 	w    io.Writer
 	full bool
+}
+
+// told collects what the store tells the user (Store.Notify).
+type told struct {
+	mu    sync.Mutex
+	wg    sync.WaitGroup
+	texts []string
+}
+
+func (c *told) watch(st *Store, n int) {
+	c.wg.Add(n)
+	st.Notify(func(text string) {
+		c.mu.Lock()
+		c.texts = append(c.texts, text)
+		c.mu.Unlock()
+		c.wg.Done()
+	})
+}
+
+func (c *told) all() string {
+	c.wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.texts, "\n")
 }
 
 func (d *fullDisk) Write(p []byte) (int, error) {
@@ -36,6 +61,8 @@ func (d *fullDisk) Write(p []byte) (int, error) {
 func TestRecordWrittenAgainAfterAFullDisk(t *testing.T) {
 	var logs bytes.Buffer
 	st := New(stateDir(t), slog.New(slog.NewTextHandler(&logs, nil)))
+	var user told
+	user.watch(st, 2)
 	obs, err := st.Observe(agent.SessionInfo{SessionID: "s-full", Cwd: t.TempDir()}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +103,9 @@ func TestRecordWrittenAgainAfterAFullDisk(t *testing.T) {
 	if !strings.Contains(log, "the session record cannot be written") || !strings.Contains(log, "the session record is written again") {
 		t.Errorf("log:\n%s", log)
 	}
+	if got := user.all(); !strings.Contains(got, "record of session s-full cannot be written") || !strings.Contains(got, "is written again; nothing was lost") {
+		t.Errorf("the user was told:\n%s", got)
+	}
 }
 
 // TestRecordGapIsSaid: lines still held when the session ends are lost,
@@ -83,6 +113,8 @@ func TestRecordWrittenAgainAfterAFullDisk(t *testing.T) {
 func TestRecordGapIsSaid(t *testing.T) {
 	var logs bytes.Buffer
 	st := New(stateDir(t), slog.New(slog.NewTextHandler(&logs, nil)))
+	var user told
+	user.watch(st, 2)
 	obs, err := st.Observe(agent.SessionInfo{SessionID: "s-gap", Cwd: t.TempDir()}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -95,5 +127,8 @@ func TestRecordGapIsSaid(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "the session record has a gap") {
 		t.Errorf("log:\n%s", logs.String())
+	}
+	if got := user.all(); !strings.Contains(got, "record of session s-gap has a gap: 1 line since") {
+		t.Errorf("the user was told:\n%s", got)
 	}
 }
