@@ -21,7 +21,14 @@ package sandbox
 // The writable roots mounted nosuid in the helper's mount namespace (the
 // plan's 'N' records): a set-user-ID or set-group-ID file there, or a
 // file with capabilities, grants nothing to whoever runs it inside the
-// sandbox. The seccomp filter keeps the command from making such files in
+// sandbox. Every mount of the namespace is made nosuid in place, with one
+// recursive mount_setattr from "/": no_new_privs already makes set-ID
+// bits grant nothing inside, so nothing is lost, and the writable roots
+// stay on the mounts they were on, so a rename from one into another
+// (from /tmp into the workspace) works as it does outside. Only a kernel
+// without mount_setattr (before 5.12) gets each root bound onto itself
+// nosuid instead, which makes each a mount of its own (EXDEV between
+// them, as between filesystems). The seccomp filter keeps the command from making such files in
 // the first place (seccomp_setid_linux.go), which is what still holds once
 // the file is seen from outside, where these mounts do not exist.
 
@@ -66,6 +73,21 @@ static int agentls_bind_nosuid(const char *path) {
 // agentls_nosuid_roots mounts every root of the plan's 'N' records
 // nosuid. It returns 0, or -1 with errno set and *failed the root.
 int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
+	int any = 0;
+	for (size_t off = 0; off < len;) {
+		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
+		any |= buf[off] == 'N';
+		off += 5 + (size_t)n;
+	}
+	if (!any)
+		return 0;
+	struct agentls_nosuid_attr all = {.attr_set = MOUNT_ATTR_NOSUID};
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &all, sizeof all) == 0)
+		return 0;
+	if (errno != ENOSYS) {
+		*failed = "/";
+		return -1;
+	}
 	for (size_t off = 0; off < len;) {
 		unsigned char tag = buf[off];
 		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;

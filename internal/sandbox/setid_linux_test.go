@@ -196,6 +196,35 @@ func TestWritableRootsNosuid(t *testing.T) {
 	}
 }
 
+// TestRenameAcrossWritableRoots: making the writable roots nosuid does
+// not make each a mount of its own: a file made in /tmp is renamed into
+// the workspace (as tools that write a temporary file first do) wherever
+// the two lie on one filesystem outside the sandbox.
+func TestRenameAcrossWritableRoots(t *testing.T) {
+	requireLandlock(t)
+	if c := Probe(); !c.Namespaces {
+		t.Skip("!!!!!! SKIPPED: user namespaces unavailable (" + c.NamespaceNote + ") !!!!!!")
+	}
+	cwd, _ := workspace(t)
+	tmp, err := os.MkdirTemp("/tmp", "agent-ls-rename")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	var a, b unix.Stat_t
+	if unix.Stat(cwd, &a) != nil || unix.Stat(tmp, &b) != nil || a.Dev != b.Dev {
+		t.Skip("the workspace and /tmp are on different filesystems here")
+	}
+	script := "import os, sys\nopen(sys.argv[1], 'w').write('x')\nos.rename(sys.argv[1], 'moved')"
+	r := runIn(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, nil, python(t), "-c", script, filepath.Join(tmp, "f"))
+	if r.code != 0 {
+		t.Fatalf("rename from /tmp into the workspace: %v", r)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "moved")); err != nil {
+		t.Error(err)
+	}
+}
+
 func getxattr(path, name string, buf []byte) (int, error) {
 	return unix.Getxattr(path, name, buf)
 }

@@ -111,9 +111,9 @@ func TestUnixSocketSecondName(t *testing.T) {
 			// A directory holding a host socket moved into the workspace,
 			// socket and all. Where the move itself goes through, the
 			// socket's identity alone keeps it out of reach (EPERM);
-			// with the writable roots mounted nosuid each is a mount of
-			// its own (EXDEV), and without a mount namespace /tmp is
-			// read-only while it holds the test binary (EACCES).
+			// without a mount namespace /tmp is read-only while it holds
+			// the test binary (EACCES), and on a kernel that binds each
+			// writable root onto itself nosuid the move is EXDEV.
 			ws, host, hits := hostSocketTree(t)
 			mustBlock(t, attack(t, Policy{Mode: WorkspaceWrite, Cwd: ws}, "unix-relink", "rename-dir", host, filepath.Join(ws, "moved")),
 				"a host socket's directory moved into the workspace")
