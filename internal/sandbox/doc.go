@@ -67,11 +67,12 @@
 // else is EPERM. Where the supervisor cannot run (see Unix sockets below)
 // set-group-ID is refused on directories too. Setting the
 // security.capability attribute takes CAP_SETFCAP, which the command has
-// in no namespace. Inside the mount namespace every mount, the writable
-// roots' included, is also made nosuid in place (nosuid_linux.go; on
-// kernels before 5.12 each writable root is bound onto itself nosuid
-// instead); the filter is what still holds once the file is seen from
-// outside.
+// in no namespace. Inside the mount namespace every mount is also nosuid,
+// and read-only but for the writable roots (nosuid_linux.go): Landlock
+// does not confine chmod, chown, utimes or extended attributes, which a
+// read-only mount refuses; on kernels before 5.12 each writable root is
+// only bound onto itself nosuid. The filter is what still holds once the
+// file is seen from outside.
 //
 // # A process limit
 //

@@ -14,23 +14,26 @@ package sandbox
 
 #include "syscalls_linux.h"
 
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x1
+#endif
 #ifndef MOUNT_ATTR_NOSUID
 #define MOUNT_ATTR_NOSUID 0x2
 #endif
 
-// The writable roots mounted nosuid in the helper's mount namespace (the
-// plan's 'N' records): a set-user-ID or set-group-ID file there, or a
-// file with capabilities, grants nothing to whoever runs it inside the
-// sandbox. Every mount of the namespace is made nosuid in place, with one
-// recursive mount_setattr from "/": no_new_privs already makes set-ID
-// bits grant nothing inside, so nothing is lost, and the writable roots
-// stay on the mounts they were on, so a rename from one into another
-// (from /tmp into the workspace) works as it does outside. Only a kernel
-// without mount_setattr (before 5.12) gets each root bound onto itself
-// nosuid instead, which makes each a mount of its own (EXDEV between
-// them, as between filesystems). The seccomp filter keeps the command from making such files in
-// the first place (seccomp_setid_linux.go), which is what still holds once
-// the file is seen from outside, where these mounts do not exist.
+// The helper's mount namespace is made nosuid and read-only everywhere
+// but the writable roots (the plan's 'N' records), which are bound onto
+// themselves writable (and nosuid): a set-user-ID or set-group-ID file,
+// or a file with capabilities, grants nothing to whoever runs it inside
+// the sandbox, and outside the roots chmod, chown, utimes and extended
+// attributes, which Landlock does not confine, fail with EROFS. Each root
+// is then a mount of its own, so rename(2) from one into another is EXDEV,
+// as between filesystems (mv and most tools copy then). A kernel without
+// mount_setattr (before 5.12) gets each root bound onto itself nosuid and
+// nothing more. The seccomp filter keeps the command from making set-ID
+// files in the first place (seccomp_setid_linux.go), which is what still
+// holds once the file is seen from outside, where these mounts do not
+// exist.
 
 struct agentls_nosuid_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -70,8 +73,41 @@ static int agentls_bind_nosuid(const char *path) {
 	return r;
 }
 
-// agentls_nosuid_roots mounts every root of the plan's 'N' records
-// nosuid. It returns 0, or -1 with errno set and *failed the root.
+// agentls_bind_writable binds the writable root path onto itself with
+// its mounts writable again, after agentls_nosuid_roots made every mount
+// read-only; nosuid stays. A mount below it that the host made read-only
+// keeps its locked flag, and then only the root's own mount is made
+// writable.
+static int agentls_bind_writable(const char *path) {
+	int fd = syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0)
+		return -1;
+	struct agentls_nosuid_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &rw, sizeof rw) != 0 &&
+	    (errno != EPERM || syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &rw, sizeof rw) != 0) && errno != EPERM) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+// agentls_nosuid_roots carries out the plan's 'N' records, the writable
+// roots (an empty one where there is none: read-only mode). Every mount
+// of the namespace is made nosuid and read-only in place, then each root
+// is bound onto itself writable: Landlock confines writing contents,
+// creating and removing, but not chmod, chown, utimes or extended
+// attributes, which a read-only mount refuses (EROFS) everywhere outside
+// the roots. The roots come outermost only (a root inside another is
+// covered by it), so a rename between two roots on one mount (the
+// workspace below /tmp) keeps working. Without mount_setattr (before
+// Linux 5.12) each root is bound onto itself nosuid instead, and the rest
+// stays as it is. It returns 0, or -1 with errno set and *failed the root.
 int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
 	int any = 0;
 	for (size_t off = 0; off < len;) {
@@ -81,17 +117,16 @@ int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
 	}
 	if (!any)
 		return 0;
-	struct agentls_nosuid_attr all = {.attr_set = MOUNT_ATTR_NOSUID};
-	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &all, sizeof all) == 0)
-		return 0;
-	if (errno != ENOSYS) {
+	struct agentls_nosuid_attr all = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_RDONLY};
+	int setattr = syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &all, sizeof all) == 0;
+	if (!setattr && errno != ENOSYS) {
 		*failed = "/";
 		return -1;
 	}
 	for (size_t off = 0; off < len;) {
 		unsigned char tag = buf[off];
 		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
-		if (tag == 'N') {
+		if (tag == 'N' && n > 0) {
 			char *p = malloc(n + 1);
 			if (!p) {
 				errno = ENOMEM;
@@ -99,7 +134,7 @@ int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
 			}
 			memcpy(p, buf + off + 5, n);
 			p[n] = 0;
-			if (agentls_bind_nosuid(p) != 0) {
+			if ((setattr ? agentls_bind_writable(p) : agentls_bind_nosuid(p)) != 0) {
 				*failed = p;
 				return -1;
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,7 +29,10 @@ type plan struct {
 	unconfined bool     // danger-full-access: chdir and exec, nothing else
 	privateShm uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
 	mounts     []planMount
-	nosuid     []string // writable roots to mount nosuid (nosuid_linux.go)
+	// nosuid are the writable roots, outermost only, that stay writable
+	// once every mount is made nosuid and read-only (nosuid_linux.go);
+	// [""] in read-only mode.
+	nosuid []string
 	// pids is the cgroup.procs of the command's pids cgroup (pidsDir),
 	// which the helper joins; else nproc, when not 0, is the RLIMIT_NPROC
 	// it sets (pids_linux.go).
@@ -252,9 +256,14 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		paths := append(protectedPathsIn(b), lockDirProtection(writable)...)
 		paths = append(paths, ownPathsIn(p.Own, writable, true)...)
 		pl.mounts = extendMounts(planMounts(paths, held), writable)
+		pl.nosuid = outermost(writable)
 		if p.mode() == WorkspaceWrite {
 			pl.privateShm = commandDirRights(abi, p.Network)
-			pl.nosuid = writable
+		}
+		if len(pl.nosuid) == 0 {
+			// Read-only mode: the mounts are made nosuid and read-only
+			// all the same, with no root to bind writable again.
+			pl.nosuid = []string{""}
 		}
 	} else if ro := ownReadOnlyRoots(p.Own, writable); len(ro) > 0 {
 		// No mount namespace to pin agent-ls's own files in: the roots
@@ -288,6 +297,25 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 	pl.notify = setgidDirsNotified()
 	pl.limitProcesses(p, inNS)
 	return pl, env
+}
+
+// outermost are the roots that lie inside no other of roots (all real
+// paths), in their order.
+func outermost(roots []string) []string {
+	var out []string
+	for i, r := range roots {
+		inside := false
+		for j, o := range roots {
+			if i != j && (o == "/" && r != "/" || strings.HasPrefix(r, o+"/") || (r == o && j < i)) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // fd is the descriptor number f has in the helper: files() are passed

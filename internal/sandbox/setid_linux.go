@@ -21,7 +21,13 @@ func explainSetID(line func(string, ...any), p Policy, c Capabilities) {
 	} else {
 		line("           set-group-ID is refused on directories too (no supervisor here: %s)", c.UnixSocketsNote)
 	}
-	if c.Namespaces && !p.NoNamespace && p.mode() == WorkspaceWrite {
-		line("           and the writable roots are mounted nosuid inside the sandbox")
+	if c.Namespaces && !p.NoNamespace {
+		line("           and every mount is nosuid inside the sandbox")
+		line("metadata: outside the writable roots every mount is read-only inside the sandbox, so chmod,")
+		line("           chown, utimes and extended attributes (which Landlock does not confine) fail (EROFS);")
+		line("           each writable root is a mount of its own (rename between two is EXDEV; mv copies)")
+	} else {
+		line("metadata: Landlock does not confine chmod, chown, utimes or extended attributes: without a")
+		line("           mount namespace a command can change those of any file of this user")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // setIDCases make a set-user-ID or set-group-ID file in the cwd, in every
@@ -196,32 +198,84 @@ func TestWritableRootsNosuid(t *testing.T) {
 	}
 }
 
-// TestRenameAcrossWritableRoots: making the writable roots nosuid does
-// not make each a mount of its own: a file made in /tmp is renamed into
-// the workspace (as tools that write a temporary file first do) wherever
-// the two lie on one filesystem outside the sandbox.
-func TestRenameAcrossWritableRoots(t *testing.T) {
+// TestMoveAcrossWritableRoots: each writable root is a mount of its own
+// in the namespace, so rename(2) between two of them is EXDEV, as between
+// filesystems; mv, and tools that handle EXDEV, copy instead, and a rename
+// inside one root is a rename.
+func TestMoveAcrossWritableRoots(t *testing.T) {
 	requireLandlock(t)
 	if c := Probe(); !c.Namespaces {
 		t.Skip("!!!!!! SKIPPED: user namespaces unavailable (" + c.NamespaceNote + ") !!!!!!")
 	}
 	cwd, _ := workspace(t)
-	tmp, err := os.MkdirTemp("/tmp", "agent-ls-rename")
+	tmp, err := os.MkdirTemp("/tmp", "agent-ls-move")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
-	var a, b unix.Stat_t
-	if unix.Stat(cwd, &a) != nil || unix.Stat(tmp, &b) != nil || a.Dev != b.Dev {
-		t.Skip("the workspace and /tmp are on different filesystems here")
+	script := "set -e; echo x > " + tmp + "/f; mv " + tmp + "/f moved; mkdir -p sub; echo y > sub/g; " + python(t) + " -c \"import os; os.rename('sub/g', 'g')\""
+	if r := runIn(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, nil, "sh", "-c", script); r.code != 0 {
+		t.Fatalf("moves: %v", r)
 	}
-	script := "import os, sys\nopen(sys.argv[1], 'w').write('x')\nos.rename(sys.argv[1], 'moved')"
-	r := runIn(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, nil, python(t), "-c", script, filepath.Join(tmp, "f"))
-	if r.code != 0 {
-		t.Fatalf("rename from /tmp into the workspace: %v", r)
+	for _, f := range []string{"moved", "g"} {
+		if _, err := os.Stat(filepath.Join(cwd, f)); err != nil {
+			t.Error(err)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(cwd, "moved")); err != nil {
-		t.Error(err)
+}
+
+// TestMetadataOutsideTheRoots: Landlock does not confine chmod, chown,
+// utimes or extended attributes, so inside the mount namespace every
+// mount but the writable roots is read-only: a command cannot change the
+// mode, owner or times of a file outside them (EROFS), in either mode,
+// while inside the workspace it can.
+func TestMetadataOutsideTheRoots(t *testing.T) {
+	requireLandlock(t)
+	if c := Probe(); !c.Namespaces {
+		t.Skip("!!!!!! SKIPPED: user namespaces unavailable (" + c.NamespaceNote + ") !!!!!!")
+	}
+	cwd, outside := workspace(t)
+	secret := filepath.Join(outside, "id_key")
+	if err := os.WriteFile(secret, []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(cwd, "tool.sh")
+	if err := os.WriteFile(mine, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	attempts := []struct{ name, script string }{
+		{"chmod 666", "chmod 666 " + secret},
+		{"chmod 000", "chmod 000 " + secret},
+		{"touch -d", "touch -d 2000-01-01 " + secret},
+		{"chown", "chown $(id -u):$(id -g) " + secret},
+		{"setfattr", "python3 -c \"import os; os.setxattr('" + secret + "', 'user.x', b'1')\""},
+	}
+	before, err := os.Stat(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []policy.SandboxMode{WorkspaceWrite, ReadOnly} {
+		for _, a := range attempts {
+			r := runIn(t, Policy{Mode: mode, Cwd: cwd}, nil, "sh", "-c", a.script)
+			if r.code == 0 {
+				t.Errorf("ESCAPE (%s): %s outside the writable roots succeeded\n%v", mode, a.name, r)
+			} else if !strings.Contains(r.stderr, "Read-only file system") {
+				t.Errorf("%s (%s): failed, but not with EROFS\n%v", a.name, mode, r)
+			}
+		}
+	}
+	after, err := os.Stat(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("ESCAPE: %s changed: %v %v → %v %v", secret, before.Mode(), before.ModTime(), after.Mode(), after.ModTime())
+	}
+	if r := runIn(t, Policy{Mode: WorkspaceWrite, Cwd: cwd}, nil, "sh", "-c", "chmod +x tool.sh && touch -d 2000-01-01 tool.sh"); r.code != 0 {
+		t.Errorf("chmod and touch in the workspace: %v", r)
+	}
+	if fi, err := os.Stat(mine); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("tool.sh is not executable: %v %v", fi, err)
 	}
 }
 
