@@ -37,10 +37,6 @@ package sandbox
 // The rights of a Landlock rule on something that is not a directory.
 #define LL_FILE_RIGHTS ((1ULL << 0) | (1ULL << 1) | (1ULL << 2) | (1ULL << 14) | (1ULL << 15))
 
-struct agentls_mount_attr {
-	uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
-
 struct agentls_ll_ruleset_attr {
 	uint64_t handled_access_fs, handled_access_net, scoped;
 };
@@ -197,11 +193,7 @@ static int agentls_bind_ro(const char *src, const char *dst) {
 		errno = e;
 		return -1;
 	}
-	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
+	return agentls_move_tree(fd, dst);
 }
 
 // agentls_cover pins a placeholder: a directory by a read-only bind of
@@ -224,11 +216,7 @@ static int agentls_anchor(const char *path) {
 		return mount(path, path, NULL, MS_BIND | MS_REC, NULL);
 	if (fd < 0)
 		return -1;
-	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
+	return agentls_move_tree(fd, path);
 }
 
 static void agentls_mount_step(unsigned char tag, const char *path) {

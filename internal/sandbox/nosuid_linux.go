@@ -35,10 +35,6 @@ package sandbox
 // holds once the file is seen from outside, where these mounts do not
 // exist.
 
-struct agentls_nosuid_attr {
-	uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
-
 static int agentls_nosuid_classic(const char *path) {
 	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0)
 		return -1;
@@ -57,7 +53,7 @@ static int agentls_bind_nosuid(const char *path) {
 		return agentls_nosuid_classic(path);
 	if (fd < 0)
 		return -1;
-	struct agentls_nosuid_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
+	struct agentls_mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
 	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
 		int e = errno;
 		close(fd);
@@ -66,11 +62,7 @@ static int agentls_bind_nosuid(const char *path) {
 		errno = e;
 		return -1;
 	}
-	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
+	return agentls_move_tree(fd, path);
 }
 
 // agentls_bind_writable binds the writable root path onto itself with
@@ -82,7 +74,7 @@ static int agentls_bind_writable(const char *path) {
 	int fd = syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (fd < 0)
 		return -1;
-	struct agentls_nosuid_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+	struct agentls_mount_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
 	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &rw, sizeof rw) != 0 &&
 	    (errno != EPERM || syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &rw, sizeof rw) != 0) && errno != EPERM) {
 		int e = errno;
@@ -90,11 +82,7 @@ static int agentls_bind_writable(const char *path) {
 		errno = e;
 		return -1;
 	}
-	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return r;
+	return agentls_move_tree(fd, path);
 }
 
 // agentls_nosuid_roots carries out the plan's 'N' records, the writable
@@ -117,7 +105,7 @@ int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
 	}
 	if (!any)
 		return 0;
-	struct agentls_nosuid_attr all = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_RDONLY};
+	struct agentls_mount_attr all = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_RDONLY};
 	int setattr = syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &all, sizeof all) == 0;
 	if (!setattr && errno != ENOSYS) {
 		*failed = "/";

@@ -1,11 +1,16 @@
 // Syscall numbers and flags the sandbox's C code needs (nsenter_linux.go,
-// exec_plan_linux.go, notify_linux.go), for C libraries and kernel headers
+// exec_plan_linux.go, nosuid_linux.go, notify_linux.go), and what their
+// mounts share, for C libraries and kernel headers
 // older than the kernels that run it; the numbers are the same on every
 // architecture since Linux 5.1.
 #ifndef AGENTLS_SYSCALLS_LINUX_H
 #define AGENTLS_SYSCALLS_LINUX_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #ifndef SYS_open_tree
 #define SYS_open_tree 428
@@ -65,5 +70,20 @@
 #ifndef SECCOMP_GET_NOTIF_SIZES
 #define SECCOMP_GET_NOTIF_SIZES 3
 #endif
+
+// The argument of mount_setattr.
+struct agentls_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+// agentls_move_tree mounts the detached tree fd (open_tree with
+// OPEN_TREE_CLONE) at dst and closes fd, keeping move_mount's errno.
+static inline int agentls_move_tree(int fd, const char *dst) {
+	int r = syscall(SYS_move_mount, fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
 
 #endif
