@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/acp"
-	"github.com/agent-ls/agent-ls/internal/deepstack"
 	"github.com/agent-ls/agent-ls/internal/lsp"
 	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/model"
@@ -69,7 +68,6 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var rootErr error
 	rootReady := make(chan struct{})
 	go func() {
-		deepstack.Reserve() // schemas compiled, sessions read, MCP servers started
 		if r, rootErr = newRoot(s, log); rootErr != nil {
 			log.Error("cannot start", "err", rootErr)
 			close(rootReady)
@@ -79,9 +77,6 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			log.Warn(n)
 		}
 		close(rootReady)
-		// The client has not asked for a turn yet: the model's wire
-		// codecs are built now rather than on the first request.
-		model.Warm(s.modelConfig().WireAPI)
 	}()
 	defer func() {
 		<-rootReady
@@ -125,8 +120,6 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		managers.add(mgr)
 		return acpAgent{a}, nil
 	}
-	stdin, restoreStdin := pollableStdin(stdin)
-	defer restoreStdin()
 	err = acp.Serve(ctx, stdin, stdout, acp.Options{
 		Version:  version,
 		Logger:   log,

@@ -71,10 +71,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	switch cmd {
-	case "serve", "acp", "exec":
-		deferStartupGC()
-	}
-	switch cmd {
 	case "serve":
 		return runServe(args, stdin, stdout, stderr)
 	case "acp":

@@ -50,8 +50,6 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if isTerminal(stdin) {
 		fmt.Fprint(stderr, waitingNotice)
 	}
-	stdin, restoreStdin := pollableStdin(stdin)
-	defer restoreStdin()
 	defer closeLog()
 	// The settings are resolved again at initialize, for the editor's
 	// workspace and settings.

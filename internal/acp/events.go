@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -90,18 +89,8 @@ func fenced(s string) string {
 func textContent(s string) sdk.ToolCallContent { return sdk.ToolContent(sdk.TextBlock(s)) }
 
 // Event receives the agent's events (agent.Frontend). It only queues:
-// the outbox sends in order. After the text of an answer or a thought it
-// yields, so that the outbox writes the text now: the turn's goroutine
-// would otherwise go on parsing the rest of what the model sent in the
-// same read (the whole of a short answer) before the first of it went
-// out.
-func (s *server) Event(ev event.Event) {
-	s.queueEvent(ev)
-	switch ev.Payload.(type) {
-	case event.MessageDelta, event.ReasoningDelta:
-		runtime.Gosched()
-	}
-}
+// the outbox sends in order.
+func (s *server) Event(ev event.Event) { s.queueEvent(ev) }
 
 // queueEvent queues what ev tells the client.
 func (s *server) queueEvent(ev event.Event) {

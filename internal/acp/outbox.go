@@ -3,8 +3,6 @@ package acp
 import (
 	"context"
 	"sync"
-
-	"github.com/agent-ls/agent-ls/internal/deepstack"
 )
 
 // outbox sends what the agent tells the client in the order it was told,
@@ -36,7 +34,6 @@ func newOutbox() *outbox {
 }
 
 func (o *outbox) loop() {
-	deepstack.Reserve() // the SDK encodes what it sends
 	defer close(o.stopped)
 	for {
 		o.mu.Lock()

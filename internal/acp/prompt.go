@@ -11,14 +11,12 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
-	"github.com/agent-ls/agent-ls/internal/deepstack"
 	"github.com/agent-ls/agent-ls/internal/event"
 )
 
 // Prompt runs one turn and answers how it stopped. The turn's updates
 // are all out before the answer.
 func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
-	deepstack.Reserve()
 	a, err := s.theAgent()
 	if err != nil {
 		return sdk.PromptResponse{}, err

@@ -28,7 +28,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
-	"github.com/agent-ls/agent-ls/internal/deepstack"
 	"github.com/agent-ls/agent-ls/internal/mcp"
 )
 
@@ -257,7 +256,6 @@ func (s *server) build(caps sdk.ClientCapabilities) {
 		}
 		s.building.Store(true)
 		go func() {
-			deepstack.Reserve() // the agent's build, then warm
 			a, err := s.opts.NewAgent(cfg)
 			if err != nil {
 				s.log.Error("acp: cannot start the agent", "err", err)
@@ -265,12 +263,6 @@ func (s *server) build(caps sdk.ClientCapabilities) {
 			s.mu.Lock()
 			s.agent, s.buildErr = a, err
 			s.mu.Unlock()
-			// Before the requests that wait for the agent go on: they
-			// would build the same codecs, and a client is seldom that
-			// quick.
-			if err == nil {
-				s.warm()
-			}
 			close(s.built)
 		}()
 	})

@@ -13,7 +13,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
-	"github.com/agent-ls/agent-ls/internal/deepstack"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/policy"
@@ -85,9 +84,6 @@ func checkCwd(cwd string) error {
 // NewSession starts a session. Its answer goes out before anything about
 // the session: the slash commands follow it (JetBrains hangs otherwise).
 func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	// On the SDK's goroutine for the request, which encodes the
-	// answer after: both deep.
-	deepstack.Reserve()
 	a, err := s.theAgent()
 	if err != nil {
 		return sdk.NewSessionResponse{}, err

@@ -8,8 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-
-	"github.com/agent-ls/agent-ls/internal/deepstack"
 )
 
 // maxMessage bounds one inbound message. The SDK's reader gives up on the
@@ -113,8 +111,6 @@ type lineReader struct {
 
 func (l *lineReader) Read(p []byte) (int, error) {
 	if l.start != nil {
-		// the SDK's reading goroutine, which decodes what it reads
-		deepstack.Reserve()
 		<-l.start
 		l.start = nil
 	}

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/agent-ls/agent-ls/internal/deepstack"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -129,8 +128,6 @@ func (s *session) startTurn(in TurnInput, compactOnly bool) (*Turn, error) {
 	}
 	s.running = t
 	go func() {
-		// The loop runs deep: model requests, their streams, tools.
-		deepstack.Reserve()
 		defer close(t.done)
 		if compactOnly {
 			t.runCompaction(ctx)

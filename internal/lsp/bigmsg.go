@@ -23,31 +23,15 @@ const (
 	releaseDelay   = time.Second
 	maxDiagnostic  = 4 << 10 // bytes of one diagnostic's message put in a prompt
 	maxDiagnostics = 100     // diagnostics a code action takes into its prompt
-	// bigMessageGCPercent is GOGC while a large message is handled.
-	bigMessageGCPercent = 20
 )
 
 var (
 	releaseMu    sync.Mutex
 	releaseTimer *time.Timer
-	tightGC      bool
-	savedPercent int
 )
 
-// tightenGC makes the collector run at a lower heap growth while a large
-// message is decoded and handled: copies of it then do not pile up to
-// twice the live heap before a collection.
-func tightenGC() {
-	releaseMu.Lock()
-	defer releaseMu.Unlock()
-	if !tightGC {
-		tightGC = true
-		savedPercent = debug.SetGCPercent(bigMessageGCPercent)
-	}
-}
-
 // releaseLater frees memory to the system shortly after the last large
-// message, and restores the collector's pace.
+// message.
 func releaseLater() {
 	releaseMu.Lock()
 	defer releaseMu.Unlock()
@@ -59,12 +43,6 @@ func releaseLater() {
 }
 
 func release() {
-	releaseMu.Lock()
-	if tightGC {
-		tightGC = false
-		debug.SetGCPercent(savedPercent)
-	}
-	releaseMu.Unlock()
 	debug.FreeOSMemory()
 	// A request's handler may still hold the message: free again once
 	// it is likely done.

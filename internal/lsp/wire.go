@@ -150,7 +150,6 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 	var body []byte
 	switch {
 	case length > bigFrame:
-		tightenGC()
 		body = make([]byte, length) // not kept: see bigmsg.go
 		s.big = true
 	case cap(s.buf) < length:
