@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/jsonschema"
 )
 
 // The files under testdata/mcp-schemas are the tools/list answers of npm
@@ -123,12 +125,12 @@ func TestMCPSchemasRegisterAndValidate(t *testing.T) {
 // them (before sanitizing), which must not fail either.
 func TestMCPSchemasCompileAsSent(t *testing.T) {
 	for _, cs := range loadMCPSchemas(t) {
-		sch, err := compileSchema(cs.raw)
+		sch, err := jsonschema.Compile(cs.raw)
 		if err != nil {
 			t.Errorf("%s: %v", cs.origin, err)
 			continue
 		}
-		_ = validateArguments(sch, json.RawMessage(`{"a": [1, 2, {"b": "c"}]}`))
+		_ = sch.Validate(json.RawMessage(`{"a": [1, 2, {"b": "c"}]}`))
 	}
 }
 
@@ -281,7 +283,8 @@ func generate(doc, v any, depth int) (any, bool) {
 	case "object":
 		obj := map[string]any{}
 		props, _ := m["properties"].(map[string]any)
-		for _, r := range asSlice(m["required"]) {
+		required, _ := m["required"].([]any)
+		for _, r := range required {
 			name, _ := r.(string)
 			inst, ok := generate(doc, props[name], depth+1)
 			obj[name] = inst
@@ -324,4 +327,22 @@ func generate(doc, v any, depth int) (any, bool) {
 		return strings.Repeat("a", n), exact && !format
 	}
 	return nil, false
+}
+
+// number reads a schema's numeric keyword value.
+func number(v any) *float64 {
+	if f, ok := v.(float64); ok {
+		return &f
+	}
+	return nil
+}
+
+// count reads a schema's count keyword value (a length, a number of
+// items).
+func count(v any) *int {
+	if f, ok := v.(float64); ok && f >= 0 {
+		n := int(f)
+		return &n
+	}
+	return nil
 }
