@@ -54,7 +54,7 @@ type Result struct {
 type FileHits struct {
 	Rel   string // slash-separated, relative to what was searched
 	Lines []Line // the first ones, at most the limit; none with FilesOnly
-	Count int    // all matching lines
+	count int    // all matching lines
 }
 
 // Line is one matching line.
@@ -145,7 +145,7 @@ func (g *Grep) wanted(rel string) bool {
 func (g *Grep) search(rel string, data []byte) {
 	fh := FileHits{Rel: rel}
 	g.m.eachLine(data, func(n int, line []byte) bool {
-		fh.Count++
+		fh.count++
 		if g.q.FilesOnly {
 			return false
 		}
@@ -155,7 +155,7 @@ func (g *Grep) search(rel string, data []byte) {
 		}
 		return true
 	})
-	if fh.Count > 0 {
+	if fh.count > 0 {
 		g.add(fh)
 	}
 }
@@ -166,7 +166,7 @@ func (g *Grep) add(fh FileHits) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	res := &g.res
-	res.Matches += fh.Count
+	res.Matches += fh.count
 	res.MatchFiles++
 	res.Files = append(res.Files, fh)
 	res.peakFiles = max(res.peakFiles, len(res.Files))
