@@ -3,22 +3,20 @@ package search
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // writeFiles creates files (relative path → content) under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
+	fsys := fstest.MapFS{}
 	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fsys[name] = &fstest.MapFile{Data: []byte(content)}
+	}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -290,14 +290,14 @@ func generate(doc, v any, depth int) (any, bool) {
 			obj[name] = inst
 			exact = exact && ok
 		}
-		if n := count(m["minProperties"]); n != nil && len(obj) < *n {
+		if n, ok := num(m, "minProperties"); ok && n >= 0 && len(obj) < int(n) {
 			exact = false
 		}
 		return obj, exact
 	case "array":
 		n := 0
-		if c := count(m["minItems"]); c != nil {
-			n = *c
+		if c, ok := num(m, "minItems"); ok && c >= 0 {
+			n = int(c)
 		}
 		arr := []any{}
 		for range n {
@@ -308,10 +308,10 @@ func generate(doc, v any, depth int) (any, bool) {
 		return arr, exact
 	case "number", "integer":
 		x := 1.0
-		if lo := number(m["minimum"]); lo != nil {
-			x = *lo
-		} else if hi := number(m["maximum"]); hi != nil && *hi < x {
-			x = *hi
+		if lo, ok := num(m, "minimum"); ok {
+			x = lo
+		} else if hi, ok := num(m, "maximum"); ok && hi < x {
+			x = hi
 		}
 		_, excl := m["exclusiveMinimum"]
 		_, exclMax := m["exclusiveMaximum"]
@@ -320,8 +320,8 @@ func generate(doc, v any, depth int) (any, bool) {
 		return true, exact
 	case "string":
 		n := 1
-		if c := count(m["minLength"]); c != nil && *c > n {
-			n = *c
+		if c, ok := num(m, "minLength"); ok && c >= 0 && int(c) > n {
+			n = int(c)
 		}
 		_, format := m["format"]
 		return strings.Repeat("a", n), exact && !format
@@ -329,20 +329,8 @@ func generate(doc, v any, depth int) (any, bool) {
 	return nil, false
 }
 
-// number reads a schema's numeric keyword value.
-func number(v any) *float64 {
-	if f, ok := v.(float64); ok {
-		return &f
-	}
-	return nil
-}
-
-// count reads a schema's count keyword value (a length, a number of
-// items).
-func count(v any) *int {
-	if f, ok := v.(float64); ok && f >= 0 {
-		n := int(f)
-		return &n
-	}
-	return nil
+// num reads the numeric keyword name of the schema m.
+func num(m map[string]any, name string) (float64, bool) {
+	f, ok := m[name].(float64)
+	return f, ok
 }
