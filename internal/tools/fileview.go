@@ -36,4 +36,12 @@ func (env *Env) files() FileView {
 	return env.Files
 }
 
+// searchDocs is a view as internal/search reads it.
+type searchDocs struct{ FileView }
+
+func (d searchDocs) Document(path string) (string, bool) {
+	doc, ok := d.FileView.Document(path)
+	return doc.Text, ok
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }

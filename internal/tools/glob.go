@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/search"
 )
 
 //go:embed glob.md
@@ -71,10 +68,9 @@ func (Glob) Handle(ctx context.Context, env *Env, call *Call) (Output, error) {
 
 // globQuery is one glob call, its defaults applied.
 type globQuery struct {
-	pattern string // relative to t; a bare name is looked for at any depth
-	re      *regexp.Regexp
-	limit   int
-	t       target // the directory searched
+	glob  *search.Glob
+	limit int
+	t     target // the directory searched
 }
 
 // newGlobQuery compiles the pattern and resolves the directory of a.
@@ -86,13 +82,9 @@ func newGlobQuery(env *Env, a globArgs) (globQuery, error) {
 	if a.Path == "" {
 		a.Path = "."
 	}
-	q.pattern = strings.TrimPrefix(filepath.ToSlash(a.Pattern), "./")
-	if !strings.Contains(q.pattern, "/") {
-		q.pattern = "**/" + q.pattern
-	}
 	var err error
-	if q.re, err = compileGlob(q.pattern); err != nil {
-		return q, fmt.Errorf("invalid pattern %q: %w", a.Pattern, err)
+	if q.glob, err = search.NewGlob(a.Pattern); err != nil {
+		return q, err
 	}
 	if q.t, err = resolvePath(env, a.Path); err != nil {
 		return q, err
@@ -109,65 +101,14 @@ func newGlobQuery(env *Env, a globArgs) (globQuery, error) {
 // searched, sorted, and the directories that could not be read.
 type globFound struct {
 	matches []string
-	notes   []walkNote
+	notes   []search.Note
 }
 
-// findGlob walks the files below the pattern's literal leading
-// directories that the ignore rules let through, and adds the editor's
-// unsaved documents there.
+// findGlob lists the files below the query's directory that match
+// (internal/search), with the editor's unsaved documents there.
 func findGlob(ctx context.Context, env *Env, q globQuery) (globFound, error) {
-	root, rest := q.t.Abs, q.pattern
-	for {
-		i := strings.IndexByte(rest, '/')
-		if i < 0 || strings.ContainsAny(rest[:i], `*?[{\`) {
-			break
-		}
-		root, rest = filepath.Join(root, rest[:i]), rest[i+1:]
-	}
-	opts := walkOptions{Root: root, Base: ignoreBase(env.Cwd, q.t.Abs)}
-	if !opts.NoIgnore && lexicallyWithin(q.t.Abs, root) && root != q.t.Abs {
-		// Ignore files between t.Abs and root still apply.
-		if pathIgnored(walkOptions{Root: q.t.Abs, Base: opts.Base}, root, true) {
-			return globFound{}, nil
-		}
-	}
-	var (
-		mu    sync.Mutex
-		found globFound
-		seen  = map[string]bool{}
-	)
-	relTo := func(abs string) string {
-		r, _ := filepath.Rel(q.t.Abs, abs)
-		return filepath.ToSlash(r)
-	}
-	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-		found.notes = walk(ctx, opts, func(f walkFile) {
-			rel := relTo(f.Abs)
-			if q.re.MatchString(rel) {
-				mu.Lock()
-				found.matches = append(found.matches, rel)
-				seen[f.Abs] = true
-				mu.Unlock()
-			}
-		})
-	}
-	if err := ctx.Err(); err != nil {
-		return globFound{}, err
-	}
-	for abs := range openUnder(env.files(), q.t.Abs) {
-		if seen[abs] {
-			continue
-		}
-		if _, err := os.Lstat(abs); err == nil {
-			continue // on disk: the walk decided
-		}
-		rel := relTo(abs)
-		if q.re.MatchString(rel) && !pathIgnored(walkOptions{Root: q.t.Abs, Base: opts.Base}, abs, false) {
-			found.matches = append(found.matches, rel)
-		}
-	}
-	slices.Sort(found.matches)
-	return found, nil
+	matches, notes, err := q.glob.Find(ctx, q.t.Abs, env.Cwd, searchDocs{env.files()})
+	return globFound{matches: matches, notes: notes}, err
 }
 
 // render lists the paths found, as the user gave the directory, within
@@ -197,8 +138,7 @@ func (f globFound) render(lim OutputLimits, q globQuery) string {
 		trailer = append(trailer, fmt.Sprintf("[Showed %d of %d files (stopped at %s); %d left out. Use a narrower pattern or path.]", shown, len(f.matches), why, len(f.matches)-shown))
 	}
 	if len(f.notes) > 0 {
-		r := grepResult{skipped: f.notes}
-		trailer = append(trailer, strings.Replace(r.skippedNote(), "Not searched", "Not listed", 1))
+		trailer = append(trailer, skippedNote(f.notes, "Not listed"))
 	}
 	return b.String(strings.Join(trailer, "\n"))
 }

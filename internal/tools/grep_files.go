@@ -1,15 +1,19 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/search"
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 //go:embed grep_files.md
@@ -89,59 +93,83 @@ type grepQuery struct {
 	FilesOnly     bool
 }
 
-type lineHit struct {
-	n    int
-	text string
-}
-
-type fileHits struct {
-	rel   string
-	lines []lineHit // the first ones, at most the limit
-	count int       // all matching lines
-}
-
-// grepResult is what a search found: the hits of the files first in path
-// order (enough to fill the limit), and counts of everything.
+// grepResult is what a search found, and where, as the tool shows it.
 type grepResult struct {
-	q          grepQuery
-	root       string // as shown
-	files      []fileHits
-	matches    int // matching lines in all files
-	matchFiles int // files with a match
-	skipped    []walkNote
-	peakFiles  int // most files held at once while searching
+	*search.Result
+	q    grepQuery
+	root string // as shown
 }
 
-// grep runs q: the query is compiled and its path resolved (the query
-// step), then the file it names or the tree below it is searched (the
-// engine, grep_search.go); render presents the result. Memory stays
-// bounded whatever the tree's size: each worker reuses one read buffer,
-// and kept hits are trimmed to the limit as they come in.
+// grep runs q: the query is compiled and its path resolved, then the
+// file it names or the tree below it is searched (internal/search);
+// render presents the result.
 func grep(ctx context.Context, env *Env, q grepQuery) (*grepResult, error) {
-	s, t, err := newGrepSearch(env, q)
+	if q.Limit <= 0 {
+		q.Limit = defaultGrepLimit
+	}
+	q.Limit = min(q.Limit, maxGrepLimit)
+	view := env.files()
+	g, err := search.NewGrep(search.Query{
+		Pattern: q.Pattern, CaseSensitive: q.CaseSensitive, Include: q.Include, Limit: q.Limit, FilesOnly: q.FilesOnly,
+		MaxLineBytes: env.limits().MaxLineBytes, MaxFileSize: MaxGrepFileSize,
+	}, searchDocs{view})
 	if err != nil {
 		return nil, err
 	}
-	dir, err := s.searchNamed(t)
+	if q.Path == "" {
+		q.Path = "."
+	}
+	t, err := resolvePath(env, q.Path)
 	if err != nil {
 		return nil, err
 	}
-	if dir {
-		if err := s.searchTree(ctx, env.Cwd, t); err != nil {
+	r := &grepResult{q: q, root: t.Display}
+	var note *search.Note
+	if t.Real == "" {
+		// Not on disk: a document open in the editor and not saved yet.
+		doc, ok := view.Document(t.Abs)
+		if !ok {
+			return nil, fmt.Errorf("%s: no such file or directory", t.Display)
+		}
+		r.root = filepath.ToSlash(filepath.Dir(t.Display))
+		if !isBinary([]byte(doc.Text)) {
+			g.Text(filepath.Base(t.Abs), []byte(doc.Text))
+		}
+	} else if fi, err := os.Stat(t.Abs); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Display, plainErr(err))
+	} else if fi.IsDir() {
+		if err := g.Tree(ctx, t.Abs, env.Cwd); err != nil {
 			return nil, err
 		}
-		slices.SortFunc(s.res.skipped, func(a, b walkNote) int { return cmp.Compare(a.Rel, b.Rel) })
+	} else {
+		r.root = filepath.ToSlash(filepath.Dir(t.Display))
+		note = grepFile(g, view, t, fi)
 	}
-	s.res.trim()
-	return s.res, nil
+	r.Result = g.Result()
+	if note != nil {
+		r.Skipped = append(r.Skipped, *note)
+	}
+	return r, nil
+}
+
+// grepFile searches the one file t names. A special file (a named pipe,
+// a device) that is not open in the editor is not read: the note says
+// what it is.
+func grepFile(g *search.Grep, view FileView, t target, fi fs.FileInfo) *search.Note {
+	rel := filepath.Base(t.Abs)
+	if !fi.Mode().IsRegular() && !slices.Contains(view.OpenPaths(), t.Abs) {
+		return &search.Note{Rel: rel, Err: &workspace.NotRegularError{Path: t.Abs, Mode: fi.Mode()}}
+	}
+	g.File(rel, t.Abs)
+	return nil
 }
 
 // render formats the result within lim.
 func (r *grepResult) render(lim OutputLimits) string {
-	if r.matchFiles == 0 {
+	if r.MatchFiles == 0 {
 		out := "No matches found."
-		if len(r.skipped) > 0 {
-			out += "\n" + r.skippedNote()
+		if len(r.Skipped) > 0 {
+			out += "\n" + skippedNote(r.Skipped, "Not searched")
 		}
 		return out
 	}
@@ -152,16 +180,20 @@ func (r *grepResult) render(lim OutputLimits) string {
 	}
 	shown, shownFiles := 0, 0
 outer:
-	for _, f := range r.files {
+	for _, f := range r.Files {
 		if r.q.FilesOnly {
-			if shown >= r.q.Limit || !b.Add(prefix+f.rel) {
+			if shown >= r.q.Limit || !b.Add(prefix+f.Rel) {
 				break
 			}
 			shown++
 			continue
 		}
-		for _, l := range f.lines {
-			if shown >= r.q.Limit || !b.Add(fmt.Sprintf("%s%s:%d: %s", prefix, f.rel, l.n, l.text)) {
+		for _, l := range f.Lines {
+			text := l.Text
+			if l.Cut > 0 {
+				text += cutMarker(l.Cut)
+			}
+			if shown >= r.q.Limit || !b.Add(fmt.Sprintf("%s%s:%d: %s", prefix, f.Rel, l.N, text)) {
 				break outer
 			}
 			shown++
@@ -169,9 +201,9 @@ outer:
 		shownFiles++
 	}
 	var trailer []string
-	total, unit := r.matches, "matching lines"
+	total, unit := r.Matches, "matching lines"
 	if r.q.FilesOnly {
-		total, unit = r.matchFiles, "matching files"
+		total, unit = r.MatchFiles, "matching files"
 	}
 	if shown < total {
 		why := fmt.Sprintf("limit=%d", r.q.Limit)
@@ -179,23 +211,25 @@ outer:
 			why = b.capReason()
 		}
 		trailer = append(trailer, fmt.Sprintf("[Showed %d of %d %s in %d files (stopped at %s); %d left out. Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most %d).]",
-			shown, total, unit, r.matchFiles, why, total-shown, maxGrepLimit))
+			shown, total, unit, r.MatchFiles, why, total-shown, maxGrepLimit))
 	}
-	if len(r.skipped) > 0 {
-		trailer = append(trailer, r.skippedNote())
+	if len(r.Skipped) > 0 {
+		trailer = append(trailer, skippedNote(r.Skipped, "Not searched"))
 	}
 	return b.String(strings.Join(trailer, "\n"))
 }
 
-func (r *grepResult) skippedNote() string {
+// skippedNote names the paths not searched (or listed: what says) and
+// why, the first five of them.
+func skippedNote(notes []search.Note, what string) string {
 	const show = 5
 	var parts []string
-	for i, s := range r.skipped {
+	for i, s := range notes {
 		if i == show {
-			parts = append(parts, fmt.Sprintf("and %d more", len(r.skipped)-show))
+			parts = append(parts, fmt.Sprintf("and %d more", len(notes)-show))
 			break
 		}
 		parts = append(parts, fmt.Sprintf("%s (%v)", s.Rel, s.Err))
 	}
-	return fmt.Sprintf("[Not searched: %s.]", strings.Join(parts, ", "))
+	return fmt.Sprintf("[%s: %s.]", what, strings.Join(parts, ", "))
 }

@@ -111,7 +111,10 @@ func (a *listDirArgs) defaults() {
 // disk), by the directory that holds them.
 func unsavedByDir(env *Env, dir string) map[string][]string {
 	unsaved := map[string][]string{}
-	for abs := range openUnder(env.files(), dir) {
+	for _, abs := range env.files().OpenPaths() {
+		if !filepath.IsAbs(abs) || !lexicallyWithin(dir, abs) {
+			continue
+		}
 		if _, err := os.Lstat(abs); err != nil {
 			unsaved[filepath.Dir(abs)] = append(unsaved[filepath.Dir(abs)], filepath.Base(abs))
 		}

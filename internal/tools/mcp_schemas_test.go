@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/jsonschema"
 )
 
 // The files under testdata/mcp-schemas are the tools/list answers of npm
@@ -123,12 +125,12 @@ func TestMCPSchemasRegisterAndValidate(t *testing.T) {
 // them (before sanitizing), which must not fail either.
 func TestMCPSchemasCompileAsSent(t *testing.T) {
 	for _, cs := range loadMCPSchemas(t) {
-		sch, err := compileSchema(cs.raw)
+		sch, err := jsonschema.Compile(cs.raw)
 		if err != nil {
 			t.Errorf("%s: %v", cs.origin, err)
 			continue
 		}
-		_ = validateArguments(sch, json.RawMessage(`{"a": [1, 2, {"b": "c"}]}`))
+		_ = sch.Validate(json.RawMessage(`{"a": [1, 2, {"b": "c"}]}`))
 	}
 }
 
@@ -281,20 +283,21 @@ func generate(doc, v any, depth int) (any, bool) {
 	case "object":
 		obj := map[string]any{}
 		props, _ := m["properties"].(map[string]any)
-		for _, r := range asSlice(m["required"]) {
+		required, _ := m["required"].([]any)
+		for _, r := range required {
 			name, _ := r.(string)
 			inst, ok := generate(doc, props[name], depth+1)
 			obj[name] = inst
 			exact = exact && ok
 		}
-		if n := count(m["minProperties"]); n != nil && len(obj) < *n {
+		if n, ok := num(m, "minProperties"); ok && n >= 0 && len(obj) < int(n) {
 			exact = false
 		}
 		return obj, exact
 	case "array":
 		n := 0
-		if c := count(m["minItems"]); c != nil {
-			n = *c
+		if c, ok := num(m, "minItems"); ok && c >= 0 {
+			n = int(c)
 		}
 		arr := []any{}
 		for range n {
@@ -305,10 +308,10 @@ func generate(doc, v any, depth int) (any, bool) {
 		return arr, exact
 	case "number", "integer":
 		x := 1.0
-		if lo := number(m["minimum"]); lo != nil {
-			x = *lo
-		} else if hi := number(m["maximum"]); hi != nil && *hi < x {
-			x = *hi
+		if lo, ok := num(m, "minimum"); ok {
+			x = lo
+		} else if hi, ok := num(m, "maximum"); ok && hi < x {
+			x = hi
 		}
 		_, excl := m["exclusiveMinimum"]
 		_, exclMax := m["exclusiveMaximum"]
@@ -317,11 +320,17 @@ func generate(doc, v any, depth int) (any, bool) {
 		return true, exact
 	case "string":
 		n := 1
-		if c := count(m["minLength"]); c != nil && *c > n {
-			n = *c
+		if c, ok := num(m, "minLength"); ok && c >= 0 && int(c) > n {
+			n = int(c)
 		}
 		_, format := m["format"]
 		return strings.Repeat("a", n), exact && !format
 	}
 	return nil, false
+}
+
+// num reads the numeric keyword name of the schema m.
+func num(m map[string]any, name string) (float64, bool) {
+	f, ok := m[name].(float64)
+	return f, ok
 }

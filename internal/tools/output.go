@@ -106,7 +106,7 @@ func cutLineOf(head []byte, total, max int) string {
 	for n > 0 && !utf8.RuneStart(head[n]) {
 		n--
 	}
-	return string(head[:n]) + " [… line cut: " + itoa(total-n) + " more bytes]"
+	return string(head[:n]) + cutMarker(total-n)
 }
 
 // cutLine shortens s to at most max bytes on a rune boundary, marking the
@@ -119,5 +119,9 @@ func cutLine(s string, max int) string {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + " [… line cut: " + itoa(len(s)-n) + " more bytes]"
+	return s[:n] + cutMarker(len(s)-n)
 }
+
+// cutMarker ends a line that was cut, saying how many bytes were left
+// out.
+func cutMarker(n int) string { return " [… line cut: " + itoa(n) + " more bytes]" }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/agent-ls/agent-ls/internal/jsonschema"
 )
 
 // Registry holds the tools the model may call. Tools come from sources
@@ -47,8 +49,8 @@ type Snapshot struct {
 // entry is one registered tool with what registration computed once.
 type entry struct {
 	h      Handler
-	spec   Spec    // as offered to the model (sanitized when external)
-	schema *schema // compiled Parameters; nil when the tool takes none
+	spec   Spec               // as offered to the model (sanitized when external)
+	schema *jsonschema.Schema // compiled Parameters; nil when the tool takes none
 	source string
 }
 
@@ -164,7 +166,7 @@ func newEntry(src Source, h Handler) (*entry, error) {
 	if len(bytes.TrimSpace(e.spec.Parameters)) == 0 {
 		return e, nil
 	}
-	sch, err := compileSchema(e.spec.Parameters)
+	sch, err := jsonschema.Compile(e.spec.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("register tool %q from %s: parameters schema: %w", spec.Name, src.Name, err)
 	}

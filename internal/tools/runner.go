@@ -167,7 +167,7 @@ func (s *Snapshot) call(ctx context.Context, env *Env, e *entry, call *Call) (ou
 			return Output{Text: fmt.Sprintf("failed to parse function arguments: %v", err), Failed: true}, false
 		}
 		if e.schema != nil {
-			if err := validateArguments(e.schema, call.Arguments); err != nil {
+			if err := e.schema.Validate(call.Arguments); err != nil {
 				return Output{Text: fmt.Sprintf("%s: %v", call.Name, err), Failed: true}, false
 			}
 		}

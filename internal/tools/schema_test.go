@@ -3,7 +3,10 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/jsonschema"
 )
 
 func TestSanitizeSchema(t *testing.T) {
@@ -68,9 +71,17 @@ func TestSanitizeSchema(t *testing.T) {
 			}
 			// The result must compile as a schema, so that argument
 			// validation can use it.
-			if _, err := compileSchema(got); err != nil {
+			if _, err := jsonschema.Compile(got); err != nil {
 				t.Errorf("sanitized schema does not compile: %v", err)
 			}
 		})
+	}
+}
+
+// TestSanitizeDeeplyNestedSchema: nesting beyond what encoding/json
+// accepts fails as JSON, never a stack overflow.
+func TestSanitizeDeeplyNestedSchema(t *testing.T) {
+	if _, err := SanitizeSchema(json.RawMessage(strings.Repeat(`{"items":`, 20_000) + "{}" + strings.Repeat("}", 20_000))); err == nil {
+		t.Error("a schema nested 20,000 levels was sanitized")
 	}
 }

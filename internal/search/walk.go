@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"context"
@@ -28,18 +28,12 @@ type walkOptions struct {
 	NoIgnore bool
 }
 
-// walkNote is a path the walk could not read.
-type walkNote struct {
-	Rel string
-	Err error
-}
-
 // walk visits the files below opts.Root in parallel, skipping hidden and
 // ignored entries and not following symbolic links to directories (so
 // link loops cannot trap it). visit runs on several goroutines at once.
 // Directories it could not read come back as notes; they do not stop the
 // walk.
-func walk(ctx context.Context, opts walkOptions, visit func(walkFile)) []walkNote {
+func walk(ctx context.Context, opts walkOptions, visit func(walkFile)) []Note {
 	w := &walker{opts: opts, visit: visit, ctx: ctx}
 	w.cond = sync.NewCond(&w.mu)
 	var stack *ignoreStack
@@ -71,7 +65,7 @@ type walker struct {
 	cond    *sync.Cond
 	queue   []dirJob // LIFO: depth first keeps the queue short
 	pending int      // directories queued or being read
-	notes   []walkNote
+	notes   []Note
 }
 
 func (w *walker) work() {
@@ -170,7 +164,7 @@ func (w *walker) rel(abs string) string {
 func (w *walker) note(abs string, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.notes = append(w.notes, walkNote{Rel: w.rel(abs), Err: plainErr(err)})
+	w.notes = append(w.notes, Note{Rel: w.rel(abs), Err: plainErr(err)})
 }
 
 // ignoreChain loads the ignore files of base and of every directory

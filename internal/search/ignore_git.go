@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"bufio"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // gitExcludes is the bottom of the ignore chain of the git repository at
@@ -21,7 +19,7 @@ func gitExcludes(root string, getenv func(string) string) *ignoreStack {
 		return nil
 	}
 	common := gitDir
-	if b, err := workspace.ReadRegular(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := readRegular(filepath.Join(gitDir, "commondir")); err == nil {
 		// A linked worktree shares info/ and config with the main one.
 		common = absFrom(gitDir, strings.TrimSpace(string(b)))
 	}
@@ -43,7 +41,7 @@ func gitDirOf(root string) string {
 	case fi.IsDir():
 		return dotGit
 	}
-	b, err := workspace.ReadRegular(dotGit)
+	b, err := readRegular(dotGit)
 	if err != nil {
 		return ""
 	}
@@ -106,7 +104,7 @@ func excludesFile(root, common string, getenv func(string) string) string {
 // configValue returns the last value of section.key in the git config
 // file at path (names compared ignoring case, subsections not matched).
 func configValue(path, section, key string) (string, bool) {
-	data, err := workspace.ReadRegular(path)
+	data, err := readRegular(path)
 	if err != nil {
 		return "", false
 	}

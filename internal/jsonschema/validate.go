@@ -1,4 +1,4 @@
-package tools
+package jsonschema
 
 import (
 	"bytes"
@@ -264,9 +264,12 @@ func numberText(f float64) string {
 	return b.String()
 }
 
-// validateArguments checks args (already known to be a JSON object or
-// empty) against the tool's schema and describes every problem at once.
-func validateArguments(sch *schema, args json.RawMessage) error {
+// Validate checks args, a tool call's arguments (empty means {}), against
+// the schema and describes every problem at once, each at its JSON
+// pointer with the value sent, in words for the model that has to fix
+// its call. Its work is bounded: past a budget of steps it stops and says
+// the schema was too complex to check completely.
+func (sch *Schema) Validate(args json.RawMessage) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
@@ -277,7 +280,7 @@ func validateArguments(sch *schema, args json.RawMessage) error {
 	}
 	var probs []problem
 	var vd validator
-	vd.validate(sch, inst, nil, &probs)
+	vd.validate(sch.root, inst, nil, &probs)
 	if vd.tooComplex {
 		probs = append(probs, problem{msg: "the tool's schema is too complex to check these arguments completely"})
 	}

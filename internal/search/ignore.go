@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"bufio"
@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // ignoreRule is one line of a .gitignore or .ignore file.
@@ -37,7 +35,7 @@ var ignoreFileNames = []string{".gitignore", ".ignore"}
 // push returns s with the ignore file at path added on top, or s itself
 // when the file is missing or has no rules.
 func (s *ignoreStack) push(dir, path string) *ignoreStack {
-	data, err := workspace.ReadRegular(path)
+	data, err := readRegular(path)
 	if err != nil {
 		return s
 	}

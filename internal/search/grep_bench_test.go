@@ -1,7 +1,8 @@
-package tools
+package search
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,26 @@ import (
 	"time"
 )
 
+// noDocs is an editor with nothing open.
+type noDocs struct{}
+
+func (noDocs) OpenPaths() []string            { return nil }
+func (noDocs) Document(string) (string, bool) { return "", false }
+
+// grepDir searches the tree at root for q as grep_files does: lines cut
+// at 500 bytes, files over 8 MiB skipped.
+func grepDir(ctx context.Context, root string, q Query) (*Result, error) {
+	q.MaxLineBytes, q.MaxFileSize = 500, 8<<20
+	g, err := NewGrep(q, noDocs{})
+	if err != nil {
+		return nil, err
+	}
+	if err := g.Tree(ctx, root, root); err != nil {
+		return nil, err
+	}
+	return g.Result(), nil
+}
+
 // BenchmarkGrepGoroot searches the Go source tree, the cases
 // bench/grep.sh compares with ripgrep.
 func BenchmarkGrepGoroot(b *testing.B) {
@@ -21,8 +42,8 @@ func BenchmarkGrepGoroot(b *testing.B) {
 	if err != nil {
 		b.Skipf("go env GOROOT: %v", err)
 	}
-	env := &Env{Cwd: filepath.Join(strings.TrimSpace(string(out)), "src"), Files: DiskView{}}
-	for _, q := range []grepQuery{
+	root := filepath.Join(strings.TrimSpace(string(out)), "src")
+	for _, q := range []Query{
 		{Pattern: `func NewReader`, CaseSensitive: true, Limit: 100},
 		{Pattern: `func \(\w+ \*\w+\) Read[A-Z]\w*\(`, CaseSensitive: true, Limit: 100},
 		{Pattern: `[A-Z][a-z]+[0-9]{2,}[A-Z]\w*`, CaseSensitive: true, Limit: 100},
@@ -31,7 +52,7 @@ func BenchmarkGrepGoroot(b *testing.B) {
 		b.Run(q.Pattern, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := grep(b.Context(), env, q); err != nil {
+				if _, err := grepDir(b.Context(), root, q); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -51,9 +72,8 @@ func BenchmarkGrep100kFiles(b *testing.B) {
 	start := time.Now()
 	writeTree(b, root, 1000, 100)
 	b.Logf("generated 100,000 files in %v", time.Since(start).Round(time.Millisecond))
-	env := &Env{Cwd: root, Files: DiskView{}}
 
-	for _, q := range []grepQuery{
+	for _, q := range []Query{
 		{Pattern: `func Handle`, CaseSensitive: true, Limit: 100},
 		{Pattern: `[A-Z][a-z]+[0-9]{2,}[A-Z]\w*`, CaseSensitive: true, Limit: 2000},
 		{Pattern: `handle`, CaseSensitive: false, Limit: 2000, FilesOnly: true},
@@ -63,16 +83,16 @@ func BenchmarkGrep100kFiles(b *testing.B) {
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 			peak := sampleHeap()
-			var res *grepResult
+			var res *Result
 			for b.Loop() {
 				var err error
-				if res, err = grep(b.Context(), env, q); err != nil {
+				if res, err = grepDir(b.Context(), root, q); err != nil {
 					b.Fatal(err)
 				}
 			}
 			heap := peak()
-			if res.matchFiles != 100_000 {
-				b.Fatalf("%d files matched, want 100000", res.matchFiles)
+			if res.MatchFiles != 100_000 {
+				b.Fatalf("%d files matched, want 100000", res.MatchFiles)
 			}
 			b.ReportMetric(float64(heap)/1e6, "peak-heap-MB")
 			b.ReportMetric(float64(before.HeapInuse)/1e6, "heap-before-MB")

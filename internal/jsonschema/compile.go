@@ -1,4 +1,4 @@
-package tools
+package jsonschema
 
 import (
 	"encoding/json"
@@ -9,28 +9,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// Tool arguments are checked against the tool's JSON schema before the
-// tool runs, and the model is told every problem at once. The validator
-// is our own and covers what tool schemas use (type, properties, required,
-// additionalProperties, items, enum, const, numeric and length bounds,
-// pattern, anyOf/oneOf/allOf, local $ref); other keywords are annotations
-// and are ignored. It reports what the model needs to fix its call: every
-// problem at once, each at its JSON pointer with the value sent. Of the
-// maintained libraries, santhosh-tekuri/jsonschema/v6 compiles its
-// meta-schemas in init (about 15 ms and 1.7 MB of allocations on every
-// agent-ls start, four times what all of agent-ls's init allocates
-// today) and google/jsonschema-go stops at the first problem; both
-// validate a read_file call about half as fast as this one.
-//
-// Schemas from MCP servers are untrusted input, so a schema is compiled
-// once, when its tool is registered, into an immutable graph that any
-// number of calls may validate against at once. Compiling resolves every
-// $ref, bounds the schema's size and nesting, and refuses a $ref cycle
-// that never descends into the value ({"$ref": "#"}, a → b → a through
-// allOf), which would otherwise recurse forever while validating.
-// Validation itself is bounded too (see validator), so a schema that
-// compiles cannot make a call hang.
 
 const (
 	// maxSchemaDepth bounds the nesting of one schema; real tool schemas
@@ -73,7 +51,17 @@ type compiler struct {
 	nodes []*schema
 }
 
-func compileSchema(raw json.RawMessage) (*schema, error) {
+// Schema is a compiled JSON schema. It is immutable: any number of
+// goroutines may validate against it at once.
+type Schema struct {
+	root *schema
+}
+
+// Compile compiles the schema document raw, resolving every $ref (local
+// JSON pointers only) and refusing a document that is not a schema, nests
+// deeper than 256 levels, has more than 20,000 subschemas, or loops
+// through $ref, allOf, anyOf or oneOf without descending into the value.
+func Compile(raw json.RawMessage) (*Schema, error) {
 	var doc any
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
@@ -86,7 +74,7 @@ func compileSchema(raw json.RawMessage) (*schema, error) {
 	if err := c.checkCycles(); err != nil {
 		return nil, err
 	}
-	return root, nil
+	return &Schema{root: root}, nil
 }
 
 // compile returns the node at location at (whose value is v), compiling

@@ -3,11 +3,15 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 )
+
+// Tool calls are validated against their tool's schema before the
+// handler runs; internal/jsonschema is tested on its own.
 
 // schemaTool is a tool with a given parameter schema that answers "ran".
 type schemaTool struct {
@@ -111,55 +115,41 @@ func TestBrokenToolSchemaIsRefusedAtRegistration(t *testing.T) {
 	}
 }
 
-func TestValidatorKeywords(t *testing.T) {
-	sch, err := compileSchema(json.RawMessage(`{
-	  "type": "object",
-	  "$defs": {"color": {"type": "string", "enum": ["red", "green"]}},
-	  "properties": {
-	    "color": {"$ref": "#/$defs/color"},
-	    "id": {"type": "string", "pattern": "^[a-z]+-[0-9]+$"},
-	    "kind": {"const": "file"},
-	    "size": {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^[0-9]+[km]b$"}]},
-	    "mode": {"oneOf": [{"type": "string"}, {"type": "number", "minimum": 0}]},
-	    "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-	    "tags": {"type": "array", "items": {"type": "string", "maxLength": 3}, "maxItems": 2},
-	    "nullable": {"type": ["string", "null"]}
-	  },
-	  "additionalProperties": {"type": "boolean"}
-	}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok := `{"color":"red","id":"ab-1","kind":"file","size":"10kb","mode":"x","ratio":0.5,"tags":["a"],"nullable":null,"flag":true}`
-	if err := validateArguments(sch, json.RawMessage(ok)); err != nil {
-		t.Fatalf("valid arguments refused: %v", err)
-	}
-	bad := `{"color":"blue","id":"AB","kind":"dir","size":true,"mode":[],"ratio":1,"tags":["abcd","b","c"],"nullable":3,"flag":"yes"}`
-	err = validateArguments(sch, json.RawMessage(bad))
-	if err == nil {
-		t.Fatal("invalid arguments accepted")
-	}
-	for _, want := range []string{
-		"(10 problems)",
-		"/color (argument `color`): value must be one of 'red', 'green'",
-		"/id (argument `id`): does not match pattern",
-		"/kind (argument `kind`): must be \"file\"",
-		"/size (argument `size`): matches none of the allowed shapes (anyOf)",
-		"/mode (argument `mode`): must match exactly one of the allowed shapes (oneOf), matches 0",
-		"/ratio (argument `ratio`): exclusiveMaximum: got 1, want less than 1",
-		"/tags (argument `tags`): maxItems: got 3, want 2",
-		"/tags/0 (argument `tags.0`): maxLength: got 4, want 3",
-		"/nullable (argument `nullable`): got number, want string or null",
-		"/flag (argument `flag`): got string, want boolean",
-	} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("lacks %q:\n%v", want, err)
+// refSchema uses local $refs, so validating against it follows them.
+const refSchema = `{
+  "type": "object",
+  "$defs": {
+    "node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["name"]},
+    "color": {"enum": ["red", "green"]}
+  },
+  "properties": {"tree": {"$ref": "#/$defs/node"}, "color": {"$ref": "#/$defs/color"}}
+}`
+
+// TestValidateCallsInParallel validates many calls at once against one
+// tool, as the runner does for read-only calls; under -race it catches
+// shared state written during validation.
+func TestValidateCallsInParallel(t *testing.T) {
+	r := newRegistry(t, schemaTool{name: "tree", params: json.RawMessage(refSchema)})
+	var calls []*Call
+	for i := range 16 {
+		args := `{"tree": {"name": "a", "children": [{"name": "b"}, {"name": 3}]}, "color": "blue"}`
+		if i%2 == 0 {
+			args = `{"tree": {"name": "a", "children": [{"name": "b", "children": []}]}, "color": "red"}`
 		}
+		calls = append(calls, &Call{CallID: fmt.Sprint(i), Name: "tree", Type: Function, Arguments: json.RawMessage(args)})
 	}
-	if _, err := compileSchema(json.RawMessage(`{"$ref": "https://example.com/s.json"}`)); err == nil {
-		t.Error("a remote $ref compiled")
-	}
-	if _, err := compileSchema(json.RawMessage(`{"pattern": "("}`)); err == nil {
-		t.Error("a broken pattern compiled")
+	res := r.Run(context.Background(), &Env{}, calls, func(*Call, Handler, Result) {})
+	for i, rs := range res {
+		if i%2 == 0 {
+			if rs.Output.Failed {
+				t.Errorf("call %d: valid arguments refused: %s", i, rs.Output.Text)
+			}
+			continue
+		}
+		for _, want := range []string{"/tree/children/1/name (argument `tree.children.1.name`): got number, want string", "/color (argument `color`): value must be one of 'red', 'green'"} {
+			if !rs.Output.Failed || !strings.Contains(rs.Output.Text, want) {
+				t.Errorf("call %d: want a failure containing %q, got %+v", i, want, rs.Output)
+			}
+		}
 	}
 }

@@ -3,39 +3,13 @@ package tools
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/jsonschema"
 )
 
-// Benchmarks of argument validation: a built-in tool's call and the
+// Benchmarks of registration and of argument validation against the
 // largest schema of the MCP corpus. Compiling happens once per tool at
 // registration; validating happens on every call.
-
-func BenchmarkValidateReadFile(b *testing.B) {
-	sch, err := compileSchema(ReadFile{}.Spec().Parameters)
-	if err != nil {
-		b.Fatal(err)
-	}
-	args := json.RawMessage(`{"file_path": "internal/tools/validate.go", "offset": 10, "limit": 200}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := validateArguments(sch, args); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkValidateReadFileInvalid(b *testing.B) {
-	sch, err := compileSchema(ReadFile{}.Spec().Parameters)
-	if err != nil {
-		b.Fatal(err)
-	}
-	args := json.RawMessage(`{"file_path": 3, "offset": "2", "limit": 1.5, "mode": "x"}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := validateArguments(sch, args); err == nil {
-			b.Fatal("accepted")
-		}
-	}
-}
 
 // largestMCPSchema returns the biggest schema of the corpus, sanitized.
 func largestMCPSchema(b *testing.B) json.RawMessage {
@@ -57,7 +31,7 @@ func BenchmarkCompileLargestMCPSchema(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		if _, err := compileSchema(raw); err != nil {
+		if _, err := jsonschema.Compile(raw); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -65,7 +39,7 @@ func BenchmarkCompileLargestMCPSchema(b *testing.B) {
 
 func BenchmarkValidateLargestMCPSchema(b *testing.B) {
 	raw := largestMCPSchema(b)
-	sch, err := compileSchema(raw)
+	sch, err := jsonschema.Compile(raw)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +54,7 @@ func BenchmarkValidateLargestMCPSchema(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = validateArguments(sch, args)
+		_ = sch.Validate(args)
 	}
 }
 

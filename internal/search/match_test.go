@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"bytes"
@@ -310,5 +310,53 @@ func TestLineDFACacheBound(t *testing.T) {
 	}
 	if d.resets == 0 {
 		t.Errorf("the cache was never dropped: the test does not exercise it")
+	}
+}
+
+func TestLineMatcherLiterals(t *testing.T) {
+	tests := []struct {
+		pattern string
+		cs      bool
+		lit     string
+		exact   bool
+	}{
+		{"func NewReader", true, "func NewReader", true},
+		{`func \(\w+\) Read`, true, "func (", false},
+		{`\w+\) ReadAll`, true, ") ReadAll", false},
+		{"(?:foo)+bar", true, "foo", false},
+		{"content-type", false, "content-type", true},
+		// These two are served by a set of literals (see litSet).
+		{"a|b", true, "", true},
+		{"x*", true, "", false},
+		{"ünï", false, "", true},
+	}
+	for _, tc := range tests {
+		m, err := newLineMatcher(tc.pattern, tc.cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(m.lit) != tc.lit || m.exact != tc.exact {
+			t.Errorf("%q: lit %q exact %v, want %q %v", tc.pattern, m.lit, m.exact, tc.lit, tc.exact)
+		}
+	}
+}
+
+func TestIndexFoldASCII(t *testing.T) {
+	tests := []struct {
+		data, lit string
+		want      int
+	}{
+		{"xx Content-Type: a", "content-type", 3},
+		{"content_type CONTENT-TYPE", "content-type", 13},
+		{"abc", "content-type", -1},
+		{"zzHelLo", "hello", 2},
+		{"hell", "hello", -1},
+		{"a-b A-B", "a-b", 0},
+		{"-b A-B", "a-b", 3},
+	}
+	for _, tc := range tests {
+		if got := indexFoldASCII([]byte(tc.data), []byte(tc.lit)); got != tc.want {
+			t.Errorf("indexFoldASCII(%q, %q) = %d, want %d", tc.data, tc.lit, got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,94 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Glob is a compiled glob over the paths below a directory.
+type Glob struct {
+	pattern string // relative to the directory; a bare name is looked for at any depth
+	re      *regexp.Regexp
+}
+
+// NewGlob compiles pattern: `*` and `?` stay within one path segment,
+// `**` crosses segments, `[...]` is a class and `{a,b}` an alternation. A
+// pattern without a slash matches a name at any depth.
+func NewGlob(pattern string) (*Glob, error) {
+	g := &Glob{pattern: strings.TrimPrefix(filepath.ToSlash(pattern), "./")}
+	if !strings.Contains(g.pattern, "/") {
+		g.pattern = "**/" + g.pattern
+	}
+	var err error
+	if g.re, err = compileGlob(g.pattern); err != nil {
+		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
+	}
+	return g, nil
+}
+
+// Find returns the paths below the directory dir that match, relative to
+// it and sorted, and the directories it could not read. It walks only
+// below the pattern's literal leading directories, skips what the ignore
+// rules leave out (see Grep.Tree, cwd too), and adds the open documents
+// that are not on disk.
+func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, []Note, error) {
+	root, rest := dir, g.pattern
+	for {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 || strings.ContainsAny(rest[:i], `*?[{\`) {
+			break
+		}
+		root, rest = filepath.Join(root, rest[:i]), rest[i+1:]
+	}
+	opts := walkOptions{Root: root, Base: ignoreBase(cwd, dir)}
+	if lexicallyWithin(dir, root) && root != dir {
+		// Ignore files between dir and root still apply.
+		if pathIgnored(walkOptions{Root: dir, Base: opts.Base}, root, true) {
+			return nil, nil, nil
+		}
+	}
+	var (
+		mu      sync.Mutex
+		matches []string
+		notes   []Note
+		seen    = map[string]bool{}
+	)
+	relTo := func(abs string) string {
+		r, _ := filepath.Rel(dir, abs)
+		return filepath.ToSlash(r)
+	}
+	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+		notes = walk(ctx, opts, func(f walkFile) {
+			rel := relTo(f.Abs)
+			if g.re.MatchString(rel) {
+				mu.Lock()
+				matches = append(matches, rel)
+				seen[f.Abs] = true
+				mu.Unlock()
+			}
+		})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	for abs := range openUnder(docs, dir) {
+		if seen[abs] {
+			continue
+		}
+		if _, err := os.Lstat(abs); err == nil {
+			continue // on disk: the walk decided
+		}
+		rel := relTo(abs)
+		if g.re.MatchString(rel) && !pathIgnored(walkOptions{Root: dir, Base: opts.Base}, abs, false) {
+			matches = append(matches, rel)
+		}
+	}
+	slices.Sort(matches)
+	return matches, notes, nil
+}

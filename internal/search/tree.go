@@ -1,0 +1,91 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Tree searches every file below the directory root that the ignore
+// rules let through, in parallel, then the open documents there that are
+// not on disk. Ignore files apply from the enclosing git repository's
+// root, else from cwd (the workspace) when root is in it, else from root.
+func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
+	opts := walkOptions{Root: root, Base: ignoreBase(cwd, root)}
+	open := openUnder(g.docs, root)
+	var seen sync.Map // open documents the walk reached
+	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+	notes := walk(ctx, opts, func(f walkFile) {
+		if !g.wanted(f.Rel) {
+			return
+		}
+		if open[f.Abs] {
+			seen.Store(f.Abs, true)
+		}
+		bp := bufs.Get().(*[]byte)
+		defer bufs.Put(bp)
+		g.searchFile(f, open[f.Abs], bp)
+	})
+	g.mu.Lock()
+	g.res.Skipped = append(g.res.Skipped, notes...)
+	g.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Files open in the editor but not on disk (new, unsaved buffers).
+	for abs := range open {
+		if _, ok := seen.Load(abs); ok {
+			continue
+		}
+		if _, err := os.Lstat(abs); err == nil || pathIgnored(opts, abs, false) {
+			continue
+		}
+		rel, _ := filepath.Rel(root, abs)
+		rel = filepath.ToSlash(rel)
+		if !g.wanted(rel) {
+			continue
+		}
+		if text, ok := g.docs.Document(abs); ok && !isBinary([]byte(text)) {
+			g.search(rel, []byte(text))
+		}
+	}
+	return nil
+}
+
+// searchFile reads and searches one file the walk found, into the
+// worker's buffer *bp unless the file is open in the editor. Binary files
+// are passed over in silence.
+func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) {
+	var data []byte
+	var err error
+	if open {
+		data, err = g.read(f.Abs, true, nil)
+	} else {
+		data, err = g.read(f.Abs, false, *bp)
+		if cap(data) > cap(*bp) && cap(data) <= 1<<20 {
+			*bp = data[:0]
+		}
+	}
+	switch {
+	case errors.Is(err, errTooLarge):
+		g.skip(f.Rel, err)
+	case errors.Is(err, errBinary):
+	case err != nil:
+		g.skip(f.Rel, plainErr(err))
+	default:
+		g.search(f.Rel, data)
+	}
+}
+
+// openUnder returns the open documents at or below dir.
+func openUnder(docs Docs, dir string) map[string]bool {
+	open := map[string]bool{}
+	for _, p := range docs.OpenPaths() {
+		if filepath.IsAbs(p) && lexicallyWithin(dir, p) {
+			open[p] = true
+		}
+	}
+	return open
+}
