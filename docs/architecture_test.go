@@ -89,7 +89,7 @@ var allowed = map[string][]string{
 		"github.com/landlock-lsm/go-landlock", "github.com/seccomp/libseccomp-golang", "golang.org/x/sys"},
 	"internal/model":  {"internal/textcut"},
 	"internal/config": {"internal/policy", "github.com/pelletier/go-toml/v2"},
-	"internal/tools":  {"internal/event", "internal/jsonschema", "internal/patch", "internal/search", "internal/policy", "internal/sandbox", "internal/workspace"},
+	"internal/tools":  {"internal/event", "internal/jsonschema", "internal/patch", "internal/search", "internal/policy", "internal/sandbox", "internal/textcut", "internal/workspace"},
 	"internal/agent": {"internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/mcp": {"internal/event", "internal/policy", "internal/textcut", "internal/tools"},

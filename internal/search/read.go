@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,16 +55,6 @@ func readRegular(path string) ([]byte, error) {
 // isBinary reports whether the start of a file looks like binary data: a
 // NUL byte, as git and ripgrep decide.
 func isBinary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 10<<20:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 10<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 // plainErr drops the *PathError wrapping (the path is already named).
 func plainErr(err error) error {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // readDisk reads the regular file at path into buf (grown when too
@@ -36,7 +38,7 @@ func readDisk(path string, buf []byte, limit int64) ([]byte, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
 	}
 	if st.Size > limit {
-		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, byteSize(st.Size), byteSize(limit))
+		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, textcut.Size(st.Size), textcut.Size(limit))
 	}
 	size := int(st.Size)
 	if cap(buf) < size+1 {
@@ -60,7 +62,7 @@ func readDisk(path string, buf []byte, limit int64) ([]byte, error) {
 		}
 		if got == len(buf) {
 			if int64(got) > limit {
-				return nil, fmt.Errorf("%w (over %s)", errTooLarge, byteSize(limit))
+				return nil, fmt.Errorf("%w (over %s)", errTooLarge, textcut.Size(limit))
 			}
 			buf = append(buf, 0)[:cap(buf)]
 		}

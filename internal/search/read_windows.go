@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // readDisk reads the regular file at path into buf (grown when too
@@ -24,7 +26,7 @@ func readDisk(path string, buf []byte, limit int64) ([]byte, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
 	}
 	if fi.Size() > limit {
-		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, byteSize(fi.Size()), byteSize(limit))
+		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, textcut.Size(fi.Size()), textcut.Size(limit))
 	}
 	if cap(buf) < int(fi.Size())+1 {
 		buf = make([]byte, 0, int(fi.Size())+512)
@@ -42,7 +44,7 @@ func readDisk(path string, buf []byte, limit int64) ([]byte, error) {
 		}
 		if got == len(buf) {
 			if int64(got) > limit {
-				return nil, fmt.Errorf("%w (over %s)", errTooLarge, byteSize(limit))
+				return nil, fmt.Errorf("%w (over %s)", errTooLarge, textcut.Size(limit))
 			}
 			buf = append(buf, 0)[:cap(buf)]
 		}

@@ -6,7 +6,10 @@
 // escape sequences and bidi tricks written as visible escapes.
 package textcut
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Ellipsis marks text that was cut.
 const Ellipsis = "…"
@@ -62,4 +65,16 @@ func firstLine(s string) (line string, more bool) {
 	s = strings.TrimSpace(s)
 	line, rest, _ := strings.Cut(s, "\n")
 	return strings.TrimSpace(line), strings.TrimSpace(rest) != ""
+}
+
+// Size writes n bytes for people: "512 bytes", "37 KiB", "12 MiB" (whole
+// units, rounded down, from ten of them up).
+func Size(n int64) string {
+	switch {
+	case n >= 10<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 10<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -102,7 +103,7 @@ func (ReadFile) Handle(ctx context.Context, env *Env, call *Call) (Output, error
 	head, _ := r.Peek(sniffLen)
 	if isBinary(head) {
 		return Output{}, fmt.Errorf("read_file: %s is a binary file (%s, %s); it cannot be shown as text%s",
-			t.Display, byteSize(size), http.DetectContentType(head), imageHint(head))
+			t.Display, textcut.Size(size), http.DetectContentType(head), imageHint(head))
 	}
 	return readLines(ctx, r, t.Display, a.Offset, a.Limit, env.limits())
 }
@@ -204,16 +205,6 @@ func imageHint(head []byte) string {
 		return "; use view_image to look at it"
 	}
 	return ""
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 10<<20:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 10<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // plainErr drops the *PathError wrapping (the path is already named).

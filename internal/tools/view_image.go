@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -75,7 +76,7 @@ func (ViewImage) Handle(_ context.Context, env *Env, call *Call) (Output, error)
 		}
 		defer f.Close()
 		if fi.Size() > MaxImageBytes {
-			return Output{}, fmt.Errorf("view_image: %s is %s, over the limit of %s", t.Display, byteSize(fi.Size()), byteSize(MaxImageBytes))
+			return Output{}, fmt.Errorf("view_image: %s is %s, over the limit of %s", t.Display, textcut.Size(fi.Size()), textcut.Size(MaxImageBytes))
 		}
 		// Read at most one byte over the cap: the file may grow.
 		data, err = io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
@@ -84,14 +85,14 @@ func (ViewImage) Handle(_ context.Context, env *Env, call *Call) (Output, error)
 		}
 	}
 	if int64(len(data)) > MaxImageBytes {
-		return Output{}, fmt.Errorf("view_image: %s is over the limit of %s", t.Display, byteSize(MaxImageBytes))
+		return Output{}, fmt.Errorf("view_image: %s is over the limit of %s", t.Display, textcut.Size(MaxImageBytes))
 	}
 	mime := imageType(data)
 	if mime == "" {
 		return Output{}, fmt.Errorf("view_image: %s is not a PNG, JPEG, GIF or WebP image (detected: %s)", t.Display, http.DetectContentType(data))
 	}
 	url := "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
-	return Output{Text: fmt.Sprintf("Image %s (%s, %s) attached.", t.Display, mime, byteSize(int64(len(data)))), Images: []string{url}}, nil
+	return Output{Text: fmt.Sprintf("Image %s (%s, %s) attached.", t.Display, mime, textcut.Size(int64(len(data)))), Images: []string{url}}, nil
 }
 
 // imageType returns the MIME type of the image formats the model accepts,
