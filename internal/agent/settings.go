@@ -91,6 +91,14 @@ func (m *Manager) UpdateSession(id string, update func(*SessionOptions)) (Sessio
 		s.generation = staleGeneration
 		return st.info, nil
 	}
+	s.adopt(st)
+	return st.info, nil
+}
+
+// adopt makes st the settings of s, which runs no turn: if they differ
+// from its settings so far, its next turn tells the model, and a change of
+// its SessionInfo goes to its observer. Called with s.mu held.
+func (s *session) adopt(st sessionSettings) {
 	if st.info != s.info || !reflect.DeepEqual(st.cfg, s.cfg) {
 		s.changed = true
 	}
@@ -98,7 +106,6 @@ func (m *Manager) UpdateSession(id string, update func(*SessionOptions)) (Sessio
 		s.obs.Settings(st.info)
 	}
 	s.sessionSettings = st
-	return st.info, nil
 }
 
 // homeWorkspace reports whether cwd is the home folder or above it.
