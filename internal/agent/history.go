@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"slices"
 	"sync"
 
@@ -126,6 +127,11 @@ func unanswered(items []model.Item) []model.Item {
 	}
 	return out
 }
+
+var (
+	errRecordWithoutID = errors.New("agent: the session record has no id")
+	errSessionExists   = errors.New("agent: a session with that id exists already")
+)
 
 // Restore brings back a session from its record, under its own id, with
 // its history and counters (the next turn id and event seq continue the

@@ -122,106 +122,150 @@ func decide(cs *workspace.ChangeSet, ans *ReviewAnswer, cwd string) (*reviewed, 
 	if ans.Decision != ReviewAccept && ans.Decision != ReviewReject {
 		return nil, fmt.Errorf("decision %q is neither %q nor %q", ans.Decision, ReviewAccept, ReviewReject)
 	}
-	// Hunks are numbered per file URI, on through the diff should a file
-	// appear twice.
-	type span struct{ first, n int }
-	spans := make([]span, len(cs.Changes))
+	spans, counts := numberHunks(cs)
+	answers, err := hunkAnswersOf(ans, counts)
+	if err != nil {
+		return nil, err
+	}
+	var o reviewOutcome
+	for i, fc := range cs.Changes {
+		o.add(cwd, fc, spans[i], answers)
+	}
+	return &reviewed{accepted: o.accepted, report: o.report(strings.TrimSpace(ans.Comment))}, nil
+}
+
+// hunkSpan is where a file change's hunks are in the numbering of its
+// file URI: from first, n of them.
+type hunkSpan struct{ first, n int }
+
+// numberHunks numbers the hunks of cs per file URI, on through the diff
+// should a file appear twice: where each change's hunks are, and how many
+// each URI has.
+func numberHunks(cs *workspace.ChangeSet) ([]hunkSpan, map[string]int) {
+	spans := make([]hunkSpan, len(cs.Changes))
 	counts := map[string]int{}
 	for i, fc := range cs.Changes {
 		u := fileURI(fc.Path)
-		spans[i] = span{counts[u], fc.HunkCount()}
+		spans[i] = hunkSpan{counts[u], fc.HunkCount()}
 		counts[u] += spans[i].n
 	}
-	type key struct {
-		uri   string
-		index int
-	}
-	answers := map[key]bool{}
+	return spans, counts
+}
+
+// hunkKey names hunk index of the file uri, as a review answer does.
+type hunkKey struct {
+	uri   string
+	index int
+}
+
+// hunkAnswers are a review's answers: per hunk where the answer names
+// it, the answer's decision elsewhere.
+type hunkAnswers struct {
+	hunks map[hunkKey]bool
+	def   bool
+}
+
+// hunkAnswersOf checks the hunks ans names against counts (the hunks of
+// each file URI) and reads them.
+func hunkAnswersOf(ans *ReviewAnswer, counts map[string]int) (hunkAnswers, error) {
+	answers := map[hunkKey]bool{}
 	for _, h := range ans.Hunks {
 		n, known := counts[h.URI]
 		switch {
 		case !known:
-			return nil, fmt.Errorf("hunk %d of %s: the change has no such file", h.Index, h.URI)
+			return hunkAnswers{}, fmt.Errorf("hunk %d of %s: the change has no such file", h.Index, h.URI)
 		case h.Index < 0 || h.Index >= n:
-			return nil, fmt.Errorf("hunk %d of %s: the file has %d hunk(s), numbered from 0", h.Index, h.URI, n)
+			return hunkAnswers{}, fmt.Errorf("hunk %d of %s: the file has %d hunk(s), numbered from 0", h.Index, h.URI, n)
 		}
-		k := key{h.URI, h.Index}
+		k := hunkKey{h.URI, h.Index}
 		if _, twice := answers[k]; twice {
-			return nil, fmt.Errorf("hunk %d of %s is answered twice", h.Index, h.URI)
+			return hunkAnswers{}, fmt.Errorf("hunk %d of %s is answered twice", h.Index, h.URI)
 		}
 		answers[k] = h.Accept
 	}
-	def := ans.Decision == ReviewAccept
+	return hunkAnswers{hunks: answers, def: ans.Decision == ReviewAccept}, nil
+}
 
-	rv := &reviewed{}
-	var lines []string
-	var rejectedDiffs strings.Builder
-	anyRejected := false
-	for i, fc := range cs.Changes {
-		u, sp := fileURI(fc.Path), spans[i]
-		accept := func(h int) bool {
-			if a, ok := answers[key{u, sp.first + h}]; ok {
-				return a
-			}
-			return def
-		}
-		name := relName(cwd, fc)
-		kept, ok := fc.WithHunks(accept, def)
-		if ok {
-			rv.accepted = append(rv.accepted, kept)
-		}
-		hunkDiffs := fc.HunkDiffs(cwd)
-		var yes, no []string
-		for h := range sp.n {
-			if accept(h) {
-				yes = append(yes, hunkHeader(hunkDiffs[h]))
-			} else {
-				no = append(no, hunkHeader(hunkDiffs[h]))
-				rejectedDiffs.WriteString(hunkDiffs[h])
-			}
-		}
-		switch {
-		case !ok:
-			anyRejected = true
-			lines = append(lines, fmt.Sprintf("- %s: rejected, %s", name, unchanged(fc.Kind)))
-		case len(no) == 0:
-			lines = append(lines, fmt.Sprintf("- %s: accepted", name))
-		default:
-			anyRejected = true
-			lines = append(lines, fmt.Sprintf("- %s: accepted hunk(s) %s; rejected hunk(s) %s (not applied)", name,
-				strings.Join(yes, ", "), strings.Join(no, ", ")))
+// accept says whether hunk index of the file uri is accepted.
+func (ha hunkAnswers) accept(uri string, index int) bool {
+	if a, ok := ha.hunks[hunkKey{uri, index}]; ok {
+		return a
+	}
+	return ha.def
+}
+
+// reviewOutcome gathers, file by file, what a review lets go ahead and
+// what the model is to be told.
+type reviewOutcome struct {
+	accepted      []workspace.FileChange
+	lines         []string // a line per file for the model
+	rejectedDiffs strings.Builder
+	anyRejected   bool
+}
+
+// add applies answers to fc, whose hunks are sp in its URI's numbering.
+func (o *reviewOutcome) add(cwd string, fc workspace.FileChange, sp hunkSpan, answers hunkAnswers) {
+	u := fileURI(fc.Path)
+	accept := func(h int) bool { return answers.accept(u, sp.first+h) }
+	name := relName(cwd, fc)
+	kept, ok := fc.WithHunks(accept, answers.def)
+	if ok {
+		o.accepted = append(o.accepted, kept)
+	}
+	hunkDiffs := fc.HunkDiffs(cwd)
+	var yes, no []string
+	for h := range sp.n {
+		if accept(h) {
+			yes = append(yes, hunkHeader(hunkDiffs[h]))
+		} else {
+			no = append(no, hunkHeader(hunkDiffs[h]))
+			o.rejectedDiffs.WriteString(hunkDiffs[h])
 		}
 	}
-	comment := strings.TrimSpace(ans.Comment)
+	switch {
+	case !ok:
+		o.anyRejected = true
+		o.lines = append(o.lines, fmt.Sprintf("- %s: rejected, %s", name, unchanged(fc.Kind)))
+	case len(no) == 0:
+		o.lines = append(o.lines, fmt.Sprintf("- %s: accepted", name))
+	default:
+		o.anyRejected = true
+		o.lines = append(o.lines, fmt.Sprintf("- %s: accepted hunk(s) %s; rejected hunk(s) %s (not applied)", name,
+			strings.Join(yes, ", "), strings.Join(no, ", ")))
+	}
+}
+
+// report is what the model is told of the review, with the user's
+// comment; "" when the user accepted everything and said nothing.
+func (o *reviewOutcome) report(comment string) string {
 	var b strings.Builder
 	switch {
-	case len(rv.accepted) == 0:
+	case len(o.accepted) == 0:
 		b.WriteString("rejected: the user reviewed this change and rejected all of it; nothing was changed.")
-	case !anyRejected && comment == "":
-		return rv, nil
-	case !anyRejected:
+	case !o.anyRejected && comment == "":
+		return ""
+	case !o.anyRejected:
 		b.WriteString("The user reviewed this change and accepted all of it.")
 	default:
 		b.WriteString("The user reviewed this change and accepted only part of it; the files hold the accepted part only:\n")
-		b.WriteString(strings.Join(lines, "\n"))
-		if rejectedDiffs.Len() > 0 {
+		b.WriteString(strings.Join(o.lines, "\n"))
+		if o.rejectedDiffs.Len() > 0 {
 			b.WriteString("\nThe rejected hunks, as proposed:\n")
-			b.WriteString(strings.TrimRight(rejectedDiffs.String(), "\n"))
+			b.WriteString(strings.TrimRight(o.rejectedDiffs.String(), "\n"))
 		}
 	}
 	if comment != "" {
 		b.WriteString("\nThe user's comment: " + comment)
 	}
 	switch {
-	case len(rv.accepted) == 0 && comment != "":
+	case len(o.accepted) == 0 && comment != "":
 		b.WriteString("\nDo as the comment says; do not make the rejected change again unasked.")
-	case len(rv.accepted) == 0:
+	case len(o.accepted) == 0:
 		b.WriteString("\nDo not make the same change again unasked: ask the user what they want instead.")
-	case anyRejected:
+	case o.anyRejected:
 		b.WriteString("\nDo not make the rejected hunks again unasked.")
 	}
-	rv.report = b.String()
-	return rv, nil
+	return b.String()
 }
 
 // unchanged says what rejecting a whole file leaves.

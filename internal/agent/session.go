@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -163,13 +162,7 @@ func (s *session) refresh() error {
 	if err != nil {
 		return fmt.Errorf("the new settings cannot apply to session %s: %w", s.info.SessionID, err)
 	}
-	if st.info != s.info || !reflect.DeepEqual(st.cfg, s.cfg) {
-		s.changed = true
-	}
-	if st.info != s.info {
-		s.obs.Settings(st.info)
-	}
-	s.sessionSettings = st
+	s.adopt(st)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 
@@ -41,11 +42,29 @@ type turn struct {
 // results back, until it answers without calling tools, the user
 // interrupts, or the request limit is hit.
 func (t *turn) run(ctx context.Context) {
-	s, opts := t.s, t.s.mgr.opts
+	s := t.s
 	t.emit(event.TurnStarted{Prompt: t.input.Prompt})
 	log := s.mgr.log.With("session", s.info.SessionID, "turn", t.id)
 	log.Info("turn started")
+	t.appendPrompt()
+	env, hooks := t.toolEnv(log)
+	fam := familyFor(s.info.Model, log)
+	t.finish(t.loop(ctx, env, hooks, fam, log), log)
+}
 
+// turnEnd is how a turn's loop ended.
+type turnEnd struct {
+	status event.TurnStatus
+	err    string // why it failed
+	// limited: it reached its limit of model requests.
+	limited bool
+}
+
+// appendPrompt puts the turn's prompt into the history: after the
+// context items a new history starts with, and after what the settings
+// are now when they changed since the history began.
+func (t *turn) appendPrompt() {
+	s := t.s
 	if s.history.prime(s.contextItems) {
 		s.changed = false // the context items say what it runs with now
 	}
@@ -57,7 +76,12 @@ func (t *turn) run(ctx context.Context) {
 	}
 	s.history.Append(userMessage(t.input, s.info.Cwd))
 	t.promptAt = s.history.Len() - 1
+}
 
+// toolEnv is what the turn's tool calls run with, and the user's hooks
+// around them (nil when there are none).
+func (t *turn) toolEnv(log *slog.Logger) (*tools.Env, *turnHooks) {
+	s, opts := t.s, t.s.mgr.opts
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: turnApprover{t}, Changes: turnChanger{t},
 		Exec: s.execConfig(opts.HelperPath), Log: log}
 	var hooks *turnHooks
@@ -65,16 +89,18 @@ func (t *turn) run(ctx context.Context) {
 		hooks = &turnHooks{t: t, hooks: opts.Hooks, log: log}
 		env.Hooks = []tools.Hook{hooks.toolHook()}
 	}
-	fam := familyFor(s.info.Model, log)
+	return env, hooks
+}
 
-	status, errText := event.StatusCompleted, ""
+// loop asks the model and runs the tools it calls until it answers
+// without calling any, the turn is interrupted or fails, or it reaches
+// its request limit.
+func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam family, log *slog.Logger) turnEnd {
+	s := t.s
 	compacted := false
-	limited := false
 	for n := 0; ; n++ {
 		if n == s.cfg.MaxRequests {
-			status, errText = event.StatusFailed, fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests)
-			limited = true
-			break
+			return turnEnd{status: event.StatusFailed, err: fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests), limited: true}
 		}
 		// Each request offers the tools registered now (MCP servers come
 		// and go, the first request waits for those still starting); its
@@ -85,32 +111,21 @@ func (t *turn) run(ctx context.Context) {
 		// limit after it goes to the model as it is).
 		if limit := s.autoCompactLimit(fam); limit > 0 && !compacted && s.contextEstimate() >= limit {
 			compacted = true
-			switch err := t.compact(ctx, fam, snap.Specs()); {
-			case err == nil:
-			case ctx.Err() != nil:
-				status = event.StatusInterrupted
-			case errors.Is(err, errNothingToSummarise):
-				log.Debug("over the compaction limit with nothing to summarise", "err", err)
-			default:
-				log.Warn("the conversation could not be compacted; the request goes as it is", "err", err)
-			}
-			if status == event.StatusInterrupted {
-				break
+			if t.autoCompact(ctx, fam, snap.Specs(), log) {
+				return turnEnd{status: event.StatusInterrupted}
 			}
 		}
 		resp, err := t.request(ctx, fam, snap.Specs())
 		if err != nil {
 			if ctx.Err() != nil {
-				status = event.StatusInterrupted
-			} else {
-				status, errText = event.StatusFailed, err.Error()
+				return turnEnd{status: event.StatusInterrupted}
 			}
-			break
+			return turnEnd{status: event.StatusFailed, err: err.Error()}
 		}
 		compacted = false
 		calls := t.collectCalls(resp.Output, snap)
 		if len(calls) == 0 {
-			break
+			return turnEnd{status: event.StatusCompleted}
 		}
 		results := snap.Run(ctx, env, calls, t.finished)
 		for i, c := range calls {
@@ -118,19 +133,39 @@ func (t *turn) run(ctx context.Context) {
 		}
 		if hooks != nil {
 			if reason := hooks.aborted(); reason != "" {
-				status, errText = event.StatusFailed, reason
-				break
+				return turnEnd{status: event.StatusFailed, err: reason}
 			}
 		}
 		if ctx.Err() != nil {
-			status = event.StatusInterrupted
-			break
+			return turnEnd{status: event.StatusInterrupted}
 		}
 	}
-	if t.interrupted.Load() && status == event.StatusFailed {
-		status, errText = event.StatusInterrupted, ""
+}
+
+// autoCompact summarises the history before a request that would come
+// near the context window; a failure leaves the history as it is. It
+// reports whether the turn was interrupted meanwhile.
+func (t *turn) autoCompact(ctx context.Context, fam family, specs []tools.Spec, log *slog.Logger) (interrupted bool) {
+	switch err := t.compact(ctx, fam, specs); {
+	case err == nil:
+	case ctx.Err() != nil:
+		return true
+	case errors.Is(err, errNothingToSummarise):
+		log.Debug("over the compaction limit with nothing to summarise", "err", err)
+	default:
+		log.Warn("the conversation could not be compacted; the request goes as it is", "err", err)
 	}
-	log.Info("turn ended", "status", status, "error", errText)
+	return false
+}
+
+// finish keeps what the turn changed for undo, sets its result and
+// reports how it ended.
+func (t *turn) finish(end turnEnd, log *slog.Logger) {
+	s := t.s
+	if t.interrupted.Load() && end.status == event.StatusFailed {
+		end.status, end.err = event.StatusInterrupted, ""
+	}
+	log.Info("turn ended", "status", end.status, "error", end.err)
 	diff := t.files.diff(s.info.Cwd)
 	if !t.files.empty() {
 		if ut, err := s.undo.keep(t.id, &t.files); err != nil {
@@ -139,10 +174,10 @@ func (t *turn) run(ctx context.Context) {
 			s.obs.UndoKept(t.id, ut.files, ut.spool)
 		}
 	}
-	t.result = TurnResult{Status: status, Error: errText, LastMessage: t.lastMessage, RequestLimit: limited && status == event.StatusFailed,
-		Refused: t.refused && status == event.StatusCompleted}
+	t.result = TurnResult{Status: end.status, Error: end.err, LastMessage: t.lastMessage, RequestLimit: end.limited && end.status == event.StatusFailed,
+		Refused: t.refused && end.status == event.StatusCompleted}
 	close(t.ending)
-	t.emit(event.TurnCompleted{Status: status, Error: errText, LastMessage: t.lastMessage, Diff: diff})
+	t.emit(event.TurnCompleted{Status: end.status, Error: end.err, LastMessage: t.lastMessage, Diff: diff})
 }
 
 func (t *turn) emit(p event.Payload) { t.s.emit(t.id, p) }

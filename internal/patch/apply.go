@@ -58,12 +58,11 @@ func Apply(p *Patch, r Reader) (ChangeSet, error) {
 			if !utf8.Valid(old) {
 				return nil, errNotUTF8(op.Path)
 			}
-			content, edits, err := updateContent(op.Path, old, op.Chunks)
+			content, err := updateContent(op.Path, old, op.Chunks)
 			if err != nil {
 				return nil, err
 			}
-			c := Change{Kind: Update, Path: op.Path, OldContent: old, NewContent: content,
-				edits: edits, editsKnown: true}
+			c := Change{Kind: Update, Path: op.Path, OldContent: old, NewContent: content}
 			if op.MovePath != "" && path.Clean(op.MovePath) != path.Clean(op.Path) {
 				c.MovePath = op.MovePath
 				files.remove(op.Path)
@@ -110,9 +109,9 @@ type replacement struct {
 }
 
 // updateContent applies chunks to content, locating each one after the
-// previous (see the package documentation for how). It returns the new
-// content and the edits that make it.
-func updateContent(name string, content []byte, chunks []Chunk) ([]byte, []Edit, error) {
+// previous (see the package documentation for how), and returns the new
+// content.
+func updateContent(name string, content []byte, chunks []Chunk) ([]byte, error) {
 	t := splitText(content)
 	m := newMatcher(t.lines)
 	n := len(t.lines)
@@ -125,7 +124,7 @@ func updateContent(name string, content []byte, chunks []Chunk) ([]byte, []Edit,
 		for _, scope := range c.Scopes {
 			at, _ := m.find([]string{scope}, seek{from: from})
 			if at < 0 {
-				return nil, nil, errContext(name, scope)
+				return nil, errContext(name, scope)
 			}
 			from = at + 1
 		}
@@ -156,10 +155,10 @@ func updateContent(name string, content []byte, chunks []Chunk) ([]byte, []Edit,
 			at, ambiguous = m.find(old, sk)
 		}
 		if ambiguous != nil {
-			return nil, nil, errAmbiguous(name, c.Old, c.Line, ambiguous)
+			return nil, errAmbiguous(name, c.Old, c.Line, ambiguous)
 		}
 		if at < 0 {
-			return nil, nil, errLines(name, c.Old)
+			return nil, errLines(name, c.Old)
 		}
 		lines := make([]outLine, len(neu))
 		for i, l := range neu {
@@ -176,8 +175,7 @@ func updateContent(name string, content []byte, chunks []Chunk) ([]byte, []Edit,
 			drift = at - (c.Line - 1)
 		}
 	}
-	neu, edits := assemble(t, content, reps)
-	return neu, edits, nil
+	return assemble(t, reps), nil
 }
 
 // contextMap returns c.ctx, or a map saying every New line is literal when
@@ -218,11 +216,10 @@ func literal(lines []string) []outLine {
 	return out
 }
 
-// assemble writes the file with reps applied, and returns the edits from
-// old to the result. The file ends with a newline (as Codex always writes
+// assemble writes the file with reps applied. The file ends with a newline (as Codex always writes
 // it), except when it had none and its last line is left as it was, or when
 // a unified diff says it has none.
-func assemble(t *text, old []byte, reps []replacement) ([]byte, []Edit) {
+func assemble(t *text, reps []replacement) []byte {
 	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
 	n := len(t.lines)
 	size := n
@@ -230,21 +227,14 @@ func assemble(t *text, old []byte, reps []replacement) ([]byte, []Edit) {
 		size += len(r.lines) - r.oldLen
 	}
 	out := make([]outLine, 0, max(size, 0))
-	spans := make([]span, 0, len(reps))
 	cur := 0
 	for _, r := range reps {
 		start := max(r.start, cur)
 		for ; cur < start; cur++ {
 			out = append(out, outLine{text: t.lines[cur], orig: cur})
 		}
-		outFrom := len(out)
 		out = append(out, r.lines...)
 		cur = max(cur, start+r.oldLen)
-		if k := len(spans) - 1; k >= 0 && spans[k].oldTo == start && spans[k].outTo == outFrom {
-			spans[k].oldTo, spans[k].outTo = cur, len(out) // adjacent: merge
-		} else {
-			spans = append(spans, span{oldFrom: start, oldTo: cur, outFrom: outFrom, outTo: len(out)})
-		}
 	}
 	for ; cur < n; cur++ {
 		out = append(out, outLine{text: t.lines[cur], orig: cur})
@@ -258,6 +248,5 @@ func assemble(t *text, old []byte, reps []replacement) ([]byte, []Edit) {
 			finalNewline = last.eofNewline > 0
 		}
 	}
-	neu, offsets := t.join(out, finalNewline)
-	return neu, spanEdits(t, old, neu, out, offsets, spans)
+	return t.join(out, finalNewline)
 }

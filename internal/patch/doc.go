@@ -27,10 +27,11 @@
 // lines (a pure insertion) is appended at the end of the file, as in Codex,
 // except in a unified diff, where its line number places it.
 //
-// Besides the new contents, a Change gives its exact line edits (Edits);
+// A Change holds a file's contents before and after, nothing finer;
 // ChangeSet.Summary is the success text Codex prints. Diffs and line
-// counts for people are rendered by workspace.FileChange, for every kind
-// of change alike.
+// counts for people are rendered from the contents by
+// workspace.FileChange, for every kind of change alike, and a front end
+// that edits a buffer works out its text edits from them too.
 //
 // Error messages are those of Codex, word for word, because models are
 // trained to react to them. Where agent-ls deliberately differs from Codex:

@@ -214,7 +214,6 @@ func parseChunk(lines []string, lineNo int, first bool) (Chunk, int, error) {
 		return c, 0, &ParseError{Line: lineNo + 1, Message: msgNoLines}
 	}
 	n := 0
-loop:
 	for _, l := range lines[i:] {
 		if strings.TrimRight(l, " \t") == eofMarker {
 			if n == 0 {
@@ -224,25 +223,36 @@ loop:
 			n++
 			break
 		}
-		switch {
-		case l == "":
-			c.addContext("")
-		case l[0] == ' ':
-			c.addContext(l[1:])
-		case l[0] == '+':
-			c.New = append(c.New, l[1:])
-			c.ctx = append(c.ctx, -1)
-		case l[0] == '-':
-			c.Old = append(c.Old, l[1:])
-		default:
+		if !c.addLine(l) {
 			if n == 0 {
 				return c, 0, &ParseError{Line: lineNo + 1, Message: msgBadChunkLine(l)}
 			}
-			break loop // the start of the next chunk or file operation
+			break // the start of the next chunk or file operation
 		}
 		n++
 	}
 	return c, i + n, nil
+}
+
+// addLine adds a line of a chunk's body, told by its first character: a
+// context line (' ', or an empty line), an added ('+') or a removed ('-')
+// one. Any other line is not the chunk's: it adds nothing and reports
+// false.
+func (c *Chunk) addLine(l string) bool {
+	switch {
+	case l == "":
+		c.addContext("")
+	case l[0] == ' ':
+		c.addContext(l[1:])
+	case l[0] == '+':
+		c.New = append(c.New, l[1:])
+		c.ctx = append(c.ctx, -1)
+	case l[0] == '-':
+		c.Old = append(c.Old, l[1:])
+	default:
+		return false
+	}
+	return true
 }
 
 // addContext appends a line that is both in Old and in New.

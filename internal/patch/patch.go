@@ -127,11 +127,6 @@ type Change struct {
 	// NewContent is the content after the change: nil for a Delete, and
 	// never nil otherwise.
 	NewContent []byte
-
-	// edits, when editsKnown, are the Edits that Apply derived from the
-	// hunks.
-	edits      []Edit
-	editsKnown bool
 }
 
 // ChangeSet is the result of applying a patch: one Change per file

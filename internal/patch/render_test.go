@@ -7,13 +7,13 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// The tests render changes as unified diffs from their exact edits, to
-// check the edits and to feed the unified-diff parser with diffs whose
+// The tests render changes as unified diffs from a line diff of their
+// contents (diffLines), to feed the unified-diff parser with diffs whose
 // meaning is known. agent-ls itself shows changes through
 // workspace.FileChange.Diff.
 
-// Stats returns how many lines the change adds and removes, counted on its
-// Edits.
+// Stats returns how many lines the change adds and removes, counted on a
+// line diff of its contents.
 func (c Change) Stats() (additions, deletions int) {
 	switch c.Kind {
 	case Delete:
@@ -23,7 +23,7 @@ func (c Change) Stats() (additions, deletions int) {
 			return countLines(c.NewContent), 0
 		}
 	}
-	for _, e := range c.Edits() {
+	for _, e := range diffLines(c.OldContent, c.NewContent) {
 		additions += countLines([]byte(e.New))
 		deletions += countLines(c.OldContent[e.Start:e.End])
 	}
@@ -65,12 +65,7 @@ func (c Change) UnifiedDiff() string {
 	if old == neu {
 		return b.String()
 	}
-	edits := c.Edits()
-	uedits := make([]udiff.Edit, len(edits))
-	for i, e := range edits {
-		uedits[i] = udiff.Edit{Start: e.Start, End: e.End, New: e.New}
-	}
-	d, err := udiff.ToUnified(oldLabel, newLabel, old, uedits, udiff.DefaultContextLines)
+	d, err := udiff.ToUnified(oldLabel, newLabel, old, diffLines(c.OldContent, c.NewContent), udiff.DefaultContextLines)
 	if err != nil {
 		return b.String() // cannot happen: the edits come from the same contents
 	}
@@ -95,4 +90,40 @@ func (cs ChangeSet) UnifiedDiff() string {
 		b.WriteString(c.UnifiedDiff())
 	}
 	return b.String()
+}
+
+// diffLines returns line edits from old to new: the common leading and
+// trailing lines are set aside, and go-udiff diffs what is left.
+func diffLines(old, neu []byte) []udiff.Edit {
+	if bytes.Equal(old, neu) {
+		return nil
+	}
+	// Common prefix and suffix, in whole lines.
+	p := 0
+	for {
+		i := bytes.IndexByte(old[p:], '\n')
+		if i < 0 || p+i >= len(neu) || !bytes.Equal(old[p:p+i+1], neu[p:p+i+1]) {
+			break
+		}
+		p += i + 1
+	}
+	s := 0
+	for {
+		o, n := old[p:len(old)-s], neu[p:len(neu)-s]
+		if len(o) == 0 || len(n) == 0 || o[len(o)-1] != '\n' || n[len(n)-1] != '\n' {
+			break
+		}
+		i := bytes.LastIndexByte(o[:len(o)-1], '\n') + 1
+		line := o[i:]
+		if !bytes.HasSuffix(n, line) || (len(n) > len(line) && n[len(n)-len(line)-1] != '\n') {
+			break
+		}
+		s += len(line)
+	}
+	mid := udiff.Lines(string(old[p:len(old)-s]), string(neu[p:len(neu)-s]))
+	for i := range mid {
+		mid[i].Start += p
+		mid[i].End += p
+	}
+	return mid
 }

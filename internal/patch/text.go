@@ -15,9 +15,6 @@ type text struct {
 	lines []string
 	// crlf[i] reports whether line i ended with "\r\n".
 	crlf []bool
-	// start[i] is the byte offset of line i in the content; start[len(lines)]
-	// is the length of the content.
-	start []int
 	// finalNewline reports whether the last line ended with a newline.
 	finalNewline bool
 	// eol is the ending given to new lines: the file's dominant one.
@@ -30,17 +27,14 @@ type text struct {
 func splitText(content []byte) *text {
 	s := string(content)
 	t := &text{eol: "\n"}
-	offset := 0
 	if rest, ok := strings.CutPrefix(s, utf8BOM); ok {
-		t.bom, s, offset = true, rest, len(utf8BOM)
+		t.bom, s = true, rest
 	}
 	n := strings.Count(s, "\n")
 	t.lines = make([]string, 0, n+1)
 	t.crlf = make([]bool, 0, n+1)
-	t.start = make([]int, 0, n+2)
 	crlfs := 0
 	for s != "" {
-		t.start = append(t.start, offset)
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
 			t.lines = append(t.lines, s)
@@ -54,10 +48,9 @@ func splitText(content []byte) *text {
 		}
 		t.lines = append(t.lines, line)
 		t.crlf = append(t.crlf, cr)
-		s, offset = s[i+1:], offset+i+1
+		s = s[i+1:]
 		t.finalNewline = s == ""
 	}
-	t.start = append(t.start, len(content))
 	// Like Codex's detection: CRLF wins ties, so a mixed file with as
 	// many of each gets CRLF for its new lines.
 	if crlfs > 0 && crlfs >= n-crlfs {
@@ -75,9 +68,8 @@ type outLine struct {
 
 // join writes the updated file: the lines of out, each ended like the
 // original line it comes from or with the file's dominant ending, and a
-// final line ending only if finalNewline. It also returns the byte offset
-// of each line of out, and the length of the result as a last offset.
-func (t *text) join(out []outLine, finalNewline bool) ([]byte, []int) {
+// final line ending only if finalNewline.
+func (t *text) join(out []outLine, finalNewline bool) []byte {
 	size := len(utf8BOM)
 	for _, l := range out {
 		size += len(l.text) + 2
@@ -86,9 +78,7 @@ func (t *text) join(out []outLine, finalNewline bool) ([]byte, []int) {
 	if t.bom {
 		b.WriteString(utf8BOM)
 	}
-	offsets := make([]int, len(out)+1)
 	for i, l := range out {
-		offsets[i] = b.Len()
 		b.WriteString(l.text)
 		if i == len(out)-1 && !finalNewline {
 			break
@@ -102,6 +92,5 @@ func (t *text) join(out []outLine, finalNewline bool) ([]byte, []int) {
 			b.WriteByte('\n')
 		}
 	}
-	offsets[len(out)] = b.Len()
-	return b.Bytes(), offsets
+	return b.Bytes()
 }

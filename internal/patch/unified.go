@@ -148,22 +148,10 @@ func hunkChunk(h *diff.Hunk) (Chunk, error) {
 	lastIsContext := false
 	if body != "" {
 		for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
-			lastIsContext = false
-			switch {
-			case l == "":
-				c.addContext("")
-				lastIsContext = true
-			case l[0] == ' ':
-				c.addContext(l[1:])
-				lastIsContext = true
-			case l[0] == '+':
-				c.New = append(c.New, l[1:])
-				c.ctx = append(c.ctx, -1)
-			case l[0] == '-':
-				c.Old = append(c.Old, l[1:])
-			case l[0] == '\\':
-				// A "\ No newline at end of file" marker go-diff left in.
-			default:
+			lastIsContext = l == "" || l[0] == ' '
+			// A "\ No newline at end of file" marker go-diff left in
+			// is passed over.
+			if !c.addLine(l) && l[0] != '\\' {
 				return c, &ParseError{Message: fmt.Sprintf("unexpected line in unified diff hunk '@@ -%d,%d +%d,%d @@': '%s'",
 					h.OrigStartLine, h.OrigLines, h.NewStartLine, h.NewLines, l)}
 			}
