@@ -78,7 +78,7 @@ var allowed = map[string][]string{
 	"internal/policy":          nil,
 	"internal/textcut":         nil,
 	"internal/jsonschema":      nil,
-	"internal/patch":           {"github.com/aymanbagabas/go-udiff", "github.com/sourcegraph/go-diff"},
+	"internal/patch":           {"github.com/sourcegraph/go-diff"},
 	"internal/model/fakemodel": nil,
 	"internal/proctest":        {"golang.org/x/sys"},
 	"internal/testenv":         nil,
