@@ -1,21 +1,16 @@
 package app
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/config"
 	"github.com/agent-ls/agent-ls/internal/hooks"
 	"github.com/agent-ls/agent-ls/internal/model"
-	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // Settings are what agent-ls runs with: the configuration resolved from
@@ -30,155 +25,6 @@ type Settings struct {
 	LogLevel    string
 }
 
-// cmdFlags are the flags serve and exec share: a config layer (named
-// flags and -c) and the settings only the command line has.
-type cmdFlags struct {
-	layer       config.Layer
-	maxRequests int
-	logFile     string
-	logLevel    string
-}
-
-// defaultLogLevel keeps logs to warnings and errors: editors show every
-// stderr line as an error.
-const defaultLogLevel = "warn"
-
-// agent-ls's own environment variables; the model package names those of
-// the model server's connection. envStreamIdleTimeout is in milliseconds.
-const (
-	envModel             = "AGENT_LS_MODEL"
-	envProfile           = "AGENT_LS_PROFILE"
-	envStreamIdleTimeout = "AGENT_LS_STREAM_IDLE_TIMEOUT_MS"
-)
-
-// envLayer reads agent-ls's environment variables, the one place they
-// are read. A value is checked only when flags, which override it, leave
-// it in force: a bad variable the user overrides on the command line is
-// no error.
-func envLayer(flags *config.Layer) (*config.Layer, error) {
-	l := &config.Layer{Source: "environment"}
-	cfg := model.ConfigFromEnv()
-	if v := os.Getenv(envModel); v != "" {
-		l.Set("model", v, envModel)
-	}
-	if v := strings.TrimSpace(os.Getenv(envProfile)); v != "" {
-		l.Set("profile", v, envProfile)
-	}
-	if cfg.BaseURL != "" {
-		l.Set("model_providers."+config.ProviderOpenAI+".base_url", cfg.BaseURL, model.EnvBaseURL)
-	}
-	if _, set := flags.Provider["wire_api"]; cfg.WireAPI != "" && !set {
-		w, err := parseWireAPI(cfg.WireAPI)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", model.EnvWireAPI, err)
-		}
-		l.SetProvider("wire_api", w, model.EnvWireAPI)
-	}
-	if _, set := flags.Provider["stream_idle_timeout_ms"]; !set {
-		if v := os.Getenv(envStreamIdleTimeout); v != "" {
-			d, err := parseIdleTimeout(v)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", envStreamIdleTimeout, err)
-			}
-			l.SetProvider("stream_idle_timeout_ms", d.Milliseconds(), envStreamIdleTimeout)
-		}
-	}
-	return l, nil
-}
-
-// register adds the flags shared by serve and exec; each is checked as it
-// is parsed. The short names are Codex's.
-func (f *cmdFlags) register(fs *flag.FlagSet) {
-	l := &f.layer
-	l.Source = "flags"
-	f.maxRequests, f.logLevel = agent.DefaultMaxRequests, defaultLogLevel
-	str := func(name, short, key, usage string, check func(string) error) {
-		set := func(v string) error {
-			if check != nil {
-				if err := check(v); err != nil {
-					return err
-				}
-			}
-			l.Set(key, v, "--"+name)
-			return nil
-		}
-		fs.Func(name, usage, set)
-		if short != "" {
-			fs.Func(short, "short for --"+name, set)
-		}
-	}
-	str("model", "m", "model", "model `name` (env "+envModel+"; default gpt-5-codex)", nil)
-	str("profile", "p", "profile", "use the `name`d [profiles.NAME] of the config file (env "+envProfile+")", nil)
-	str("approval-policy", "a", "approval_policy", "approval `policy`: untrusted, on-failure, on-request (default) or never", func(v string) error {
-		_, err := policy.ParseApprovalPolicy(v)
-		return err
-	})
-	str("sandbox", "s", "sandbox_mode", "sandbox `mode`: read-only, workspace-write (default) or danger-full-access", func(v string) error {
-		_, err := policy.ParseSandboxMode(v)
-		return err
-	})
-	str("reasoning-effort", "", "model_reasoning_effort", "reasoning `effort` for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
-		_, err := parseReasoningEffort(v)
-		return err
-	})
-	fs.Func("c", "override a config `key=value` (a dotted key and a TOML value, e.g. -c model_providers.openai.base_url=\"http://127.0.0.1:8080/v1\"; repeatable)", func(v string) error {
-		tree, err := config.Override(v)
-		if err != nil {
-			return err
-		}
-		l.Merge(tree, "-c "+v)
-		return nil
-	})
-	f.registerProvider(fs)
-	fs.BoolFunc("network", "let sandboxed commands use the network", func(v string) error {
-		b, err := strconv.ParseBool(v)
-		l.Set("sandbox_workspace_write.network_access", b, "--network")
-		return err
-	})
-	var roots []any
-	fs.Func("writable-root", "a `folder` sandboxed commands may write besides the workspace (repeatable; replaces the config's writable_roots)", func(v string) error {
-		abs, err := filepath.Abs(v)
-		if err != nil {
-			return err
-		}
-		roots = append(roots, abs)
-		l.Set("sandbox_workspace_write.writable_roots", roots, "--writable-root")
-		return nil
-	})
-	fs.Func("max-requests", fmt.Sprintf("the most model requests in one turn, a `number` of at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
-		n, err := parseMaxRequests(v)
-		f.maxRequests = n
-		return err
-	})
-	fs.Func("log-file", "write logs to this `file` (default stderr)", func(v string) error { f.logFile = v; return nil })
-	fs.Func("log-level", "log `level`: debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { f.logLevel = v; return nil })
-}
-
-// registerProvider adds the flags that change the provider in use.
-func (f *cmdFlags) registerProvider(fs *flag.FlagSet) {
-	l := &f.layer
-	fs.Func("wire-api", "model `API` of the provider in use: responses or chat (env "+model.EnvWireAPI+")", func(v string) error {
-		w, err := parseWireAPI(v)
-		l.SetProvider("wire_api", w, "--wire-api")
-		return err
-	})
-	fs.Func("base-url", "base `URL` of the provider in use, e.g. http://127.0.0.1:11434/v1 (default: the provider's; $"+model.EnvBaseURL+" for openai)", func(v string) error {
-		if v == "" {
-			return nil // the provider's own
-		}
-		if _, err := config.Override("model_providers.x.base_url=" + strconv.Quote(v)); err != nil {
-			return fmt.Errorf("%q is not an http(s) URL", v)
-		}
-		l.SetProvider("base_url", v, "--base-url")
-		return nil
-	})
-	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
-		d, err := parseIdleTimeout(v)
-		l.SetProvider("stream_idle_timeout_ms", d.Milliseconds(), "--stream-idle-timeout")
-		return err
-	})
-}
-
 // resolver resolves the settings of a command, for its workspace and,
 // in serve, the editor's settings, as often as they change.
 type resolver struct {
@@ -186,25 +32,6 @@ type resolver struct {
 	userFile string
 	env      *config.Layer
 	flags    *cmdFlags
-}
-
-// parseSettings parses args into the flags registered on fs (with
-// flags.register and the command's own) and reads the environment. done
-// is true when the caller must return code at once: help was asked for,
-// or a flag or variable is bad (reported with the usage line, status 2,
-// as flag does).
-func parseSettings(fs *flag.FlagSet, flags *cmdFlags, args []string, usage string, stderr io.Writer) (r *resolver, code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0, true
-		}
-		return nil, 2, true
-	}
-	env, err := envLayer(&flags.layer)
-	if err != nil {
-		return nil, usageError(stderr, usage, err), true
-	}
-	return &resolver{userFile: config.UserFile(), env: env, flags: flags}, 0, false
 }
 
 // resolve works out the settings for the workspace at projectRoot ("" for
