@@ -2,9 +2,8 @@ package app
 
 import (
 	"errors"
-	"flag"
-	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"syscall"
 
@@ -30,20 +29,15 @@ Flags:
 `
 
 func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var flags cmdFlags
-	flags.register(fs)
-	fs.Usage = func() { fmt.Fprint(stderr, acpUsage); fs.PrintDefaults() }
-	res, code, done := parseSettings(fs, &flags, args, acpUsage, stderr)
+	fs, flags := newFlagSet("acp", acpUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, acpUsage, stderr)
 	if done {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(stderr, acpUsage, errors.New("acp takes no arguments"))
 	}
-	ls := res.logSettings()
-	log, closeLog, err := ls.logger(stderr)
+	log, closeLog, err := res.logger(stderr)
 	if err != nil {
 		return usageError(stderr, acpUsage, err)
 	}
@@ -57,97 +51,108 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, m := range told {
 		log.Warn(m.Text)
 	}
-	// The root (tool registry, model clients, kept sessions, MCP
-	// servers) is built and the change sets a crash interrupted are
-	// recovered while the client's initialize comes in and is answered;
-	// the agent, built after initialize, waits for both.
-	var r *root
-	var rootErr error
-	rootReady := make(chan struct{})
-	go func() {
-		if r, rootErr = newRoot(s, log); rootErr != nil {
-			log.Error("cannot start", "err", rootErr)
-			close(rootReady)
-			return
-		}
-		for _, n := range recoverChangeSets(log) {
-			log.Warn(n)
-		}
-		close(rootReady)
-	}()
-	defer func() {
-		<-rootReady
-		if r != nil {
-			r.close()
-		}
-	}()
+	// The root is built while the client's initialize comes in and is
+	// answered; the agent, built after initialize, waits for it.
+	sr := startRoot(s, log)
+	defer sr.close()
 	ctx, stop := stopContext(syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 	defer stop()
 	defer stopCommands()
 
-	var managers managerList
 	newAgent := func(cfg acp.Config) (acp.Agent, error) {
-		<-rootReady
-		if rootErr != nil {
-			return nil, rootErr
-		}
-		removeStaleMarkers(cwd, log)
-		a := &editorAgent{root: r, res: res, cwd: cwd, log: log, show: func(msgs ...lsp.Message) {
-			for _, m := range msgs {
-				cfg.Tell(m.Text)
-			}
-		}}
-		// The root was built with the settings resolved at start: they
-		// hold until the config files change (a.fresh).
-		a.settled(stamp, told)
-		if r.sessions != nil {
-			r.sessions.Notify(func(msg string) { cfg.Tell(msg) })
-		}
-		// A configured MCP server that fails to start is told once, in
-		// the sessions open.
-		r.mcpNotices.Listen(func(msg string) {
-			log.Warn(msg)
-			cfg.Tell(msg)
-		})
-		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cwd})
+		r, err := sr.wait()
 		if err != nil {
 			return nil, err
 		}
-		a.Manager = mgr
-		managers.add(mgr)
+		tell := func(msgs ...lsp.Message) {
+			for _, m := range msgs {
+				cfg.Tell(m.Text)
+			}
+		}
+		// The root was built with the settings resolved at start: they
+		// hold until the config files change (a.fresh).
+		settle := func(a *editorAgent) { a.settled(stamp, told) }
+		a, err := r.newEditorAgent(res, frontendParts{frontend: cfg.Frontend, files: cfg.Files, cwd: cwd}, tell, settle)
+		if err != nil {
+			return nil, err
+		}
 		return acpAgent{a}, nil
 	}
 	err = acp.Serve(ctx, stdin, stdout, acp.Options{
 		Version:  version,
 		Logger:   log,
 		NewAgent: newAgent,
+		// The settings as the root keeps them (reloaded for each agent),
+		// or as read at start while it is being built.
 		KeyVariable: func() string {
-			// The settings as the root keeps them (reloaded for each
-			// agent), or as read at start while it is being built.
-			settings := s
-			select {
-			case <-rootReady:
-				if r != nil {
-					r.mu.Lock()
-					settings = r.settings
-					r.mu.Unlock()
-				}
-			default:
-			}
-			return model.KeyVariable(settings.modelConfig())
+			s := sr.settings()
+			return model.KeyVariable(s.modelConfig())
 		},
 		Model:           s.Model,
 		ReasoningEffort: s.ModelReasoningEffort,
 		Compact:         true,
 	})
-	managers.closeAll()
+	r, rootErr := sr.wait()
+	if r != nil {
+		r.closeManagers()
+	}
 	if err != nil {
 		log.Error("acp server stopped", "err", err)
 		return 1
 	}
-	<-rootReady
 	if rootErr != nil {
 		return 1
 	}
 	return 0
+}
+
+// startingRoot is a root being built in the background, and the change
+// sets a crash interrupted being recovered after it: acp builds it while
+// the client's initialize is answered.
+type startingRoot struct {
+	ready   chan struct{}
+	r       *root
+	err     error
+	initial Settings // what it is built with
+}
+
+func startRoot(s Settings, log *slog.Logger) *startingRoot {
+	sr := &startingRoot{ready: make(chan struct{}), initial: s}
+	go func() {
+		defer close(sr.ready)
+		if sr.r, sr.err = newRoot(s, log); sr.err != nil {
+			log.Error("cannot start", "err", sr.err)
+			return
+		}
+		for _, n := range recoverChangeSets(log) {
+			log.Warn(n)
+		}
+	}()
+	return sr
+}
+
+// wait waits until the root is built (or could not be).
+func (sr *startingRoot) wait() (*root, error) {
+	<-sr.ready
+	return sr.r, sr.err
+}
+
+// settings are the settings in force: the root's once it is built,
+// before that the ones it is being built with.
+func (sr *startingRoot) settings() Settings {
+	select {
+	case <-sr.ready:
+		if sr.r != nil {
+			return sr.r.currentSettings()
+		}
+	default:
+	}
+	return sr.initial
+}
+
+// close closes the root once it is built.
+func (sr *startingRoot) close() {
+	if r, _ := sr.wait(); r != nil {
+		r.close()
+	}
 }

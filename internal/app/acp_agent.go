@@ -10,19 +10,18 @@ import (
 )
 
 // acpAgent is the agent of an ACP connection: the editor agent's
-// manager, settings and kept sessions, with the session types of
-// internal/acp.
+// manager, settings and kept sessions (keptSessions, resume), answered
+// in internal/acp's types, and the MCP servers a client names for a
+// session.
 type acpAgent struct{ *editorAgent }
 
-// ListSessions lists the kept sessions, those of cwd first.
+// ListSessions lists the kept sessions, those of cwd (the connection's
+// when "") first (acp.Agent).
 func (a acpAgent) ListSessions(cwd string) ([]acp.SessionSummary, error) {
-	if a.root.sessions == nil {
-		return nil, nil
-	}
 	if cwd == "" {
 		cwd = a.cwd
 	}
-	list, err := a.root.sessions.List(cwd)
+	list, err := a.keptSessions(cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -45,13 +44,13 @@ func (a acpAgent) Forget(id string) error {
 	return nil
 }
 
-// ResumeSession brings a kept session back.
-func (a acpAgent) ResumeSession(ctx context.Context, id string) (*acp.ResumedSession, error) {
-	rs, err := a.editorAgent.ResumeSession(ctx, id)
+// ResumeSession brings a kept session back (acp.Agent).
+func (a acpAgent) ResumeSession(_ context.Context, id string) (*acp.ResumedSession, error) {
+	rs, err := a.resume(id)
 	if err != nil {
 		return nil, err
 	}
-	return &acp.ResumedSession{Info: rs.Info, Items: rs.Items}, nil
+	return &acp.ResumedSession{Info: rs.info, Items: rs.items}, nil
 }
 
 // MCPServers starts the MCP servers a client names for one session, as a
@@ -62,12 +61,10 @@ func (a acpAgent) ResumeSession(ctx context.Context, id string) (*acp.ResumedSes
 // never approval = "auto". A server named like a configured one, or like
 // another of the list, is left out.
 func (a acpAgent) MCPServers(cwd string, servers []acp.MCPServer, failed func(string, error)) acp.SessionServers {
-	a.root.mu.Lock()
 	configured := map[string]bool{}
-	for name := range a.root.settings.MCPServers {
+	for name := range a.root.currentSettings().MCPServers {
 		configured[mcp.ToolName(name, "")] = true
 	}
-	a.root.mu.Unlock()
 	seen := map[string]bool{}
 	var cfgs []mcp.ServerConfig
 	for _, s := range servers {

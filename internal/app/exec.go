@@ -3,13 +3,13 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -160,10 +160,7 @@ type execOptions struct {
 // parseExec reads exec's flags, the environment and the prompt. done is
 // true when the caller must return code at once (help, or a usage error).
 func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions, code int, done bool) {
-	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var flags cmdFlags
-	flags.register(fs)
+	fs, flags := newFlagSet("exec", execUsage, stderr)
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
 	cwd := fs.String("cd", "", "run in this directory instead of the current one")
 	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
@@ -171,8 +168,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	resume := fs.String("resume", "", "go on with the kept session of this `ID` (agent-ls sessions lists them): its history, undo and \"always\" answers")
 	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
-	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
-	res, code, done := parseSettings(fs, &flags, args, execUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
 	}
@@ -311,4 +307,16 @@ func execPrompt(args []string, stdin io.Reader) (string, error) {
 		return "", errors.New("the prompt is empty")
 	}
 	return p, nil
+}
+
+// lockedWriter serialises the writes of several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

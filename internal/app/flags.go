@@ -165,6 +165,18 @@ func (f *cmdFlags) registerProvider(fs *flag.FlagSet) {
 	})
 }
 
+// newFlagSet is the flag set of a command that resolves settings: the
+// flags they share (cmdFlags) registered, and usage printed before the
+// flags on -help and on a bad flag.
+func newFlagSet(name, usage string, stderr io.Writer) (*flag.FlagSet, *cmdFlags) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flags := &cmdFlags{}
+	flags.register(fs)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	return fs, flags
+}
+
 // parseSettings parses args into the flags registered on fs (with
 // flags.register and the command's own) and reads the environment. done
 // is true when the caller must return code at once: help was asked for,

@@ -42,10 +42,11 @@ func (r *resolver) resolve(projectRoot string, editor *config.Layer) (Settings, 
 	return Settings{Resolved: res, MaxRequests: r.flags.maxRequests, LogFile: r.flags.logFile, LogLevel: r.flags.logLevel}, probs
 }
 
-// logSettings is the log configuration, known before any config file is
-// read.
-func (r *resolver) logSettings() Settings {
-	return Settings{LogFile: r.flags.logFile, LogLevel: r.flags.logLevel}
+// logger opens the log the flags name, known before any config file is
+// read (see Settings.logger).
+func (r *resolver) logger(stderr io.Writer) (*slog.Logger, func(), error) {
+	s := Settings{LogFile: r.flags.logFile, LogLevel: r.flags.logLevel}
+	return s.logger(stderr)
 }
 
 // logger opens the log destination. Logs never go to stdout: in serve
