@@ -2,20 +2,33 @@
 // exec, demo, sandbox, config, sessions, mcp list, version), their flags
 // and usage texts, the settings they resolve and the composition root
 // that turns the settings into what the agent runs with. cmd/agent-ls is
-// main over it.
+// main over it, and gives it the version and the command line (Main).
+//
+// The flags live here, beside the settings, because they are a layer of
+// them: each writes its config key with its source (--model, -c), the
+// environment's layer is checked only where no flag overrides it, and
+// exec's --full-auto and --dangerously-bypass-sandbox set keys unless a
+// flag did and are checked against the resolved sandbox mode.
 //
 // Settings come from layers (internal/config: defaults, config files, a
 // profile, the environment, the editor's settings, flags) resolved in
-// settings.go, and one composition root (root.go) turns them into the
-// model clients, the tool registry and the agent managers that serve,
-// acp and exec run; the demo runs serve.
+// settings.go (flags.go reads the flags and the environment), and one
+// composition root (root.go) turns them into the model clients, the
+// tool registry, the MCP servers and the agent managers that serve, acp
+// and exec run; Settings.agentDefaults is the one mapping of settings to
+// what a new session starts with (agent.Defaults). serve.go and acp.go
+// wire the two protocol servers, over one agent per connection
+// (editor_agent.go, sessions.go; acp_agent.go adds ACP's session types
+// and its client's MCP servers); exec.go runs one turn with the terminal
+// front end of term.go. The demo is the sub-package demo.
 //
 // The demo drives the real server with the scriptable editor
 // (internal/editor) and the fake model server (internal/model/fakemodel).
 // Those are linked into agent-ls for the demo alone: only the demo
 // sub-package imports them, nothing else agent-ls links does, and no
-// test-only package (testing, httptest) is linked;
-// cmd/agent-ls's TestDemoAloneLinksTestEquipment checks all three.
+// test-only package (testing, httptest, internal/proctest,
+// internal/testenv, mcp-go) is linked; cmd/agent-ls's
+// TestDemoAloneLinksTestEquipment checks it.
 package app
 
 import (

@@ -21,7 +21,8 @@ import (
 
 // root is the composition root: it turns the settings into what the agent
 // runs with (the model clients, the tool registry) and builds agent
-// managers from them. serve and exec build theirs here; demo runs serve.
+// managers from them. serve, acp and exec build theirs here; demo runs
+// serve.
 type root struct {
 	log      *slog.Logger
 	registry *tools.Registry
@@ -40,7 +41,8 @@ type root struct {
 	// clients are the model clients of the current settings, by
 	// provider id; new settings start afresh (sessions keep theirs).
 	clients map[string]model.Client
-	// release closes the session records of a manager.
+	// release closes the session records of a manager; its keys are the
+	// managers built and not closed through closeManager.
 	release map[*agent.Manager]func()
 }
 
