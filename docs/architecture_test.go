@@ -50,21 +50,26 @@ var rank = map[string]int{
 	"internal/hooks":   4,
 	"internal/editor":  4,
 	"internal/session": 4,
+	// The demo: an editor fake driving the server against fakemodel.
+	"internal/app/demo": 5,
+	// The application: the subcommands, their settings and the
+	// composition root over the front ends.
+	"internal/app": 6,
 	// Programs and test-only packages.
-	"cmd/agent-ls":                           5,
-	"cmd/agent-ls-sandbox":                   5,
-	"internal/model/fakemodel/cmd/fakemodel": 5,
-	"bench/acpbench":                         5,
-	"bench/acpbench/nullagent":               5,
-	"bench/bigmsgbench":                      5,
-	"bench/eventbench":                       5,
-	"bench/grepbench":                        5,
-	"bench/inittime":                         5,
-	"bench/outputbench":                      5,
-	"bench/sandboxbench":                     5,
-	"bench/sessionbench":                     5,
-	"e2e":                                    5,
-	"docs":                                   5,
+	"cmd/agent-ls":                           7,
+	"cmd/agent-ls-sandbox":                   7,
+	"internal/model/fakemodel/cmd/fakemodel": 7,
+	"bench/acpbench":                         7,
+	"bench/acpbench/nullagent":               7,
+	"bench/bigmsgbench":                      7,
+	"bench/eventbench":                       7,
+	"bench/grepbench":                        7,
+	"bench/inittime":                         7,
+	"bench/outputbench":                      7,
+	"bench/sandboxbench":                     7,
+	"bench/sessionbench":                     7,
+	"e2e":                                    7,
+	"docs":                                   7,
 }
 
 // allowed lists, for each package of the module, what its non-test files
@@ -99,11 +104,15 @@ var allowed = map[string][]string{
 	"internal/hooks":   {"internal/agent", "internal/textcut"},
 	"internal/editor":  {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"internal/session": {"internal/agent", "internal/event", "internal/model"},
-	// The composition root. The demo needs the editor fake and fakemodel;
-	// nothing else in the binary does.
-	"cmd/agent-ls": {"internal/acp", "internal/agent", "internal/config", "internal/editor", "internal/event", "internal/hooks", "internal/lsp", "internal/mcp", "internal/model",
-		"internal/model/fakemodel", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
-		"internal/workspace", "go.lsp.dev/protocol"},
+	// The demo needs the editor fake and fakemodel; nothing else in the
+	// binary does.
+	"internal/app/demo": {"internal/editor", "internal/model/fakemodel", "internal/sandbox", "internal/textcut", "go.lsp.dev/protocol"},
+	// The application and its composition root.
+	"internal/app": {"internal/acp", "internal/agent", "internal/app/demo", "internal/config", "internal/event", "internal/hooks", "internal/lsp",
+		"internal/mcp", "internal/model", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
+		"internal/workspace"},
+	// main over the application.
+	"cmd/agent-ls":                           {"internal/app"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},
 	"internal/model/fakemodel/cmd/fakemodel": {"internal/model/fakemodel"},
 	"bench/acpbench":                         {"internal/model/fakemodel", "github.com/coder/acp-go-sdk"},

@@ -13,9 +13,9 @@ import (
 // raceEnabled is set by race_test.go when the tests run under -race.
 var raceEnabled bool
 
-// selfPackage is this package's import path, the one `go test -cover`
-// instruments.
-const selfPackage = "github.com/agent-ls/agent-ls/cmd/agent-ls"
+// coverPackages are the packages of the program, main and the
+// application it runs, which `go test -cover` instruments.
+const coverPackages = "github.com/agent-ls/agent-ls/cmd/agent-ls,github.com/agent-ls/agent-ls/internal/app/..."
 
 // buildBinaries builds agent-ls into dir the way the tests run it, and
 // the sandbox helper beside it, as `make build` installs it, so the tests
@@ -23,7 +23,8 @@ const selfPackage = "github.com/agent-ls/agent-ls/cmd/agent-ls"
 //
 // agent-ls is built with -race when the tests run under -race, so a race
 // in the server fails its end-to-end tests too. Under `go test -cover` it
-// is built with coverage of this package in the test's counter mode, and
+// is built with coverage of the program (this package and internal/app)
+// in the test's counter mode, and
 // GOCOVERDIR (inherited by every process the tests start) points at the
 // directory the test binary reports from: the testing package merges the
 // counters the server processes write there at exit, so the reported
@@ -80,7 +81,7 @@ func serverBuildFlags(dir string) ([]string, error) {
 	if err := os.Setenv("GOCOVERDIR", coverDir); err != nil {
 		return nil, err
 	}
-	return append(flags, "-cover", "-covermode="+mode, "-coverpkg="+selfPackage), nil
+	return append(flags, "-cover", "-covermode="+mode, "-coverpkg="+coverPackages), nil
 }
 
 // The binary under test carries the build settings of the tests: -race

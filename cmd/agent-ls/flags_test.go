@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestUsageErrorsExitTwo checks that each bad flag or setting is refused
@@ -79,28 +77,3 @@ func TestServeOnATerminalSaysWhatItIs(t *testing.T) {
 	}
 }
 
-func TestStreamIdleTimeoutFromFlagAndEnvironment(t *testing.T) {
-	parse := func(env string, args ...string) Settings {
-		t.Helper()
-		t.Setenv(envStreamIdleTimeout, env)
-		fs := flag.NewFlagSet("x", flag.ContinueOnError)
-		var flags cmdFlags
-		flags.register(fs)
-		r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
-		if done {
-			t.Fatalf("parse %v with %q: exit %d", args, env, code)
-		}
-		s, _ := r.resolve("", nil)
-		return s
-	}
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	if s := parse("1500"); s.modelConfig().IdleTimeout != 1500*time.Millisecond {
-		t.Errorf("from the environment: %v", s.modelConfig().IdleTimeout)
-	}
-	if s := parse("1500", "--stream-idle-timeout", "2m"); s.modelConfig().IdleTimeout != 2*time.Minute {
-		t.Errorf("the flag over the environment: %v", s.modelConfig().IdleTimeout)
-	}
-	if s := parse(""); s.modelConfig().IdleTimeout != 0 {
-		t.Errorf("default: %v", s.modelConfig().IdleTimeout)
-	}
-}

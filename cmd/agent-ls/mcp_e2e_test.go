@@ -296,7 +296,10 @@ func TestMCPList(t *testing.T) {
 	cmd = exec.Command(binary, "mcp", "list", "--json")
 	cmd.Env = append(os.Environ(), env)
 	raw, _ := cmd.Output()
-	var list []mcpListEntry
+	var list []struct {
+		Name  string `json:"name"`
+		State string `json:"state"`
+	}
 	if err := json.Unmarshal(raw, &list); err != nil {
 		t.Fatalf("--json: %v\n%s", err, raw)
 	}

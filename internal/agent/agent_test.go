@@ -155,7 +155,7 @@ func managerWith(t *testing.T, m model.Client, fe Frontend, set func(*Options), 
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model"}
+	opts := Options{Defaults: Defaults{ModelName: "test-model"}, Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir()}
 	set(&opts)
 	mgr, err := NewManager(opts)
 	if err != nil {
@@ -254,7 +254,7 @@ func TestTurnRequestLimit(t *testing.T) {
 	}
 	rec := newRecorder()
 	reg, _ := tools.NewRegistry(tools.Builtin()...)
-	mgr, err := NewManager(Options{Model: m, Frontend: rec, Tools: reg, Cwd: t.TempDir(), MaxRequests: 3})
+	mgr, err := NewManager(Options{Defaults: Defaults{MaxRequests: 3}, Model: m, Frontend: rec, Tools: reg, Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,7 @@ func TestCommandEnvironmentPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Model: m, Frontend: rec, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model",
-		ShellEnvironmentPolicy: policy.EnvPolicy{Set: map[string]string{"FOO": "1"}}})
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "test-model", ShellEnvironmentPolicy: policy.EnvPolicy{Set: map[string]string{"FOO": "1"}}}, Model: m, Frontend: rec, Tools: reg, Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +69,7 @@ func TestCommandEnvironmentPolicy(t *testing.T) {
 	if got := mgr.Defaults().ShellEnvironmentPolicy; got.Inherit != policy.InheritCore || len(got.Exclude) != 0 {
 		t.Errorf("a refused update changed the defaults: %+v", got)
 	}
-	if _, err := NewManager(Options{Model: m, Frontend: rec, Tools: reg, ShellEnvironmentPolicy: policy.EnvPolicy{Inherit: "some"}}); err == nil {
+	if _, err := NewManager(Options{Defaults: Defaults{ShellEnvironmentPolicy: policy.EnvPolicy{Inherit: "some"}}, Model: m, Frontend: rec, Tools: reg}); err == nil {
 		t.Error("NewManager accepted inherit = some")
 	}
 }

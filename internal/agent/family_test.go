@@ -89,7 +89,7 @@ func TestFamilyDecidesTheRequest(t *testing.T) {
 			srv := fakemodel.New(fakemodel.Say("ok"))
 			t.Cleanup(srv.Close)
 			rec := newRecorder()
-			mgr := familyManager(t, srv, tt.wire, rec, Options{ModelName: tt.model, Verbosity: "low", WebSearch: tt.webSearch,
+			mgr := familyManager(t, srv, tt.wire, rec, Options{Defaults: Defaults{ModelName: tt.model, Verbosity: "low", WebSearch: tt.webSearch},
 				Logger: slog.New(slog.DiscardHandler)})
 			info, err := mgr.NewSession(SessionOptions{})
 			if err != nil {
@@ -143,7 +143,7 @@ func TestUnknownModelIsLoggedOnce(t *testing.T) {
 	var logs bytes.Buffer
 	m := &scriptedModel{}
 	m.add(callTools(fcall("c1", "update_plan", `{"plan":[]}`)), say("a", "one"), say("b", "two"), say("c", "three"))
-	mgr := optsManager(t, Options{Model: m, Frontend: newRecorder(), ModelName: unknown, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	mgr := optsManager(t, Options{Defaults: Defaults{ModelName: unknown}, Model: m, Frontend: newRecorder(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for _, model := range []string{"", "", "gpt-5"} {
 		info, err := mgr.NewSession(SessionOptions{Model: model})
 		if err != nil {
@@ -175,7 +175,7 @@ func TestDisabledToolsAreNotOfferedNorRun(t *testing.T) {
 	m := &scriptedModel{}
 	m.add(callTools(fcall("c1", "update_plan", `{"plan":[]}`), fcall("c2", "no_such_tool", `{}`)), say("a", "ok"))
 	rec := newRecorder()
-	mgr := optsManager(t, Options{Model: m, Frontend: rec, ModelName: "gpt-5", DisabledTools: []string{"view_image", "update_plan"}})
+	mgr := optsManager(t, Options{Defaults: Defaults{ModelName: "gpt-5", DisabledTools: []string{"view_image", "update_plan"}}, Model: m, Frontend: rec})
 	info, err := mgr.NewSession(SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestWebSearchCallKeptInHistory(t *testing.T) {
 		fakemodel.Say("ok"),
 	)
 	t.Cleanup(srv.Close)
-	mgr := familyManager(t, srv, model.WireResponses, newRecorder(), Options{ModelName: "gpt-5", WebSearch: true})
+	mgr := familyManager(t, srv, model.WireResponses, newRecorder(), Options{Defaults: Defaults{ModelName: "gpt-5", WebSearch: true}})
 	info, err := mgr.NewSession(SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestBadVerbosity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Model: &scriptedModel{}, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), Verbosity: "loud"}
+	opts := Options{Defaults: Defaults{Verbosity: "loud"}, Model: &scriptedModel{}, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir()}
 	if _, err := NewManager(opts); err == nil || !strings.Contains(err.Error(), "loud") {
 		t.Errorf("NewManager with verbosity loud: %v", err)
 	}
@@ -306,7 +306,7 @@ func jsonEqualText(t *testing.T, what string, got any, want string) {
 func TestReasoningSummaryNone(t *testing.T) {
 	m := &scriptedModel{}
 	m.add(say("a", "ok"))
-	mgr := optsManager(t, Options{Model: m, Frontend: newRecorder(), ModelName: "gpt-5", ReasoningEffort: "high", ReasoningSummary: "none"})
+	mgr := optsManager(t, Options{Defaults: Defaults{ModelName: "gpt-5", ReasoningEffort: "high", ReasoningSummary: "none"}, Model: m, Frontend: newRecorder()})
 	info, err := mgr.NewSession(SessionOptions{})
 	if err != nil {
 		t.Fatal(err)

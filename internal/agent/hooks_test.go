@@ -81,7 +81,7 @@ func hookManager(t *testing.T, m model.Client, fe Frontend, h ToolHooks, log *by
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model", Hooks: h,
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "test-model"}, Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(), Hooks: h,
 		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
 		t.Fatal(err)

@@ -49,8 +49,60 @@ type Options struct {
 	// Files is the workspace view; nil reads the disk.
 	Files FileReader
 
-	// Defaults for new sessions (see Defaults; UpdateDefaults changes them
-	// later).
+	// Defaults are what new sessions start with (UpdateDefaults changes
+	// them later); their zero fields take agent-ls's own defaults.
+	Defaults
+
+	// Unattended: nobody answers approvals as they come (exec --yes).
+	// Actions that stay inside the sandbox and the writable roots go to
+	// the frontend's approver as usual; anything that would leave them
+	// (an escalation, a rerun without the sandbox, a change outside the
+	// writable roots) is refused with a reason for the model.
+	Unattended bool
+	Cwd        string // default: the process's working directory
+
+	// Observe, when set, gives each session the observer that keeps its
+	// record: called when a session starts (restored false) and when one
+	// is brought back from its record (Restore; restored true). An error
+	// is logged and the session goes on unrecorded.
+	Observe func(info SessionInfo, restored bool) (Observer, error)
+
+	// UndoTurns is how many of a session's latest turns that changed
+	// files stay undoable (default 100); older ones are forgotten, and
+	// their saved contents with them.
+	UndoTurns int
+
+	// ProjectDocMaxBytes is the AGENTS.md budget (default 32 KiB; negative
+	// disables AGENTS.md).
+	ProjectDocMaxBytes int
+	// SandboxSummary describes what the sandbox can enforce on this
+	// machine, for the environment context; it is called once, when the
+	// first session starts its first turn.
+	SandboxSummary func() string
+	// SandboxUnavailable says why no sandbox can confine commands on this
+	// machine (another system, a build without cgo, a kernel without
+	// Landlock or seccomp), or "" when one can; called once, like
+	// SandboxSummary. Nil means a sandbox is available. Without one every
+	// command needs the user's approval and, approved, runs unconfined;
+	// under "never" and in unattended runs commands are refused.
+	SandboxUnavailable func() string
+	// HelperPath is the agent-ls binary that runs the sandbox helper;
+	// empty means this executable.
+	HelperPath string
+	// Hooks are the user's checks around every tool call (see
+	// ToolHooks); nil means none.
+	Hooks ToolHooks
+	// ToolSources are tools from outside agent-ls (MCP servers) that
+	// start when the first session needs them; nil means none.
+	ToolSources ToolSources
+
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Defaults are what a new session starts with where its SessionOptions
+// say nothing. A session keeps the settings it started with.
+type Defaults struct {
 	ModelName string // default "gpt-5-codex"
 	// Provider names the model provider (see SessionInfo.Provider);
 	// ClientFor gets it.
@@ -114,108 +166,10 @@ type Options struct {
 	// (model_auto_compact_token_limit); 0 means 90% of the context
 	// window, and never when that is unknown.
 	AutoCompactTokenLimit int64
-
-	// Unattended: nobody answers approvals as they come (exec --yes).
-	// Actions that stay inside the sandbox and the writable roots go to
-	// the frontend's approver as usual; anything that would leave them
-	// (an escalation, a rerun without the sandbox, a change outside the
-	// writable roots) is refused with a reason for the model.
-	Unattended bool
-	Cwd        string // default: the process's working directory
-
-	// Observe, when set, gives each session the observer that keeps its
-	// record: called when a session starts (restored false) and when one
-	// is brought back from its record (Restore; restored true). An error
-	// is logged and the session goes on unrecorded.
-	Observe func(info SessionInfo, restored bool) (Observer, error)
-
-	// UndoTurns is how many of a session's latest turns that changed
-	// files stay undoable (default 100); older ones are forgotten, and
-	// their saved contents with them.
-	UndoTurns int
-
-	// ProjectDocMaxBytes is the AGENTS.md budget (default 32 KiB; negative
-	// disables AGENTS.md).
-	ProjectDocMaxBytes int
-	// SandboxSummary describes what the sandbox can enforce on this
-	// machine, for the environment context; it is called once, when the
-	// first session starts its first turn.
-	SandboxSummary func() string
-	// SandboxUnavailable says why no sandbox can confine commands on this
-	// machine (another system, a build without cgo, a kernel without
-	// Landlock or seccomp), or "" when one can; called once, like
-	// SandboxSummary. Nil means a sandbox is available. Without one every
-	// command needs the user's approval and, approved, runs unconfined;
-	// under "never" and in unattended runs commands are refused.
-	SandboxUnavailable func() string
-	// HelperPath is the agent-ls binary that runs the sandbox helper;
-	// empty means this executable.
-	HelperPath string
-	// Hooks are the user's checks around every tool call (see
-	// ToolHooks); nil means none.
-	Hooks ToolHooks
-	// ToolSources are tools from outside agent-ls (MCP servers) that
-	// start when the first session needs them; nil means none.
-	ToolSources ToolSources
-
-	Logger *slog.Logger
-	Now    func() time.Time
-}
-
-// Defaults are what a new session starts with where its SessionOptions
-// say nothing. A session keeps the settings it started with.
-type Defaults struct {
-	ModelName              string
-	Provider               string
-	ApprovalPolicy         policy.ApprovalPolicy
-	SandboxMode            policy.SandboxMode
-	ReasoningEffort        string
-	ReasoningSummary       string
-	Verbosity              string
-	WebSearch              bool
-	DisabledTools          []string
-	MaxRequests            int
-	ContextWindow          int64
-	AutoCompactTokenLimit  int64
-	NetworkAccess          bool
-	WritableRoots          []string
-	ShellEnvironmentPolicy policy.EnvPolicy
-	// The sandbox settings besides NetworkAccess and WritableRoots, as in
-	// Options.
-	ExcludeTmpdirEnvVar bool
-	ExcludeSlashTmp     bool
-	CacheRoot           string
-	AllowProjectSockets bool
-	AllowHomeWorkspace  bool
-	OwnFiles            []policy.OwnPath
 }
 
 // defaults are the Defaults opts set.
-func (o *Options) defaults() Defaults {
-	return Defaults{
-		ModelName:              o.ModelName,
-		Provider:               o.Provider,
-		ApprovalPolicy:         o.ApprovalPolicy,
-		SandboxMode:            o.SandboxMode,
-		ReasoningEffort:        o.ReasoningEffort,
-		ReasoningSummary:       o.ReasoningSummary,
-		Verbosity:              o.Verbosity,
-		WebSearch:              o.WebSearch,
-		DisabledTools:          o.DisabledTools,
-		MaxRequests:            o.MaxRequests,
-		ContextWindow:          o.ContextWindow,
-		AutoCompactTokenLimit:  o.AutoCompactTokenLimit,
-		NetworkAccess:          o.NetworkAccess,
-		WritableRoots:          o.WritableRoots,
-		ShellEnvironmentPolicy: o.ShellEnvironmentPolicy,
-		ExcludeTmpdirEnvVar:    o.ExcludeTmpdirEnvVar,
-		ExcludeSlashTmp:        o.ExcludeSlashTmp,
-		CacheRoot:              o.CacheRoot,
-		AllowProjectSockets:    o.AllowProjectSockets,
-		AllowHomeWorkspace:     o.AllowHomeWorkspace,
-		OwnFiles:               o.OwnFiles,
-	}
-}
+func (o *Options) defaults() Defaults { return o.Defaults }
 
 // complete fills the empty fields of d with agent-ls's own defaults and
 // checks the policy names.

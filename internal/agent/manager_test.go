@@ -36,7 +36,7 @@ func TestUpdateDefaultsReachEverySession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5-before", Provider: "one"})
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "gpt-5-before", Provider: "one"}, Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestClientForPicksEachSessionsClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "local-a",
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "local-a"}, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(),
 		ClientFor: func(info SessionInfo) (model.Client, error) {
 			asked = append(asked, info.Model)
 			if c, ok := clients[info.Model]; ok {
@@ -203,7 +203,7 @@ func TestUpdateSessionChangesOneSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5"})
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "gpt-5"}, Model: m, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestNewSessionPreconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(), ModelName: "gpt-5-codex",
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "gpt-5-codex"}, Frontend: newRecorder(), Tools: reg, Cwd: t.TempDir(),
 		ClientFor: func(SessionInfo) (model.Client, error) { return m, nil }})
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func noSandboxManager(t *testing.T, m model.Client, fe Frontend, why string, una
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := NewManager(Options{Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model",
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "test-model"}, Model: m, Frontend: fe, Tools: reg, Cwd: t.TempDir(),
 		Unattended: unattended, SandboxUnavailable: func() string { return why }})
 	if err != nil {
 		t.Fatal(err)

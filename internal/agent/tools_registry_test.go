@@ -65,7 +65,7 @@ func TestEachRequestTakesTheToolsRegisteredNow(t *testing.T) {
 	)
 	var logs bytes.Buffer
 	rec := newRecorder()
-	mgr, err := NewManager(Options{Model: m, Frontend: rec, Tools: reg, Cwd: t.TempDir(), ModelName: "test-model",
+	mgr, err := NewManager(Options{Defaults: Defaults{ModelName: "test-model"}, Model: m, Frontend: rec, Tools: reg, Cwd: t.TempDir(),
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -124,15 +124,10 @@ func (l *Loader) file(path, source string) (*Layer, []Problem) {
 	return layer, nil
 }
 
-// ReadFile reads and checks one config file. An error reading it is
+// readFile reads and checks one config file. An error reading it is
 // returned as is (fs.ErrNotExist when it is missing); everything wrong in
-// it is a Problem, and then the layer is nil.
-func ReadFile(path, source string) (*Layer, []Problem, error) {
-	return readFile(path, source, false)
-}
-
-// readFile is ReadFile; lenient drops unknown keys with an ignored
-// Problem each instead of refusing the file. A project's file is read so:
+// it is a Problem, and then the layer is nil. lenient drops unknown keys
+// with an ignored Problem each instead of refusing the file. A project's file is read so:
 // it comes with whatever repository is open, perhaps written for another
 // version of agent-ls, and since it may only narrow the user's settings,
 // leaving out a key it does not know loosens nothing.

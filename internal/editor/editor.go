@@ -5,8 +5,9 @@
 // server's requests.
 //
 // It is test equipment that `agent-ls demo` also needs at run time, so the
-// agent-ls binary links it through the demo's files only (see the
-// cmd/agent-ls package documentation); it imports nothing test-only.
+// agent-ls binary links it through the demo's package, internal/app/demo,
+// only (see the internal/app package documentation); it imports nothing
+// test-only.
 package editor
 
 import (

@@ -108,8 +108,8 @@ func manager(t testing.TB, st *Store, m model.Client, fe agent.Frontend, cwd str
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := agent.NewManager(agent.Options{Model: m, Frontend: fe, Tools: reg, Cwd: cwd, ModelName: "test-model",
-		ApprovalPolicy: ap, SandboxMode: policy.WorkspaceWrite, Observe: st.Observe,
+	mgr, err := agent.NewManager(agent.Options{Defaults: agent.Defaults{ModelName: "test-model", ApprovalPolicy: ap, SandboxMode: policy.WorkspaceWrite}, Model: m, Frontend: fe, Tools: reg, Cwd: cwd,
+		Observe:            st.Observe,
 		SandboxUnavailable: func() string { return "" }, SandboxSummary: func() string { return "test" },
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

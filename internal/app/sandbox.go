@@ -1,4 +1,4 @@
-package main
+package app
 
 import "github.com/agent-ls/agent-ls/internal/sandbox"
 

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"encoding/json"
@@ -15,9 +15,11 @@ import (
 	"github.com/agent-ls/agent-ls/internal/lsp"
 )
 
-// editorAgent is the agent of an editor's connection: its settings follow
-// the editor's (workspace/didChangeConfiguration) and the config files,
-// which are read again when they change.
+// editorAgent is the agent of an editor's connection, a language
+// server's (lsp.Agent) or an ACP client's (through acpAgent): its
+// settings follow the config files, which are read again when they
+// change, and for a language server the editor's settings
+// (workspace/didChangeConfiguration).
 type editorAgent struct {
 	*agent.Manager
 	root *root
@@ -31,6 +33,34 @@ type editorAgent struct {
 	shown  map[string]bool // the messages of the last reload, not repeated
 	// show tells the user what a reload found (set once serving).
 	show func(...lsp.Message)
+}
+
+// newEditorAgent builds the agent of one connection, serve's or acp's:
+// its manager over the connection's frontend parts (whose cwd is the
+// workspace), with show telling the user what the settings, the session
+// records and the MCP servers have to say. settle puts the first
+// settings in force before the manager is built.
+func (r *root) newEditorAgent(res *resolver, fp frontendParts, show func(...lsp.Message), settle func(*editorAgent)) (*editorAgent, error) {
+	removeStaleMarkers(fp.cwd, r.log)
+	a := &editorAgent{root: r, res: res, cwd: fp.cwd, log: r.log, show: show}
+	settle(a)
+	// A session record that cannot be written is shown, and so is
+	// whether it was written again whole.
+	if r.sessions != nil {
+		r.sessions.Notify(func(msg string) { show(lsp.Message{Error: true, Text: msg}) })
+	}
+	// An MCP server of the configuration that fails to start is shown
+	// once.
+	r.mcpNotices.Listen(func(msg string) {
+		r.log.Warn(msg)
+		show(lsp.Message{Error: true, Text: msg})
+	})
+	mgr, err := r.newManager(fp)
+	if err != nil {
+		return nil, err
+	}
+	a.Manager = mgr
+	return a, nil
 }
 
 // Configure applies the editor's new settings (lsp.Configurable).
@@ -117,9 +147,7 @@ func (a *editorAgent) NewSession(o agent.SessionOptions) (agent.SessionInfo, err
 // homeNotice is the warning for a session in cwd whose sandbox is
 // read-only because cwd is the home folder, unless already told.
 func (a *editorAgent) homeNotice(cwd string) []lsp.Message {
-	a.root.mu.Lock()
-	s := a.root.settings
-	a.root.mu.Unlock()
+	s := a.root.currentSettings()
 	msg := agent.HomeWorkspaceReadOnly(cwd, s.SandboxMode, s.AllowHomeWorkspace)
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -1,16 +1,13 @@
-package main
+package app
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 
-	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/lsp"
 )
 
@@ -31,19 +28,14 @@ Flags:
 `
 
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var flags cmdFlags
-	flags.register(fs)
+	fs, flags := newFlagSet("serve", serveUsage, stderr)
 	saveEdits := fs.Bool("save-agent-edits", true, "after an agent edit to a buffer without unsaved changes, write the file too, so commands see it")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
-	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	res, code, done := parseSettings(fs, &flags, args, serveUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, serveUsage, stderr)
 	if done {
 		return code
 	}
-	ls := res.logSettings()
-	log, closeLog, err := ls.logger(stderr)
+	log, closeLog, err := res.logger(stderr)
 	if err != nil {
 		return usageError(stderr, serveUsage, err)
 	}
@@ -67,27 +59,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	defer stopCommands()
 
-	var managers managerList
 	newAgent := func(cfg lsp.AgentConfig) (lsp.Agent, error) {
-		removeStaleMarkers(cfg.Cwd, log)
-		a := &editorAgent{root: r, res: res, cwd: cfg.Cwd, log: log, show: cfg.Show}
-		cfg.Show(a.configure(cfg.Settings)...)
-		// A session record that cannot be written is shown, and so is
-		// whether it was written again whole.
-		if r.sessions != nil {
-			r.sessions.Notify(func(msg string) { cfg.Show(lsp.Message{Error: true, Text: msg}) })
-		}
-		// An MCP server that fails to start is shown once.
-		r.mcpNotices.Listen(func(msg string) {
-			log.Warn(msg)
-			cfg.Show(lsp.Message{Error: true, Text: msg})
-		})
-		mgr, err := r.newManager(frontendParts{frontend: cfg.Frontend, reviewer: cfg.Reviewer, files: cfg.Files, cwd: cfg.Cwd})
+		fp := frontendParts{frontend: cfg.Frontend, reviewer: cfg.Reviewer, files: cfg.Files, cwd: cfg.Cwd}
+		a, err := r.newEditorAgent(res, fp, cfg.Show, func(a *editorAgent) { cfg.Show(a.configure(cfg.Settings)...) })
 		if err != nil {
 			return nil, err
 		}
-		a.Manager = mgr
-		managers.add(mgr)
 		return a, nil
 	}
 	notices := recoverChangeSets(log)
@@ -99,32 +76,11 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SaveAgentEdits: saveEdits,
 		Notices:        notices,
 	})
-	managers.closeAll() // interrupt whatever still runs
+	r.closeManagers() // interrupt whatever still runs
 	if err != nil {
 		log.Error("server stopped", "err", err)
 	}
 	return code
-}
-
-// managerList keeps the managers serve built, to close them on the way
-// out.
-type managerList struct {
-	mu   sync.Mutex
-	list []*agent.Manager
-}
-
-func (m *managerList) add(mgr *agent.Manager) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.list = append(m.list, mgr)
-}
-
-func (m *managerList) closeAll() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, mgr := range m.list {
-		mgr.Close()
-	}
 }
 
 // transcriptDir is where conversations are kept: the XDG state

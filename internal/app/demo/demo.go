@@ -1,11 +1,17 @@
-package main
+// Package demo is `agent-ls demo`: an offline, scripted session end to
+// end. It copies a sample project into a temporary folder, starts this
+// executable as `agent-ls serve`, drives it over stdio with the
+// scriptable editor (internal/editor) as an editor would, against the
+// fake model server (internal/model/fakemodel) with a script of its own,
+// and shows what the editor's user sees. It is the only package of
+// agent-ls that links the editor fake and the fake model.
+package demo
 
 import (
 	"context"
 	"embed"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -29,39 +35,6 @@ import (
 //go:embed all:_demo
 var demoFiles embed.FS
 
-const demoUsage = `Usage: agent-ls demo [--pace DURATION]
-
-Runs an offline, scripted session end to end: copies a small sample project
-into a temporary folder, starts the agent-ls server, drives it over stdio
-exactly as an editor would (a code action on a selection, then the turn), with
-a built-in scripted model, and shows what an editor user sees. Needs no
-network and no API key, and leaves nothing behind.
-
-Flags:
-`
-
-func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	pace := fs.Duration("pace", 12*time.Millisecond, "pause between streamed pieces of the scripted answer")
-	fs.Usage = func() { fmt.Fprint(stderr, demoUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	// Long enough for a first sandboxed Go build, which fills agent-ls's
-	// own build cache (the user's is read-only in the sandbox).
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := demo(ctx, stdout, *pace); err != nil {
-		fmt.Fprintf(stderr, "agent-ls demo: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
 // demoRun is one run of the demo: the sample project, the editor and
 // what it has shown.
 type demoRun struct {
@@ -80,7 +53,10 @@ type demoRun struct {
 
 func (d *demoRun) say(format string, a ...any) { fmt.Fprintf(d.out, format, a...) }
 
-func demo(ctx context.Context, out io.Writer, pace time.Duration) error {
+// Run runs the demo, printing what an editor user sees to out; pace is
+// the pause between streamed pieces of the scripted answer. It starts
+// this executable as `agent-ls serve`.
+func Run(ctx context.Context, out io.Writer, pace time.Duration) error {
 	dir, err := os.MkdirTemp("", "agent-ls-demo-")
 	if err != nil {
 		return err

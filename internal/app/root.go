@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"cmp"
@@ -21,7 +21,8 @@ import (
 
 // root is the composition root: it turns the settings into what the agent
 // runs with (the model clients, the tool registry) and builds agent
-// managers from them. serve and exec build theirs here; demo runs serve.
+// managers from them. serve, acp and exec build theirs here; demo runs
+// serve.
 type root struct {
 	log      *slog.Logger
 	registry *tools.Registry
@@ -40,7 +41,8 @@ type root struct {
 	// clients are the model clients of the current settings, by
 	// provider id; new settings start afresh (sessions keep theirs).
 	clients map[string]model.Client
-	// release closes the session records of a manager.
+	// release closes the session records of a manager; its keys are the
+	// managers built and not closed through closeManager.
 	release map[*agent.Manager]func()
 }
 
@@ -81,6 +83,20 @@ func (r *root) closeManager(mgr *agent.Manager) {
 	}
 }
 
+// closeManagers interrupts the turns of every manager the root built
+// and has not closed: the way out of serve and acp.
+func (r *root) closeManagers() {
+	r.mu.Lock()
+	mgrs := make([]*agent.Manager, 0, len(r.release))
+	for mgr := range r.release {
+		mgrs = append(mgrs, mgr)
+	}
+	r.mu.Unlock()
+	for _, mgr := range mgrs {
+		mgr.Close()
+	}
+}
+
 // close stops the MCP servers and closes the session records.
 func (r *root) close() {
 	r.mcp.Close()
@@ -102,6 +118,13 @@ func (r *root) update(s Settings) error {
 	defer r.mu.Unlock()
 	r.settings, r.clients, r.hooks = s, map[string]model.Client{}, runner
 	return nil
+}
+
+// currentSettings are the settings in force.
+func (r *root) currentSettings() Settings {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.settings
 }
 
 // BeforeTool runs the before_tool_use hooks in force (agent.ToolHooks):
@@ -160,10 +183,9 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	if _, err := r.clientFor(agent.SessionInfo{}); err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	s := r.settings
-	r.mu.Unlock()
+	s := r.currentSettings()
 	opts := agent.Options{
+		Defaults:           s.agentDefaults(),
 		ClientFor:          r.clientFor,
 		Frontend:           fp.frontend,
 		Reviewer:           fp.reviewer,
@@ -201,7 +223,6 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 			return obs, err
 		}
 	}
-	setDefaults(&opts, s.agentDefaults())
 	mgr, err := agent.NewManager(opts)
 	if err != nil {
 		return nil, err
@@ -223,20 +244,6 @@ func (r *root) toolSources() agent.ToolSources {
 		return nil
 	}
 	return r.mcp
-}
-
-// setDefaults copies d into the options' session defaults.
-func setDefaults(o *agent.Options, d agent.Defaults) {
-	o.ModelName, o.Provider = d.ModelName, d.Provider
-	o.ApprovalPolicy, o.SandboxMode = d.ApprovalPolicy, d.SandboxMode
-	o.ReasoningEffort, o.ReasoningSummary, o.Verbosity = d.ReasoningEffort, d.ReasoningSummary, d.Verbosity
-	o.WebSearch, o.DisabledTools = d.WebSearch, d.DisabledTools
-	o.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy
-	o.ExcludeTmpdirEnvVar, o.ExcludeSlashTmp, o.CacheRoot = d.ExcludeTmpdirEnvVar, d.ExcludeSlashTmp, d.CacheRoot
-	o.AllowProjectSockets = d.AllowProjectSockets
-	o.MaxRequests, o.NetworkAccess, o.WritableRoots = d.MaxRequests, d.NetworkAccess, d.WritableRoots
-	o.ContextWindow, o.AutoCompactTokenLimit = d.ContextWindow, d.AutoCompactTokenLimit
-	o.AllowHomeWorkspace, o.OwnFiles = d.AllowHomeWorkspace, d.OwnFiles
 }
 
 // removeStaleMarkers deletes the placeholders a crashed agent-ls may have

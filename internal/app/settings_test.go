@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -144,4 +145,30 @@ func (nullFrontend) RequestApproval(context.Context, *agent.ApprovalRequest) (st
 }
 func (nullFrontend) ApplyChanges(context.Context, *workspace.ChangeSet) (bool, error) {
 	return false, nil
+}
+
+func TestStreamIdleTimeoutFromFlagAndEnvironment(t *testing.T) {
+	parse := func(env string, args ...string) Settings {
+		t.Helper()
+		t.Setenv(envStreamIdleTimeout, env)
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		var flags cmdFlags
+		flags.register(fs)
+		r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
+		if done {
+			t.Fatalf("parse %v with %q: exit %d", args, env, code)
+		}
+		s, _ := r.resolve("", nil)
+		return s
+	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if s := parse("1500"); s.modelConfig().IdleTimeout != 1500*time.Millisecond {
+		t.Errorf("from the environment: %v", s.modelConfig().IdleTimeout)
+	}
+	if s := parse("1500", "--stream-idle-timeout", "2m"); s.modelConfig().IdleTimeout != 2*time.Minute {
+		t.Errorf("the flag over the environment: %v", s.modelConfig().IdleTimeout)
+	}
+	if s := parse(""); s.modelConfig().IdleTimeout != 0 {
+		t.Errorf("default: %v", s.modelConfig().IdleTimeout)
+	}
 }

@@ -1,9 +1,8 @@
-package main
+package app
 
 import (
 	"cmp"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,17 +36,13 @@ Flags:
 `
 
 func runConfig(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var flags cmdFlags
-	flags.register(fs)
+	fs, flags := newFlagSet("config", configUsage, stderr)
 	check := fs.Bool("check", false, "only check the config files; exit 1 if one has an error")
 	cwd := fs.String("cd", "", "the project `folder` whose .agent-ls/config.toml counts (default: the current directory)")
 	importCodex := fs.Bool("import-codex", false, "write an agent-ls config file from Codex's configuration")
 	codexHome := fs.String("codex-home", "", "Codex's `folder` for --import-codex (default $CODEX_HOME or ~/.codex)")
 	output := fs.String("output", "", "where --import-codex writes: a `file`, or - for stdout (default: the user config file)")
-	fs.Usage = func() { fmt.Fprint(stderr, configUsage); fs.PrintDefaults() }
-	res, code, done := parseSettings(fs, &flags, args, configUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, configUsage, stderr)
 	if done {
 		return code
 	}

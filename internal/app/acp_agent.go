@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agent-ls/agent-ls/internal/acp"
+	"github.com/agent-ls/agent-ls/internal/mcp"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// acpAgent is the agent of an ACP connection: the editor agent's
+// manager, settings and kept sessions (keptSessions, resume), answered
+// in internal/acp's types, and the MCP servers a client names for a
+// session.
+type acpAgent struct{ *editorAgent }
+
+// ListSessions lists the kept sessions, those of cwd (the connection's
+// when "") first (acp.Agent).
+func (a acpAgent) ListSessions(cwd string) ([]acp.SessionSummary, error) {
+	if cwd == "" {
+		cwd = a.cwd
+	}
+	list, err := a.keptSessions(cwd)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]acp.SessionSummary, 0, len(list))
+	for _, s := range list {
+		out = append(out, acp.SessionSummary{SessionID: s.SessionID, Cwd: s.Cwd, Title: s.Title, UpdatedAt: s.UpdatedAt})
+	}
+	return out, nil
+}
+
+// Forget drops a closed session from the manager and releases its
+// record, which another agent-ls may then resume.
+func (a acpAgent) Forget(id string) error {
+	if err := a.Manager.Forget(id); err != nil {
+		return err
+	}
+	if a.root.sessions != nil {
+		a.root.sessions.Release(id)
+	}
+	return nil
+}
+
+// ResumeSession brings a kept session back (acp.Agent).
+func (a acpAgent) ResumeSession(_ context.Context, id string) (*acp.ResumedSession, error) {
+	rs, err := a.resume(id)
+	if err != nil {
+		return nil, err
+	}
+	return &acp.ResumedSession{Info: rs.info, Items: rs.items}, nil
+}
+
+// MCPServers starts the MCP servers a client names for one session, as a
+// set of their own over a registry of their own: their tools are that
+// session's alone, beside those of the configured servers. They get the
+// same treatment as configured servers (a stdio server only the core
+// environment and the env the client gave; calls approved per tool),
+// never approval = "auto". A server named like a configured one, or like
+// another of the list, is left out.
+func (a acpAgent) MCPServers(cwd string, servers []acp.MCPServer, failed func(string, error)) acp.SessionServers {
+	configured := map[string]bool{}
+	for name := range a.root.currentSettings().MCPServers {
+		configured[mcp.ToolName(name, "")] = true
+	}
+	seen := map[string]bool{}
+	var cfgs []mcp.ServerConfig
+	for _, s := range servers {
+		c := mcp.ServerConfig{Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, HTTPHeaders: s.Headers}
+		if c.Stdio() {
+			c.Cwd = cwd
+		}
+		key := mcp.ToolName(s.Name, "")
+		switch err := c.Validate(); {
+		case err != nil:
+			failed(s.Name, errors.Unwrap(err))
+		case configured[key]:
+			failed(s.Name, errors.New("the configuration has an MCP server of that name ([mcp_servers]), whose tools are offered instead"))
+		case seen[key]:
+			failed(s.Name, errors.New("another server of the session has that name"))
+		default:
+			seen[key] = true
+			cfgs = append(cfgs, c)
+		}
+	}
+	if len(cfgs) == 0 {
+		return nil
+	}
+	reg, err := tools.NewRegistry()
+	if err == nil {
+		var set *mcp.Set
+		if set, err = mcp.NewSet(cfgs, mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed}); err == nil {
+			return &sessionMCP{Set: set, reg: reg}
+		}
+	}
+	for _, c := range cfgs {
+		failed(c.Name, err)
+	}
+	return nil
+}
+
+// sessionMCP are the MCP servers of one ACP session and the registry
+// their tools go to.
+type sessionMCP struct {
+	*mcp.Set
+	reg *tools.Registry
+}
+
+// Snapshot returns the servers' tools as they are now.
+func (s *sessionMCP) Snapshot() *tools.Snapshot { return s.reg.Snapshot() }

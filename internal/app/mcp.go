@@ -1,0 +1,102 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/config"
+	"github.com/agent-ls/agent-ls/internal/lsp"
+	"github.com/agent-ls/agent-ls/internal/mcp"
+	"github.com/agent-ls/agent-ls/internal/tools"
+)
+
+// mcpServers turns the config's [mcp_servers.<name>] tables into the
+// servers to start, sorted by name. Servers turned off (enabled = false)
+// are named in off; a server that cannot start as configured (its bearer
+// token variable is unset) is left out with a problem for the user.
+func (s *Settings) mcpServers() (cfgs []mcp.ServerConfig, off []string, problems []string) {
+	if s.Resolved == nil {
+		return nil, nil, nil
+	}
+	for _, name := range sortedNames(s.MCPServers) {
+		m := s.MCPServers[name]
+		if m.Enabled != nil && !*m.Enabled {
+			off = append(off, name)
+			continue
+		}
+		c := mcp.ServerConfig{
+			Name: name, Command: m.Command, Args: m.Args, Env: m.Env, Cwd: m.Cwd,
+			URL: m.URL, HTTPHeaders: m.HTTPHeaders,
+			StartupTimeout: seconds(m.StartupTimeoutSec), ToolTimeout: seconds(m.ToolTimeoutSec),
+			EnabledTools: m.EnabledTools, DisabledTools: m.DisabledTools,
+			AutoApprove: m.Approval == config.MCPApprovalAuto,
+		}
+		if v := m.BearerTokenEnvVar; v != "" {
+			c.BearerToken = strings.TrimSpace(os.Getenv(v))
+			if c.BearerToken == "" {
+				problems = append(problems, fmt.Sprintf("MCP server %q is not started: its bearer_token_env_var %s is not set", name, v))
+				continue
+			}
+		}
+		if err := c.Validate(); err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		cfgs = append(cfgs, c)
+	}
+	return cfgs, off, problems
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// seconds is a timeout of the config (seconds, fractions allowed); 0 for
+// none, which takes the default.
+func seconds(v *float64) time.Duration {
+	if v == nil || *v <= 0 || math.IsNaN(*v) {
+		return 0
+	}
+	return time.Duration(*v * float64(time.Second))
+}
+
+func newMCPSet(s Settings, reg *tools.Registry, notices *mcp.Notices, log *slog.Logger) (*mcp.Set, error) {
+	cfgs, _, problems := s.mcpServers()
+	for _, p := range problems {
+		notices.Add("agent-ls: " + p)
+	}
+	if len(cfgs) == 0 {
+		return nil, nil
+	}
+	return mcp.NewSet(cfgs, mcp.Options{
+		Registry:      reg,
+		Logger:        log,
+		ClientVersion: version,
+		Failed: func(server string, err error) {
+			notices.Add(fmt.Sprintf("agent-ls: MCP server %s: %v", server, err))
+		},
+	})
+}
+
+// mcpStatuses is the servers' status as the language server shows it.
+func mcpStatuses(set *mcp.Set) []lsp.MCPServer {
+	if set.Empty() {
+		return []lsp.MCPServer{}
+	}
+	set.Start()
+	var out []lsp.MCPServer
+	for _, st := range set.Status() {
+		out = append(out, lsp.MCPServer{Name: st.Name, State: string(st.State), Error: st.Error, Tools: st.Tools, StderrTail: st.StderrTail})
+	}
+	return out
+}
