@@ -168,8 +168,14 @@ type Defaults struct {
 	AutoCompactTokenLimit int64
 }
 
-// defaults are the Defaults opts set.
-func (o *Options) defaults() Defaults { return o.Defaults }
+// clone returns a copy of d that shares no slice or map with it.
+func (d Defaults) clone() Defaults {
+	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.DisabledTools = slices.Clone(d.DisabledTools)
+	d.OwnFiles = slices.Clone(d.OwnFiles)
+	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
+	return d
+}
 
 // complete fills the empty fields of d with agent-ls's own defaults and
 // checks the policy names.
@@ -260,7 +266,7 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	d := opts.defaults()
+	d := opts.Defaults
 	if err := d.complete(); err != nil {
 		return nil, err
 	}
@@ -271,11 +277,7 @@ func NewManager(opts Options) (*Manager, error) {
 func (m *Manager) Defaults() Defaults {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d := m.defaults
-	d.WritableRoots = slices.Clone(d.WritableRoots)
-	d.DisabledTools = slices.Clone(d.DisabledTools)
-	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
-	return d
+	return m.defaults.clone()
 }
 
 // UpdateDefaults changes the settings sessions run with
@@ -291,10 +293,7 @@ func (m *Manager) Defaults() Defaults {
 func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d := m.defaults
-	d.WritableRoots = slices.Clone(d.WritableRoots)
-	d.DisabledTools = slices.Clone(d.DisabledTools)
-	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
+	d := m.defaults.clone()
 	update(&d)
 	if err := d.complete(); err != nil {
 		return fmt.Errorf("agent: defaults: %w", err)
@@ -308,7 +307,5 @@ func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
 func (m *Manager) current() (Defaults, uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d := m.defaults
-	d.WritableRoots = slices.Clone(d.WritableRoots)
-	return d, m.generation
+	return m.defaults.clone(), m.generation
 }
