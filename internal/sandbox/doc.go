@@ -20,11 +20,11 @@
 // with less than both is refused. [Main] is the same helper typed by a
 // person: it runs the command through the runner. [Probe] says what this
 // machine can enforce, [LikelyDenied] guesses whether a failure was the
-// sandbox's doing. Whether namespaces work is found by a child taking the
-// helper's own steps; in the commands that run the agent the same
-// constructor forks that child before Go starts, while the process is
-// small, so the answer costs the agent neither the fork of a grown
-// process nor the copy-on-write faults that follow it.
+// sandbox's doing. Whether namespaces work is asked once per process,
+// when something first needs the answer (the first command, or the
+// agent's first description of the sandbox): a child enters a user, mount
+// and PID namespace, remounts / private as the helper does, and execs a
+// path that does not exist (probe_linux.go).
 //
 // # Nothing outlives a command
 //

@@ -19,8 +19,3 @@ func seccompProgram(bool, bool) ([]byte, error) { return nil, errNoCgo }
 
 func seccompAPI() (uint, error) { return 0, errNoCgo }
 
-// earlyNamespaces has no early probe to read: without cgo there is no
-// constructor to start one.
-func earlyNamespaces() (namespaces, pidNamespace bool, note string, ok bool) {
-	return false, false, "", false
-}

@@ -27,9 +27,7 @@ func Probe() Capabilities {
 		probed.UnixSockets, probed.UnixSocketsNote = unixSocketSupport()
 		pc := pidsCgroupParent()
 		probed.PidsCgroup, probed.PidsCgroupVersion, probed.PidsCgroupNote = pc.parent, pc.version, pc.note
-		if ns, pidns, note, ok := earlyNamespaces(); ok {
-			probed.Namespaces, probed.PIDNamespace, probed.NamespaceNote = ns, pidns, note
-		} else if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
+		if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
 			probed.Namespaces, probed.PIDNamespace = true, true
 		} else if err := probeNamespaces(0); err != nil {
 			probed.NamespaceNote = err.Error()
