@@ -18,4 +18,3 @@ func seccompAvailable() (bool, string) { return false, errNoCgo.Error() }
 func seccompProgram(bool, bool) ([]byte, error) { return nil, errNoCgo }
 
 func seccompAPI() (uint, error) { return 0, errNoCgo }
-
