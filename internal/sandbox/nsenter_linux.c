@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +9,8 @@ package sandbox
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "sandbox_linux.h"
 
 // -1: not asked; 0: in a fresh user and mount namespace; >0: the errno
 // of the step named by agentls_ns_step.
@@ -34,13 +33,6 @@ static void agentls_fail(const char *step) {
 	agentls_ns_step = step;
 }
 
-extern int agentls_supervisor;
-extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
-void agentls_block_signals(void);
-void agentls_start_pid_init(void);
-void agentls_start_reaper(void);
-void agentls_run_plan(int in_ns);
-
 static void agentls_enter(int in_ns);
 static int agentls_new_namespaces(int *pidns);
 
@@ -49,7 +41,7 @@ static int agentls_new_namespaces(int *pidns);
 // before the runtime exists. Acts only for `BINARY sandbox --in-namespace
 // --plan` and `BINARY sandbox --no-namespace --plan`, the ways the runner
 // starts the helper: it enters the namespaces, puts the supervisor in
-// place and carries out the runner's plan (exec_plan_linux.go), so the command
+// place and carries out the runner's plan (exec_plan_linux.c), so the command
 // runs without the Go runtime ever starting in the helper.
 __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 	static char buf[8192];
@@ -132,5 +124,3 @@ static void agentls_enter(int in_ns) {
 		agentls_start_reaper();
 	clock_gettime(CLOCK_MONOTONIC, &agentls_t_forked);
 }
-*/
-import "C"

@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +9,7 @@ package sandbox
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sandbox_linux.h"
 #include "syscalls_linux.h"
 
 #ifndef MOUNT_ATTR_RDONLY
@@ -132,5 +130,3 @@ int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
 	}
 	return 0;
 }
-*/
-import "C"

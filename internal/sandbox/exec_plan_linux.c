@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,12 +18,13 @@ package sandbox
 #include <unistd.h>
 
 // The helper's work between its start and the command's exec, carried out
-// from the constructor (nsenter_linux.go) so that the Go runtime never starts in
+// from the constructor (nsenter_linux.c) so that the Go runtime never starts in
 // the helper: the runner worked everything out and wrote it as a plan
 // (plan_linux.go) to descriptor 3. Every step that fails ends the helper with
 // the step named, before the command runs; nothing here runs the command
 // less confined than the plan says.
 
+#include "sandbox_linux.h"
 #include "syscalls_linux.h"
 
 // Exit codes, as ExitSetupFailed, ExitNotExecutable and ExitNotFound.
@@ -63,14 +61,7 @@ struct agentls_plan {
 	int notify; // the filter has notifications without socket roots too
 };
 
-extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
-extern int agentls_ns_errno, agentls_sup_errno;
-extern const char *agentls_ns_step, *agentls_sup_step;
 extern char **environ;
-int agentls_notify_handover(int listener, int registry, const char *roots, size_t len);
-int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed);
-int agentls_limit_processes(const unsigned char *buf, size_t len, const char **step);
-void agentls_notify_close_helper_end(void);
 
 static int agentls_timings_on;
 static struct timespec agentls_t_last;
@@ -272,8 +263,8 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 
 // agentls_load_seccomp loads the filter. With socket roots its connect and
 // bind rules notify, and with the 'D' record its set-group-ID chmod rules
-// (chmod_notify_linux.go): the filter is loaded with a listener, which goes to
-// the supervisor (notify_linux.go) and is closed here, before the command runs.
+// (chmod_notify_linux.c): the filter is loaded with a listener, which goes to
+// the supervisor (notify_linux.c) and is closed here, before the command runs.
 // Where a listener cannot be had (a filter with one is already in force:
 // a sandbox inside a sandbox) the filter is loaded without, and the
 // kernel answers those calls ENOSYS: denied.
@@ -322,7 +313,7 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'D': pl->notify = 1; break;
 		case 'M': case 'H': case 'W': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
-			// A socket root for the supervisor (notify_linux.go).
+			// A socket root for the supervisor (notify_linux.c).
 			char *r = agentls_str(p, n);
 			char *b = realloc(pl->sock_roots, pl->sock_roots_len + n + 1);
 			if (!b)
@@ -494,5 +485,3 @@ void agentls_run_plan(int in_ns) {
 	int e = errno;
 	agentls_die(e == ENOENT ? PLAN_NOT_FOUND : PLAN_NOT_EXECUTABLE, pl.argv[0], NULL, e);
 }
-*/
-import "C"
