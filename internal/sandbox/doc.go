@@ -218,10 +218,20 @@
 //
 // # Platforms and building
 //
-// The sandbox is Linux's: everything above lives in *_linux.go files, and
-// what needs cgo (libseccomp, and the helper's C constructor in
-// nsenter_linux.c and reaper_linux.c) is built only with cgo. What holds
-// where:
+// The sandbox is Linux's: everything above lives in *_linux.go files and,
+// for the helper, in C: *_linux.c files beside them (nsenter_linux.c, the
+// constructor; exec_plan_linux.c, the plan; reaper_linux.c, the
+// supervising processes; notify_linux.c, notify_sock_linux.c and
+// chmod_notify_linux.c, the user notifications; nosuid_linux.c, the
+// mounts; pids_exec_linux.c, the process limit), with sandbox_linux.h
+// declaring what they share and syscalls_linux.h what older C libraries
+// lack. Go calls none of the C; cgo_linux.go only makes this a cgo
+// package, so that cgo compiles the C and links it, constructor included,
+// into agent-ls and agent-ls-sandbox alike. `make test-c` compiles each C
+// file alone with every warning an error (make test runs it); the cgo
+// build keeps the compiler's defaults. What needs cgo (libseccomp and the
+// C) is built only with cgo; without it Go leaves the .c files out. What
+// holds where:
 //
 //   - Linux with cgo (make build, make release): all of the above.
 //   - Linux without cgo: no seccomp, so no sandbox. [Probe] says so
