@@ -154,37 +154,13 @@ static char *agentls_str(const unsigned char *p, uint32_t n) {
 	return s;
 }
 
-static int agentls_bind_ro_classic(const char *src, const char *dst) {
-	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
-		return -1;
-	struct statfs st;
-	if (statfs(dst, &st) != 0)
-		return -1;
-	unsigned long keep = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME;
-	return mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | (st.f_flags & keep), NULL);
-}
-
 // agentls_bind_ro mounts src read-only onto dst, recursively. A symlink is
 // pinned as the link itself. The new mount API keeps the source's
 // nosuid/nodev/noexec/atime flags, which a user namespace may not drop;
 // kernels before 5.12 get the classic bind and remount, which follows a
-// final symlink.
+// final symlink (agentls_bind_flag, nosuid_linux.c).
 static int agentls_bind_ro(const char *src, const char *dst) {
-	int fd = syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
-	if (fd < 0 && errno == ENOSYS)
-		return agentls_bind_ro_classic(src, dst);
-	if (fd < 0)
-		return -1;
-	struct agentls_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
-	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
-		int e = errno;
-		close(fd);
-		if (e == ENOSYS)
-			return agentls_bind_ro_classic(src, dst);
-		errno = e;
-		return -1;
-	}
-	return agentls_move_tree(fd, dst);
+	return agentls_bind_flag(src, dst, AT_SYMLINK_NOFOLLOW, MOUNT_ATTR_RDONLY, MS_RDONLY);
 }
 
 // agentls_cover pins a placeholder: a directory by a read-only bind of

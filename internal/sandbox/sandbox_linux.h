@@ -31,8 +31,11 @@ void agentls_start_reaper(void);
 // exec_plan_linux.c: carrying out the plan and exec'ing the command.
 void agentls_run_plan(int in_ns);
 
-// nosuid_linux.c: the nosuid, read-only mounts and the writable roots.
+// nosuid_linux.c: the nosuid, read-only mounts and the writable roots,
+// and the bind that sets one mount attribute (the read-only mounts of
+// exec_plan_linux.c use it too).
 int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed);
+int agentls_bind_flag(const char *src, const char *dst, int open_flags, uint64_t attr, unsigned long ms_flag);
 
 // pids_exec_linux.c: the process limit.
 int agentls_limit_processes(const unsigned char *buf, size_t len, const char **step);
