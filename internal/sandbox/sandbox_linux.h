@@ -52,8 +52,8 @@ void agentls_notify_poll(int sigfd, int *handover);
 // helper handed the listener over (the listener, the socket registry, -1
 // for none, and the NUL-separated socket roots), the answer to a
 // notification, and the connect and bind the supervisor makes for the
-// caller (each returns the errno to answer, or -1 when answered
-// elsewhere).
+// caller (each returns the errno to answer; connect -1 when a child it
+// forked answers instead).
 extern int agentls_listener, agentls_registry;
 extern char *agentls_roots;
 extern size_t agentls_roots_len;
