@@ -14,7 +14,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions
+.PHONY: all build install demo test test-c test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions
 
 all: build
 
@@ -42,9 +42,23 @@ install: build
 demo: build
 	$(BIN) demo
 
-test: deps cross test-vscode mcp-test-servers acp-client-deps neovim-versions
+test: deps test-c cross test-vscode mcp-test-servers acp-client-deps neovim-versions
 	$(GO) vet ./...
 	AGENT_LS_ACP_CLIENT=required AGENT_LS_NEOVIMS=$(abspath $(NEOVIM_CACHE)) $(GO) test -race -count=1 -timeout 30m ./...
+
+# The sandbox helper's C (internal/sandbox/*_linux.c), each file compiled
+# alone with every warning an error, at -O2 as cgo compiles it (some
+# warnings need the optimiser's analysis). The cgo build itself keeps the
+# compiler's defaults, so that a newer compiler's new warnings never break
+# a user's build.
+SANDBOX_C := $(wildcard internal/sandbox/*.c)
+SECCOMP_CFLAGS = $(shell pkg-config --cflags libseccomp 2>/dev/null)
+
+test-c:
+	@set -e; for f in $(SANDBOX_C); do \
+		echo "$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $(SECCOMP_CFLAGS) -c -o /dev/null $$f"; \
+		$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $(SECCOMP_CFLAGS) -c -o /dev/null $$f; \
+	done
 
 # The official ACP TypeScript SDK, pinned in its lockfile, whose client
 # drives agent-ls acp in cmd/agent-ls TestACPWithTypeScriptClient.

@@ -21,10 +21,10 @@ type Capabilities struct {
 	NamespaceNote string
 	// PIDNamespace tells whether the helper also gets a PID namespace of
 	// its own, which ends everything a command started when it exits;
-	// without one a subreaper does that (see reaper_linux.go).
+	// without one a subreaper does that (see reaper_linux.c).
 	PIDNamespace bool
 	// UnixSockets tells whether, with the network off, Unix sockets may
-	// be bound and connected to inside the project root (notify_linux.go);
+	// be bound and connected to inside the project root (notify_linux.c);
 	// UnixSocketsNote says why not.
 	UnixSockets     bool
 	UnixSocketsNote string

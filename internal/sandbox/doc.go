@@ -10,8 +10,8 @@
 // as a plan (plan_linux.go): the writable roots and toolchain caches, the
 // read-only mounts, the Landlock rules for the kernel's ABI, the compiled
 // seccomp program (compiled once per process) and the command's path. The
-// helper carries the plan out in C from its constructor (nsenter_linux.go,
-// exec_plan_linux.go): it enters fresh user, mount and PID namespaces when the
+// helper carries the plan out in C from its constructor (nsenter_linux.c,
+// exec_plan_linux.c): it enters fresh user, mount and PID namespaces when the
 // kernel allows, pins the protected paths, drops its capabilities,
 // restricts itself with Landlock and seccomp and execs the command in
 // place. The Go runtime never starts in the helper, which was most of its
@@ -20,17 +20,17 @@
 // with less than both is refused. [Main] is the same helper typed by a
 // person: it runs the command through the runner. [Probe] says what this
 // machine can enforce, [LikelyDenied] guesses whether a failure was the
-// sandbox's doing. Whether namespaces work is found by a child taking the
-// helper's own steps; in the commands that run the agent the same
-// constructor forks that child before Go starts, while the process is
-// small, so the answer costs the agent neither the fork of a grown
-// process nor the copy-on-write faults that follow it.
+// sandbox's doing. Whether namespaces work is asked once per process,
+// when something first needs the answer (the first command, or the
+// agent's first description of the sandbox): a child enters a user, mount
+// and PID namespace, remounts / private as the helper does, and execs a
+// path that does not exist (probe_linux.go).
 //
 // # Nothing outlives a command
 //
 // Every process a command starts ends when the command exits, times out or
 // is cancelled, and when agent-ls exits by any route. The helper's C
-// constructor forks before Go starts (reaper_linux.go): with a PID namespace the
+// constructor forks before Go starts (reaper_linux.c): with a PID namespace the
 // runner's child stays outside and relays the exit status, its child is
 // PID 1 of the namespace and reaps, and the helper below it execs the
 // command; when the command exits PID 1 exits with its status and the
@@ -60,7 +60,7 @@
 // openat. mkdir needs no rule: a directory keeps neither bit from its mode.
 // A set-group-ID directory is ordinary (install -d -m 2775, chmod g+s
 // dir), and seccomp cannot tell a directory from a file, so a chmod with
-// S_ISGID and not S_ISUID goes to the supervisor (chmod_notify_linux.go),
+// S_ISGID and not S_ISUID goes to the supervisor (chmod_notify_linux.c),
 // which opens what the call names itself (the caller's descriptor, or its
 // path against the caller's directory descriptor or cwd) and changes the
 // mode of that inode when it is a directory the caller owns; anything
@@ -68,7 +68,7 @@
 // set-group-ID is refused on directories too. Setting the
 // security.capability attribute takes CAP_SETFCAP, which the command has
 // in no namespace. Inside the mount namespace every mount is also nosuid,
-// and read-only but for the writable roots (nosuid_linux.go): Landlock
+// and read-only but for the writable roots (nosuid_linux.c): Landlock
 // does not confine chmod, chown, utimes or extended attributes, which a
 // read-only mount refuses; on kernels before 5.12 each writable root is
 // only bound onto itself nosuid. The filter is what still holds once the
@@ -149,7 +149,7 @@
 //
 // Unix socket servers in the project (a test that listens on a socket in
 // the workspace, asyncio's start_unix_server, Node's net servers) work:
-// connect and bind go to a supervisor (notify_linux.go) through seccomp's user
+// connect and bind go to a supervisor (notify_linux.c) through seccomp's user
 // notifications, and listen, accept and accept4 are allowed. The
 // supervisor is the process already watching over the command, PID 1 of
 // its namespace or the subreaper, an ancestor of everything the command
@@ -218,10 +218,20 @@
 //
 // # Platforms and building
 //
-// The sandbox is Linux's: everything above lives in *_linux.go files, and
-// what needs cgo (libseccomp, and the helper's C constructor in
-// nsenter_linux.go and reaper_linux.go) is built only with cgo. What holds
-// where:
+// The sandbox is Linux's: everything above lives in *_linux.go files and,
+// for the helper, in C: *_linux.c files beside them (nsenter_linux.c, the
+// constructor; exec_plan_linux.c, the plan; reaper_linux.c, the
+// supervising processes; notify_linux.c, notify_sock_linux.c and
+// chmod_notify_linux.c, the user notifications; nosuid_linux.c, the
+// mounts; pids_exec_linux.c, the process limit), with sandbox_linux.h
+// declaring what they share and syscalls_linux.h what older C libraries
+// lack. Go calls none of the C; cgo_linux.go only makes this a cgo
+// package, so that cgo compiles the C and links it, constructor included,
+// into agent-ls and agent-ls-sandbox alike. `make test-c` compiles each C
+// file alone with every warning an error (make test runs it); the cgo
+// build keeps the compiler's defaults. What needs cgo (libseccomp and the
+// C) is built only with cgo; without it Go leaves the .c files out. What
+// holds where:
 //
 //   - Linux with cgo (make build, make release): all of the above.
 //   - Linux without cgo: no seccomp, so no sandbox. [Probe] says so

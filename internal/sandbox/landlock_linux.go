@@ -39,7 +39,7 @@ const (
 	llWrite     = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar | ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSTruncate
 	llReadWrite = llRead | llWrite
 	// llFile are the rights that apply to a file; a rule on a file gets
-	// no others (the helper narrows it, exec_plan_linux.go).
+	// no others (the helper narrows it, exec_plan_linux.c).
 	llFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile | ll.AccessFSIoctlDev
 )
 
@@ -57,7 +57,7 @@ func writableDirRights(abi int) uint64 {
 // commandDirRights are the rights of a command's writable directories:
 // writableDirRights, less the right to make socket files when the network
 // is off. Landlock asks for that right not only to mknod a socket or to
-// bind one (which the supervisor does for the command, notify_linux.go)
+// bind one (which the supervisor does for the command, notify_linux.c)
 // but also at the destination of a link or a rename of one, so without
 // it a command cannot put a socket made outside the sandbox (tmux's, an
 // SSH agent's) into a directory of the workspace under a name of its own,

@@ -5,7 +5,7 @@ package sandbox
 import "errors"
 
 // Without cgo agent-ls has neither libseccomp nor the helper's C
-// constructor (nsenter_linux.go, reaper_linux.go): Probe reports seccomp
+// constructor (nsenter_linux.c, reaper_linux.c): Probe reports seccomp
 // unavailable, so the helper refuses every sandboxed command and the agent
 // asks before every command; an approved (unconfined) command runs
 // directly, in a session of its own that a timeout or an interrupt kills
@@ -18,9 +18,3 @@ func seccompAvailable() (bool, string) { return false, errNoCgo.Error() }
 func seccompProgram(bool, bool) ([]byte, error) { return nil, errNoCgo }
 
 func seccompAPI() (uint, error) { return 0, errNoCgo }
-
-// earlyNamespaces has no early probe to read: without cgo there is no
-// constructor to start one.
-func earlyNamespaces() (namespaces, pidNamespace bool, note string, ok bool) {
-	return false, false, "", false
-}

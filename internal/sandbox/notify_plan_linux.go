@@ -17,7 +17,7 @@ import (
 
 // unixSocketRoots are the directories below which a command with the
 // network off may bind Unix sockets and connect to them, through the
-// supervisor (notify_linux.go); nil when it may nowhere, and then the filter
+// supervisor (notify_linux.c); nil when it may nowhere, and then the filter
 // denies connect and bind outright as before. In workspace-write mode they
 // are the project root and the configured writable roots, resolved, but
 // never a root that holds or lies in /tmp, $TMPDIR, $XDG_RUNTIME_DIR or

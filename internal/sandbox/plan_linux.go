@@ -16,7 +16,7 @@ import (
 // the command, worked out here, in the runner, where the Go runtime is
 // already running: the read-only mounts, the Landlock rules, the compiled
 // seccomp program, the command's path and environment. The helper carries
-// it out in C from its constructor (exec_plan_linux.go) and never starts the Go
+// it out in C from its constructor (exec_plan_linux.c) and never starts the Go
 // runtime, which was most of its cost per command.
 //
 // The plan reaches the helper as a memfd on descriptor 3, a list of
@@ -30,7 +30,7 @@ type plan struct {
 	privateShm uint64   // when set, mount a tmpfs on /dev/shm writable with these rights
 	mounts     []planMount
 	// nosuid are the writable roots, outermost only, that stay writable
-	// once every mount is made nosuid and read-only (nosuid_linux.go);
+	// once every mount is made nosuid and read-only (nosuid_linux.c);
 	// [""] in read-only mode.
 	nosuid []string
 	// pids is the cgroup.procs of the command's pids cgroup (pidsDir),
@@ -42,7 +42,7 @@ type plan struct {
 	landlock landlockRuleset
 	seccomp  []byte // a compiled BPF program (struct sock_filter array)
 	// socketRoots are where the supervisor lets Unix sockets connect and
-	// bind with the network off (notify_linux.go); set exactly when the
+	// bind with the network off (notify_linux.c); set exactly when the
 	// seccomp program sends connect and bind to it. A root marked with a
 	// leading '+' is one where any socket may be reached
 	// (Policy.AllowProjectSockets).
@@ -52,7 +52,7 @@ type plan struct {
 	// the helper gets it after the cache root.
 	sockets *os.File
 	// notify says the seccomp program sends set-group-ID chmods to the
-	// supervisor (chmod_notify_linux.go), socket roots or not.
+	// supervisor (chmod_notify_linux.c), socket roots or not.
 	notify      bool
 	hasLandlock bool
 	// cacheRoot is the toolchain cache root, opened where it was checked;
@@ -99,7 +99,7 @@ type landlockRule struct {
 	optional bool // a missing path is skipped
 }
 
-// The record tags, shared with exec_plan_linux.go.
+// The record tags, shared with exec_plan_linux.c.
 const (
 	tagFail       = 'F'
 	tagCwd        = 'C'

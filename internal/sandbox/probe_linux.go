@@ -27,9 +27,7 @@ func Probe() Capabilities {
 		probed.UnixSockets, probed.UnixSocketsNote = unixSocketSupport()
 		pc := pidsCgroupParent()
 		probed.PidsCgroup, probed.PidsCgroupVersion, probed.PidsCgroupNote = pc.parent, pc.version, pc.note
-		if ns, pidns, note, ok := earlyNamespaces(); ok {
-			probed.Namespaces, probed.PIDNamespace, probed.NamespaceNote = ns, pidns, note
-		} else if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
+		if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
 			probed.Namespaces, probed.PIDNamespace = true, true
 		} else if err := probeNamespaces(0); err != nil {
 			probed.NamespaceNote = err.Error()
@@ -119,43 +117,8 @@ func Explain(p Policy, c Capabilities) string {
 	} else {
 		line("landlock: ABI %d", c.LandlockABI)
 	}
-	line("readable and executable: the whole filesystem")
-	writable := p.writableRoots(os.Getenv("TMPDIR"))
-	if len(writable) == 0 {
-		line("writable: nothing but %s and /dev/pts", strings.Join(devFiles, " "))
-	} else {
-		line("writable: %s", strings.Join(writable, " "))
-		line("          plus %s and /dev/pts", strings.Join(devFiles, " "))
-		explainTempExclusions(line, p, writable)
-		if c.Namespaces && !p.NoNamespace {
-			line("          and a private /dev/shm, not shared with the host")
-		}
-		explainCaches(line, p, os.Environ())
-	}
-	if c.Seccomp {
-		line("seccomp: available")
-		if p.Network {
-			line("network: on; seccomp still denies %s, TIOCSTI", strings.Join(alwaysDenied, " "))
-		} else {
-			denied := offlineDenied
-			if c.UnixSockets {
-				denied = []string{"connect and bind (but see unix sockets below)"}
-			}
-			line("network: off; seccomp denies %s, %s, TIOCSTI,", strings.Join(denied, " "), strings.Join(alwaysDenied, " "))
-			line("         every socket but Unix stream and seqpacket ones (no datagram sockets),")
-			line("         and sendto with an address; sockets the command holds (socketpairs")
-			line("         to its children) keep send, recv, sendmsg, recvmsg and socket options")
-			if c.LandlockABI >= 4 {
-				line("         Landlock also denies TCP bind and connect")
-			}
-			if c.LandlockABI >= 6 {
-				line("         and abstract Unix sockets outside the sandbox")
-			}
-			explainUnixSockets(line, p, c)
-		}
-	} else {
-		line("seccomp: NOT available (%s); sandboxed commands are refused", c.SeccompNote)
-	}
+	writable := explainWritable(line, p, c)
+	explainSeccomp(line, p, c)
 	if c.LandlockABI >= 6 {
 		line("signals: only to processes inside the sandbox")
 	}
@@ -163,30 +126,66 @@ func Explain(p Policy, c Capabilities) string {
 	explainSetID(line, p, c)
 	explainProcesses(line, c.PIDNamespace && !p.NoNamespace)
 	explainProcessLimit(line, p, c)
+	explainProtected(line, p, c, writable)
+	return b.String()
+}
+
+// explainWritable says for --explain what a command may read and write,
+// and returns the writable roots.
+func explainWritable(line func(string, ...any), p Policy, c Capabilities) []string {
+	line("readable and executable: the whole filesystem")
+	writable := p.writableRoots(os.Getenv("TMPDIR"))
+	if len(writable) == 0 {
+		line("writable: nothing but %s and /dev/pts", strings.Join(devFiles, " "))
+		return writable
+	}
+	line("writable: %s", strings.Join(writable, " "))
+	line("          plus %s and /dev/pts", strings.Join(devFiles, " "))
+	explainTempExclusions(line, p, writable)
+	if c.Namespaces && !p.NoNamespace {
+		line("          and a private /dev/shm, not shared with the host")
+	}
+	explainCaches(line, p, os.Environ())
+	return writable
+}
+
+// explainSeccomp says for --explain what the seccomp filter denies, the
+// network first.
+func explainSeccomp(line func(string, ...any), p Policy, c Capabilities) {
+	if !c.Seccomp {
+		line("seccomp: NOT available (%s); sandboxed commands are refused", c.SeccompNote)
+		return
+	}
+	line("seccomp: available")
+	if p.Network {
+		line("network: on; seccomp still denies %s, TIOCSTI", strings.Join(alwaysDenied, " "))
+		return
+	}
+	denied := offlineDenied
+	if c.UnixSockets {
+		denied = []string{"connect and bind (but see unix sockets below)"}
+	}
+	line("network: off; seccomp denies %s, %s, TIOCSTI,", strings.Join(denied, " "), strings.Join(alwaysDenied, " "))
+	line("         every socket but Unix stream and seqpacket ones (no datagram sockets),")
+	line("         and sendto with an address; sockets the command holds (socketpairs")
+	line("         to its children) keep send, recv, sendmsg, recvmsg and socket options")
+	if c.LandlockABI >= 4 {
+		line("         Landlock also denies TCP bind and connect")
+	}
+	if c.LandlockABI >= 6 {
+		line("         and abstract Unix sockets outside the sandbox")
+	}
+	explainUnixSockets(line, p, c)
+}
+
+// explainProtected says for --explain which paths stay read-only inside
+// the writable roots, and how.
+func explainProtected(line func(string, ...any), p Policy, c Capabilities, writable []string) {
 	roots := p.projectRoots()
 	switch {
 	case len(roots) == 0:
 	case c.Namespaces && !p.NoNamespace:
-		line("protected (read-only inside the writable roots, through a private mount namespace):")
-		placeholders := false
-		for _, pp := range p.protectedPaths(os.Getenv("TMPDIR")) {
-			if pp.missing {
-				line("  %s (missing: a placeholder is mounted over while a command runs, so it cannot be created)", pp.path)
-				placeholders = true
-			} else {
-				line("  %s", pp.path)
-			}
-		}
-		if placeholders {
-			line("placeholders are shared by every agent-ls process in the folder and removed when the last")
-			line("  command using them ends; after a kill -9, by the next agent-ls start there")
-		}
-		if own := ownPathsIn(ownPaths(p, ""), writable, false); len(own) > 0 {
-			line("agent-ls's own files (read-only inside the writable roots, and the folders above them cannot be moved):")
-			for _, o := range own {
-				line("  %s", o.path)
-			}
-		}
+		explainProtectedPaths(line, p, writable)
 	default:
 		note := c.NamespaceNote
 		if p.NoNamespace {
@@ -200,7 +199,32 @@ func Explain(p Policy, c Capabilities) string {
 			line("read-only: %s (it holds agent-ls's own files, which only a mount namespace could keep read-only in it)", r)
 		}
 	}
-	return b.String()
+}
+
+// explainProtectedPaths lists for --explain the paths the mount namespace
+// keeps read-only: the protected names, placeholders for the missing
+// ones, and agent-ls's own files.
+func explainProtectedPaths(line func(string, ...any), p Policy, writable []string) {
+	line("protected (read-only inside the writable roots, through a private mount namespace):")
+	placeholders := false
+	for _, pp := range p.protectedPaths(os.Getenv("TMPDIR")) {
+		if pp.missing {
+			line("  %s (missing: a placeholder is mounted over while a command runs, so it cannot be created)", pp.path)
+			placeholders = true
+		} else {
+			line("  %s", pp.path)
+		}
+	}
+	if placeholders {
+		line("placeholders are shared by every agent-ls process in the folder and removed when the last")
+		line("  command using them ends; after a kill -9, by the next agent-ls start there")
+	}
+	if own := ownPathsIn(ownPaths(p, ""), writable, false); len(own) > 0 {
+		line("agent-ls's own files (read-only inside the writable roots, and the folders above them cannot be moved):")
+		for _, o := range own {
+			line("  %s", o.path)
+		}
+	}
 }
 
 // explainTempExclusions says for --explain which temporary directories

@@ -38,7 +38,7 @@ type Cmd struct {
 // The command starts in a new session, so in
 // its own process group and without a controlling terminal. When the
 // command exits, times out or is cancelled, or this process dies by any
-// route, everything it started ends too (see reaper_linux.go); cancelling ctx
+// route, everything it started ends too (see reaper_linux.c); cancelling ctx
 // kills it all. Where Probe finds user
 // namespaces (and p.NoNamespace is unset) the helper enters a fresh user
 // and mount namespace, which keeps the protected paths read-only.

@@ -31,7 +31,7 @@ var seccompPrograms struct {
 }
 
 // seccompProgram returns the filter of a command, compiled to the BPF
-// program the helper loads (exec_plan_linux.go) with no_new_privs set. It is
+// program the helper loads (exec_plan_linux.c) with no_new_privs set. It is
 // inherited across exec. Calls from a foreign architecture (i386 int 0x80,
 // x32) kill the process. With notify (network off only), connect and bind
 // go to the supervisor instead of failing (see offlineNotified).

@@ -17,7 +17,7 @@ var alwaysDenied = []string{
 var offlineDenied = []string{"connect", "bind", "listen", "accept", "accept4"}
 
 // offlineNotified are, when the supervisor can decide them
-// (notify_linux.go), the calls it decides instead of the filter: connect
+// (notify_linux.c), the calls it decides instead of the filter: connect
 // and bind of Unix sockets by path inside the socket roots. listen, accept
 // and accept4 are then allowed: the only sockets a command can make are
 // Unix stream and seqpacket ones, and where those can be bound is the

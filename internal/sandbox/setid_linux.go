@@ -1,7 +1,7 @@
 package sandbox
 
 // setgidDirsNotified says whether the supervisor decides set-group-ID
-// chmods (chmod_notify_linux.go): where it can decide Unix socket calls,
+// chmods (chmod_notify_linux.c): where it can decide Unix socket calls,
 // it can decide these, which need the same of the kernel and libseccomp.
 func setgidDirsNotified() bool {
 	ok, _ := unixSocketSupport()

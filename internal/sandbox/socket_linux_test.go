@@ -360,7 +360,7 @@ func TestAbstractSocketScoped(t *testing.T) {
 
 // applyLandlock enforces the Landlock ruleset of a command with no
 // writable roots on this test process, without the seccomp filter, as the
-// helper does (exec_plan_linux.go).
+// helper does (exec_plan_linux.c).
 func applyLandlock(abi int, network bool) error {
 	rs, err := landlockPlan(abi, nil, network)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // A Policy without one gives each command a registry of its own.
 //
 // The registry lives in a memory file that only agent-ls and the
-// commands' supervisors hold, never a command (notify_linux.go).
+// commands' supervisors hold, never a command (notify_linux.c).
 type SocketRegistry struct {
 	mu     sync.Mutex
 	f      *os.File

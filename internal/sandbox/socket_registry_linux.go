@@ -39,7 +39,7 @@ func (r *SocketRegistry) handle() (*os.File, error) {
 
 // newSocketRegistryFile is an empty registry: a memory file opened for
 // appending, which the supervisors write whole records to (see
-// notify_linux.go).
+// notify_linux.c).
 func newSocketRegistryFile() (*os.File, error) {
 	fd, err := unix.MemfdCreate("agent-ls-sockets", unix.MFD_CLOEXEC)
 	if err != nil {

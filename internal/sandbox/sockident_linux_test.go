@@ -18,7 +18,7 @@ import (
 
 // A socket reached by a second name: with the network off a command
 // connects only to sockets that sandboxed commands bound, whatever name
-// it reaches them by (notify_linux.go).
+// it reaches them by (notify_linux.c).
 func init() {
 	// unix-relink brings the socket a[1] into the workspace as a[2] (a[0]:
 	// link, rename or symlink; rename-dir moves a[1]'s directory to a[2]

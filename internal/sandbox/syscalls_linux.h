@@ -1,5 +1,5 @@
-// Syscall numbers and flags the sandbox's C code needs (nsenter_linux.go,
-// exec_plan_linux.go, nosuid_linux.go, notify_linux.go), and what their
+// Syscall numbers and flags the sandbox's C code needs (nsenter_linux.c,
+// exec_plan_linux.c, nosuid_linux.c, notify_linux.c), and what their
 // mounts share, for C libraries and kernel headers
 // older than the kernels that run it; the numbers are the same on every
 // architecture since Linux 5.1.

@@ -22,7 +22,7 @@ import (
 
 // Unix socket servers inside the project root with the network off: bind,
 // listen, accept and connect work there, through the supervisor
-// (notify_linux.go), and nowhere else.
+// (notify_linux.c), and nowhere else.
 func init() {
 	attacks["unix-self"] = unixSelf
 	attacks["unix-bind"] = func(a []string) error {

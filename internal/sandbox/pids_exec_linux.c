@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -9,6 +6,8 @@ package sandbox
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <unistd.h>
+
+#include "sandbox_linux.h"
 
 // agentls_limit_processes puts the helper, and so the command and all it
 // starts, under the plan's process limit before anything is confined: the
@@ -74,5 +73,3 @@ int agentls_limit_processes(const unsigned char *buf, size_t len, const char **s
 	}
 	return 0;
 }
-*/
-import "C"

@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +9,7 @@ package sandbox
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sandbox_linux.h"
 #include "syscalls_linux.h"
 
 #ifndef MOUNT_ATTR_RDONLY
@@ -35,34 +33,40 @@ package sandbox
 // holds once the file is seen from outside, where these mounts do not
 // exist.
 
-static int agentls_nosuid_classic(const char *path) {
-	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0)
+// agentls_bind_classic binds src onto dst, recursively, and remounts the
+// bind with ms_flag added and the other flags of the mount as they were.
+static int agentls_bind_classic(const char *src, const char *dst, unsigned long ms_flag) {
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
 		return -1;
 	struct statfs st;
-	if (statfs(path, &st) != 0)
+	if (statfs(dst, &st) != 0)
 		return -1;
-	unsigned long keep = MS_RDONLY | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME;
-	return mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | (st.f_flags & keep), NULL);
+	unsigned long keep = (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME) & ~ms_flag;
+	return mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | ms_flag | (st.f_flags & keep), NULL);
 }
 
-// agentls_bind_nosuid mounts path onto itself, recursively, nosuid; the
-// other flags of each mount stay as they were.
-static int agentls_bind_nosuid(const char *path) {
-	int fd = syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+// agentls_bind_flag mounts src onto dst, recursively, with the mount
+// attribute attr (MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID) set on every mount
+// of the tree; the other flags of each mount stay as they were. open_flags
+// adds AT_SYMLINK_NOFOLLOW to pin a symlink as the link itself. A kernel
+// without the new mount API (before 5.12) gets the classic bind and a
+// remount with ms_flag, the same flag in mount(2)'s terms.
+int agentls_bind_flag(const char *src, const char *dst, int open_flags, uint64_t attr, unsigned long ms_flag) {
+	int fd = syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | open_flags);
 	if (fd < 0 && errno == ENOSYS)
-		return agentls_nosuid_classic(path);
+		return agentls_bind_classic(src, dst, ms_flag);
 	if (fd < 0)
 		return -1;
-	struct agentls_mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
-	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
+	struct agentls_mount_attr set = {.attr_set = attr};
+	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &set, sizeof set) != 0) {
 		int e = errno;
 		close(fd);
 		if (e == ENOSYS)
-			return agentls_nosuid_classic(path);
+			return agentls_bind_classic(src, dst, ms_flag);
 		errno = e;
 		return -1;
 	}
-	return agentls_move_tree(fd, path);
+	return agentls_move_tree(fd, dst);
 }
 
 // agentls_bind_writable binds the writable root path onto itself with
@@ -122,7 +126,7 @@ int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
 			}
 			memcpy(p, buf + off + 5, n);
 			p[n] = 0;
-			if ((setattr ? agentls_bind_writable(p) : agentls_bind_nosuid(p)) != 0) {
+			if ((setattr ? agentls_bind_writable(p) : agentls_bind_flag(p, p, 0, MOUNT_ATTR_NOSUID, MS_NOSUID)) != 0) {
 				*failed = p;
 				return -1;
 			}
@@ -132,5 +136,3 @@ int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed) {
 	}
 	return 0;
 }
-*/
-import "C"

@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +13,8 @@ package sandbox
 #include <time.h>
 #include <unistd.h>
 
+#include "sandbox_linux.h"
+
 // The processes that keep a command from leaving anything behind. They run
 // in C from the helper's constructor, before the Go runtime exists, so
 // forking is safe and cheap and no Go signal handling gets in the way.
@@ -27,23 +26,23 @@ package sandbox
 //	       SIGKILLs init and waits until the namespace is empty.
 //	init   PID 1 of the new namespace: forwards signals to the command,
 //	       reaps orphans, decides the command's Unix socket connect and
-//	       bind (notify_linux.go), and exits with the command's status when the
+//	       bind (notify_linux.c), and exits with the command's status when the
 //	       command exits; the kernel then kills every process left in the
 //	       namespace, daemons and double forks included.
 //	helper PID 2, which carries out the plan and execs the command in
-//	       place (exec_plan_linux.go).
+//	       place (exec_plan_linux.c).
 //
 // Without one (started as `sandbox --no-namespace`):
 //
 //	reaper the runner's child, a child subreaper: orphans of the command
 //	       become its children; it decides their Unix socket connect and
-//	       bind (notify_linux.go). When the command exits, or on SIGTERM,
+//	       bind (notify_linux.c). When the command exits, or on SIGTERM,
 //	       it SIGKILLs every descendant until none is left.
 //	helper as above.
 
 // 1 when the command runs in a PID namespace of its own, 2 when under a
 // subreaper, 0 when neither was asked for (set by the constructor in
-// nsenter_linux.go).
+// nsenter_linux.c).
 int agentls_supervisor = 0;
 
 // Start-up times for --timings: the constructor's start, and the end of
@@ -54,10 +53,6 @@ struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
 // the step named by agentls_sup_step.
 int agentls_sup_errno = -1;
 const char *agentls_sup_step = "not started";
-
-void agentls_notify_pair(int *sup_end, int *helper_end);
-void agentls_notify_poll(int sigfd, int *handover);
-extern int agentls_notify_sock;
 
 static void agentls_sup_fail(const char *step) {
 	agentls_sup_errno = errno ? errno : EINVAL;
@@ -109,7 +104,7 @@ static void agentls_say(const char *msg) {
 // too, unless term_kills: then it SIGKILLs child (a teardown). Returns
 // child's wait status, and sets *torn_down when a SIGTERM tore it down.
 // While it waits it serves the Unix socket calls of the command
-// (notify_linux.go): handover is the supervisor's end of the socketpair the
+// (notify_linux.c): handover is the supervisor's end of the socketpair the
 // helper sends the filter's listener on, -1 for none.
 static int agentls_supervise(pid_t child, int term_kills, int *torn_down, int handover) {
 	sigset_t set;
@@ -328,5 +323,3 @@ void agentls_start_reaper(void) {
 	agentls_kill_descendants();
 	_exit(torn ? 128 + SIGTERM : agentls_exit_code(status));
 }
-*/
-import "C"

@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,12 +18,13 @@ package sandbox
 #include <unistd.h>
 
 // The helper's work between its start and the command's exec, carried out
-// from the constructor (nsenter_linux.go) so that the Go runtime never starts in
+// from the constructor (nsenter_linux.c) so that the Go runtime never starts in
 // the helper: the runner worked everything out and wrote it as a plan
 // (plan_linux.go) to descriptor 3. Every step that fails ends the helper with
 // the step named, before the command runs; nothing here runs the command
 // less confined than the plan says.
 
+#include "sandbox_linux.h"
 #include "syscalls_linux.h"
 
 // Exit codes, as ExitSetupFailed, ExitNotExecutable and ExitNotFound.
@@ -63,14 +61,7 @@ struct agentls_plan {
 	int notify; // the filter has notifications without socket roots too
 };
 
-extern struct timespec agentls_t_start, agentls_t_namespaces, agentls_t_forked;
-extern int agentls_ns_errno, agentls_sup_errno;
-extern const char *agentls_ns_step, *agentls_sup_step;
 extern char **environ;
-int agentls_notify_handover(int listener, int registry, const char *roots, size_t len);
-int agentls_nosuid_roots(const unsigned char *buf, size_t len, char **failed);
-int agentls_limit_processes(const unsigned char *buf, size_t len, const char **step);
-void agentls_notify_close_helper_end(void);
 
 static int agentls_timings_on;
 static struct timespec agentls_t_last;
@@ -163,37 +154,13 @@ static char *agentls_str(const unsigned char *p, uint32_t n) {
 	return s;
 }
 
-static int agentls_bind_ro_classic(const char *src, const char *dst) {
-	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
-		return -1;
-	struct statfs st;
-	if (statfs(dst, &st) != 0)
-		return -1;
-	unsigned long keep = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME;
-	return mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | (st.f_flags & keep), NULL);
-}
-
 // agentls_bind_ro mounts src read-only onto dst, recursively. A symlink is
 // pinned as the link itself. The new mount API keeps the source's
 // nosuid/nodev/noexec/atime flags, which a user namespace may not drop;
 // kernels before 5.12 get the classic bind and remount, which follows a
-// final symlink.
+// final symlink (agentls_bind_flag, nosuid_linux.c).
 static int agentls_bind_ro(const char *src, const char *dst) {
-	int fd = syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
-	if (fd < 0 && errno == ENOSYS)
-		return agentls_bind_ro_classic(src, dst);
-	if (fd < 0)
-		return -1;
-	struct agentls_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
-	if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
-		int e = errno;
-		close(fd);
-		if (e == ENOSYS)
-			return agentls_bind_ro_classic(src, dst);
-		errno = e;
-		return -1;
-	}
-	return agentls_move_tree(fd, dst);
+	return agentls_bind_flag(src, dst, AT_SYMLINK_NOFOLLOW, MOUNT_ATTR_RDONLY, MS_RDONLY);
 }
 
 // agentls_cover pins a placeholder: a directory by a read-only bind of
@@ -272,8 +239,8 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 
 // agentls_load_seccomp loads the filter. With socket roots its connect and
 // bind rules notify, and with the 'D' record its set-group-ID chmod rules
-// (chmod_notify_linux.go): the filter is loaded with a listener, which goes to
-// the supervisor (notify_linux.go) and is closed here, before the command runs.
+// (chmod_notify_linux.c): the filter is loaded with a listener, which goes to
+// the supervisor (notify_linux.c) and is closed here, before the command runs.
 // Where a listener cannot be had (a filter with one is already in force:
 // a sandbox inside a sandbox) the filter is loaded without, and the
 // kernel answers those calls ENOSYS: denied.
@@ -322,7 +289,7 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'D': pl->notify = 1; break;
 		case 'M': case 'H': case 'W': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
-			// A socket root for the supervisor (notify_linux.go).
+			// A socket root for the supervisor (notify_linux.c).
 			char *r = agentls_str(p, n);
 			char *b = realloc(pl->sock_roots, pl->sock_roots_len + n + 1);
 			if (!b)
@@ -494,5 +461,3 @@ void agentls_run_plan(int in_ns) {
 	int e = errno;
 	agentls_die(e == ENOENT ? PLAN_NOT_FOUND : PLAN_NOT_EXECUTABLE, pl.argv[0], NULL, e);
 }
-*/
-import "C"

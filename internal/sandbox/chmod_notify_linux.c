@@ -1,6 +1,3 @@
-package sandbox
-
-/*
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +14,7 @@ package sandbox
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "sandbox_linux.h"
 #include "syscalls_linux.h"
 
 #ifndef SYS_fchmodat2
@@ -27,7 +25,7 @@ package sandbox
 // tell a directory from a file, so a chmod, fchmod, fchmodat or fchmodat2
 // whose mode has S_ISGID without S_ISUID comes to the supervisor, which
 // makes the call itself when its target is a directory of the caller's,
-// and refuses it (EPERM) otherwise. As for sockets (notify_linux.go) the
+// and refuses it (EPERM) otherwise. As for sockets (notify_linux.c) the
 // caller is never let through: the supervisor takes the caller's
 // descriptor (pidfd_getfd) or resolves the caller's path itself, checks
 // what it opened, and changes the mode of that very inode through its own
@@ -204,5 +202,3 @@ int agentls_decide_chmod(struct seccomp_notif *req, int listener) {
 	close(target);
 	return err;
 }
-*/
-import "C"

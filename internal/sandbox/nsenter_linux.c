@@ -1,0 +1,126 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox_linux.h"
+
+// -1: not asked; 0: in a fresh user and mount namespace; >0: the errno
+// of the step named by agentls_ns_step.
+int agentls_ns_errno = -1;
+const char *agentls_ns_step = "";
+
+static int agentls_write(const char *path, const char *s) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static void agentls_fail(const char *step) {
+	agentls_ns_errno = errno ? errno : EINVAL;
+	agentls_ns_step = step;
+}
+
+static void agentls_enter(int in_ns);
+static int agentls_new_namespaces(int *pidns);
+
+// Runs before the Go runtime starts its threads: unshare(CLONE_NEWUSER)
+// needs a single-threaded process, and forking is only safe (and cheap)
+// before the runtime exists. Acts only for `BINARY sandbox --in-namespace
+// --plan` and `BINARY sandbox --no-namespace --plan`, the ways the runner
+// starts the helper: it enters the namespaces, puts the supervisor in
+// place and carries out the runner's plan (exec_plan_linux.c), so the command
+// runs without the Go runtime ever starting in the helper.
+__attribute__((constructor)) static void agentls_enter_namespaces(void) {
+	static char buf[8192];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	char *end = buf + n;
+	char *arg1 = buf + strlen(buf) + 1;
+	if (arg1 >= end || strcmp(arg1, "sandbox") != 0)
+		return;
+	char *arg2 = arg1 + strlen(arg1) + 1;
+	if (arg2 >= end)
+		return;
+	int in_ns = strcmp(arg2, "--in-namespace") == 0;
+	if (!in_ns && strcmp(arg2, "--no-namespace") != 0)
+		return;
+	char *arg3 = arg2 + strlen(arg2) + 1;
+	if (arg3 >= end || strcmp(arg3, "--plan") != 0)
+		return;
+	agentls_enter(in_ns);
+	agentls_run_plan(in_ns);
+}
+
+// agentls_new_namespaces puts this single-threaded process in fresh user
+// and mount namespaces, and a PID namespace (for its next child) where
+// the kernel allows one, with its own ids mapped onto themselves. It
+// returns 0, or -1 with agentls_ns_errno and agentls_ns_step set.
+static int agentls_new_namespaces(int *pidns) {
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+	// A PID namespace where the kernel allows one; otherwise a subreaper.
+	*pidns = 1;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) {
+		*pidns = 0;
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+			{ agentls_fail("unshare(CLONE_NEWUSER|CLONE_NEWNS)"); return -1; }
+	}
+	// Map our own ids onto themselves: the only mapping an unprivileged
+	// process may write, and the command keeps its identity.
+	if (agentls_write("/proc/self/setgroups", "deny") != 0 && errno != ENOENT)
+		{ agentls_fail("writing /proc/self/setgroups"); return -1; }
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (agentls_write("/proc/self/uid_map", map) != 0)
+		{ agentls_fail("writing /proc/self/uid_map"); return -1; }
+	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (agentls_write("/proc/self/gid_map", map) != 0)
+		{ agentls_fail("writing /proc/self/gid_map"); return -1; }
+	return 0;
+}
+
+// agentls_enter enters the namespaces (in_ns) and starts the supervisor.
+// It returns in the process that goes on to run the command, or with
+// agentls_ns_errno or agentls_sup_errno set.
+static void agentls_enter(int in_ns) {
+	clock_gettime(CLOCK_MONOTONIC, &agentls_t_start);
+	agentls_block_signals();
+	if (!in_ns) {
+		agentls_t_namespaces = agentls_t_start;
+		agentls_supervisor = 2;
+		agentls_start_reaper();
+		clock_gettime(CLOCK_MONOTONIC, &agentls_t_forked);
+		return;
+	}
+
+	int pidns;
+	if (agentls_new_namespaces(&pidns) != 0)
+		return;
+	agentls_ns_errno = 0;
+	clock_gettime(CLOCK_MONOTONIC, &agentls_t_namespaces);
+	agentls_supervisor = pidns ? 1 : 2;
+	if (pidns)
+		agentls_start_pid_init();
+	else
+		agentls_start_reaper();
+	clock_gettime(CLOCK_MONOTONIC, &agentls_t_forked);
+}
