@@ -130,9 +130,9 @@ func TestExecUsage(t *testing.T) {
 	}
 }
 
-// The agent's commands probe the sandbox from the C constructor, before
-// the Go runtime starts (internal/sandbox/nsenter_linux.go); the model
-// learns what the probe from Go, made here, finds.
+// The agent probes what the sandbox enforces once, when the first
+// session needs it; the model learns what the probe, made here from Go
+// too, finds.
 func TestExecTellsTheModelWhatTheSandboxEnforces(t *testing.T) {
 	m := fakemodel.New(fakemodel.Say("ok"))
 	defer m.Close()

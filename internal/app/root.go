@@ -47,10 +47,6 @@ type root struct {
 }
 
 func newRoot(s Settings, log *slog.Logger) (*root, error) {
-	// What the sandbox can enforce is asked before Go starts (see
-	// internal/sandbox); its answer is read, and the child that found it
-	// reaped, now rather than when the first turn needs it, or never.
-	go sandbox.Probe()
 	reg, err := tools.NewRegistry(tools.Builtin()...)
 	if err != nil {
 		return nil, err
