@@ -15,14 +15,21 @@ import (
 
 // Large messages (a huge document opened, a code action carrying many
 // diagnostics) are allowed, but they must not keep their memory: the
-// frame buffer of one is not reused, and once the server has been quiet
-// about them for a moment the Go runtime is asked to give the freed
-// memory back to the system at once instead of over minutes.
+// frame buffer of one is not reused (nor is a large outgoing frame's, see
+// lspframe.Writer), and once the server has been quiet about them for a
+// moment, or has let a large document go (didClose, or a didChange that
+// replaced most of it), the Go runtime is asked to give the freed memory
+// back to the system at once instead of over minutes. The collector
+// itself is never tuned: no GC percent, no memory limit.
 const (
 	bigFrame       = 4 << 20
 	releaseDelay   = time.Second
 	maxDiagnostic  = 4 << 10 // bytes of one diagnostic's message put in a prompt
 	maxDiagnostics = 100     // diagnostics a code action takes into its prompt
+	// A turn's context items (a selection, a file) are cut to these
+	// sizes: each, and all of a turn's together.
+	maxContextBytes = 256 << 10
+	maxContextTotal = 1 << 20
 )
 
 var (
