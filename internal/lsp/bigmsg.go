@@ -76,7 +76,8 @@ func boundDiagnostics(diags []protocol.Diagnostic) []protocol.Diagnostic {
 
 // openLarge takes a large didOpen notification straight from its frame:
 // decoded once into the few fields the store keeps, the document costs
-// its frame and its text, not the several copies the generic path makes.
+// its frame and its text (one copy, see jsonText), not the copies the
+// connection's decoding makes.
 // It reports whether body was such a notification.
 func (s *server) openLarge(body []byte) bool {
 	var head struct {
@@ -87,14 +88,7 @@ func (s *server) openLarge(body []byte) bool {
 		return false
 	}
 	var msg struct {
-		Params struct {
-			TextDocument struct {
-				URI        string `json:"uri"`
-				LanguageID string `json:"languageId"`
-				Version    int32  `json:"version"`
-				Text       string `json:"text"`
-			} `json:"textDocument"`
-		} `json:"params"`
+		Params openParams `json:"params"`
 	}
 	if json.Unmarshal(body, &msg) != nil {
 		return false // the generic path answers what is wrong with it
@@ -103,6 +97,6 @@ func (s *server) openLarge(body []byte) bool {
 		return true // as textSync drops it
 	}
 	item := msg.Params.TextDocument
-	s.store.Open(workspace.Doc{Path: docKey(item.URI), URI: item.URI, LanguageID: item.LanguageID, Version: item.Version, Text: item.Text})
+	s.store.Open(workspace.Doc{Path: docKey(item.URI), URI: item.URI, LanguageID: item.LanguageID, Version: item.Version, Text: string(item.Text)})
 	return true
 }

@@ -63,7 +63,7 @@ func (s *server) syncDocument(method string, params []byte) error {
 			URI:        docURI,
 			LanguageID: strings.Clone(item.LanguageID),
 			Version:    item.Version,
-			Text:       item.Text,
+			Text:       string(item.Text),
 		})
 
 	case protocol.MethodTextDocumentDidChange:
@@ -81,7 +81,7 @@ func (s *server) syncDocument(method string, params []byte) error {
 				wr := fromProtocolRange(*c.Range)
 				r = &wr
 			}
-			changes = append(changes, workspace.Change{Range: r, Text: c.Text})
+			changes = append(changes, workspace.Change{Range: r, Text: string(c.Text)})
 		}
 		key := docKey(p.TextDocument.URI)
 		before, _ := s.store.Document(key)
@@ -111,16 +111,16 @@ func (s *server) syncDocument(method string, params []byte) error {
 }
 
 // openParams and changeParams are what the store takes of didOpen and
-// didChange, decoded with encoding/json: it unquotes a document's text
-// into one buffer, where go.lsp.dev/protocol's decoder grows its buffer
-// byte by byte for any text with an escape (a line break), allocating
-// many times the text's size.
+// didChange, decoded with encoding/json and the text with jsonText: one
+// copy of a document's text, where go.lsp.dev/protocol's decoder grows its
+// buffer byte by byte for any text with an escape (a line break),
+// allocating many times the text's size.
 type openParams struct {
 	TextDocument struct {
-		URI        string `json:"uri"`
-		LanguageID string `json:"languageId"`
-		Version    int32  `json:"version"`
-		Text       string `json:"text"`
+		URI        string   `json:"uri"`
+		LanguageID string   `json:"languageId"`
+		Version    int32    `json:"version"`
+		Text       jsonText `json:"text"`
 	} `json:"textDocument"`
 }
 
@@ -131,7 +131,7 @@ type changeParams struct {
 	} `json:"textDocument"`
 	ContentChanges []struct {
 		Range *protocol.Range `json:"range"`
-		Text  string          `json:"text"`
+		Text  jsonText        `json:"text"`
 	} `json:"contentChanges"`
 }
 
