@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -185,5 +186,32 @@ func TestLargeDidChangesKeepTheHeapBounded(t *testing.T) {
 	}
 	if peak > 2*base+32*size {
 		t.Errorf("the heap reached %d MiB over %d changes of %d MiB from %d MiB live: garbage is not being collected", peak/mib, changes, size/mib, base/mib)
+	}
+}
+
+// A selection larger than maxContextBytes reaches the agent cut after its
+// last whole line within the limit, with the lines it spans and a note
+// saying what was left out; a turn's items share maxContextTotal.
+func TestTurnContextIsCut(t *testing.T) {
+	h := newApplyHarness(t, editor.Options{})
+	text := bigDocument(2 * maxContextTotal) // 100-byte lines
+	h.open("big.txt", text)
+	lines := len(text) / 100
+	whole := map[string]any{"uri": h.uri("big.txt")}
+	h.startTurn(map[string]any{"prompt": "explain", "context": []any{whole, whole, whole, whole, whole}})
+	in := h.agent.lastTurn()
+	total := 0
+	for i, c := range in.Context {
+		total += len(c.Text)
+		body, note, ok := strings.Cut(c.Text, "\n[cut by agent-ls: ")
+		if !ok || !strings.HasSuffix(note, fmt.Sprintf("to line %d, were left out; read the file for them]\n", lines)) {
+			t.Fatalf("context[%d] ends %q", i, c.Text[max(0, len(c.Text)-120):])
+		}
+		if len(body)%100 != 0 || c.StartLine != 1 || c.EndLine != len(body)/100 {
+			t.Errorf("context[%d]: %d bytes, lines %d-%d", i, len(body), c.StartLine, c.EndLine)
+		}
+	}
+	if len(in.Context) != 5 || len(in.Context[0].Text) > maxContextBytes+200 || total > maxContextTotal+5*200 {
+		t.Errorf("%d items of %d bytes in all, the first %d", len(in.Context), total, len(in.Context[0].Text))
 	}
 }
