@@ -133,13 +133,7 @@ func runExplainAction(t *testing.T, h *applyHarness, docURI string, rng protocol
 	}, &actions); err != nil {
 		t.Fatal(err)
 	}
-	cmd := actions[0].(*protocol.CodeAction).Command
-	var res startTurnResult
-	if err := h.ed.Request(h.ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
-		Command: cmd.Command, Arguments: cmd.Arguments,
-	}, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := runAction(t, h.harness, actions[0])
 	h.agent.complete(res.SessionID, res.TurnID, event.StatusCompleted)
 }
 
