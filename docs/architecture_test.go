@@ -117,7 +117,7 @@ var allowed = map[string][]string{
 	"internal/model/fakemodel/cmd/fakemodel": {"internal/model/fakemodel"},
 	"bench/acpbench":                         {"internal/model/fakemodel", "github.com/coder/acp-go-sdk"},
 	"bench/acpbench/nullagent":               {},
-	"bench/bigmsgbench":                      {"internal/editor", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
+	"bench/bigmsgbench":                      {"internal/editor", "internal/model/fakemodel", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"bench/eventbench":                       {"internal/editor", "internal/event"},
 	"bench/grepbench":                        {"internal/tools"},
 	"bench/inittime":                         {"internal/lspframe"},

@@ -3,7 +3,8 @@
 // only the fields its answer reads: see SkipDecoding): the time from spawning
 // the agent to its first agent_message_chunk, from spawning it to the end
 // of a turn that runs one command, and from session/cancel during a
-// model stream to the prompt's answer.
+// model stream to the prompt's answer, and a PASS or FAIL line for
+// agent-ls's spawn → first chunk against its ceiling (30 ms).
 //
 //	go run ./bench/acpbench -bin bin/agent-ls [-codex-acp path/to/codex-acp] [-floor path/to/nullagent] [-runs 10]
 //
@@ -48,62 +49,92 @@ type agentKind struct {
 	commandCall *fakemodel.Item
 }
 
+// firstChunkCeiling is the time from spawning agent-ls acp to the first
+// agent_message_chunk it must stay within on the machine it runs on.
+const firstChunkCeiling = 30 * time.Millisecond
+
+// options are the command line's.
+type options struct {
+	bin, codex, codexHome, stateHome, floor string
+	runs                                    int
+}
+
+// results are one agent's measurements.
+type results struct{ first, round, cancel []time.Duration }
+
 func main() {
-	bin := flag.String("bin", "bin/agent-ls", "the agent-ls binary")
-	codex := flag.String("codex-acp", "", "Codex's ACP adapter binary (empty: agent-ls alone)")
-	codexHome := flag.String("codex-home", ".cache/codex-home", "CODEX_HOME for Codex's adapter (not under /tmp: it refuses its sandbox helpers there)")
-	stateHome := flag.String("state-home", ".cache/acpbench-state", "XDG_STATE_HOME for agent-ls (its kept sessions)")
-	floor := flag.String("floor", "", "the do-nothing agent of bench/acpbench/nullagent (empty: not measured)")
-	runs := flag.Int("runs", 10, "runs of each measurement")
+	var o options
+	flag.StringVar(&o.bin, "bin", "bin/agent-ls", "the agent-ls binary")
+	flag.StringVar(&o.codex, "codex-acp", "", "Codex's ACP adapter binary (empty: agent-ls alone)")
+	flag.StringVar(&o.codexHome, "codex-home", ".cache/codex-home", "CODEX_HOME for Codex's adapter (not under /tmp: it refuses its sandbox helpers there)")
+	flag.StringVar(&o.stateHome, "state-home", ".cache/acpbench-state", "XDG_STATE_HOME for agent-ls (its kept sessions)")
+	flag.StringVar(&o.floor, "floor", "", "the do-nothing agent of bench/acpbench/nullagent (empty: not measured)")
+	flag.IntVar(&o.runs, "runs", 10, "runs of each measurement")
 	flag.Parse()
+	agents := agentsOf(o)
+	res := measureAll(agents, o.runs)
+	printResults(agents, res)
+	verdict := "FAIL"
+	if len(res[0].first) > 0 && mid(res[0].first) <= firstChunkCeiling {
+		verdict = "PASS"
+	}
+	fmt.Printf("%s agent-ls acp spawn → first chunk median %s (ceiling %v)\n", verdict, median(res[0].first), firstChunkCeiling)
+}
+
+// agentsOf lists the agents to measure, agent-ls first.
+func agentsOf(o options) []agentKind {
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
 			return a
 		}
 		return p
 	}
-	*bin = abs(*bin)
-	state := abs(*stateHome)
+	bin, state := abs(o.bin), abs(o.stateHome)
 	os.MkdirAll(state, 0o700)
 	agents := []agentKind{{
 		name: "agent-ls acp",
 		command: func(url string) ([]string, []string) {
-			return []string{*bin, "acp"}, []string{"XDG_STATE_HOME=" + state, "OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=gpt-5-codex"}
+			return []string{bin, "acp"}, []string{"XDG_STATE_HOME=" + state, "OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=gpt-5-codex"}
 		},
 		commandCall: ptr(fakemodel.FunctionCall("c1", "shell", `{"command":["echo","hi"]}`)),
 	}}
-	if *floor != "" {
+	if o.floor != "" {
+		floor := abs(o.floor)
 		agents = append(agents, agentKind{
 			name: "do-nothing",
 			command: func(url string) ([]string, []string) {
-				return []string{abs(*floor)}, []string{"OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench"}
+				return []string{floor}, []string{"OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=bench"}
 			},
 		})
 	}
-	if *codex != "" {
-		home := abs(*codexHome)
+	if o.codex != "" {
+		home, codex := abs(o.codexHome), abs(o.codex)
 		os.MkdirAll(home, 0o755)
 		agents = append(agents, agentKind{
 			name: "codex-acp",
 			command: func(url string) ([]string, []string) {
-				return []string{abs(*codex), "-c", "model_provider=fake", "-c", "model=gpt-5",
+				return []string{codex, "-c", "model_provider=fake", "-c", "model=gpt-5",
 						"-c", `model_providers.fake={name="fake",base_url="` + url + `",env_key="OPENAI_API_KEY",wire_api="responses"}`},
 					[]string{"CODEX_HOME=" + home, "OPENAI_API_KEY=bench"}
 			},
 			commandCall: ptr(fakemodel.FunctionCall("c1", "exec_command", `{"cmd":"echo hi"}`)),
 		})
 	}
-	type result struct{ first, round, cancel []time.Duration }
-	results := make([]result, len(agents))
-	// The agents take turns, run by run: this machine's speed drifts
-	// from minute to minute, and each agent gets the same share of it.
-	for range *runs {
+	return agents
+}
+
+// measureAll runs each measurement runs times. The agents take turns,
+// run by run: this machine's speed drifts from minute to minute, and each
+// agent gets the same share of it.
+func measureAll(agents []agentKind, runs int) []results {
+	res := make([]results, len(agents))
+	for range runs {
 		for i, a := range agents {
 			for _, m := range []struct {
 				into *[]time.Duration
 				run  func(agentKind) (time.Duration, error)
-			}{{&results[i].first, firstChunk}, {&results[i].round, commandRound}, {&results[i].cancel, cancelLatency}} {
-				if a.commandCall == nil && m.into != &results[i].first {
+			}{{&res[i].first, firstChunk}, {&res[i].round, commandRound}, {&res[i].cancel, cancelLatency}} {
+				if a.commandCall == nil && m.into != &res[i].first {
 					continue
 				}
 				settle()
@@ -116,13 +147,19 @@ func main() {
 			}
 		}
 	}
+	return res
+}
+
+// printResults prints the medians, and agent-ls's against the last
+// agent's when that one ran commands too.
+func printResults(agents []agentKind, res []results) {
 	fmt.Printf("%-14s %26s %28s %26s\n", "agent", "spawn → first chunk", "spawn → command round trip", "session/cancel → answer")
 	for i, a := range agents {
 		if a.commandCall == nil {
-			fmt.Printf("%-14s %26s %28s %26s\n", a.name, median(results[i].first), "-", "-")
+			fmt.Printf("%-14s %26s %28s %26s\n", a.name, median(res[i].first), "-", "-")
 			continue
 		}
-		fmt.Printf("%-14s %26s %28s %26s\n", a.name, median(results[i].first), median(results[i].round), median(results[i].cancel))
+		fmt.Printf("%-14s %26s %28s %26s\n", a.name, median(res[i].first), median(res[i].round), median(res[i].cancel))
 	}
 	if last := len(agents) - 1; last > 0 && agents[last].commandCall != nil {
 		ratio := func(x, y []time.Duration) string {
@@ -131,7 +168,7 @@ func main() {
 			}
 			return fmt.Sprintf("%.1fx", float64(mid(y))/float64(mid(x)))
 		}
-		fmt.Printf("%-14s %26s %28s %26s\n", "agent-ls is", ratio(results[0].first, results[last].first), ratio(results[0].round, results[last].round), ratio(results[0].cancel, results[last].cancel))
+		fmt.Printf("%-14s %26s %28s %26s\n", "agent-ls is", ratio(res[0].first, res[last].first), ratio(res[0].round, res[last].round), ratio(res[0].cancel, res[last].cancel))
 	}
 }
 

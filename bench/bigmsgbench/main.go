@@ -1,15 +1,28 @@
-// Command bigmsgbench measures what one large message costs the server:
-// its peak memory (VmHWM) above the idle level while it takes a didOpen of
-// a large document, then a code action request carrying as many bytes of
-// diagnostics, and its private memory (RssAnon) a few seconds after each.
+// Command bigmsgbench measures what large messages cost the server in
+// memory, as the system sees it (/proc/PID/status), and prints a PASS or
+// FAIL line for each ceiling agent-ls holds to:
+//
+//   - idle: the server's RSS (VmRSS) once initialized, the baseline;
+//   - a code action over an open document of -mb MB: the document opened,
+//     the code actions asked for over all of it and "Agent: Explain this"
+//     run, a turn against the fake model on loopback, to its end: peak RSS
+//     (VmHWM) at most 3 times the document over idle;
+//   - that document closed: RSS back within twice idle within 10 s;
+//   - 300 whole-document didChange of 2 MiB, sent as soon as the server
+//     is initialized: peak RSS under 100 MB.
+//
+// It also prints, without a ceiling, the peak and what stays after a code
+// action request carrying -mb MB of diagnostics.
 //
 //	go run ./bench/bigmsgbench -bin bin/agent-ls [-bin old/agent-ls] [-mb 50]
 //
-// Numbers are printed, never asserted.
+// MB are 10^6 bytes. A FAIL is printed, never an exit status: the
+// benchmarks are not tests.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -23,6 +36,17 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-ls/agent-ls/internal/editor"
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// The ceilings.
+const (
+	actionPeakFactor = 3                // peak over idle, in document sizes
+	closedFactor     = 2                // RSS after didClose, in idle RSS
+	closedWithin     = 10 * time.Second // time for that
+	changes          = 300
+	changeSize       = 2 << 20
+	changePeak       = 100_000_000 // bytes of RSS
 )
 
 type bins []string
@@ -33,23 +57,22 @@ func (b *bins) Set(v string) error { *b = append(*b, v); return nil }
 func main() {
 	var binaries bins
 	flag.Var(&binaries, "bin", "an agent-ls binary (repeatable)")
-	mb := flag.Int("mb", 50, "size of each message in MB")
-	settle := flag.Duration("settle", 5*time.Second, "wait before reading the memory left")
+	mb := flag.Int("mb", 50, "size of the large document, in MB")
 	flag.Parse()
 	if len(binaries) == 0 {
 		binaries = bins{"bin/agent-ls"}
 	}
 	size := *mb * 1_000_000
-	fmt.Printf("memory of agent-ls for one %d MB message (peak above idle, private memory %v later)\n", *mb, *settle)
 	for _, bin := range binaries {
-		if err := run(bin, size, *settle); err != nil {
+		fmt.Printf("  %s\n", bin)
+		if err := run(bin, size); err != nil {
 			fmt.Fprintf(os.Stderr, "bigmsgbench: %s: %v\n", bin, err)
 			os.Exit(1)
 		}
 	}
 }
 
-func run(bin string, size int, settle time.Duration) error {
+func run(bin string, size int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	dir, err := os.MkdirTemp("", "bigmsgbench-")
@@ -57,76 +80,211 @@ func run(bin string, size int, settle time.Duration) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	abs, _ := filepath.Abs(bin)
-	cmd := exec.Command(abs, "--stdio")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=test", "OPENAI_BASE_URL=http://127.0.0.1:1", "XDG_STATE_HOME="+filepath.Join(dir, ".state"))
-	ed, err := editor.Start(cmd, editor.Config{})
-	if err != nil {
-		return err
+	m := fakemodel.New()
+	defer m.Close()
+	for range 10 {
+		m.Add(fakemodel.Say("It repeats one line."))
 	}
-	defer ed.Disconnect()
-	if _, err := ed.Initialize(ctx, editor.Options{WorkspaceFolders: []string{dir}}); err != nil {
-		return err
+	if err := largeDocument(ctx, server{bin: bin, dir: dir, model: m.URL()}, size); err != nil {
+		return fmt.Errorf("code action over a large document: %w", err)
 	}
-	pid := cmd.Process.Pid
-	idle := status(pid, "VmRSS")
-	line := strings.Repeat("x", 99) + "\n"
-	text := strings.Repeat(line, size/len(line))
-	docURI := string(uri.File(filepath.Join(dir, "big.txt")))
-	if err := ed.Open(ctx, docURI, "text", text); err != nil {
-		return err
+	if err := manyChanges(ctx, server{bin: bin, dir: dir, model: m.URL()}); err != nil {
+		return fmt.Errorf("didChange: %w", err)
 	}
-	// A request after it is answered once the notification was taken.
-	var actions []protocol.CommandOrCodeAction
-	small := &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(docURI)},
-		Range: protocol.Range{End: protocol.Position{Line: 1}}}
-	if err := ed.Request(ctx, protocol.MethodTextDocumentCodeAction, small, &actions); err != nil {
-		return err
+	if err := largeDiagnostics(ctx, server{bin: bin, dir: dir, model: m.URL()}, size); err != nil {
+		return fmt.Errorf("diagnostics: %w", err)
 	}
-	peakOpen := status(pid, "VmHWM")
-	time.Sleep(settle)
-	afterOpen := status(pid, "RssAnon")
-
-	diag := strings.Repeat("y", 1000)
-	big := &protocol.CodeActionParams{TextDocument: small.TextDocument, Range: protocol.Range{End: protocol.Position{Line: 100}}}
-	for range size / len(diag) {
-		big.Context.Diagnostics = append(big.Context.Diagnostics, protocol.Diagnostic{Message: protocol.String(diag)})
-	}
-	// A fresh server, so that the peak is the code action's alone.
-	ed.Disconnect()
-	_ = cmd.Wait()
-	cmd = exec.Command(abs, "--stdio")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=test", "OPENAI_BASE_URL=http://127.0.0.1:1", "XDG_STATE_HOME="+filepath.Join(dir, ".state"))
-	if ed, err = editor.Start(cmd, editor.Config{}); err != nil {
-		return err
-	}
-	defer ed.Disconnect()
-	if _, err := ed.Initialize(ctx, editor.Options{WorkspaceFolders: []string{dir}}); err != nil {
-		return err
-	}
-	pid = cmd.Process.Pid
-	idleAction := status(pid, "VmRSS")
-	if err := ed.Request(ctx, protocol.MethodTextDocumentCodeAction, big, &actions); err != nil {
-		return err
-	}
-	peakAction := status(pid, "VmHWM") - idleAction + idle
-	time.Sleep(settle)
-	afterAction := status(pid, "RssAnon")
-	fmt.Printf("  %-40s idle RSS %4d MB | didOpen: peak +%4d MB, private after %4d MB | code action: peak +%4d MB, private after %4d MB\n",
-		bin, idle/1024, (peakOpen-idle)/1024, afterOpen/1024, (peakAction-idle)/1024, afterAction/1024)
 	return nil
 }
 
-// status reads one field of /proc/PID/status, in KB.
-func status(pid int, field string) int64 {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+// server is one agent-ls process and the editor fake driving it.
+type server struct {
+	bin, dir, model string
+	cmd             *exec.Cmd
+	ed              *editor.Editor
+}
+
+// start starts the server and initializes it.
+func (s *server) start(ctx context.Context) error {
+	abs, err := filepath.Abs(s.bin)
+	if err != nil {
+		return err
+	}
+	s.cmd = exec.Command(abs, "--stdio")
+	s.cmd.Dir = s.dir
+	s.cmd.Env = append(os.Environ(), "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+s.model,
+		"AGENT_LS_MODEL=gpt-5-codex", "XDG_STATE_HOME="+filepath.Join(s.dir, ".state"))
+	if s.ed, err = editor.Start(s.cmd, editor.Config{}); err != nil {
+		return err
+	}
+	_, err = s.ed.Initialize(ctx, editor.Options{Events: true, WorkspaceFolders: []string{s.dir}})
+	return err
+}
+
+func (s *server) stop() {
+	s.ed.Disconnect()
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+}
+
+// status reads one field of the server's /proc/PID/status, in bytes.
+func (s *server) status(field string) int64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
+			return n << 10
 		}
 	}
 	return 0
 }
+
+// resetPeak starts VmHWM again from the current RSS.
+func (s *server) resetPeak() error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+}
+
+// idle is the server's RSS once start-up has settled.
+func (s *server) idle() int64 {
+	time.Sleep(500 * time.Millisecond)
+	return s.status("VmRSS")
+}
+
+// docURI is the URI of a file in the server's folder.
+func (s *server) docURI(name string) string { return string(uri.File(filepath.Join(s.dir, name))) }
+
+// largeDocument opens a document of size bytes, runs a code action over
+// all of it to the end of its turn, then closes it.
+func largeDocument(ctx context.Context, s server, size int) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	defer s.stop()
+	idle := s.idle()
+	fmt.Printf("       idle RSS %s\n", mb(idle))
+	if err := s.resetPeak(); err != nil {
+		return err
+	}
+	line := strings.Repeat("x", 99) + "\n"
+	lines := size / len(line)
+	docURI := s.docURI("big.txt")
+	if err := s.ed.Open(ctx, docURI, "text", strings.Repeat(line, lines)); err != nil {
+		return err
+	}
+	if err := s.explain(ctx, docURI, protocol.Range{End: protocol.Position{Line: uint32(lines)}}); err != nil {
+		return err
+	}
+	peak := s.status("VmHWM") - idle
+	report(peak <= int64(actionPeakFactor*size), "code action over an open %s document, its turn run: peak RSS %s over idle (ceiling %s, %d× the document)",
+		mb(int64(size)), mb(peak), mb(int64(actionPeakFactor*size)), actionPeakFactor)
+	if err := s.ed.Close(ctx, docURI); err != nil {
+		return err
+	}
+	start := time.Now()
+	rss := s.status("VmRSS")
+	for rss > closedFactor*idle && time.Since(start) < closedWithin {
+		time.Sleep(250 * time.Millisecond)
+		rss = s.status("VmRSS")
+	}
+	report(rss <= closedFactor*idle, "didClose: RSS %s after %.1f s (ceiling %s, %d× idle, within %v)",
+		mb(rss), time.Since(start).Seconds(), mb(closedFactor*idle), closedFactor, closedWithin)
+	return nil
+}
+
+// explain asks for the code actions over rng and runs "Agent: Explain
+// this" to the end of its turn.
+func (s *server) explain(ctx context.Context, docURI string, rng protocol.Range) error {
+	var actions []protocol.CommandOrCodeAction
+	if err := s.ed.Request(ctx, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(docURI)}, Range: rng,
+	}, &actions); err != nil {
+		return err
+	}
+	if len(actions) == 0 {
+		return errors.New("no code actions")
+	}
+	action, ok := actions[0].(*protocol.CodeAction)
+	if !ok || action.Title != "Agent: Explain this" {
+		return fmt.Errorf("first code action %v", actions[0])
+	}
+	var turn struct {
+		TurnID string `json:"turnId"`
+	}
+	if err := s.ed.Request(ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+		Command: action.Command.Command, Arguments: action.Command.Arguments,
+	}, &turn); err != nil {
+		return err
+	}
+	_, err := s.ed.WaitTurnCompleted(ctx, turn.TurnID)
+	return err
+}
+
+// manyChanges sends whole-document changes as soon as the server is
+// initialized.
+func manyChanges(ctx context.Context, s server) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	defer s.stop()
+	docURI := s.docURI("changed.txt")
+	if err := s.ed.Open(ctx, docURI, "text", "small\n"); err != nil {
+		return err
+	}
+	for i := range changes {
+		text := strings.Repeat(string(rune('a'+i%26)), changeSize-1) + "\n"
+		if err := s.ed.Change(ctx, docURI, editor.Change{Text: text}); err != nil {
+			return err
+		}
+	}
+	// Answered once the changes before it were taken.
+	var actions []protocol.CommandOrCodeAction
+	if err := s.ed.Request(ctx, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(docURI)},
+	}, &actions); err != nil {
+		return err
+	}
+	peak := s.status("VmHWM")
+	report(peak < changePeak, "%d didChange of %d MiB from start: peak RSS %s, RSS after %s (ceiling %s)",
+		changes, changeSize>>20, mb(peak), mb(s.status("VmRSS")), mb(changePeak))
+	return nil
+}
+
+// largeDiagnostics sends a code action request carrying size bytes of
+// diagnostics, to a fresh server.
+func largeDiagnostics(ctx context.Context, s server, size int) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	defer s.stop()
+	idle := s.idle()
+	if err := s.resetPeak(); err != nil {
+		return err
+	}
+	diag := strings.Repeat("y", 1000)
+	params := &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(s.docURI("none.txt"))},
+		Range: protocol.Range{End: protocol.Position{Line: 100}}}
+	for range size / len(diag) {
+		params.Context.Diagnostics = append(params.Context.Diagnostics, protocol.Diagnostic{Message: protocol.String(diag)})
+	}
+	var actions []protocol.CommandOrCodeAction
+	if err := s.ed.Request(ctx, protocol.MethodTextDocumentCodeAction, params, &actions); err != nil {
+		return err
+	}
+	peak := s.status("VmHWM") - idle
+	time.Sleep(closedWithin)
+	fmt.Printf("       code action carrying %s of diagnostics: peak RSS %s over idle, RSS %s after %v\n",
+		mb(int64(size)), mb(peak), mb(s.status("VmRSS")), closedWithin)
+	return nil
+}
+
+// report prints a figure against its ceiling.
+func report(pass bool, format string, args ...any) {
+	verdict := "FAIL"
+	if pass {
+		verdict = "PASS"
+	}
+	fmt.Printf("  %s %s\n", verdict, fmt.Sprintf(format, args...))
+}
+
+// mb formats bytes in MB.
+func mb(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/1e6) }

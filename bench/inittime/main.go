@@ -4,8 +4,9 @@
 //	go run ./bench/inittime [-runs 30] [-root DIR] CMD [ARGS...] [-- CMD2 ...]
 //
 // Each server command is separated by "--". It prints the median, p90 and
-// minimum latency and the median RSS of each, and the ratio of each median
-// to the first server's.
+// minimum latency and the median RSS of each, the ratio of each median to
+// the first server's, and a PASS or FAIL line for the first server's
+// median against -ceiling (agent-ls's: 20 ms on the machine it runs on).
 package main
 
 import (
@@ -29,6 +30,7 @@ func main() {
 	runs := flag.Int("runs", 30, "spawns per server")
 	root := flag.String("root", ".", "workspace root sent in initialize")
 	timeout := flag.Duration("timeout", 30*time.Second, "give up on one spawn after this long")
+	ceiling := flag.Duration("ceiling", 20*time.Millisecond, "the first server's ceiling for the median spawn → initialize result")
 	flag.Parse()
 	servers := splitCommands(flag.Args())
 	if len(servers) == 0 {
@@ -52,12 +54,22 @@ func main() {
 		ratio := ""
 		if i == 0 {
 			base = med
+			defer ceilingLine(name, med, *ceiling)
 		} else if base > 0 {
 			ratio = fmt.Sprintf("  %.1fx agent-ls", float64(med)/float64(base))
 		}
 		fmt.Printf("%-40s spawn→initialize median %6.1f ms  p90 %6.1f ms  min %6.1f ms  RSS %5.1f MB%s\n",
 			name, ms(med), ms(percentile(lat, 90)), ms(lat[0]), float64(medianInt(rss))/1024, ratio)
 	}
+}
+
+// ceilingLine prints the first server's median against its ceiling.
+func ceilingLine(name string, med, ceiling time.Duration) {
+	verdict := "FAIL"
+	if med <= ceiling {
+		verdict = "PASS"
+	}
+	fmt.Printf("%s %s spawn → initialize median %.1f ms (ceiling %v)\n", verdict, name, ms(med), ceiling)
 }
 
 func splitCommands(args []string) [][]string {

@@ -15,14 +15,21 @@ import (
 
 // Large messages (a huge document opened, a code action carrying many
 // diagnostics) are allowed, but they must not keep their memory: the
-// frame buffer of one is not reused, and once the server has been quiet
-// about them for a moment the Go runtime is asked to give the freed
-// memory back to the system at once instead of over minutes.
+// frame buffer of one is not reused (nor is a large outgoing frame's, see
+// lspframe.Writer), and once the server has been quiet about them for a
+// moment, or has let a large document go (didClose, or a didChange that
+// replaced most of it), the Go runtime is asked to give the freed memory
+// back to the system at once instead of over minutes. The collector
+// itself is never tuned: no GC percent, no memory limit.
 const (
 	bigFrame       = 4 << 20
 	releaseDelay   = time.Second
 	maxDiagnostic  = 4 << 10 // bytes of one diagnostic's message put in a prompt
 	maxDiagnostics = 100     // diagnostics a code action takes into its prompt
+	// A turn's context items (a selection, a file) are cut to these
+	// sizes: each, and all of a turn's together.
+	maxContextBytes = 256 << 10
+	maxContextTotal = 1 << 20
 )
 
 var (
@@ -69,7 +76,8 @@ func boundDiagnostics(diags []protocol.Diagnostic) []protocol.Diagnostic {
 
 // openLarge takes a large didOpen notification straight from its frame:
 // decoded once into the few fields the store keeps, the document costs
-// its frame and its text, not the several copies the generic path makes.
+// its frame and its text (one copy, see jsonText), not the copies the
+// connection's decoding makes.
 // It reports whether body was such a notification.
 func (s *server) openLarge(body []byte) bool {
 	var head struct {
@@ -80,14 +88,7 @@ func (s *server) openLarge(body []byte) bool {
 		return false
 	}
 	var msg struct {
-		Params struct {
-			TextDocument struct {
-				URI        string `json:"uri"`
-				LanguageID string `json:"languageId"`
-				Version    int32  `json:"version"`
-				Text       string `json:"text"`
-			} `json:"textDocument"`
-		} `json:"params"`
+		Params openParams `json:"params"`
 	}
 	if json.Unmarshal(body, &msg) != nil {
 		return false // the generic path answers what is wrong with it
@@ -96,6 +97,6 @@ func (s *server) openLarge(body []byte) bool {
 		return true // as textSync drops it
 	}
 	item := msg.Params.TextDocument
-	s.store.Open(workspace.Doc{Path: docKey(item.URI), URI: item.URI, LanguageID: item.LanguageID, Version: item.Version, Text: item.Text})
+	s.store.Open(workspace.Doc{Path: docKey(item.URI), URI: item.URI, LanguageID: item.LanguageID, Version: item.Version, Text: string(item.Text)})
 	return true
 }

@@ -98,53 +98,49 @@ func commandAction(title, command string) *protocol.CodeAction {
 // cursorBlock is what an action at the cursor acts on: the cursor's line
 // and, when the lines below it are indented deeper (a function's or a
 // block's body), those lines and the line that closes them at the cursor
-// line's depth. Without the document it is the cursor's line.
+// line's depth. Without the document it is the cursor's line. The
+// document is read in place, through the store's line index.
 func (s *server) cursorBlock(docURI string, at protocol.Position) protocol.Range {
 	line := int(at.Line)
-	whole := protocol.Range{
+	rng := protocol.Range{
 		Start: protocol.Position{Line: uint32(line)},
 		End:   protocol.Position{Line: uint32(line + 1)},
 	}
-	doc, ok := s.store.Document(docKey(docURI))
-	if !ok {
-		return whole
-	}
-	lines := strings.SplitAfter(doc.Text, "\n")
-	if line >= len(lines) {
-		return whole
-	}
+	s.store.View(docKey(docURI), func(v workspace.TextView) {
+		if line >= v.LineCount() {
+			return
+		}
+		last := blockEnd(v, line)
+		rng.Start = toProtocolPosition(v.Position(v.LineStart(line)))
+		rng.End = toProtocolPosition(v.Position(v.LineStart(last + 1)))
+	})
+	return rng
+}
+
+// blockEnd is the last line of the block that starts at line (see
+// cursorBlock).
+func blockEnd(v workspace.TextView, line int) int {
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 	blank := func(l string) bool { return strings.TrimSpace(l) == "" }
+	n := v.LineCount()
 	last := line
-	depth := indent(lines[line])
+	depth := indent(v.Line(line))
 	next := line + 1
-	for next < len(lines) && blank(lines[next]) {
+	for next < n && blank(v.Line(next)) {
 		next++
 	}
-	if next < len(lines) && indent(lines[next]) > depth {
-		for next < len(lines) && (blank(lines[next]) || indent(lines[next]) > depth) {
-			if !blank(lines[next]) {
+	if next < n && indent(v.Line(next)) > depth {
+		for next < n && (blank(v.Line(next)) || indent(v.Line(next)) > depth) {
+			if !blank(v.Line(next)) {
 				last = next
 			}
 			next++
 		}
-		if next < len(lines) && indent(lines[next]) == depth && strings.ContainsAny(strings.TrimSpace(lines[next])[:1], "})]") {
+		if next < n && indent(v.Line(next)) == depth && strings.ContainsAny(strings.TrimSpace(v.Line(next))[:1], "})]") {
 			last = next
 		}
 	}
-	start := 0
-	for _, l := range lines[:line] {
-		start += len(l)
-	}
-	end := start
-	for _, l := range lines[line : last+1] {
-		end += len(l)
-	}
-	enc := s.store.Encoding()
-	return protocol.Range{
-		Start: toProtocolPosition(workspace.PositionAt(doc.Text, start, enc)),
-		End:   toProtocolPosition(workspace.PositionAt(doc.Text, end, enc)),
-	}
+	return last
 }
 
 // kindWanted applies the client's "only" filter: a kind matches a wanted

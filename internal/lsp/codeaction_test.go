@@ -182,6 +182,19 @@ func TestStopIsOfferedWhileATurnRuns(t *testing.T) {
 
 // TestCodeActionRunsATurn runs a code action's command as a plain client
 // would and checks the turn gets the selection.
+// runAction runs a code action's command as the editor would.
+func runAction(t *testing.T, h *harness, action protocol.CommandOrCodeAction) startTurnResult {
+	t.Helper()
+	cmd := action.(*protocol.CodeAction).Command
+	var res startTurnResult
+	if err := h.ed.Request(h.ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
+		Command: cmd.Command, Arguments: cmd.Arguments,
+	}, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestCodeActionRunsATurn(t *testing.T) {
 	h := newHarness(t)
 	h.initialize(editor.Options{})
@@ -197,13 +210,7 @@ func TestCodeActionRunsATurn(t *testing.T) {
 	}, &actions); err != nil {
 		t.Fatal(err)
 	}
-	cmd := actions[0].(*protocol.CodeAction).Command
-	var res startTurnResult
-	if err := h.ed.Request(h.ctx, protocol.MethodWorkspaceExecuteCommand, &protocol.ExecuteCommandParams{
-		Command: cmd.Command, Arguments: cmd.Arguments,
-	}, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := runAction(t, h, actions[0])
 	if res.SessionID == "" || res.TurnID == "" {
 		t.Fatalf("executeCommand = %+v", res)
 	}

@@ -139,15 +139,18 @@ func errorResponse(id json.RawMessage, code jsonrpc2.Code, message string) []byt
 // whole-document replacement and lose the document.
 func checkContentChanges(params []byte) error {
 	var p struct {
-		ContentChanges []map[string]json.RawMessage `json:"contentChanges"`
+		// Only the ranges: a change's text is not copied here.
+		ContentChanges []struct {
+			Range json.RawMessage `json:"range"`
+		} `json:"contentChanges"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return fmt.Errorf("contentChanges: %w", err)
 	}
 	for i, c := range p.ContentChanges {
-		raw, ok := c["range"]
-		if !ok {
-			continue
+		raw := c.Range
+		if raw == nil {
+			continue // no range: the whole document
 		}
 		var r struct {
 			Start, End *struct {

@@ -210,9 +210,14 @@ func (s *server) beginTurn(ctx context.Context, method string, p startTurnParams
 }
 
 // resolveContext reads what each context item points at, as the editor
-// has it, and cuts out its range.
+// has it, and cuts out its range: at most maxContextBytes of each item and
+// maxContextTotal of them all, each a copy of its own (see
+// workspace.Store.Excerpt), so a selection in a large document neither
+// copies the document nor keeps it alive in the session's history. A cut
+// item says so at its end, for the model to read the rest itself.
 func (s *server) resolveContext(method string, items []contextParam) ([]agent.ContextItem, error) {
 	var out []agent.ContextItem
+	budget := maxContextTotal
 	for i, it := range items {
 		if it.URI == "" {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d].uri is required", method, i)
@@ -221,18 +226,25 @@ func (s *server) resolveContext(method string, items []contextParam) ([]agent.Co
 		if r != nil && (r.Start.Line < 0 || r.Start.Character < 0 || r.End.Line < 0 || r.End.Character < 0) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d].range has a negative position", method, i)
 		}
+		var wr *workspace.Range
+		if r != nil {
+			wr = &workspace.Range{
+				Start: workspace.Position{Line: r.Start.Line, Character: r.Start.Character},
+				End:   workspace.Position{Line: r.End.Line, Character: r.End.Character},
+			}
+		}
 		path := docKey(it.URI)
-		data, err := s.store.ReadFile(path)
+		ex, err := s.store.Excerpt(path, wr, min(maxContextBytes, budget))
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d]: %v", method, i, err)
 		}
-		item := agent.ContextItem{Path: path, Text: string(data)}
-		if r != nil {
-			ex := workspace.Cut(item.Text, workspace.Range{
-				Start: workspace.Position{Line: r.Start.Line, Character: r.Start.Character},
-				End:   workspace.Position{Line: r.End.Line, Character: r.End.Character},
-			}, s.store.Encoding())
-			item.Text, item.StartLine, item.EndLine = ex.Text, ex.StartLine, ex.EndLine
+		budget -= len(ex.Text)
+		item := agent.ContextItem{Path: path, Text: ex.Text}
+		if r != nil || ex.Omitted > 0 {
+			item.StartLine, item.EndLine = ex.StartLine, ex.EndLine
+		}
+		if ex.Omitted > 0 {
+			item.Text += fmt.Sprintf("\n[cut by agent-ls: %d more bytes, to line %d, were left out; read the file for them]\n", ex.Omitted, ex.LastLine)
 		}
 		out = append(out, item)
 	}

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -51,50 +50,55 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 func (s *server) syncDocument(method string, params []byte) error {
 	switch method {
 	case protocol.MethodTextDocumentDidOpen:
-		var p protocol.DidOpenTextDocumentParams
-		if err := protocol.Unmarshal(params, &p); err != nil {
+		var p openParams
+		if err := json.Unmarshal(params, &p); err != nil {
 			return err
 		}
 		item := p.TextDocument
 		// Short strings decoded from a message may point into its whole
 		// body; copies let a large body go (see bigmsg.go).
-		docURI := strings.Clone(string(item.URI))
+		docURI := strings.Clone(item.URI)
 		s.store.Open(workspace.Doc{
 			Path:       docKey(docURI),
 			URI:        docURI,
-			LanguageID: strings.Clone(string(item.LanguageID)),
+			LanguageID: strings.Clone(item.LanguageID),
 			Version:    item.Version,
-			Text:       item.Text,
+			Text:       string(item.Text),
 		})
 
 	case protocol.MethodTextDocumentDidChange:
 		if err := checkContentChanges(params); err != nil {
 			return err
 		}
-		var p protocol.DidChangeTextDocumentParams
-		if err := protocol.Unmarshal(params, &p); err != nil {
+		var p changeParams
+		if err := json.Unmarshal(params, &p); err != nil {
 			return err
 		}
 		changes := make([]workspace.Change, 0, len(p.ContentChanges))
 		for _, c := range p.ContentChanges {
-			switch c := c.(type) {
-			case *protocol.TextDocumentContentChangePartial:
-				r := fromProtocolRange(c.Range)
-				changes = append(changes, workspace.Change{Range: &r, Text: c.Text})
-			case *protocol.TextDocumentContentChangeWholeDocument:
-				changes = append(changes, workspace.Change{Text: c.Text})
-			default:
-				return fmt.Errorf("unknown content change %T", c)
+			var r *workspace.Range
+			if c.Range != nil {
+				wr := fromProtocolRange(*c.Range)
+				r = &wr
 			}
+			changes = append(changes, workspace.Change{Range: r, Text: string(c.Text)})
 		}
-		return s.store.Change(docKey(string(p.TextDocument.URI)), p.TextDocument.Version, changes)
+		key := docKey(p.TextDocument.URI)
+		before, _ := s.store.Document(key)
+		err := s.store.Change(key, p.TextDocument.Version, changes)
+		if after, _ := s.store.Document(key); len(before.Text) > bigFrame && len(after.Text) < len(before.Text)/2 {
+			releaseLater() // a large text let go, as at didClose
+		}
+		return err
 
 	case protocol.MethodTextDocumentDidClose:
 		var p protocol.DidCloseTextDocumentParams
 		if err := protocol.Unmarshal(params, &p); err != nil {
 			return err
 		}
-		s.store.Close(docKey(string(p.TextDocument.URI)))
+		if s.store.Close(docKey(string(p.TextDocument.URI))) > bigFrame {
+			releaseLater() // see bigmsg.go
+		}
 
 	case protocol.MethodTextDocumentDidSave:
 		var p protocol.DidSaveTextDocumentParams
@@ -104,6 +108,31 @@ func (s *server) syncDocument(method string, params []byte) error {
 		s.store.Save(docKey(string(p.TextDocument.URI)))
 	}
 	return nil
+}
+
+// openParams and changeParams are what the store takes of didOpen and
+// didChange, decoded with encoding/json and the text with jsonText: one
+// copy of a document's text, where go.lsp.dev/protocol's decoder grows its
+// buffer byte by byte for any text with an escape (a line break),
+// allocating many times the text's size.
+type openParams struct {
+	TextDocument struct {
+		URI        string   `json:"uri"`
+		LanguageID string   `json:"languageId"`
+		Version    int32    `json:"version"`
+		Text       jsonText `json:"text"`
+	} `json:"textDocument"`
+}
+
+type changeParams struct {
+	TextDocument struct {
+		URI     string `json:"uri"`
+		Version int32  `json:"version"`
+	} `json:"textDocument"`
+	ContentChanges []struct {
+		Range *protocol.Range `json:"range"`
+		Text  jsonText        `json:"text"`
+	} `json:"contentChanges"`
 }
 
 // docKey is the store key of a document: its path for file URIs, else the

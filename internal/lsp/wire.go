@@ -54,10 +54,12 @@ func (codec) Unmarshal(data []byte, v any) error {
 //
 // It implements jsonrpc2's raw frame interface (ReadFrame and WriteFrame),
 // so the connection still reads frames without decoding them twice and
-// still accepts batches; writes go through jsonrpc2's header framing.
+// still accepts batches. Writes go through lspframe's Writer, which, unlike
+// jsonrpc2's header stream, does not keep a large message's buffer.
 type stream struct {
 	in  *bufio.Reader
-	out jsonrpc2.Stream // jsonrpc2's header stream, used for writing only
+	out *lspframe.Writer
+	rwc io.Closer
 	log *slog.Logger
 	buf []byte
 	big bool // the last frame read was large
@@ -65,12 +67,8 @@ type stream struct {
 	openLarge func(body []byte) bool
 }
 
-type frameWriter interface {
-	WriteFrame(ctx context.Context, data []byte) (int64, error)
-}
-
 func newStream(rwc io.ReadWriteCloser, log *slog.Logger) *stream {
-	return &stream{in: bufio.NewReader(rwc), out: jsonrpc2.NewHeaderStream(rwc), log: log}
+	return &stream{in: bufio.NewReader(rwc), out: lspframe.NewWriter(rwc), rwc: rwc, log: log}
 }
 
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
@@ -83,14 +81,20 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 }
 
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	return s.out.Write(ctx, msg)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.out.Compose(func(buf []byte) []byte { return jsonrpc2.AppendMessage(buf, msg) })
 }
 
 func (s *stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
-	return s.out.(frameWriter).WriteFrame(ctx, data)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.out.WriteFrame(data)
 }
 
-func (s *stream) Close() error { return s.out.Close() }
+func (s *stream) Close() error { return s.rwc.Close() }
 
 // ReadFrame returns the body of the next well-formed message, answering
 // malformed ones on the way.
@@ -215,7 +219,7 @@ func codeError(body []byte, err error) *jsonrpc2.Error {
 }
 
 func (s *stream) reject(ctx context.Context, id jsonrpc2.ID, rpcErr *jsonrpc2.Error) {
-	if _, err := s.out.Write(ctx, jsonrpc2.NewResponse(id, nil, rpcErr)); err != nil {
+	if _, err := s.Write(ctx, jsonrpc2.NewResponse(id, nil, rpcErr)); err != nil {
 		s.log.Warn("answering a malformed message", "err", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/textcut"
 )
@@ -123,4 +124,53 @@ func Write(w io.Writer, body []byte) error {
 	frame = append(frame, body...)
 	_, err := w.Write(frame)
 	return err
+}
+
+// keepBuffer is the largest frame buffer a Writer keeps for the next
+// frame.
+const keepBuffer = 1 << 20
+
+// Writer writes whole frames, each with one Write, and is safe for
+// concurrent use. It reuses one buffer from frame to frame, but not the
+// buffer of a frame over a megabyte: one large message (an edit of a
+// large document) does not keep its size for the rest of the connection,
+// as jsonrpc2's header stream would.
+type Writer struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+// NewWriter returns a Writer to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// WriteFrame writes body as one frame and returns the bytes written.
+func (w *Writer) WriteFrame(body []byte) (int64, error) {
+	return w.Compose(func(buf []byte) []byte { return append(buf, body...) })
+}
+
+// Compose writes one frame whose body appendBody appends to the buffer it
+// is given, so that an encoder writes straight into the frame.
+func (w *Writer) Compose(appendBody func(buf []byte) []byte) (int64, error) {
+	const reserve = len(marker) + 24 // the header: " ", up to 19 digits, "\r\n\r\n"
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	buf := w.buf[:0]
+	if cap(buf) < reserve {
+		buf = make([]byte, reserve, 4<<10)
+	}
+	buf = appendBody(buf[:reserve])
+	var space [reserve]byte
+	header := append(append(space[:0], marker...), ' ')
+	header = strconv.AppendInt(header, int64(len(buf)-reserve), 10)
+	header = append(header, "\r\n\r\n"...)
+	start := reserve - len(header)
+	copy(buf[start:], header)
+	n, err := w.w.Write(buf[start:])
+	if cap(buf) <= keepBuffer {
+		w.buf = buf[:0]
+	} else {
+		w.buf = nil
+	}
+	return int64(n), err
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -101,5 +102,31 @@ func TestResync(t *testing.T) {
 	}
 	if err := Resync(bufio.NewReader(strings.NewReader("garbage without a frame"))); err != io.EOF {
 		t.Errorf("Resync without a next frame = %v, want io.EOF", err)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	big := bytes.Repeat([]byte("x"), 2*keepBuffer)
+	for _, body := range [][]byte{[]byte(`{"a":1}`), nil, big, []byte(`{"b":2}`)} {
+		n, err := w.WriteFrame(body)
+		if err != nil || int(n) != len(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)))+len(body) {
+			t.Fatalf("WriteFrame of %d bytes: %d, %v", len(body), n, err)
+		}
+		if cap(w.buf) > keepBuffer {
+			t.Errorf("after a frame of %d bytes the writer keeps a buffer of %d", len(body), cap(w.buf))
+		}
+	}
+	n, err := w.Compose(func(b []byte) []byte { return append(b, `{"c":3}`...) })
+	if err != nil || n != 28 {
+		t.Fatalf("Compose: %d, %v", n, err)
+	}
+	r := bufio.NewReader(&out)
+	for _, want := range []string{`{"a":1}`, "", string(big), `{"b":2}`, `{"c":3}`} {
+		body, err := Read(r)
+		if err != nil || string(body) != want {
+			t.Fatalf("read %d bytes (%v), want %d", len(body), err, len(want))
+		}
 	}
 }

@@ -136,47 +136,83 @@ func applyOps(label string, plan []op) (*Written, error) {
 		return nil, err
 	}
 	crashPoint()
-	// The directory each temporary file was created in stays open until
-	// the end: if the directory is moved away and a link put in its place
-	// meanwhile, the temporary file is still removed, where it is.
-	temps := make([]dirHandle, len(p.entries))
-	have := make([]bool, len(p.entries))
-	defer func() {
-		for i, d := range temps {
-			if have[i] {
-				d.close()
-			}
-		}
-	}()
-	// removeHeld removes the temporary files from entry from on and lets
-	// go of every directory (a rollback may remove one; Windows refuses
-	// while it is held).
-	removeHeld := func(from int) {
-		for i := range p.entries {
-			if !have[i] {
-				continue
-			}
-			if i >= from {
-				// One that cannot be removed now is left for Recover's
-				// sweep of its directory.
-				_ = temps[i].unlink(p.entries[i].Temp)
-			}
-			temps[i].close()
-			have[i] = false
-		}
+	temps := &tempFiles{dirs: make([]dirHandle, len(p.entries)), have: make([]bool, len(p.entries))}
+	defer temps.closeAll()
+	err = p.create(w, temps)
+	if err == nil {
+		err = j.commit()
 	}
-	// Before the commit, undoing means removing what was created.
-	abort := func(err error) (*Written, error) {
-		removeHeld(0)
+	if err != nil {
+		// Before the commit, undoing means removing what was created.
+		temps.remove(p.entries, 0)
 		if rbErr := w.Rollback(); rbErr != nil {
 			err = fmt.Errorf("%w; removing the directories created failed: %v", err, rbErr)
 		}
 		_ = j.close()
 		return nil, nothingChanged(err)
 	}
+	crashPoint()
+	if err := p.commit(w, temps); err != nil {
+		_ = j.close()
+		return nil, err
+	}
+	if err := j.close(); err != nil {
+		return w, fmt.Errorf("the change was written, but its journal could not be removed: %w", err)
+	}
+	crashPoint()
+	return w, nil
+}
+
+// tempFiles are the temporary files of a plan's entries. The directory
+// each was created in stays open until the end: if the directory is moved
+// away and a link put in its place meanwhile, the temporary file is still
+// removed, where it is.
+type tempFiles struct {
+	dirs []dirHandle
+	have []bool
+}
+
+// closeAll lets go of the directories still held.
+func (t *tempFiles) closeAll() {
+	for i, d := range t.dirs {
+		if t.have[i] {
+			d.close()
+		}
+	}
+}
+
+// release lets go of entry i's directory (its file was renamed into
+// place).
+func (t *tempFiles) release(i int) {
+	if t.have[i] {
+		t.dirs[i].close()
+		t.have[i] = false
+	}
+}
+
+// remove removes the temporary files from entry from on and lets go of
+// every directory (a rollback may remove one; Windows refuses while it is
+// held).
+func (t *tempFiles) remove(entries []journalEntry, from int) {
+	for i := range entries {
+		if !t.have[i] {
+			continue
+		}
+		if i >= from {
+			// One that cannot be removed now is left for Recover's
+			// sweep of its directory.
+			_ = t.dirs[i].unlink(entries[i].Temp)
+		}
+		t.release(i)
+	}
+}
+
+// create makes the plan's directories, recorded in w, and writes its
+// temporary files: everything before the journal's commit.
+func (p *prepared) create(w *Written, temps *tempFiles) error {
 	for _, d := range p.dirs {
 		if err := mkdirReal(d); err != nil {
-			return abort(fmt.Errorf("create directory %s: %w", d, unwrapPath(err)))
+			return fmt.Errorf("create directory %s: %w", d, unwrapPath(err))
 		}
 		w.steps = append(w.steps, step{kind: stepMkdir, path: d})
 		crashPoint()
@@ -187,37 +223,30 @@ func applyOps(label string, plan []op) (*Written, error) {
 		}
 		d, err := writeTemp(e.Path, e.Temp, p.ops[i].content, p.steps[i].modeAfter(p.ops[i]))
 		if err != nil {
-			return abort(err)
+			return err
 		}
-		temps[i], have[i] = d, true
+		temps.dirs[i], temps.have[i] = d, true
 		crashPoint()
 	}
-	if err := j.commit(); err != nil {
-		return abort(err)
-	}
-	crashPoint()
+	return nil
+}
+
+// commit carries out the committed journal's entries, recorded in w; when
+// one fails it rolls back the ones before.
+func (p *prepared) commit(w *Written, temps *tempFiles) error {
 	for i, e := range p.entries {
 		if err := commitEntry(e); err != nil {
-			removeHeld(i)
-			rbErr := w.Rollback()
-			_ = j.close()
-			if rbErr != nil {
-				return nil, fmt.Errorf("%w; rolling back failed too, so files may be left changed: %v", err, rbErr)
+			temps.remove(p.entries, i)
+			if rbErr := w.Rollback(); rbErr != nil {
+				return fmt.Errorf("%w; rolling back failed too, so files may be left changed: %v", err, rbErr)
 			}
-			return nil, nothingChanged(err)
+			return nothingChanged(err)
 		}
-		if have[i] {
-			temps[i].close() // renamed into place
-			have[i] = false
-		}
+		temps.release(i) // renamed into place
 		w.steps = append(w.steps, p.steps[i])
 		crashPoint()
 	}
-	if err := j.close(); err != nil {
-		return w, fmt.Errorf("the change was written, but its journal could not be removed: %w", err)
-	}
-	crashPoint()
-	return w, nil
+	return nil
 }
 
 // modeAfter is the mode the file of a write gets.

@@ -75,28 +75,6 @@ func PositionAt(text string, off int, enc Encoding) Position {
 	return t.position(off, enc)
 }
 
-// Excerpt is the part of a text a range covers, with the lines it spans.
-type Excerpt struct {
-	Text string
-	// StartLine and EndLine are 1-based and inclusive. A range that ends
-	// at the start of a line does not include that line.
-	StartLine, EndLine int
-}
-
-// Cut returns the part of text that r covers, for showing a selection to
-// the model. A range whose end comes before its start is read as if it
-// were the other way round.
-func Cut(text string, r Range, enc Encoding) Excerpt {
-	t := newIndexedText(text)
-	start, end := t.rangeOffsets(r, enc)
-	sp, ep := t.position(start, enc), t.position(end, enc)
-	ex := Excerpt{Text: text[start:end], StartLine: sp.Line + 1, EndLine: ep.Line + 1}
-	if ep.Line > sp.Line && ep.Character == 0 {
-		ex.EndLine--
-	}
-	return ex
-}
-
 // lineScanner finds line breaks in a text from left to right. It remembers
 // the next "\n" so that walking all lines stays linear even for texts that
 // break lines with a lone "\r" only.

@@ -148,13 +148,13 @@ func TestCut(t *testing.T) {
 		enc  Encoding
 		want Excerpt
 	}{
-		{"utf16 within a line", rng(1, 1, 1, 10), UTF16, Excerpt{"return 😀", 2, 2}},
-		{"utf8 within a line", rng(1, 1, 1, 12), UTF8, Excerpt{"return 😀", 2, 2}},
-		{"whole text", rng(0, 0, 3, 0), UTF32, Excerpt{text, 1, 3}},
-		{"whole lines end at the next line's start", rng(0, 0, 2, 0), UTF16, Excerpt{"func f() {\r\n\treturn 😀\r\n", 1, 2}},
-		{"into the next line", rng(0, 5, 1, 1), UTF16, Excerpt{"f() {\r\n\t", 1, 2}},
-		{"empty", rng(2, 0, 2, 0), UTF16, Excerpt{"", 3, 3}},
-		{"reversed", rng(1, 7, 1, 1), UTF16, Excerpt{"return", 2, 2}},
+		{"utf16 within a line", rng(1, 1, 1, 10), UTF16, Excerpt{"return 😀", 2, 2, 0, 0}},
+		{"utf8 within a line", rng(1, 1, 1, 12), UTF8, Excerpt{"return 😀", 2, 2, 0, 0}},
+		{"whole text", rng(0, 0, 3, 0), UTF32, Excerpt{text, 1, 3, 0, 0}},
+		{"whole lines end at the next line's start", rng(0, 0, 2, 0), UTF16, Excerpt{"func f() {\r\n\treturn 😀\r\n", 1, 2, 0, 0}},
+		{"into the next line", rng(0, 5, 1, 1), UTF16, Excerpt{"f() {\r\n\t", 1, 2, 0, 0}},
+		{"empty", rng(2, 0, 2, 0), UTF16, Excerpt{"", 3, 3, 0, 0}},
+		{"reversed", rng(1, 7, 1, 1), UTF16, Excerpt{"return", 2, 2, 0, 0}},
 	}
 	for _, tt := range tests {
 		if got := Cut(text, *tt.r, tt.enc); got != tt.want {

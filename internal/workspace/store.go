@@ -130,11 +130,18 @@ func (s *Store) Save(path string) {
 }
 
 // Close forgets a document; from now on its file on disk is what counts.
-func (s *Store) Close(path string) {
+// It returns the size of the text it let go (0 when the document was not
+// open), so that the caller can give a large one's memory back.
+func (s *Store) Close(path string) int {
 	path = clean(path)
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.docs[path]
+	if !ok {
+		return 0
+	}
 	delete(s.docs, path)
-	s.mu.Unlock()
+	return len(e.doc.Text)
 }
 
 // Document returns the open document at path.

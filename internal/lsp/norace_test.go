@@ -1,0 +1,6 @@
+//go:build !race
+
+package lsp
+
+// raceScale: see race_test.go.
+const raceScale = 1
