@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -332,62 +331,11 @@ func (s *server) push(ss *session, u sdk.SessionUpdate) {
 	s.out.push("", func() { s.send(ss.id, u) })
 }
 
-// send writes one session/update now (from the outbox). The text of an
-// answer or a thought, most of what a turn sends, is written by hand (see
-// appendTextChunk); the rest by the SDK.
+// send writes one session/update now (from the outbox).
 func (s *server) send(id string, u sdk.SessionUpdate) {
-	var err error
-	if b, ok := appendTextChunk(nil, id, u); ok && s.wire != nil {
-		_, err = s.wire.Write(b)
-	} else {
-		err = s.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
-	}
-	if err != nil {
+	if err := s.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u}); err != nil {
 		s.log.Debug("acp: session/update not sent", "session", id, "err", err)
 	}
-}
-
-// validUTF8 replaces each byte of s that is not UTF-8 with U+FFFD, as
-// the SDK's second pass over an update leaves it.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// appendTextChunk appends u, a plain text agent_message_chunk or
-// agent_thought_chunk, as the session/update notification the SDK writes
-// for it, byte for byte (TestTextChunkIsTheSDKs), and reports whether u
-// was one. The SDK encodes an update by reflection, then decodes it into
-// a map to add its kind and encodes that: 15 µs a chunk, and 0.15 ms for
-// the first, which is on the way to the first word a user sees.
-func appendTextChunk(b []byte, sessionID string, u sdk.SessionUpdate) ([]byte, bool) {
-	var kind string
-	var content sdk.ContentBlock
-	switch c, t := u.AgentMessageChunk, u.AgentThoughtChunk; {
-	case c != nil && u == (sdk.SessionUpdate{AgentMessageChunk: c}) && c.Meta == nil && c.MessageId == nil:
-		kind, content = "agent_message_chunk", c.Content
-	case t != nil && u == (sdk.SessionUpdate{AgentThoughtChunk: t}) && t.Meta == nil && t.MessageId == nil:
-		kind, content = "agent_thought_chunk", t.Content
-	default:
-		return b, false
-	}
-	text := content.Text
-	if text == nil || content != (sdk.ContentBlock{Text: text}) || text.Meta != nil || text.Annotations != nil || text.Type != "text" {
-		return b, false
-	}
-	b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`...)
-	b = appendString(b, sessionID)
-	b = append(b, `,"update":{"content":{"text":`...)
-	b = appendString(b, validUTF8(text.Text))
-	b = append(b, `,"type":"text"},"sessionUpdate":"`...)
-	b = append(b, kind...)
-	return append(b, "\"}}}\n"...), true
 }
 
 // replay sends a kept session's conversation (session/load): the user's
