@@ -155,101 +155,134 @@ func title(prompt string) string {
 // comes from a session's record (session/load), where the user's prompt
 // is shown too.
 func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.SessionUpdate {
+	var u *sdk.SessionUpdate
 	switch p := ev.Payload.(type) {
 	case event.TurnStarted:
 		if replay && p.Prompt != "" {
-			return []sdk.SessionUpdate{sdk.UpdateUserMessageText(p.Prompt)}
+			u = sdk.Ptr(sdk.UpdateUserMessageText(p.Prompt))
 		}
 	case event.MessageDelta:
-		v.deltas[p.ItemID] = true
-		if p.Delta != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(p.Delta)}
-		}
+		u = v.delta(p.ItemID, p.Delta, sdk.UpdateAgentMessageText)
 	case event.Message:
-		if !v.deltas[p.ItemID] && p.Text != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(p.Text)}
-		}
-		delete(v.deltas, p.ItemID)
+		u = v.whole(p.ItemID, p.Text, sdk.UpdateAgentMessageText)
 	case event.ReasoningDelta:
-		v.deltas[p.ItemID] = true
-		if p.Delta != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(p.Delta)}
-		}
+		u = v.delta(p.ItemID, p.Delta, sdk.UpdateAgentThoughtText)
 	case event.Reasoning:
-		if !v.deltas[p.ItemID] && p.Text != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(p.Text)}
-		}
-		delete(v.deltas, p.ItemID)
+		u = v.whole(p.ItemID, p.Text, sdk.UpdateAgentThoughtText)
 	case event.ToolCall:
-		c := &callView{kind: p.Kind, hidden: p.Tool == "update_plan"}
-		v.calls[p.CallID] = c
-		if c.hidden {
-			return nil
-		}
-		c.locs = argLocations(p.Arguments, cwd)
-		// Calls that may need an approval wait as pending until allowed
-		// or running; the others run at once.
-		status := sdk.ToolCallStatusInProgress
-		if !replay && (p.Kind == event.KindExecute || p.Kind == event.KindEdit || p.Kind == event.KindDelete || p.Kind == event.KindMove || p.Kind == event.KindOther) {
-			status = sdk.ToolCallStatusPending
-		}
-		return []sdk.SessionUpdate{{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
-			Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}}
+		u = v.toolCall(p, cwd, replay)
 	case event.FileChange:
-		c := v.calls[p.CallID]
-		if c == nil {
-			c = &callView{kind: event.KindEdit}
-			v.calls[p.CallID] = c
-		}
-		c.diffs = diffBlocks(p.Diff, cwd)
-		c.locs = changeLocations(p.Changes)
-		return []sdk.SessionUpdate{{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
-			Content: c.diffs, Locations: c.locs}}}
+		u = v.fileChange(p, cwd)
 	case event.ToolResult:
-		c := v.calls[p.CallID]
-		if c == nil {
-			c = &callView{kind: event.KindOther}
-		}
-		delete(v.calls, p.CallID)
-		if c.hidden {
-			return nil
-		}
-		status := sdk.ToolCallStatusCompleted
-		if p.Status != event.ToolCompleted {
-			status = sdk.ToolCallStatusFailed
-		}
-		var content []sdk.ToolCallContent
-		switch {
-		case len(c.diffs) > 0:
-			content = append(content, c.diffs...)
-			if status != sdk.ToolCallStatusCompleted {
-				content = append(content, textContent(bounded(p.Output)))
-			}
-		case p.Output != "":
-			content = []sdk.ToolCallContent{textContent(fenced(bounded(p.Output)))}
-		}
-		return []sdk.SessionUpdate{{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
-			Status: sdk.Ptr(status), Content: content}}}
+		u = v.toolResult(p)
 	case event.Plan:
-		entries := make([]sdk.PlanEntry, 0, len(p.Steps))
-		for _, st := range p.Steps {
-			entries = append(entries, sdk.PlanEntry{Content: st.Step, Priority: sdk.PlanEntryPriorityMedium, Status: planStatus(st.Status)})
-		}
-		return []sdk.SessionUpdate{{Plan: &sdk.SessionUpdatePlan{SessionUpdate: "plan", Entries: entries}}}
+		u = planUpdate(p)
 	case event.Usage:
 		// usage_update is stable in the protocol (TypeScript SDK 2.4.0);
 		// the Go SDK v0.13.5 has the same type, marked unstable.
 		if p.ContextWindow > 0 {
-			return []sdk.SessionUpdate{{UsageUpdate: &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}}}
+			u = &sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}}
 		}
 	case event.Compacted:
-		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter))}
+		u = sdk.Ptr(sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter)))
 	case event.TurnCompleted:
 		if replay && p.Status == event.StatusFailed && p.Error != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n(the turn failed: " + p.Error + ")")}
+			u = sdk.Ptr(sdk.UpdateAgentMessageText("\n\n(the turn failed: " + p.Error + ")"))
 		}
 	}
-	return nil
+	if u == nil {
+		return nil
+	}
+	return []sdk.SessionUpdate{*u}
+}
+
+// delta is a piece of a message's or a thought's text as it streams; the
+// item is remembered as streamed.
+func (v *eventView) delta(item, text string, chunk func(string) sdk.SessionUpdate) *sdk.SessionUpdate {
+	v.deltas[item] = true
+	if text == "" {
+		return nil
+	}
+	return sdk.Ptr(chunk(text))
+}
+
+// whole is a message or a thought complete: its text, unless it
+// streamed as deltas already.
+func (v *eventView) whole(item, text string, chunk func(string) sdk.SessionUpdate) *sdk.SessionUpdate {
+	streamed := v.deltas[item]
+	delete(v.deltas, item)
+	if streamed || text == "" {
+		return nil
+	}
+	return sdk.Ptr(chunk(text))
+}
+
+// toolCall starts a tool call (update_plan's is the plan, not a call).
+func (v *eventView) toolCall(p event.ToolCall, cwd string, replay bool) *sdk.SessionUpdate {
+	c := &callView{kind: p.Kind, hidden: p.Tool == "update_plan"}
+	v.calls[p.CallID] = c
+	if c.hidden {
+		return nil
+	}
+	c.locs = argLocations(p.Arguments, cwd)
+	// Calls that may need an approval wait as pending until allowed
+	// or running; the others run at once.
+	status := sdk.ToolCallStatusInProgress
+	if !replay && (p.Kind == event.KindExecute || p.Kind == event.KindEdit || p.Kind == event.KindDelete || p.Kind == event.KindMove || p.Kind == event.KindOther) {
+		status = sdk.ToolCallStatusPending
+	}
+	return &sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
+		Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}
+}
+
+// fileChange gives a call the diff blocks and the files of its change.
+func (v *eventView) fileChange(p event.FileChange, cwd string) *sdk.SessionUpdate {
+	c := v.calls[p.CallID]
+	if c == nil {
+		c = &callView{kind: event.KindEdit}
+		v.calls[p.CallID] = c
+	}
+	c.diffs = diffBlocks(p.Diff, cwd)
+	c.locs = changeLocations(p.Changes)
+	return &sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
+		Content: c.diffs, Locations: c.locs}}
+}
+
+// toolResult ends a call: completed or failed, with its diff blocks (and
+// the output when it failed) or its output.
+func (v *eventView) toolResult(p event.ToolResult) *sdk.SessionUpdate {
+	c := v.calls[p.CallID]
+	if c == nil {
+		c = &callView{kind: event.KindOther}
+	}
+	delete(v.calls, p.CallID)
+	if c.hidden {
+		return nil
+	}
+	status := sdk.ToolCallStatusCompleted
+	if p.Status != event.ToolCompleted {
+		status = sdk.ToolCallStatusFailed
+	}
+	var content []sdk.ToolCallContent
+	switch {
+	case len(c.diffs) > 0:
+		content = append(content, c.diffs...)
+		if status != sdk.ToolCallStatusCompleted {
+			content = append(content, textContent(bounded(p.Output)))
+		}
+	case p.Output != "":
+		content = []sdk.ToolCallContent{textContent(fenced(bounded(p.Output)))}
+	}
+	return &sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
+		Status: sdk.Ptr(status), Content: content}}
+}
+
+func planUpdate(p event.Plan) *sdk.SessionUpdate {
+	entries := make([]sdk.PlanEntry, 0, len(p.Steps))
+	for _, st := range p.Steps {
+		entries = append(entries, sdk.PlanEntry{Content: st.Step, Priority: sdk.PlanEntryPriorityMedium, Status: planStatus(st.Status)})
+	}
+	return &sdk.SessionUpdate{Plan: &sdk.SessionUpdatePlan{SessionUpdate: "plan", Entries: entries}}
 }
 
 func toolKind(k event.ToolKind) sdk.ToolKind {
