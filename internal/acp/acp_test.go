@@ -197,3 +197,30 @@ func TestNullOldText(t *testing.T) {
 		}
 	}
 }
+
+// TestWireRunsAfterTheAnswer: what waits for the answer to a client's
+// request runs as that answer is written, a result or an error, and not
+// for a request of ours that has the same id nor for another answer.
+func TestWireRunsAfterTheAnswer(t *testing.T) {
+	var out strings.Builder
+	w := &wire{out: &out, log: slog.New(slog.DiscardHandler)}
+	ran := 0
+	w.afterAnswerTo(json.RawMessage(`"a<b"`), func() { ran++ })
+	w.afterAnswerTo(json.RawMessage(`7`), func() { ran += 10 })
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":"a<b","method":"session/request_permission","params":{}}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"id":"a\u003cb"}}`,
+	} {
+		w.Write([]byte(line + "\n"))
+	}
+	if ran != 0 {
+		t.Fatalf("ran %d before the answers", ran)
+	}
+	w.Write([]byte(`{"jsonrpc":"2.0","id":"a\u003cb","error":{"code":-32602,"message":"x"}}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","id":7,"result":{}}` + "\n"))
+	w.Write([]byte(`{"jsonrpc":"2.0","id":"a<b","result":{}}` + "\n"))
+	if ran != 11 {
+		t.Errorf("ran %d, want each once", ran)
+	}
+}

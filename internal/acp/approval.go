@@ -46,7 +46,27 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 	if ss == nil {
 		return agent.RejectOnce, nil
 	}
-	cwd := ss.cwdOf()
+	tc := approvalToolCall(req, ss.cwdOf())
+	opts := approvalOptions(req)
+	// The client must have the tool call before it is asked about it.
+	if err := s.out.flush(ctx); err != nil {
+		return agent.Abort, err
+	}
+	resp, err := s.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), ToolCall: tc, Options: opts})
+	switch {
+	case ctx.Err() != nil:
+		return agent.Abort, ctx.Err()
+	case err != nil:
+		s.log.Warn("acp: session/request_permission failed; rejecting", "err", err)
+		return agent.RejectOnce, nil
+	}
+	return s.approvalAnswer(ss, tc.ToolCallId, opts, resp.Outcome), nil
+}
+
+// approvalToolCall is the tool call a permission request is about: the
+// command with its folder and reason, the patch with its diff blocks, or
+// the tool with its arguments.
+func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate {
 	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(req.CallID), Status: sdk.Ptr(sdk.ToolCallStatusPending)}
 	if req.CallID == "" {
 		tc.ToolCallId = sdk.ToolCallId(req.ApprovalID)
@@ -82,6 +102,11 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 	if req.Always != "" && contains(req.Options, agent.AllowAlways) {
 		tc.Content = append(tc.Content, textContent("\"Always allow\" covers "+req.Always+"."))
 	}
+	return tc
+}
+
+// approvalOptions are the options the request offers, and Abort always.
+func approvalOptions(req *agent.ApprovalRequest) []sdk.PermissionOption {
 	var opts []sdk.PermissionOption
 	for _, o := range permissionOptions {
 		if o.id == abortOption || contains(req.Options, o.id) {
@@ -92,35 +117,32 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 			opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(o.id), Name: name, Kind: o.kind})
 		}
 	}
-	// The client must have the tool call before it is asked about it.
-	if err := s.out.flush(ctx); err != nil {
-		return agent.Abort, err
-	}
-	resp, err := s.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(ss.id), ToolCall: tc, Options: opts})
+	return opts
+}
+
+// approvalAnswer is the agent's answer for the client's outcome: a
+// cancelled request and Abort end the turn, an option offered is taken
+// (the tool call shown running when it allows), anything else rejects.
+func (s *server) approvalAnswer(ss *session, call sdk.ToolCallId, opts []sdk.PermissionOption, outcome sdk.RequestPermissionOutcome) string {
 	switch {
-	case ctx.Err() != nil:
-		return agent.Abort, ctx.Err()
-	case err != nil:
-		s.log.Warn("acp: session/request_permission failed; rejecting", "err", err)
-		return agent.RejectOnce, nil
-	case resp.Outcome.Cancelled != nil:
-		return agent.Abort, nil
-	case resp.Outcome.Selected != nil:
-		id := string(resp.Outcome.Selected.OptionId)
+	case outcome.Cancelled != nil:
+		return agent.Abort
+	case outcome.Selected != nil:
+		id := string(outcome.Selected.OptionId)
 		if id == abortOption {
-			return agent.Abort, nil
+			return agent.Abort
 		}
 		for _, o := range opts {
 			if string(o.OptionId) == id {
 				if o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways {
-					s.push(ss, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: tc.ToolCallId, Status: sdk.Ptr(sdk.ToolCallStatusInProgress)}})
+					s.push(ss, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: call, Status: sdk.Ptr(sdk.ToolCallStatusInProgress)}})
 				}
-				return id, nil
+				return id
 			}
 		}
 		s.log.Warn("acp: the client picked an option it was not offered; rejecting", "option", id)
 	}
-	return agent.RejectOnce, nil
+	return agent.RejectOnce
 }
 
 func contains(list []string, s string) bool {

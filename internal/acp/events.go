@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -156,101 +155,134 @@ func title(prompt string) string {
 // comes from a session's record (session/load), where the user's prompt
 // is shown too.
 func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.SessionUpdate {
+	var u *sdk.SessionUpdate
 	switch p := ev.Payload.(type) {
 	case event.TurnStarted:
 		if replay && p.Prompt != "" {
-			return []sdk.SessionUpdate{sdk.UpdateUserMessageText(p.Prompt)}
+			u = sdk.Ptr(sdk.UpdateUserMessageText(p.Prompt))
 		}
 	case event.MessageDelta:
-		v.deltas[p.ItemID] = true
-		if p.Delta != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(p.Delta)}
-		}
+		u = v.delta(p.ItemID, p.Delta, sdk.UpdateAgentMessageText)
 	case event.Message:
-		if !v.deltas[p.ItemID] && p.Text != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(p.Text)}
-		}
-		delete(v.deltas, p.ItemID)
+		u = v.whole(p.ItemID, p.Text, sdk.UpdateAgentMessageText)
 	case event.ReasoningDelta:
-		v.deltas[p.ItemID] = true
-		if p.Delta != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(p.Delta)}
-		}
+		u = v.delta(p.ItemID, p.Delta, sdk.UpdateAgentThoughtText)
 	case event.Reasoning:
-		if !v.deltas[p.ItemID] && p.Text != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(p.Text)}
-		}
-		delete(v.deltas, p.ItemID)
+		u = v.whole(p.ItemID, p.Text, sdk.UpdateAgentThoughtText)
 	case event.ToolCall:
-		c := &callView{kind: p.Kind, hidden: p.Tool == "update_plan"}
-		v.calls[p.CallID] = c
-		if c.hidden {
-			return nil
-		}
-		c.locs = argLocations(p.Arguments, cwd)
-		// Calls that may need an approval wait as pending until allowed
-		// or running; the others run at once.
-		status := sdk.ToolCallStatusInProgress
-		if !replay && (p.Kind == event.KindExecute || p.Kind == event.KindEdit || p.Kind == event.KindDelete || p.Kind == event.KindMove || p.Kind == event.KindOther) {
-			status = sdk.ToolCallStatusPending
-		}
-		return []sdk.SessionUpdate{{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
-			Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}}
+		u = v.toolCall(p, cwd, replay)
 	case event.FileChange:
-		c := v.calls[p.CallID]
-		if c == nil {
-			c = &callView{kind: event.KindEdit}
-			v.calls[p.CallID] = c
-		}
-		c.diffs = diffBlocks(p.Diff, cwd)
-		c.locs = changeLocations(p.Changes)
-		return []sdk.SessionUpdate{{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
-			Content: c.diffs, Locations: c.locs}}}
+		u = v.fileChange(p, cwd)
 	case event.ToolResult:
-		c := v.calls[p.CallID]
-		if c == nil {
-			c = &callView{kind: event.KindOther}
-		}
-		delete(v.calls, p.CallID)
-		if c.hidden {
-			return nil
-		}
-		status := sdk.ToolCallStatusCompleted
-		if p.Status != event.ToolCompleted {
-			status = sdk.ToolCallStatusFailed
-		}
-		var content []sdk.ToolCallContent
-		switch {
-		case len(c.diffs) > 0:
-			content = append(content, c.diffs...)
-			if status != sdk.ToolCallStatusCompleted {
-				content = append(content, textContent(bounded(p.Output)))
-			}
-		case p.Output != "":
-			content = []sdk.ToolCallContent{textContent(fenced(bounded(p.Output)))}
-		}
-		return []sdk.SessionUpdate{{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
-			Status: sdk.Ptr(status), Content: content}}}
+		u = v.toolResult(p)
 	case event.Plan:
-		entries := make([]sdk.PlanEntry, 0, len(p.Steps))
-		for _, st := range p.Steps {
-			entries = append(entries, sdk.PlanEntry{Content: st.Step, Priority: sdk.PlanEntryPriorityMedium, Status: planStatus(st.Status)})
-		}
-		return []sdk.SessionUpdate{{Plan: &sdk.SessionUpdatePlan{SessionUpdate: "plan", Entries: entries}}}
+		u = planUpdate(p)
 	case event.Usage:
 		// usage_update is stable in the protocol (TypeScript SDK 2.4.0);
 		// the Go SDK v0.13.5 has the same type, marked unstable.
 		if p.ContextWindow > 0 {
-			return []sdk.SessionUpdate{{UsageUpdate: &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}}}
+			u = &sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}}
 		}
 	case event.Compacted:
-		return []sdk.SessionUpdate{sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter))}
+		u = sdk.Ptr(sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter)))
 	case event.TurnCompleted:
 		if replay && p.Status == event.StatusFailed && p.Error != "" {
-			return []sdk.SessionUpdate{sdk.UpdateAgentMessageText("\n\n(the turn failed: " + p.Error + ")")}
+			u = sdk.Ptr(sdk.UpdateAgentMessageText("\n\n(the turn failed: " + p.Error + ")"))
 		}
 	}
-	return nil
+	if u == nil {
+		return nil
+	}
+	return []sdk.SessionUpdate{*u}
+}
+
+// delta is a piece of a message's or a thought's text as it streams; the
+// item is remembered as streamed.
+func (v *eventView) delta(item, text string, chunk func(string) sdk.SessionUpdate) *sdk.SessionUpdate {
+	v.deltas[item] = true
+	if text == "" {
+		return nil
+	}
+	return sdk.Ptr(chunk(text))
+}
+
+// whole is a message or a thought complete: its text, unless it
+// streamed as deltas already.
+func (v *eventView) whole(item, text string, chunk func(string) sdk.SessionUpdate) *sdk.SessionUpdate {
+	streamed := v.deltas[item]
+	delete(v.deltas, item)
+	if streamed || text == "" {
+		return nil
+	}
+	return sdk.Ptr(chunk(text))
+}
+
+// toolCall starts a tool call (update_plan's is the plan, not a call).
+func (v *eventView) toolCall(p event.ToolCall, cwd string, replay bool) *sdk.SessionUpdate {
+	c := &callView{kind: p.Kind, hidden: p.Tool == "update_plan"}
+	v.calls[p.CallID] = c
+	if c.hidden {
+		return nil
+	}
+	c.locs = argLocations(p.Arguments, cwd)
+	// Calls that may need an approval wait as pending until allowed
+	// or running; the others run at once.
+	status := sdk.ToolCallStatusInProgress
+	if !replay && (p.Kind == event.KindExecute || p.Kind == event.KindEdit || p.Kind == event.KindDelete || p.Kind == event.KindMove || p.Kind == event.KindOther) {
+		status = sdk.ToolCallStatusPending
+	}
+	return &sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
+		Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}
+}
+
+// fileChange gives a call the diff blocks and the files of its change.
+func (v *eventView) fileChange(p event.FileChange, cwd string) *sdk.SessionUpdate {
+	c := v.calls[p.CallID]
+	if c == nil {
+		c = &callView{kind: event.KindEdit}
+		v.calls[p.CallID] = c
+	}
+	c.diffs = diffBlocks(p.Diff, cwd)
+	c.locs = changeLocations(p.Changes)
+	return &sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
+		Content: c.diffs, Locations: c.locs}}
+}
+
+// toolResult ends a call: completed or failed, with its diff blocks (and
+// the output when it failed) or its output.
+func (v *eventView) toolResult(p event.ToolResult) *sdk.SessionUpdate {
+	c := v.calls[p.CallID]
+	if c == nil {
+		c = &callView{kind: event.KindOther}
+	}
+	delete(v.calls, p.CallID)
+	if c.hidden {
+		return nil
+	}
+	status := sdk.ToolCallStatusCompleted
+	if p.Status != event.ToolCompleted {
+		status = sdk.ToolCallStatusFailed
+	}
+	var content []sdk.ToolCallContent
+	switch {
+	case len(c.diffs) > 0:
+		content = append(content, c.diffs...)
+		if status != sdk.ToolCallStatusCompleted {
+			content = append(content, textContent(bounded(p.Output)))
+		}
+	case p.Output != "":
+		content = []sdk.ToolCallContent{textContent(fenced(bounded(p.Output)))}
+	}
+	return &sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
+		Status: sdk.Ptr(status), Content: content}}
+}
+
+func planUpdate(p event.Plan) *sdk.SessionUpdate {
+	entries := make([]sdk.PlanEntry, 0, len(p.Steps))
+	for _, st := range p.Steps {
+		entries = append(entries, sdk.PlanEntry{Content: st.Step, Priority: sdk.PlanEntryPriorityMedium, Status: planStatus(st.Status)})
+	}
+	return &sdk.SessionUpdate{Plan: &sdk.SessionUpdatePlan{SessionUpdate: "plan", Entries: entries}}
 }
 
 func toolKind(k event.ToolKind) sdk.ToolKind {
@@ -332,62 +364,11 @@ func (s *server) push(ss *session, u sdk.SessionUpdate) {
 	s.out.push("", func() { s.send(ss.id, u) })
 }
 
-// send writes one session/update now (from the outbox). The text of an
-// answer or a thought, most of what a turn sends, is written by hand (see
-// appendTextChunk); the rest by the SDK.
+// send writes one session/update now (from the outbox).
 func (s *server) send(id string, u sdk.SessionUpdate) {
-	var err error
-	if b, ok := appendTextChunk(nil, id, u); ok && s.wire != nil {
-		_, err = s.wire.Write(b)
-	} else {
-		err = s.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
-	}
-	if err != nil {
+	if err := s.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u}); err != nil {
 		s.log.Debug("acp: session/update not sent", "session", id, "err", err)
 	}
-}
-
-// validUTF8 replaces each byte of s that is not UTF-8 with U+FFFD, as
-// the SDK's second pass over an update leaves it.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// appendTextChunk appends u, a plain text agent_message_chunk or
-// agent_thought_chunk, as the session/update notification the SDK writes
-// for it, byte for byte (TestTextChunkIsTheSDKs), and reports whether u
-// was one. The SDK encodes an update by reflection, then decodes it into
-// a map to add its kind and encodes that: 15 µs a chunk, and 0.15 ms for
-// the first, which is on the way to the first word a user sees.
-func appendTextChunk(b []byte, sessionID string, u sdk.SessionUpdate) ([]byte, bool) {
-	var kind string
-	var content sdk.ContentBlock
-	switch c, t := u.AgentMessageChunk, u.AgentThoughtChunk; {
-	case c != nil && u == (sdk.SessionUpdate{AgentMessageChunk: c}) && c.Meta == nil && c.MessageId == nil:
-		kind, content = "agent_message_chunk", c.Content
-	case t != nil && u == (sdk.SessionUpdate{AgentThoughtChunk: t}) && t.Meta == nil && t.MessageId == nil:
-		kind, content = "agent_thought_chunk", t.Content
-	default:
-		return b, false
-	}
-	text := content.Text
-	if text == nil || content != (sdk.ContentBlock{Text: text}) || text.Meta != nil || text.Annotations != nil || text.Type != "text" {
-		return b, false
-	}
-	b = append(b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`...)
-	b = appendString(b, sessionID)
-	b = append(b, `,"update":{"content":{"text":`...)
-	b = appendString(b, validUTF8(text.Text))
-	b = append(b, `,"type":"text"},"sessionUpdate":"`...)
-	b = append(b, kind...)
-	return append(b, "\"}}}\n"...), true
 }
 
 // replay sends a kept session's conversation (session/load): the user's

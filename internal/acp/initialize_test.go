@@ -2,13 +2,11 @@ package acp
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"strings"
 	"testing"
-
-	sdk "github.com/coder/acp-go-sdk"
+	"time"
 )
 
 // rawConn runs the server over pipes and speaks raw lines to it.
@@ -17,91 +15,66 @@ type rawConn struct {
 	out *bufio.Reader
 }
 
-func serveRaw(t *testing.T, opts Options) *rawConn { return serveRawBy(t, opts, true) }
-
-func serveRawBy(t *testing.T, opts Options, initByHand bool) *rawConn {
+func serveRaw(t *testing.T, opts Options) *rawConn {
 	t.Helper()
-	_, in, out := servePipes(t, opts, initByHand)
+	_, in, out := servePipes(t, opts)
 	return &rawConn{in: in, out: bufio.NewReader(out)}
+}
+
+// send writes lines, each as one message.
+func (c *rawConn) send(t *testing.T, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(c.in, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// next returns the next line the server writes, failing the test when
+// none comes within 10 seconds.
+func (c *rawConn) next(t *testing.T) string {
+	t.Helper()
+	type line struct {
+		s   string
+		err error
+	}
+	got := make(chan line, 1)
+	go func() {
+		s, err := c.out.ReadString('\n')
+		got <- line{s, err}
+	}()
+	select {
+	case l := <-got:
+		if l.err != nil {
+			t.Fatalf("no line: %v", l.err)
+		}
+		return l.s
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line within 10 seconds")
+		return ""
+	}
 }
 
 // ask writes line and returns the next line the server writes.
 func (c *rawConn) ask(t *testing.T, line string) string {
 	t.Helper()
-	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	got, err := c.out.ReadString('\n')
-	if err != nil {
-		t.Fatalf("no answer to %s: %v", line, err)
-	}
-	return got
+	c.send(t, line)
+	return c.next(t)
 }
 
-func TestInitializeAnswerIsTheSDKs(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		version string
-		key     string
-	}{
-		{"key present", "1.2.3", ""},
-		{"key missing", "dev", "ACME_API_KEY"},
-		{"characters to escape", "1.0 \"<beta>\" & \u2028\x01\xff", "K\"<&>"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{Version: tc.version, KeyVariable: func() string { return tc.key }, NewAgent: func(cfg Config) (Agent, error) { return &fakeAgent{fe: cfg.Frontend}, nil }}
-			s := newServer(opts)
-			want, err := json.Marshal(s.initializeResponse())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, ok := s.appendInitializeResult(nil, s.authMethods()); !ok || string(got) != string(want) {
-				t.Fatalf("by hand:\n%s\nthe SDK's:\n%s", got, want)
-			}
-			// Over the wire: the answer written by hand and the SDK's are
-			// the same line.
-			req := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":true},"clientInfo":{"name":"zed","version":"1"}}}`
-			hand := serveRaw(t, opts).ask(t, req)
-			viaSDK := serveRawBy(t, opts, false).ask(t, req)
-			if hand != viaSDK {
-				t.Fatalf("by hand:\n%s\nthe SDK's:\n%s", hand, viaSDK)
-			}
-			if wantLine := `{"jsonrpc":"2.0","id":7,"result":` + string(want) + "}\n"; hand != wantLine {
-				t.Fatalf("answer:\n%s\nwant:\n%s", hand, wantLine)
-			}
-		})
-	}
-}
-
-// An auth method agent-ls does not write by hand leaves the answer to the
-// SDK.
-func TestInitializeResultOnlyByHandForItsOwnMethods(t *testing.T) {
-	s := newServer(Options{KeyVariable: func() string { return "K" }})
-	ms := s.authMethods()
-	if _, ok := s.appendInitializeResult(nil, ms); !ok {
-		t.Fatal("the env_var method was not written by hand")
-	}
-	ms[0].EnvVar.Vars[0].Secret = true
-	if b, ok := s.appendInitializeResult(nil, ms); ok {
-		t.Errorf("a secret variable was written by hand: %s", b)
-	}
-	if b, ok := s.appendInitializeResult(nil, []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{Id: "a", Name: "A"}}}); ok {
-		t.Errorf("an agent method was written by hand: %s", b)
-	}
-}
-
-func TestInitializeLeftToTheSDK(t *testing.T) {
+func TestInitializeRequests(t *testing.T) {
 	opts := Options{Version: "v", NewAgent: func(cfg Config) (Agent, error) { return &fakeAgent{fe: cfg.Frontend}, nil }}
 	for _, tc := range []struct {
 		line string
 		want string // in the answer
 	}{
-		// a field agent-ls reads, of the wrong type: the SDK's error
+		// a field of the wrong type: the SDK's error
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":"yes"}}}}`, `"code":-32602`},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1"}}`, `"code":-32602`},
 		// no params: the SDK's error
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, `"code":-32602`},
-		// a string id is answered as is, by hand
+		// a string id is answered as is
 		{`{"jsonrpc":"2.0","id":"a\"b","method":"initialize","params":{"protocolVersion":1}}`, `{"jsonrpc":"2.0","id":"a\"b","result":{"agentCapabilities":`},
 		// "initialize" elsewhere than the method: not an initialize
 		{`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{"cwd":"initialize"}}`, `initialize first`},
@@ -113,9 +86,9 @@ func TestInitializeLeftToTheSDK(t *testing.T) {
 	}
 }
 
-// The fast answer takes the capabilities as the SDK's Initialize does:
-// a client that offers fs/read_text_file gets read_file through it.
-func TestInitializeByHandTakesTheCapabilities(t *testing.T) {
+// Initialize takes the client's capabilities: a client that offers
+// fs/read_text_file gets read_file through it.
+func TestInitializeTakesTheCapabilities(t *testing.T) {
 	for _, read := range []bool{false, true} {
 		got := make(chan Config, 1)
 		opts := Options{Version: "v", NewAgent: func(cfg Config) (Agent, error) { got <- cfg; return &fakeAgent{fe: cfg.Frontend}, nil }}
@@ -131,60 +104,64 @@ func TestInitializeByHandTakesTheCapabilities(t *testing.T) {
 	}
 }
 
-func TestTextChunkIsTheSDKs(t *testing.T) {
-	var sdkOut strings.Builder
-	conn := sdk.NewAgentSideConnection(newServer(Options{}), &sdkOut, strings.NewReader(""))
-	for _, text := range []string{"", "hello", "a \"quoted\" <b>&amp;</b>\n\ttab \u2028\u2029 \x00\x1f", "naïve 日本語 🙂", "bad \xff\xfe utf-8"} {
-		for _, u := range []sdk.SessionUpdate{sdk.UpdateAgentMessageText(text), sdk.UpdateAgentThoughtText(text)} {
-			sdkOut.Reset()
-			if err := conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: "s-1\"<", Update: u}); err != nil {
-				t.Fatal(err)
-			}
-			got, ok := appendTextChunk(nil, "s-1\"<", u)
-			if !ok || string(got) != sdkOut.String() {
-				t.Errorf("by hand (%v):\n%s\nthe SDK's:\n%s", ok, got, sdkOut.String())
-			}
-		}
+// wireKind is "answer <id>" for an answer, else the method.
+func wireKind(t *testing.T, line string) string {
+	t.Helper()
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
-	// What is more than plain text is the SDK's to write.
-	withMeta := sdk.UpdateAgentMessageText("x")
-	withMeta.AgentMessageChunk.Meta = map[string]any{"k": 1}
-	withID := sdk.UpdateAgentThoughtText("x")
-	withID.AgentThoughtChunk.MessageId = sdk.Ptr("m1")
-	annotated := sdk.UpdateAgentMessageText("x")
-	annotated.AgentMessageChunk.Content.Text.Annotations = &sdk.Annotations{}
-	for _, u := range []sdk.SessionUpdate{withMeta, withID, annotated,
-		sdk.UpdateAgentMessage(sdk.ImageBlock("AAAA", "image/png")),
-		sdk.UpdateUserMessageText("x"),
-		{AgentMessageChunk: sdk.UpdateAgentMessageText("x").AgentMessageChunk, AgentThoughtChunk: sdk.UpdateAgentThoughtText("y").AgentThoughtChunk},
-	} {
-		if b, ok := appendTextChunk(nil, "s", u); ok {
-			t.Errorf("written by hand: %s", b)
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("not JSON: %s", line)
+	}
+	if m.Method != "" {
+		return m.Method
+	}
+	return "answer " + string(m.ID)
+}
+
+// A client may send session/new right behind initialize, without waiting
+// for its answer: session/new is handled after initialize, and the wire
+// carries initialize's answer, then session/new's, then the session's
+// first update (its commands). The ids are written as the client wrote
+// them, HTML characters and all.
+func TestPipelinedSessionNewFollowsInitialize(t *testing.T) {
+	opts := Options{Version: "v", NewAgent: func(cfg Config) (Agent, error) {
+		time.Sleep(20 * time.Millisecond) // a slow start does not reorder anything
+		return &fakeAgent{fe: cfg.Frontend}, nil
+	}}
+	for _, id := range []string{`1`, `"<init>"`} {
+		c := serveRaw(t, opts)
+		c.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
+		var order []string
+		for range 3 {
+			order = append(order, wireKind(t, c.next(t)))
+		}
+		want := []string{"answer " + strings.ReplaceAll(strings.ReplaceAll(id, "<", `\u003c`), ">", `\u003e`), "answer 2", "session/update"}
+		if strings.Join(order, ",") != strings.Join(want, ",") {
+			t.Errorf("id %s: wire order %q, want %q", id, order, want)
 		}
 	}
 }
 
-// After an initialize the SDK refuses, the requests behind it do not wait
-// for an answer that will never come.
+// After an initialize the SDK refuses, a session/new behind it does not
+// wait for an answer that will never come: it is answered at once, that
+// initialize comes first.
 func TestRefusedInitializeHoldsNothing(t *testing.T) {
-	s := newServer(Options{})
-	if s.answerInitialize([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"one"}}`)) {
-		t.Fatal("a request the SDK refuses was answered by hand")
+	opts := Options{Version: "v", NewAgent: func(cfg Config) (Agent, error) { return &fakeAgent{fe: cfg.Frontend}, nil }}
+	c := serveRaw(t, opts)
+	start := time.Now()
+	c.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"one"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
+	var answers string
+	for range 2 {
+		answers += c.next(t)
 	}
-	if !s.initArrived.Load() {
-		t.Fatal("the initialize was not noted")
+	if !strings.Contains(answers, `"id":1,"error":{"code":-32602`) || !strings.Contains(answers, `initialize first`) {
+		t.Errorf("answers:\n%s", answers)
 	}
-	select {
-	case <-s.ready:
-	default:
-		t.Fatal("the requests behind a refused initialize would wait for it")
-	}
-	// One the SDK takes is still waited for (its answer marks it ready).
-	s = newServer(Options{})
-	s.answerInitialize([]byte(`{"jsonrpc":"2.0","id":{"odd":1},"method":"initialize","params":{"protocolVersion":1}}`))
-	select {
-	case <-s.ready:
-		t.Fatal("ready before the SDK answered")
-	default:
+	if d := time.Since(start); d > clientTimeout/2 {
+		t.Errorf("session/new waited %v for a refused initialize", d)
 	}
 }

@@ -5,11 +5,9 @@
 // drives sessions and turns through Agent (the manager API the language
 // server uses too) and receives what they do through agent.Frontend.
 //
-// Two messages skip the SDK's reflective JSON codecs, which are slow on
-// first use and on the way to a user's first word: the answer to
-// initialize (initialize.go) and the text of an answer or a thought
-// (appendTextChunk). Both are written byte for byte as the SDK writes
-// them, which tests compare.
+// The SDK reads, decodes, encodes and writes every message; the wire
+// beneath it (wire.go) answers what JSON-RPC says must be answered and
+// the SDK only logs, and holds what must wait for an answer to be out.
 package acp
 
 import (
@@ -125,24 +123,12 @@ const ProtocolVersion = sdk.ProtocolVersionNumber
 // Serve runs the ACP agent on in/out until the client closes the
 // connection or ctx ends.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	return serveConn(ctx, in, out, opts, true)
-}
-
-// serveConn is Serve, with initialize answered by hand or not (the SDK's
-// answer, for tests to compare).
-func serveConn(ctx context.Context, in io.Reader, out io.Writer, opts Options, initByHand bool) error {
 	s := newServer(opts)
-	w := &wire{out: out, log: s.log}
-	if initByHand {
-		w.onInitialize = s.answerInitialize
-	} else {
-		w.onInitialize = func([]byte) bool { s.initArrived.Store(true); return false }
-	}
-	s.wire = w
+	s.wire = &wire{out: out, log: s.log, onInitialize: s.initializeArrived}
 	// The SDK's reader starts at once and reads its logger when the input
 	// ends: nothing comes in until the logger is set (a race otherwise).
 	start := make(chan struct{})
-	s.conn = sdk.NewAgentSideConnection(s, w, w.reader(in, start))
+	s.conn = sdk.NewAgentSideConnection(s, s.wire, s.wire.reader(in, start))
 	s.conn.SetLogger(s.log)
 	close(start)
 	select {
@@ -164,8 +150,8 @@ type server struct {
 
 	// initArrived: an initialize request came in (in wire order, before
 	// the requests after it, which the SDK runs concurrently); ready
-	// closes when it has been handled. A client that sends session/new
-	// right behind initialize gets it handled after it.
+	// closes as its answer is written (initializeArrived). A client that
+	// sends session/new right behind initialize gets it handled after it.
 	initArrived atomic.Bool
 	ready       chan struct{}
 	readyOnce   sync.Once

@@ -141,24 +141,24 @@ func (r *recorder) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitR
 // client connected to it.
 func serve(t *testing.T, opts Options) (*sdk.ClientSideConnection, *recorder, context.Context) {
 	t.Helper()
-	ctx, fromClient, toClient := servePipes(t, opts, true)
+	ctx, fromClient, toClient := servePipes(t, opts)
 	rec := &recorder{}
 	conn := sdk.NewClientSideConnection(rec, fromClient, toClient)
 	conn.SetLogger(slog.New(slog.DiscardHandler))
 	return conn, rec, ctx
 }
 
-// servePipes runs the server in-process over pipes, initialize answered
-// by hand or by the SDK, and returns the client's ends: what it writes to
-// the server and what it reads from it. The server stops with the test.
-func servePipes(t *testing.T, opts Options, initByHand bool) (context.Context, io.WriteCloser, io.Reader) {
+// servePipes runs the server in-process over pipes and returns the
+// client's ends: what it writes to the server and what it reads from it.
+// The server stops with the test.
+func servePipes(t *testing.T, opts Options) (context.Context, io.WriteCloser, io.Reader) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	toAgent, fromClient := io.Pipe()
 	toClient, fromAgent := io.Pipe()
 	done := make(chan struct{})
 	go func() {
-		serveConn(ctx, toAgent, fromAgent, opts, initByHand)
+		Serve(ctx, toAgent, fromAgent, opts)
 		fromAgent.Close()
 		close(done)
 	}()

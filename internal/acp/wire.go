@@ -19,25 +19,47 @@ const maxMessage = 8 << 20
 // what JSON-RPC 2.0 says must be answered and the SDK only logs: a line
 // that is not JSON (-32700, id null), a batch (-32600: ACP has none), an
 // id that is an object, an array or a boolean (-32600) and a message too
-// large; the rest goes through untouched. Outbound, it
-// writes each message whole under one lock, gives a new file's diff
-// blocks their "oldText": null (see nullOldText), and runs what waits for
-// an answer to be out (see afterAnswer).
+// large; it tells the server of an initialize request as it reads it
+// (onInitialize). The rest goes through untouched. Outbound, it writes
+// each message whole under one lock, gives a new file's diff blocks
+// their "oldText": null (see nullOldText), and runs what waits for an
+// answer to be out (see afterAnswer and afterAnswerTo).
+//
+// The SDK runs the requests it reads concurrently, each on its own
+// goroutine, and writes each answer when its handler returns: it orders
+// nothing between a request's answer and what other goroutines write.
+// The hooks run by Write are how agent-ls orders what must be: a
+// session/new behind initialize waits until initialize's answer is being
+// written, and a new session's first updates are queued as its answer is.
 type wire struct {
 	mu  sync.Mutex
 	out io.Writer
 	log *slog.Logger
-	// after runs once a line carrying its marker has been written.
+	// after runs once a line it matches has been written.
 	after []afterLine
-	// onInitialize is told each line that may be an initialize request,
-	// before the SDK sees it, and reports whether it answered the line
-	// itself (see answerInitialize).
-	onInitialize func(line []byte) (answered bool)
+	// onInitialize is told the id of each initialize request as it is
+	// read: in wire order, before the SDK sees it and before the lines
+	// after it are read.
+	onInitialize func(id json.RawMessage)
 }
 
+// afterLine waits for a line holding marker or, without a marker, for
+// the answer (a result or an error) to the request whose id is id.
 type afterLine struct {
 	marker []byte
+	id     any
 	run    func()
+}
+
+// matches reports whether the line p, with answerID its id if it is an
+// answer (decoded only when some hook waits for an answer), is the one a
+// waits for.
+func (a afterLine) matches(p []byte, answerID func() (any, bool)) bool {
+	if a.marker != nil {
+		return bytes.Contains(p, a.marker)
+	}
+	id, ok := answerID()
+	return ok && id == a.id
 }
 
 // Write writes one message (the SDK writes each in one call). What waits
@@ -53,9 +75,10 @@ func (w *wire) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.after) > 0 {
+		answerID := sync.OnceValues(func() (any, bool) { return answerIDOf(p) })
 		kept := w.after[:0]
 		for _, a := range w.after {
-			if bytes.Contains(p, a.marker) {
+			if a.matches(p, answerID) {
 				a.run()
 			} else {
 				kept = append(kept, a)
@@ -76,15 +99,51 @@ func (w *wire) Write(p []byte) (int, error) {
 // with its lock held, so it must only queue (the outbox), never write.
 func (w *wire) afterAnswer(sessionID string, run func()) {
 	marker, _ := json.Marshal(map[string]string{"sessionId": sessionID})
-	w.afterLine(bytes.TrimSuffix(bytes.TrimPrefix(marker, []byte("{")), []byte("}")), run)
-}
-
-// afterLine runs run as a line holding marker goes out; like
-// afterAnswer's, run must only queue.
-func (w *wire) afterLine(marker []byte, run func()) {
+	marker = bytes.TrimSuffix(bytes.TrimPrefix(marker, []byte("{")), []byte("}"))
 	w.mu.Lock()
 	w.after = append(w.after, afterLine{marker: marker, run: run})
 	w.mu.Unlock()
+}
+
+// afterAnswerTo runs run as the answer to the client's request id goes
+// out, whether a result or an error; like afterAnswer's, run must only
+// queue or signal.
+func (w *wire) afterAnswerTo(id json.RawMessage, run func()) {
+	key, ok := idKey(id)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	w.after = append(w.after, afterLine{id: key, run: run})
+	w.mu.Unlock()
+}
+
+// answerIDOf returns the id of the message p if it is an answer (an id
+// and no method), as idKey makes it comparable.
+func answerIDOf(p []byte) (any, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(p, &m) != nil || m.Method != "" {
+		return nil, false
+	}
+	return idKey(m.ID)
+}
+
+// idKey is a JSON-RPC id as a comparable value: the SDK answers with the
+// id it read, which may come out written differently (compacted, HTML
+// characters escaped) but means the same string or number.
+func idKey(id json.RawMessage) (any, bool) {
+	var v any
+	if len(id) == 0 || json.Unmarshal(id, &v) != nil {
+		return nil, false
+	}
+	switch v.(type) {
+	case string, float64:
+		return v, true
+	}
+	return nil, false
 }
 
 func (w *wire) writeError(code int, msg string) {
@@ -182,8 +241,14 @@ func (w *wire) check(line []byte) bool {
 		w.writeError(-32600, "Invalid request: an id is a string, a number or null")
 		return false
 	}
-	if w.onInitialize != nil && bytes.Contains(t, []byte(`"initialize"`)) && w.onInitialize(t) {
-		return false
+	if w.onInitialize != nil && bytes.Contains(t, []byte(`"initialize"`)) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(t, &m) == nil && m.Method == "initialize" && len(m.ID) > 0 && string(m.ID) != "null" {
+			w.onInitialize(m.ID)
+		}
 	}
 	return true
 }

@@ -78,107 +78,123 @@ func (c *client) runResponses(ctx context.Context, body []byte, req *Request, at
 	if err != nil {
 		return nil, err
 	}
-	rp := at.replay
-	var done []Item // output_item.done items by output index, a fallback for a bare response.completed
-	var resp *Response
-	err = events(res, at, func(data []byte, unterminated bool) (bool, error) {
-		var ev responsesEvent
-		if err := json.Unmarshal(data, &ev); err != nil {
-			if !unterminated && !responsesEventUsed(data) {
-				return false, nil // an event of a kind agent-ls does not read, in a shape it does not know
-			}
-			return false, badEvent(data, unterminated, err)
-		}
-		if hasError(ev.Error) {
-			return false, streamError(data, ev.Error)
-		}
-		// decode decodes a part of the event the event type needs.
-		decode := func(raw json.RawMessage, v any) error {
-			if len(raw) == 0 {
-				return nil
-			}
-			if err := json.Unmarshal(raw, v); err != nil {
-				return badEvent(data, unterminated, err)
-			}
-			return nil
-		}
-		pos := ev.OutputIndex
-		switch ev.Type {
-		case "response.output_item.added":
-			var it responsesOutputItem
-			if err := decode(ev.Item, &it); err != nil {
-				return false, err
-			}
-			rp.item(pos, ItemType(it.Type), it.ID)
-		case "response.output_text.delta", "response.refusal.delta":
-			rp.delta(deltaSlot(rp, pos, ItemMessage, ev.ItemID), TextDelta, ev.Delta)
-		case "response.reasoning_summary_part.added":
-			if ev.SummaryIndex > 0 {
-				rp.delta(deltaSlot(rp, pos, ItemReasoning, ev.ItemID), ReasoningDelta, "\n\n")
-			}
-		case "response.reasoning_summary_text.delta":
-			rp.delta(deltaSlot(rp, pos, ItemReasoning, ev.ItemID), ReasoningDelta, ev.Delta)
-		case "response.output_item.done":
-			var o responsesOutputItem
-			if err := decode(ev.Item, &o); err != nil {
-				return false, err
-			}
-			it, ok := outputItem(&o)
-			if !ok {
-				return false, nil
-			}
-			s := rp.lookup(pos)
-			if s == nil || s.kind != it.Type {
-				s = rp.item(pos, it.Type, it.ID)
-			}
-			it.ID = s.id
-			it = fromFunctionCall(req, it)
-			rp.done(s, it)
-			for len(done) <= pos {
-				done = append(done, Item{})
-			}
-			done[pos] = it
-		case "response.completed":
-			var r responsesResponse
-			if err := decode(ev.Response, &r); err != nil {
-				return false, err
-			}
-			resp = completedResponse(&r, req, rp, done)
-			return true, nil
-		case "response.failed":
-			var r responsesResponse
-			if err := decode(ev.Response, &r); err != nil {
-				return false, err
-			}
-			msg := r.Error.Message
-			if msg == "" {
-				msg = "response failed"
-			}
-			code := codeText(r.Error.Code)
-			return false, &Error{Code: code, Message: msg, retryable: retryableCode(code), retryAfter: delayInMessage(msg)}
-		case "response.incomplete":
-			var r responsesResponse
-			if err := decode(ev.Response, &r); err != nil {
-				return false, err
-			}
-			reason := r.IncompleteDetails.Reason
-			if reason == "" {
-				reason = "unknown reason"
-			}
-			return false, &Error{Code: "incomplete", Message: "response incomplete: " + reason}
-		case "error":
-			code := codeText(ev.Code)
-			return false, &Error{Code: code, Message: ev.Message, retryable: retryableCode(code), retryAfter: delayInMessage(ev.Message)}
-		}
-		return false, nil
-	})
-	if err != nil {
+	st := &responsesStream{req: req, rp: at.replay}
+	if err := events(res, at, st.event); err != nil {
 		return nil, err
 	}
-	if resp == nil {
+	if st.resp == nil {
 		return nil, errTruncated
 	}
-	return resp, nil
+	return st.resp, nil
+}
+
+// responsesStream is one attempt's stream as runResponses maps it.
+type responsesStream struct {
+	req  *Request
+	rp   *replay
+	done []Item    // output_item.done items by output index, a fallback for a bare response.completed
+	resp *Response // once response.completed came
+}
+
+// event maps one event of the stream, and reports true once it carried
+// the complete response.
+func (st *responsesStream) event(data []byte, unterminated bool) (bool, error) {
+	var ev responsesEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		if !unterminated && !responsesEventUsed(data) {
+			return false, nil // an event of a kind agent-ls does not read, in a shape it does not know
+		}
+		return false, badEvent(data, unterminated, err)
+	}
+	if hasError(ev.Error) {
+		return false, streamError(data, ev.Error)
+	}
+	// decode decodes a part of the event the event type needs.
+	decode := func(raw json.RawMessage, v any) error {
+		if len(raw) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return badEvent(data, unterminated, err)
+		}
+		return nil
+	}
+	rp, pos := st.rp, ev.OutputIndex
+	switch ev.Type {
+	case "response.output_item.added":
+		var it responsesOutputItem
+		if err := decode(ev.Item, &it); err != nil {
+			return false, err
+		}
+		rp.item(pos, ItemType(it.Type), it.ID)
+	case "response.output_text.delta", "response.refusal.delta":
+		rp.delta(deltaSlot(rp, pos, ItemMessage, ev.ItemID), TextDelta, ev.Delta)
+	case "response.reasoning_summary_part.added":
+		if ev.SummaryIndex > 0 {
+			rp.delta(deltaSlot(rp, pos, ItemReasoning, ev.ItemID), ReasoningDelta, "\n\n")
+		}
+	case "response.reasoning_summary_text.delta":
+		rp.delta(deltaSlot(rp, pos, ItemReasoning, ev.ItemID), ReasoningDelta, ev.Delta)
+	case "response.output_item.done":
+		var o responsesOutputItem
+		if err := decode(ev.Item, &o); err != nil {
+			return false, err
+		}
+		st.itemDone(pos, &o)
+	case "response.completed", "response.failed", "response.incomplete":
+		var r responsesResponse
+		if err := decode(ev.Response, &r); err != nil {
+			return false, err
+		}
+		return st.ended(ev.Type, &r)
+	case "error":
+		code := codeText(ev.Code)
+		return false, &Error{Code: code, Message: ev.Message, retryable: retryableCode(code), retryAfter: delayInMessage(ev.Message)}
+	}
+	return false, nil
+}
+
+// itemDone finishes the output item at pos (an item agent-ls does not
+// read is skipped), keeping it for a bare response.completed.
+func (st *responsesStream) itemDone(pos int, o *responsesOutputItem) {
+	it, ok := outputItem(o)
+	if !ok {
+		return
+	}
+	s := st.rp.lookup(pos)
+	if s == nil || s.kind != it.Type {
+		s = st.rp.item(pos, it.Type, it.ID)
+	}
+	it.ID = s.id
+	it = fromFunctionCall(st.req, it)
+	st.rp.done(s, it)
+	for len(st.done) <= pos {
+		st.done = append(st.done, Item{})
+	}
+	st.done[pos] = it
+}
+
+// ended is the end of the stream that an event of type typ
+// (response.completed, .failed or .incomplete) with the response r
+// tells: the Response, or the error.
+func (st *responsesStream) ended(typ string, r *responsesResponse) (bool, error) {
+	switch typ {
+	case "response.completed":
+		st.resp = completedResponse(r, st.req, st.rp, st.done)
+		return true, nil
+	case "response.failed":
+		msg := r.Error.Message
+		if msg == "" {
+			msg = "response failed"
+		}
+		code := codeText(r.Error.Code)
+		return false, &Error{Code: code, Message: msg, retryable: retryableCode(code), retryAfter: delayInMessage(msg)}
+	}
+	reason := r.IncompleteDetails.Reason
+	if reason == "" {
+		reason = "unknown reason"
+	}
+	return false, &Error{Code: "incomplete", Message: "response incomplete: " + reason}
 }
 
 // responsesEventUsed reports whether data is an event of a type
