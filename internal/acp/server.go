@@ -29,7 +29,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/mcp"
 )
 
-// Agent is what the ACP server drives: sessions and turns. cmd/agent-ls
+// Agent is what the ACP server drives: sessions and turns. internal/app
 // implements it over agent.Manager and the session store.
 type Agent interface {
 	NewSession(opts agent.SessionOptions) (agent.SessionInfo, error)
