@@ -76,4 +76,3 @@ func TestServeOnATerminalSaysWhatItIs(t *testing.T) {
 		}
 	}
 }
-
