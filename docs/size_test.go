@@ -18,13 +18,22 @@ const (
 	maxFuncLines = 80
 )
 
+// runtimeSwitches are calls that change how the Go runtime runs the whole
+// process (the collector's pace, the scheduler, stacks, threads): none in
+// agent-ls outside tests, whatever a start-up millisecond they may win.
+var runtimeSwitches = map[string]bool{
+	"debug.SetGCPercent": true, "debug.SetMemoryLimit": true, "debug.SetMaxStack": true,
+	"debug.SetMaxThreads": true, "runtime.Gosched": true,
+}
+
 // largeFiles may pass maxFileLines for now, each with its reason.
 var largeFiles = map[string]string{
 	"internal/mcp/server.go": "the MCP client is replaced by the official SDK's, not split",
 }
 
 // TestSizeRules: no non-test Go file of the module over maxFileLines
-// lines and no function (or function literal) in one over maxFuncLines.
+// lines, no function (or function literal) in one over maxFuncLines, and
+// no runtime switch.
 func TestSizeRules(t *testing.T) {
 	root := ".."
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -56,6 +65,13 @@ func TestSizeRules(t *testing.T) {
 			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+					if pkg, ok := sel.X.(*ast.Ident); ok && runtimeSwitches[pkg.Name+"."+sel.Sel.Name] {
+						t.Errorf("%s: %s.%s switches the runtime for the whole process", fset.Position(call.Pos()), pkg.Name, sel.Sel.Name)
+					}
+				}
+			}
 			var body *ast.BlockStmt
 			what := "a function literal"
 			switch fn := n.(type) {
