@@ -12,7 +12,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,10 +44,10 @@ type Agent interface {
 	UpdateSession(sessionID string, update func(*agent.SessionOptions)) (agent.SessionInfo, error)
 	// ListSessions returns the kept sessions, those of cwd first (all of
 	// them when cwd is ""), most recent first.
-	ListSessions(cwd string) ([]SessionSummary, error)
+	ListSessions(cwd string) ([]agent.SessionSummary, error)
 	// ResumeSession brings a kept session back (a live one stays as it
 	// is) and returns the events that draw it.
-	ResumeSession(ctx context.Context, sessionID string) (*ResumedSession, error)
+	ResumeSession(ctx context.Context, sessionID string) (*agent.ResumedSession, error)
 	// Compact starts a turn that only summarises the session's history
 	// (/compact), when Options.Compact offers it.
 	Compact(sessionID string) (*agent.Turn, error)
@@ -63,22 +62,6 @@ type Agent interface {
 	Forget(sessionID string) error
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
-}
-
-// SessionSummary is a kept session as session/list shows it.
-type SessionSummary struct {
-	SessionID string
-	Cwd       string
-	Title     string
-	UpdatedAt time.Time
-}
-
-// ResumedSession is a session brought back by Agent.ResumeSession.
-type ResumedSession struct {
-	Info agent.SessionInfo
-	// Items are the agent/event objects that draw its conversation, in
-	// order.
-	Items []json.RawMessage
 }
 
 // Config is what the server knows when the client initializes, which is

@@ -78,8 +78,8 @@ func (f *fakeAgent) UndoTurn(context.Context, string, string) ([]string, error) 
 func (f *fakeAgent) UpdateSession(string, func(*agent.SessionOptions)) (agent.SessionInfo, error) {
 	return agent.SessionInfo{}, errors.New("fixed")
 }
-func (f *fakeAgent) ListSessions(string) ([]SessionSummary, error) { return nil, nil }
-func (f *fakeAgent) ResumeSession(context.Context, string) (*ResumedSession, error) {
+func (f *fakeAgent) ListSessions(string) ([]agent.SessionSummary, error) { return nil, nil }
+func (f *fakeAgent) ResumeSession(context.Context, string) (*agent.ResumedSession, error) {
 	return nil, agent.ErrUnknownSession
 }
 func (f *fakeAgent) Close() {}

@@ -150,7 +150,7 @@ func (s *server) session(id sdk.SessionId) (*session, error) {
 // the MCP servers the client names now (those it had on this connection
 // stop). What the servers have to tell the user waits for tell, which
 // the caller calls once the session is drawn.
-func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, named []sdk.McpServer) (ss *session, rs *ResumedSession, tell func(), err error) {
+func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, named []sdk.McpServer) (ss *session, rs *agent.ResumedSession, tell func(), err error) {
 	a, err := s.theAgent()
 	if err != nil {
 		return nil, nil, nil, err

@@ -1,35 +1,27 @@
 package app
 
 import (
-	"context"
 	"errors"
 
 	"github.com/agent-ls/agent-ls/internal/acp"
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 // acpAgent is the agent of an ACP connection: the editor agent's
-// manager, settings and kept sessions (keptSessions, resume), answered
-// in internal/acp's types, and the MCP servers a client names for a
+// manager, settings and kept sessions, the kept sessions listed by the
+// folder the client names, and the MCP servers a client names for a
 // session.
 type acpAgent struct{ *editorAgent }
 
 // ListSessions lists the kept sessions, those of cwd (the connection's
 // when "") first (acp.Agent).
-func (a acpAgent) ListSessions(cwd string) ([]acp.SessionSummary, error) {
+func (a acpAgent) ListSessions(cwd string) ([]agent.SessionSummary, error) {
 	if cwd == "" {
 		cwd = a.cwd
 	}
-	list, err := a.keptSessions(cwd)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]acp.SessionSummary, 0, len(list))
-	for _, s := range list {
-		out = append(out, acp.SessionSummary{SessionID: s.SessionID, Cwd: s.Cwd, Title: s.Title, UpdatedAt: s.UpdatedAt})
-	}
-	return out, nil
+	return a.keptSessions(cwd)
 }
 
 // Forget drops a closed session from the manager and releases its
@@ -42,15 +34,6 @@ func (a acpAgent) Forget(id string) error {
 		a.root.sessions.Release(id)
 	}
 	return nil
-}
-
-// ResumeSession brings a kept session back (acp.Agent).
-func (a acpAgent) ResumeSession(_ context.Context, id string) (*acp.ResumedSession, error) {
-	rs, err := a.resume(id)
-	if err != nil {
-		return nil, err
-	}
-	return &acp.ResumedSession{Info: rs.info, Items: rs.items}, nil
 }
 
 // MCPServers starts the MCP servers a client names for one session, as a

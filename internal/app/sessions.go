@@ -45,62 +45,43 @@ func resumeSession(mgr *agent.Manager, st *kept.Store, id string) (*kept.Loaded,
 // keptSessions lists the kept sessions, those of cwd first, most recent
 // first; none when sessions are not kept. Both protocols' ListSessions
 // come from it.
-func (a *editorAgent) keptSessions(cwd string) ([]kept.Summary, error) {
+func (a *editorAgent) keptSessions(cwd string) ([]agent.SessionSummary, error) {
 	if a.root.sessions == nil {
 		return nil, nil
 	}
 	return a.root.sessions.List(cwd)
 }
 
-// resumed is a kept session brought back, as both protocols answer it:
-// its settings and the agent/event objects that draw its conversation.
-type resumed struct {
-	info  agent.SessionInfo
-	items []json.RawMessage
-}
-
 // resume brings a kept session back (a live one stays as it is), with
 // the settings of the files as they are.
-func (a *editorAgent) resume(id string) (resumed, error) {
+func (a *editorAgent) resume(id string) (*agent.ResumedSession, error) {
 	a.tell(a.fresh())
 	ld, err := resumeSession(a.Manager, a.root.sessions, id)
 	if err != nil {
-		return resumed{}, err
+		return nil, err
 	}
 	for _, p := range ld.Problems {
 		a.log.Warn("session record: "+p, "session", id)
 	}
-	rs := resumed{info: ld.Record.Info, items: make([]json.RawMessage, len(ld.Items))}
+	rs := &agent.ResumedSession{Info: ld.Record.Info, Items: make([]json.RawMessage, len(ld.Items))}
 	if rec, err := a.Manager.Record(id); err == nil {
-		rs.info = rec.Info
+		rs.Info = rec.Info
 	}
 	for i, it := range ld.Items {
-		rs.items[i] = it.JSON
+		rs.Items[i] = it.JSON
 	}
 	return rs, nil
 }
 
 // ListSessions lists the kept sessions, the workspace's first
 // (lsp.Agent).
-func (a *editorAgent) ListSessions() ([]lsp.SessionSummary, error) {
-	list, err := a.keptSessions(a.cwd)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]lsp.SessionSummary, 0, len(list))
-	for _, s := range list {
-		out = append(out, lsp.SessionSummary{SessionID: s.SessionID, Cwd: s.Cwd, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Turns: s.Turns})
-	}
-	return out, nil
+func (a *editorAgent) ListSessions() ([]agent.SessionSummary, error) {
+	return a.keptSessions(a.cwd)
 }
 
 // ResumeSession brings a kept session back (lsp.Agent).
-func (a *editorAgent) ResumeSession(_ context.Context, id string) (*lsp.ResumedSession, error) {
-	rs, err := a.resume(id)
-	if err != nil {
-		return nil, err
-	}
-	return &lsp.ResumedSession{Info: rs.info, Items: rs.items}, nil
+func (a *editorAgent) ResumeSession(_ context.Context, id string) (*agent.ResumedSession, error) {
+	return a.resume(id)
 }
 
 // ListMCPServers reports the MCP servers, starting them if no session

@@ -105,14 +105,14 @@ func (a *fakeAgent) UndoTurn(_ context.Context, sessionID, turnID string) ([]str
 
 // keptSession is a session the fake keeps as if from before a restart.
 type keptSession struct {
-	summary SessionSummary
+	summary agent.SessionSummary
 	items   []event.Event
 }
 
-func (a *fakeAgent) ListSessions() ([]SessionSummary, error) {
+func (a *fakeAgent) ListSessions() ([]agent.SessionSummary, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := []SessionSummary{}
+	out := []agent.SessionSummary{}
 	for _, k := range a.kept {
 		out = append(out, k.summary)
 	}
@@ -135,7 +135,7 @@ func (a *fakeAgent) LatestSession() (string, error) {
 }
 
 // ResumeSession makes a kept session live.
-func (a *fakeAgent) ResumeSession(_ context.Context, id string) (*ResumedSession, error) {
+func (a *fakeAgent) ResumeSession(_ context.Context, id string) (*agent.ResumedSession, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, k := range a.kept {
@@ -144,7 +144,7 @@ func (a *fakeAgent) ResumeSession(_ context.Context, id string) (*ResumedSession
 		}
 		a.sessions[id] = agent.SessionOptions{Cwd: k.summary.Cwd}
 		a.resumed = append(a.resumed, id)
-		rs := &ResumedSession{Info: agent.SessionInfo{SessionID: id, Cwd: k.summary.Cwd, Model: "fake-model"}}
+		rs := &agent.ResumedSession{Info: agent.SessionInfo{SessionID: id, Cwd: k.summary.Cwd, Model: "fake-model"}}
 		for _, ev := range k.items {
 			b, err := json.Marshal(ev)
 			if err != nil {

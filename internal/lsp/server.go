@@ -38,11 +38,11 @@ type Agent interface {
 	UndoTurn(ctx context.Context, sessionID, turnID string) ([]string, error)
 	// ListSessions returns the kept sessions, the workspace's first, most
 	// recent first.
-	ListSessions() ([]SessionSummary, error)
+	ListSessions() ([]agent.SessionSummary, error)
 	// ResumeSession brings a kept session back (a live one stays as it
 	// is), so its next turn continues its history, and returns the
 	// events that draw it.
-	ResumeSession(ctx context.Context, sessionID string) (*ResumedSession, error)
+	ResumeSession(ctx context.Context, sessionID string) (*agent.ResumedSession, error)
 	// Compact starts a turn that summarises the session's older
 	// history (agent.ErrNothingToCompact when it has none).
 	Compact(sessionID string) (*agent.Turn, error)

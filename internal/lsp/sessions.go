@@ -19,27 +19,6 @@ const (
 	methodResumeSession = "agent/resumeSession"
 )
 
-// SessionSummary is a kept session as agent/listSessions shows it.
-type SessionSummary struct {
-	SessionID string
-	// Cwd is a path; the server sends it as a URI.
-	Cwd string
-	// Title is the first prompt, shortened.
-	Title     string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	Turns     int
-}
-
-// ResumedSession is a session brought back by Agent.ResumeSession.
-type ResumedSession struct {
-	Info agent.SessionInfo
-	// Items are the events that draw its conversation, each the
-	// agent/event object as it was sent: valid JSON objects, sent on as
-	// they are.
-	Items []json.RawMessage
-}
-
 type sessionSummaryResult struct {
 	SessionID string    `json:"sessionId"`
 	Cwd       string    `json:"cwd"`
@@ -103,10 +82,10 @@ func (s *server) resumeSession(ctx context.Context, params []byte) (any, error) 
 
 // encodeResumed writes the answer to agent/resumeSession as the bytes
 // that go on the wire. A long session's items are megabytes of JSON the
-// record holds already checked (see ResumedSession): they are copied once
+// record holds already checked (see agent.ResumedSession): they are copied once
 // into the answer instead of through the encoder, which would check and
 // copy each of them again, the most of a resume's time.
-func encodeResumed(rs *ResumedSession) (json.RawMessage, error) {
+func encodeResumed(rs *agent.ResumedSession) (json.RawMessage, error) {
 	head, err := json.Marshal(resumeSessionResult{SessionID: rs.Info.SessionID, Cwd: string(uri.File(rs.Info.Cwd)), Model: rs.Info.Model})
 	if err != nil {
 		return nil, err
@@ -132,7 +111,7 @@ func encodeResumed(rs *ResumedSession) (json.RawMessage, error) {
 }
 
 // resume brings a session back and makes it current.
-func (s *server) resume(ctx context.Context, sessionID string) (*ResumedSession, error) {
+func (s *server) resume(ctx context.Context, sessionID string) (*agent.ResumedSession, error) {
 	a, err := s.theAgent()
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/event"
 )
@@ -24,7 +25,7 @@ func keptConversation(id, cwd string) keptSession {
 	}
 	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	return keptSession{
-		summary: SessionSummary{SessionID: id, Cwd: cwd, Title: "Fix the parser", CreatedAt: at, UpdatedAt: at.Add(time.Minute), Turns: 1},
+		summary: agent.SessionSummary{SessionID: id, Cwd: cwd, Title: "Fix the parser", CreatedAt: at, UpdatedAt: at.Add(time.Minute), Turns: 1},
 		items: []event.Event{
 			ev(1, event.TurnStarted{Prompt: "Fix the parser"}),
 			ev(3, event.ToolCall{CallID: "c1", Tool: "apply_patch", Kind: event.KindEdit, Title: "Edit parser.go", Arguments: json.RawMessage(`"patch"`)}),

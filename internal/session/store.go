@@ -41,6 +41,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agent-ls/agent-ls/internal/agent"
 )
 
 // Version is the record format's version, in the first line.
@@ -210,18 +212,6 @@ func (st *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-// Summary describes a kept session (agent/listSessions, where cwd is
-// a URI).
-type Summary struct {
-	SessionID string `json:"sessionId"`
-	Cwd       string `json:"cwd"`
-	// Title is the session's first prompt, shortened.
-	Title     string    `json:"title"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	Turns     int       `json:"turns"`
-}
-
 // titleRunes bounds a session's title.
 const titleRunes = 80
 
@@ -229,13 +219,13 @@ const titleRunes = 80
 // it first, each group most recently updated first. workspace "" puts
 // them all in one group. A file that cannot be read is logged and left
 // out.
-func (st *Store) List(workspace string) ([]Summary, error) {
+func (st *Store) List(workspace string) ([]agent.SessionSummary, error) {
 	out, err := st.each(st.summary)
 	if err != nil {
 		return nil, err
 	}
-	inside := func(s Summary) bool { return workspace != "" && within(workspace, s.Cwd) }
-	slices.SortStableFunc(out, func(a, b Summary) int {
+	inside := func(s agent.SessionSummary) bool { return workspace != "" && within(workspace, s.Cwd) }
+	slices.SortStableFunc(out, func(a, b agent.SessionSummary) int {
 		if ia, ib := inside(a), inside(b); ia != ib {
 			if ia {
 				return -1
@@ -248,15 +238,15 @@ func (st *Store) List(workspace string) ([]Summary, error) {
 }
 
 // each reads every kept session with read.
-func (st *Store) each(read func(id string) (Summary, error)) ([]Summary, error) {
+func (st *Store) each(read func(id string) (agent.SessionSummary, error)) ([]agent.SessionSummary, error) {
 	entries, err := os.ReadDir(st.dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return []Summary{}, nil
+		return []agent.SessionSummary{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	out := []Summary{}
+	out := []agent.SessionSummary{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || !e.Type().IsRegular() || checkID(id) != nil {
@@ -274,27 +264,27 @@ func (st *Store) each(read func(id string) (Summary, error)) ([]Summary, error) 
 
 // Latest returns the most recently updated session of workspace, reading
 // only the first line of each (its title and turns are left empty).
-func (st *Store) Latest(workspace string) (Summary, error) {
-	all, err := st.each(func(id string) (Summary, error) {
+func (st *Store) Latest(workspace string) (agent.SessionSummary, error) {
+	all, err := st.each(func(id string) (agent.SessionSummary, error) {
 		f, err := os.Open(st.path(id))
 		if err != nil {
-			return Summary{}, err
+			return agent.SessionSummary{}, err
 		}
 		defer f.Close()
 		s, _, err := readHead(f)
 		return s, err
 	})
 	if err != nil {
-		return Summary{}, err
+		return agent.SessionSummary{}, err
 	}
-	var best Summary
+	var best agent.SessionSummary
 	for _, s := range all {
 		if within(workspace, s.Cwd) && (best.SessionID == "" || s.UpdatedAt.After(best.UpdatedAt)) {
 			best = s
 		}
 	}
 	if best.SessionID == "" {
-		return Summary{}, fmt.Errorf("%w: none of the workspace %s", ErrNotFound, workspace)
+		return agent.SessionSummary{}, fmt.Errorf("%w: none of the workspace %s", ErrNotFound, workspace)
 	}
 	return best, nil
 }
@@ -312,15 +302,15 @@ var turnStartedMark = []byte(`"type":"turnStarted"`)
 
 // summary reads what List shows of a session without decoding the whole
 // file: the first line, the first prompt, and the number of turns.
-func (st *Store) summary(id string) (Summary, error) {
+func (st *Store) summary(id string) (agent.SessionSummary, error) {
 	f, err := os.Open(st.path(id))
 	if err != nil {
-		return Summary{}, err
+		return agent.SessionSummary{}, err
 	}
 	defer f.Close()
 	s, r, err := readHead(f)
 	if err != nil {
-		return Summary{}, err
+		return agent.SessionSummary{}, err
 	}
 	for {
 		l, err := r.ReadSlice('\n')
@@ -358,21 +348,21 @@ func (st *Store) summary(id string) (Summary, error) {
 
 // readHead reads a record's first line into a summary (updated: the
 // file's time), and returns the reader positioned after it.
-func readHead(f *os.File) (Summary, *bufio.Reader, error) {
+func readHead(f *os.File) (agent.SessionSummary, *bufio.Reader, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return Summary{}, nil, err
+		return agent.SessionSummary{}, nil, err
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	first, err := r.ReadBytes('\n')
 	if err != nil {
-		return Summary{}, nil, fmt.Errorf("no complete first line: %w", err)
+		return agent.SessionSummary{}, nil, fmt.Errorf("no complete first line: %w", err)
 	}
 	var head line
 	if err := json.Unmarshal(first, &head); err != nil || head.T != kindSession || head.Info == nil {
-		return Summary{}, nil, fmt.Errorf("the first line is not a session's: %.80s", first)
+		return agent.SessionSummary{}, nil, fmt.Errorf("the first line is not a session's: %.80s", first)
 	}
-	return Summary{SessionID: head.Info.SessionID, Cwd: head.Info.Cwd, CreatedAt: head.At, UpdatedAt: fi.ModTime()}, r, nil
+	return agent.SessionSummary{SessionID: head.Info.SessionID, Cwd: head.Info.Cwd, CreatedAt: head.At, UpdatedAt: fi.ModTime()}, r, nil
 }
 
 // eventPrefix starts every event line.
