@@ -165,3 +165,23 @@ func TestRefusedInitializeHoldsNothing(t *testing.T) {
 		t.Errorf("session/new waited %v for a refused initialize", d)
 	}
 }
+
+// An initialize whose id is a number beyond float64 is still matched to
+// its answer: the request behind it finds the agent, without waiting.
+func TestHugeInitializeIDIsMatched(t *testing.T) {
+	opts := Options{Version: "v", NewAgent: func(cfg Config) (Agent, error) { return &fakeAgent{fe: cfg.Frontend}, nil }}
+	c := serveRaw(t, opts)
+	start := time.Now()
+	c.send(t, `{"jsonrpc":"2.0","id":1e400,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`)
+	var answers string
+	for range 2 {
+		answers += c.next(t)
+	}
+	if !strings.Contains(answers, `"id":2,"result"`) {
+		t.Errorf("answers:\n%s", answers)
+	}
+	if d := time.Since(start); d > clientTimeout/2 {
+		t.Errorf("session/list waited %v behind an initialize with a huge id", d)
+	}
+}

@@ -132,15 +132,18 @@ func answerIDOf(p []byte) (any, bool) {
 }
 
 // idKey is a JSON-RPC id as a comparable value: the SDK answers with the
-// id it read, which may come out written differently (compacted, HTML
-// characters escaped) but means the same string or number.
+// id it read, a string perhaps written differently (HTML characters
+// escaped) but the same string, a number as it was written (so a number
+// is kept as its text: 1e400 is an id too, though no float64).
 func idKey(id json.RawMessage) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(id))
+	d.UseNumber()
 	var v any
-	if len(id) == 0 || json.Unmarshal(id, &v) != nil {
+	if len(id) == 0 || d.Decode(&v) != nil {
 		return nil, false
 	}
 	switch v.(type) {
-	case string, float64:
+	case string, json.Number:
 		return v, true
 	}
 	return nil, false

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
@@ -19,17 +18,10 @@ const (
 	methodResumeSession = "agent/resumeSession"
 )
 
-type sessionSummaryResult struct {
-	SessionID string    `json:"sessionId"`
-	Cwd       string    `json:"cwd"`
-	Title     string    `json:"title"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	Turns     int       `json:"turns"`
-}
-
+// listSessionsResult carries the agent's summaries as they are, with
+// each cwd written as a file URI and the times in UTC.
 type listSessionsResult struct {
-	Sessions []sessionSummaryResult `json:"sessions"`
+	Sessions []agent.SessionSummary `json:"sessions"`
 }
 
 type resumeSessionParams struct {
@@ -54,10 +46,10 @@ func (s *server) listSessions() (any, error) {
 	if err != nil {
 		return nil, agentError(err)
 	}
-	res := listSessionsResult{Sessions: make([]sessionSummaryResult, 0, len(list))}
+	res := listSessionsResult{Sessions: make([]agent.SessionSummary, 0, len(list))}
 	for _, l := range list {
-		res.Sessions = append(res.Sessions, sessionSummaryResult{SessionID: l.SessionID, Cwd: string(uri.File(l.Cwd)),
-			Title: l.Title, CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC(), Turns: l.Turns})
+		l.Cwd, l.CreatedAt, l.UpdatedAt = string(uri.File(l.Cwd)), l.CreatedAt.UTC(), l.UpdatedAt.UTC()
+		res.Sessions = append(res.Sessions, l)
 	}
 	return res, nil
 }
