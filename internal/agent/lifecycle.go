@@ -66,6 +66,9 @@ func (m *Manager) add(s *session) error {
 	if p, ok := client.(preconnecter); ok {
 		p.Preconnect()
 	}
+	// So is what the sandbox enforces here, which that request's
+	// environment context says (asked once per manager).
+	go m.sandboxState()
 	return nil
 }
 

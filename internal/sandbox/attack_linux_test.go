@@ -67,6 +67,12 @@ var attacks = map[string]func(args []string) error{
 		return os.WriteFile(fmt.Sprintf("/proc/self/fd/%d", f.Fd()), []byte("pwned\n"), 0o644)
 	},
 	"mount-tmpfs": func(a []string) error { return unix.Mount("tmpfs", a[0], "tmpfs", 0, "") },
+	// The namespace probe's own steps: a user namespace of the command's
+	// own, where it would hold every capability over new mounts.
+	"namespaces": func(a []string) error {
+		_, err := probeNamespaces()
+		return err
+	},
 	"umount":      func(a []string) error { return unix.Unmount(a[0], unix.MNT_DETACH) },
 	"dial": func(a []string) error {
 		c, err := net.DialTimeout(a[0], a[1], 2*time.Second)

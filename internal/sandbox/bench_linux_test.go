@@ -73,3 +73,16 @@ func BenchmarkSandboxTrue(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProbeNamespaces: one namespace probe, as the first session of
+// each agent-ls process asks it (a child sharing this process's memory).
+func BenchmarkProbeNamespaces(b *testing.B) {
+	if !Probe().Namespaces {
+		b.Skip("no namespaces here: " + Probe().NamespaceNote)
+	}
+	for b.Loop() {
+		if _, err := probeNamespaces(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -8,8 +8,9 @@ package sandbox
 // seccomp user notifications (notify_linux.c, notify_sock_linux.c,
 // chmod_notify_linux.c), the mounts (nosuid_linux.c) and the process limit
 // (pids_exec_linux.c). sandbox_linux.h declares what they share and
-// syscalls_linux.h what older C libraries lack. Go calls none of it; this
-// file makes the package a cgo package, so that the C is built at all.
+// syscalls_linux.h what older C libraries lack. Go calls one C function,
+// the namespace probe (probe_ns_linux.go); this file makes the package a
+// cgo package, so that the C is built at all.
 
 /*
 #include "sandbox_linux.h"

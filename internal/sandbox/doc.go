@@ -225,8 +225,9 @@
 // chmod_notify_linux.c, the user notifications; nosuid_linux.c, the
 // mounts; pids_exec_linux.c, the process limit), with sandbox_linux.h
 // declaring what they share and syscalls_linux.h what older C libraries
-// lack. Go calls none of the C; cgo_linux.go only makes this a cgo
-// package, so that cgo compiles the C and links it, constructor included,
+// lack. Go calls one C function, the namespace probe (probe_ns_linux.go);
+// cgo_linux.go makes this a cgo package, so that cgo compiles the C and
+// links it, constructor included,
 // into agent-ls and agent-ls-sandbox alike. `make test-c` compiles each C
 // file alone with every warning an error (make test runs it); the cgo
 // build keeps the compiler's defaults. What needs cgo (libseccomp and the

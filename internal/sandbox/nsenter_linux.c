@@ -1,11 +1,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,13 +31,8 @@ static int agentls_write(const char *path, const char *s) {
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-static void agentls_fail(const char *step) {
-	agentls_ns_errno = errno ? errno : EINVAL;
-	agentls_ns_step = step;
-}
-
 static void agentls_enter(int in_ns);
-static int agentls_new_namespaces(int *pidns);
+static int agentls_new_namespaces(int *pidns, const char **step);
 
 // Runs before the Go runtime starts its threads: unshare(CLONE_NEWUSER)
 // needs a single-threaded process, and forking is only safe (and cheap)
@@ -73,8 +71,8 @@ __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 // agentls_new_namespaces puts this single-threaded process in fresh user
 // and mount namespaces, and a PID namespace (for its next child) where
 // the kernel allows one, with its own ids mapped onto themselves. It
-// returns 0, or -1 with agentls_ns_errno and agentls_ns_step set.
-static int agentls_new_namespaces(int *pidns) {
+// returns 0, or -1 with errno set and *step naming what failed.
+static int agentls_new_namespaces(int *pidns, const char **step) {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	char map[64];
@@ -83,18 +81,18 @@ static int agentls_new_namespaces(int *pidns) {
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) {
 		*pidns = 0;
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
-			{ agentls_fail("unshare(CLONE_NEWUSER|CLONE_NEWNS)"); return -1; }
+			{ *step = "unshare(CLONE_NEWUSER|CLONE_NEWNS)"; return -1; }
 	}
 	// Map our own ids onto themselves: the only mapping an unprivileged
 	// process may write, and the command keeps its identity.
 	if (agentls_write("/proc/self/setgroups", "deny") != 0 && errno != ENOENT)
-		{ agentls_fail("writing /proc/self/setgroups"); return -1; }
+		{ *step = "writing /proc/self/setgroups"; return -1; }
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	if (agentls_write("/proc/self/uid_map", map) != 0)
-		{ agentls_fail("writing /proc/self/uid_map"); return -1; }
+		{ *step = "writing /proc/self/uid_map"; return -1; }
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	if (agentls_write("/proc/self/gid_map", map) != 0)
-		{ agentls_fail("writing /proc/self/gid_map"); return -1; }
+		{ *step = "writing /proc/self/gid_map"; return -1; }
 	return 0;
 }
 
@@ -113,8 +111,12 @@ static void agentls_enter(int in_ns) {
 	}
 
 	int pidns;
-	if (agentls_new_namespaces(&pidns) != 0)
+	const char *step = "";
+	if (agentls_new_namespaces(&pidns, &step) != 0) {
+		agentls_ns_errno = errno ? errno : EINVAL;
+		agentls_ns_step = step;
 		return;
+	}
 	agentls_ns_errno = 0;
 	clock_gettime(CLOCK_MONOTONIC, &agentls_t_namespaces);
 	agentls_supervisor = pidns ? 1 : 2;
@@ -123,4 +125,61 @@ static void agentls_enter(int in_ns) {
 	else
 		agentls_start_reaper();
 	clock_gettime(CLOCK_MONOTONIC, &agentls_t_forked);
+}
+
+// The namespace probe: what agentls_new_namespaces and the plan's first
+// mount do in the helper, tried in a child that shares this process's
+// memory (CLONE_VM | CLONE_VFORK, as posix_spawn starts its children), so
+// asking costs no copy of the page tables, and no copy-on-write faults
+// after it, as a fork of the whole agent would. The mount is the step an
+// LSM such as Ubuntu's AppArmor restriction of user namespaces refuses.
+struct agentls_probe {
+	int pidns;
+	int err;
+	const char *step;
+};
+
+static int agentls_probe_child(void *arg) {
+	struct agentls_probe *p = arg;
+	if (agentls_new_namespaces(&p->pidns, &p->step) != 0) {
+		p->err = errno ? errno : EINVAL;
+		_exit(1);
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		p->err = errno;
+		p->step = "making mounts private";
+		_exit(1);
+	}
+	_exit(0);
+}
+
+int agentls_probe_namespaces(int *pidns, const char **step) {
+	struct agentls_probe p = {0, 0, ""};
+	const size_t size = 64 * 1024;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
+		*step = "allocating the probe's stack";
+		return errno;
+	}
+	// The child runs on this thread's memory until it exits: no signal
+	// may reach it (a handler of the Go runtime would run there), so it
+	// starts with every signal blocked, and this thread is suspended
+	// until it is gone (CLONE_VFORK). No exit signal: __WALL waits.
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid_t pid = clone(agentls_probe_child, stack + size, CLONE_VM | CLONE_VFORK, &p);
+	int err = pid < 0 ? errno : 0;
+	if (pid > 0)
+		while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	munmap(stack, size);
+	if (pid < 0) {
+		*step = "clone";
+		return err;
+	}
+	*pidns = p.pidns;
+	*step = p.step;
+	return p.err;
 }

@@ -1,13 +1,11 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
@@ -27,12 +25,10 @@ func Probe() Capabilities {
 		probed.UnixSockets, probed.UnixSocketsNote = unixSocketSupport()
 		pc := pidsCgroupParent()
 		probed.PidsCgroup, probed.PidsCgroupVersion, probed.PidsCgroupNote = pc.parent, pc.version, pc.note
-		if err := probeNamespaces(syscall.CLONE_NEWPID); err == nil {
-			probed.Namespaces, probed.PIDNamespace = true, true
-		} else if err := probeNamespaces(0); err != nil {
+		if pidNS, err := probeNamespaces(); err != nil {
 			probed.NamespaceNote = err.Error()
 		} else {
-			probed.Namespaces = true
+			probed.Namespaces, probed.PIDNamespace = true, pidNS
 		}
 	})
 	c := probed
@@ -42,30 +38,6 @@ func Probe() Capabilities {
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv
 	}
 	return c
-}
-
-// probeNamespaces starts a child in a new user namespace (and the
-// namespaces in extra) that unshares its
-// mount namespace and remounts / (which Go's fork code does for
-// CLONE_NEWNS in Unshareflags), then execs a path that does not exist:
-// ENOENT from exec means every step before it worked, mounting included
-// (an LSM such as Ubuntu's AppArmor userns restriction fails that step).
-func probeNamespaces(extra uintptr) error {
-	uid, gid := os.Geteuid(), os.Getegid()
-	attr := &syscall.ProcAttr{Sys: &syscall.SysProcAttr{
-		Cloneflags:   syscall.CLONE_NEWUSER | extra,
-		Unshareflags: syscall.CLONE_NEWNS,
-		UidMappings:  []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-		GidMappings:  []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-	}}
-	_, err := syscall.ForkExec("/nonexistent/agent-ls-namespace-probe", []string{"probe"}, attr)
-	if errors.Is(err, syscall.ENOENT) {
-		return nil
-	}
-	if err == nil {
-		return errors.New("namespace probe: unexpected exec success")
-	}
-	return fmt.Errorf("the kernel refused an unprivileged user+mount namespace: %w", err)
 }
 
 // Summary says in one line what the sandbox enforces here, for the agent's

@@ -1,9 +1,10 @@
 // What the sandbox helper's C files share. The helper's work runs in C
 // from a constructor (nsenter_linux.c), before the Go runtime starts;
 // cgo compiles every *_linux.c file of the package and links it into each
-// binary that imports it (agent-ls and agent-ls-sandbox). Go calls none
-// of it: the Go side writes the plan (plan_linux.go) that the C carries
-// out. `make test-c` compiles each file alone with every warning an error.
+// binary that imports it (agent-ls and agent-ls-sandbox). The Go side
+// writes the plan (plan_linux.go) that the C carries out; the one C
+// function Go calls is the namespace probe (probe_ns_linux.go).
+// `make test-c` compiles each file alone with every warning an error.
 #ifndef AGENTLS_SANDBOX_LINUX_H
 #define AGENTLS_SANDBOX_LINUX_H
 
@@ -18,6 +19,9 @@ struct seccomp_notif;
 // agentls_ns_step.
 extern int agentls_ns_errno;
 extern const char *agentls_ns_step;
+// The namespace probe: the same steps in a child sharing this process's
+// memory; 0, or the errno of the step it names.
+int agentls_probe_namespaces(int *pidns, const char **step);
 
 // reaper_linux.c: the processes that supervise the command.
 extern int agentls_supervisor;
