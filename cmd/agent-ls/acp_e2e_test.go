@@ -311,7 +311,7 @@ func TestACPCommandBehindPermission(t *testing.T) {
 		fakemodel.Say("it was rejected"),
 	)
 	t.Cleanup(m.Close)
-	c := &acpClient{answer: pick("allowOnce")}
+	c := &acpClient{answer: pick("allow_once")}
 	r := startACP(t, m, dir, t.TempDir(), c)
 	r.initialize(false)
 	id := r.newSession()
@@ -335,13 +335,16 @@ func TestACPCommandBehindPermission(t *testing.T) {
 	for _, o := range p.Options {
 		kinds = append(kinds, string(o.OptionId)+"="+string(o.Kind))
 	}
-	if got := strings.Join(kinds, ","); got != "allowOnce=allow_once,allowAlways=allow_always,rejectOnce=reject_once,abort=reject_once" {
+	if got := strings.Join(kinds, ","); got != "allow_once=allow_once,allow_always=allow_always,reject_once=reject_once,reject_always=reject_always" {
 		t.Errorf("options %s", got)
 	}
 	// The option allowing always says what it covers; the question says
 	// it in full.
 	if name := p.Options[1].Name; name != "Always allow this exact command in this folder" {
 		t.Errorf("allow_always option named %q", name)
+	}
+	if name := p.Options[3].Name; name != "Always reject this exact command in this folder" {
+		t.Errorf("reject_always option named %q", name)
 	}
 	if b, _ := json.Marshal(p.ToolCall.Content); !strings.Contains(string(b), `covers this exact command (the same words, nothing longer) in this folder, run outside the sandbox`) {
 		t.Errorf("the question does not say what \"always\" covers: %s", b)
@@ -353,7 +356,7 @@ func TestACPCommandBehindPermission(t *testing.T) {
 
 	c.reset()
 	c.mu.Lock()
-	c.answer = pick("rejectOnce")
+	c.answer = pick("reject_once")
 	c.mu.Unlock()
 	res, err = r.prompt(id, "again")
 	if err != nil || res.StopReason != sdk.StopReasonEndTurn {
@@ -709,7 +712,7 @@ func TestACPAllowAlwaysKeptAcrossLoad(t *testing.T) {
 		fakemodel.Answer(fakemodel.FunctionCall("c3", "shell", cmd)), fakemodel.Say("three"),
 	)
 	t.Cleanup(m.Close)
-	c := &acpClient{answer: pick("allowAlways")}
+	c := &acpClient{answer: pick("allow_always")}
 	r := startACP(t, m, dir, state, c)
 	r.initialize(false)
 	id := r.newSession()
@@ -727,7 +730,7 @@ func TestACPAllowAlwaysKeptAcrossLoad(t *testing.T) {
 	r.stdin.Close()
 	r.cmd.Wait()
 
-	c2 := &acpClient{answer: pick("rejectOnce")}
+	c2 := &acpClient{answer: pick("reject_once")}
 	r2 := startACP(t, m, dir, state, c2)
 	r2.initialize(false)
 	if _, err := r2.conn.LoadSession(r2.ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(id), Cwd: dir, McpServers: []sdk.McpServer{}}); err != nil {

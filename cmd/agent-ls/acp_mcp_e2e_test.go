@@ -47,7 +47,7 @@ func TestACPClientMCPServers(t *testing.T) {
 	)
 	t.Cleanup(m.Close)
 	dir := t.TempDir()
-	c := &acpClient{answer: pick("allowOnce")}
+	c := &acpClient{answer: pick("allow_once")}
 	r := startACP(t, m, dir, t.TempDir(), c, "AGENT_LS_E2E_SECRET=hunter2")
 	r.initialize(false)
 

@@ -19,10 +19,12 @@ const tsClientDir = "../../internal/acp/testdata/tsclient"
 // TestACPWithTypeScriptClient drives agent-ls acp with the official ACP
 // TypeScript SDK's client, which checks every message it receives
 // against the protocol's schema: initialize, a streamed answer, a command
-// allowed and one rejected, a patch through fs/write_text_file and one on
-// disk with diff blocks, an unsaved buffer read through
+// allowed and one rejected (options bound by kind, the last of a kind
+// winning), a quiet command shown running, a patch through
+// fs/write_text_file and one on disk with diff blocks, an unsaved buffer read through
 // fs/read_text_file, a plan, cancel during a slow stream, then after a
-// restart session/list, session/load and /undo.
+// restart session/list (without the session nobody prompted),
+// session/load and /undo.
 func TestACPWithTypeScriptClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if _, serr := os.Stat(filepath.Join(tsClientDir, "node_modules", "@agentclientprotocol", "sdk")); err != nil || serr != nil {
@@ -47,6 +49,7 @@ func TestACPWithTypeScriptClient(t *testing.T) {
 		fakemodel.Say("hello from agent-ls"),
 		shell("sh1", "echo yes > allowed.txt"), fakemodel.Say("done"),
 		shell("sh2", "echo no > rejected.txt"), fakemodel.Say("not done"),
+		fakemodel.Answer(fakemodel.FunctionCall("sh3", "shell", `{"command":["sleep","0.3"]}`)), fakemodel.Say("slept"),
 		fakemodel.Answer(fakemodel.CustomToolCall("ed1", "apply_patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n*** Add File: new.txt\n+fresh\n*** End Patch")),
 		fakemodel.Say("patched"),
 		fakemodel.Answer(fakemodel.CustomToolCall("ed2", "apply_patch", "*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: d.txt\n@@\n-d\n+D\n*** End Patch")),

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -10,28 +11,31 @@ import (
 	"github.com/agent-ls/agent-ls/internal/event"
 )
 
-// The permission options: the optionIds are ours, the kinds the
-// protocol's. "Abort" ends the turn (kind reject_once, as Codex's adapter
-// does it); an outcome "cancelled" is Abort too.
-const abortOption = "abort"
-
+// The permission options: one of each kind the protocol has, each named
+// after its kind (its optionId is the kind too). Clients bind the options
+// to keys by kind, and some compare ids with kinds, so two options of one
+// kind would leave one unreachable, or read "no" as "stop": a client's
+// "no" here rejects the call and tells the model. The user ends the turn
+// with the client's own stop (session/cancel), which answers a pending
+// permission request "cancelled".
 var permissionOptions = []struct {
-	id, name string
+	decision string // the agent's
+	name     string
 	kind     sdk.PermissionOptionKind
 }{
 	{agent.AllowOnce, "Allow once", sdk.PermissionOptionKindAllowOnce},
 	{agent.AllowAlways, "Allow always", sdk.PermissionOptionKindAllowAlways},
 	{agent.RejectOnce, "Reject", sdk.PermissionOptionKindRejectOnce},
-	{abortOption, "Abort (end the turn)", sdk.PermissionOptionKindRejectOnce},
+	{agent.RejectAlways, "Reject always", sdk.PermissionOptionKindRejectAlways},
 }
 
-// alwaysNames name the allow_always option by what it covers (the
-// agent remembers an "always" answer for exactly that): clients show the
-// name on the button and bind it by its kind, which stays allow_always.
-var alwaysNames = map[agent.ApprovalKind]string{
-	agent.ApprovalExec:  "Always allow this exact command in this folder",
-	agent.ApprovalPatch: "Always allow changes to these files",
-	agent.ApprovalTool:  "Always allow this tool",
+// alwaysNames name the "always" options by what they cover (the agent
+// remembers an "always" answer for exactly that): clients show the name
+// on the button and bind it by its kind.
+var alwaysNames = map[agent.ApprovalKind][2]string{
+	agent.ApprovalExec:  {"Always allow this exact command in this folder", "Always reject this exact command in this folder"},
+	agent.ApprovalPatch: {"Always allow changes to these files", "Always reject changes to these files"},
+	agent.ApprovalTool:  {"Always allow this tool", "Always reject this tool"},
 }
 
 // RequestApproval asks the client (agent.Frontend): session/request_permission
@@ -99,45 +103,54 @@ func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate
 			tc.Content = []sdk.ToolCallContent{textContent(req.Reason)}
 		}
 	}
-	if req.Always != "" && contains(req.Options, agent.AllowAlways) {
-		tc.Content = append(tc.Content, textContent("\"Always allow\" covers "+req.Always+"."))
+	if req.Always != "" && (contains(req.Options, agent.AllowAlways) || contains(req.Options, agent.RejectAlways)) {
+		tc.Content = append(tc.Content, textContent("An \"always\" answer covers "+req.Always+"."))
 	}
 	return tc
 }
 
-// approvalOptions are the options the request offers, and Abort always.
+// approvalOptions are the options the request offers, in the order
+// allow once, allow always, reject once, reject always.
 func approvalOptions(req *agent.ApprovalRequest) []sdk.PermissionOption {
 	var opts []sdk.PermissionOption
 	for _, o := range permissionOptions {
-		if o.id == abortOption || contains(req.Options, o.id) {
-			name := o.name
-			if o.id == agent.AllowAlways && alwaysNames[req.Kind] != "" {
-				name = alwaysNames[req.Kind]
-			}
-			opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(o.id), Name: name, Kind: o.kind})
+		if !contains(req.Options, o.decision) {
+			continue
 		}
+		name := o.name
+		switch names := alwaysNames[req.Kind]; o.decision {
+		case agent.AllowAlways:
+			name = cmp.Or(names[0], name)
+		case agent.RejectAlways:
+			name = cmp.Or(names[1], name)
+		}
+		opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(o.kind), Name: name, Kind: o.kind})
 	}
 	return opts
 }
 
-// approvalAnswer is the agent's answer for the client's outcome: a
-// cancelled request and Abort end the turn, an option offered is taken
-// (the tool call shown running when it allows), anything else rejects.
+// approvalAnswer is the agent's decision for the client's outcome: a
+// cancelled request ends the turn (the client stopped it), an option
+// offered is taken (the tool call shown running when it allows), anything
+// else rejects.
 func (s *server) approvalAnswer(ss *session, call sdk.ToolCallId, opts []sdk.PermissionOption, outcome sdk.RequestPermissionOutcome) string {
 	switch {
 	case outcome.Cancelled != nil:
 		return agent.Abort
 	case outcome.Selected != nil:
-		id := string(outcome.Selected.OptionId)
-		if id == abortOption {
-			return agent.Abort
-		}
+		id := outcome.Selected.OptionId
 		for _, o := range opts {
-			if string(o.OptionId) == id {
-				if o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways {
-					s.push(ss, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: call, Status: sdk.Ptr(sdk.ToolCallStatusInProgress)}})
+			if o.OptionId != id {
+				continue
+			}
+			for _, po := range permissionOptions {
+				if po.kind != o.Kind {
+					continue
 				}
-				return id
+				if o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways {
+					s.callStarted(ss, call)
+				}
+				return po.decision
 			}
 		}
 		s.log.Warn("acp: the client picked an option it was not offered; rejecting", "option", id)

@@ -27,11 +27,12 @@ type eventView struct {
 }
 
 type callView struct {
-	kind   event.ToolKind
-	hidden bool // update_plan: shown as the plan itself
-	out    tail
-	diffs  []sdk.ToolCallContent
-	locs   []sdk.ToolCallLocation
+	kind    event.ToolKind
+	hidden  bool // update_plan: shown as the plan itself
+	running bool // shown in_progress
+	out     tail
+	diffs   []sdk.ToolCallContent
+	locs    []sdk.ToolCallLocation
 }
 
 func newEventView() *eventView {
@@ -107,6 +108,7 @@ func (s *server) queueEvent(ev event.Event) {
 			return
 		}
 		c.out.write(out.Chunk)
+		c.running = true
 		// The output so far, sent when the client takes it: a client
 		// that reads slowly gets the latest state, not every chunk.
 		s.out.push("out:"+ss.id+":"+out.CallID, func() {
@@ -137,6 +139,29 @@ func (ss *session) noteEvent(ev event.Event) {
 			ss.changing = append(ss.changing, ev.TurnID)
 		}
 	}
+}
+
+// CallStarted shows a pending call running (agent.CallStarter): a call
+// that needed no question, or the user allowed.
+func (s *server) CallStarted(sessionID, callID string) {
+	s.mu.Lock()
+	ss := s.byAgent[sessionID]
+	s.mu.Unlock()
+	if ss != nil {
+		s.callStarted(ss, sdk.ToolCallId(callID))
+	}
+}
+
+// callStarted shows call in_progress, once.
+func (s *server) callStarted(ss *session, call sdk.ToolCallId) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	c := ss.view.calls[string(call)]
+	if c == nil || c.running || c.hidden {
+		return
+	}
+	c.running = true
+	s.push(ss, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: call, Status: sdk.Ptr(sdk.ToolCallStatusInProgress)}})
 }
 
 // title is a session's title from its first prompt.
@@ -225,12 +250,13 @@ func (v *eventView) toolCall(p event.ToolCall, cwd string, replay bool) *sdk.Ses
 		return nil
 	}
 	c.locs = argLocations(p.Arguments, cwd)
-	// Calls that may need an approval wait as pending until allowed
-	// or running; the others run at once.
+	// Calls that may need an approval wait as pending until they start
+	// (CallStarted) or show output; the others run at once.
 	status := sdk.ToolCallStatusInProgress
 	if !replay && (p.Kind == event.KindExecute || p.Kind == event.KindEdit || p.Kind == event.KindDelete || p.Kind == event.KindMove || p.Kind == event.KindOther) {
 		status = sdk.ToolCallStatusPending
 	}
+	c.running = status == sdk.ToolCallStatusInProgress
 	return &sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
 		Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}
 }

@@ -250,7 +250,8 @@ func (ss *session) noteItem(raw json.RawMessage) {
 	}
 }
 
-// ListSessions lists the kept sessions (of cwd when given).
+// ListSessions lists the kept conversations (of cwd when given): the
+// sessions with at least one turn.
 func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
 	a, err := s.theAgent()
 	if err != nil {
@@ -266,7 +267,9 @@ func (s *server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (s
 	}
 	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
 	for _, l := range list {
-		if cwd != "" && l.Cwd != cwd {
+		// Conversations only: a session nobody prompted (the one the
+		// client just opened, say) has nothing to resume.
+		if (cwd != "" && l.Cwd != cwd) || l.Turns == 0 {
 			continue
 		}
 		si := sdk.SessionInfo{SessionId: sdk.SessionId(l.SessionID), Cwd: l.Cwd}

@@ -73,7 +73,7 @@ var attacks = map[string]func(args []string) error{
 		_, err := probeNamespaces()
 		return err
 	},
-	"umount":      func(a []string) error { return unix.Unmount(a[0], unix.MNT_DETACH) },
+	"umount": func(a []string) error { return unix.Unmount(a[0], unix.MNT_DETACH) },
 	"dial": func(a []string) error {
 		c, err := net.DialTimeout(a[0], a[1], 2*time.Second)
 		if err != nil {

@@ -52,7 +52,7 @@ function start(label) {
     writes: [],
     reads: [],
     buffers: new Map(),
-    answer: "allowOnce",
+    answer: "allow_once",
     onUpdate: null,
     log: () => stderr,
   };
@@ -63,7 +63,11 @@ function start(label) {
     })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       state.permissions.push(params);
-      return { outcome: { outcome: "selected", optionId: state.answer } };
+      // Keys bound by kind, a later option of a kind taking the key of
+      // an earlier one (as codecompanion and avante do); the user presses
+      // the key of the kind state.answer.
+      const keys = new Map(params.options.map((o) => [o.kind, o.optionId]));
+      return { outcome: { outcome: "selected", optionId: keys.get(state.answer) } };
     })
     .onRequest(methods.client.fs.readTextFile, ({ params }) => {
       state.reads.push(params.path);
@@ -91,6 +95,7 @@ const exists = (name) => fs.existsSync(path.join(ws, name));
 
 const clientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: false };
 let sessionId;
+let emptySessionId;
 
 const first = start("first");
 await first.run(async (ctx) => {
@@ -123,28 +128,40 @@ await first.run(async (ctx) => {
   ok("streamed answer");
 
   // A command behind a permission: allowed, then rejected.
-  first.answer = "allowOnce";
+  first.answer = "allow_once";
   res = await prompt("write allowed.txt");
   check(res.stopReason === "end_turn", "stopReason " + res.stopReason);
   check(first.permissions.length === 1, "permission requests " + first.permissions.length);
   const p = first.permissions[0];
   check(p.toolCall.kind === "execute" && p.toolCall.toolCallId === "sh1", "permission tool call " + JSON.stringify(p.toolCall));
   check(
-    p.options.map((o) => o.kind).join(",") === "allow_once,allow_always,reject_once,reject_once",
+    p.options.map((o) => o.kind).join(",") === "allow_once,allow_always,reject_once,reject_always" &&
+      p.options.every((o) => o.optionId === o.kind),
     "options " + JSON.stringify(p.options),
   );
   check(read("allowed.txt") === "yes\n", "allowed.txt");
   const call = first.updates.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "sh1");
   check(call && call.kind === "execute", "tool_call " + JSON.stringify(call));
-  check(first.updates.some((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "sh1" && u.status === "completed"), "completed");
+  const sh1 = first.updates.filter((u) => u.toolCallId === "sh1" && u.status).map((u) => u.status);
+  check(sh1.join(",") === "pending,in_progress,completed", "sh1 went " + sh1);
   ok("command allowed");
 
-  first.answer = "rejectOnce";
+  first.answer = "reject_once";
   res = await prompt("write rejected.txt");
   check(res.stopReason === "end_turn", "stopReason " + res.stopReason);
   check(!exists("rejected.txt"), "a rejected command ran");
   check(first.updates.some((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "sh2" && u.status === "failed"), "rejected call not failed");
-  ok("command rejected");
+  ok("command rejected (the turn goes on)");
+
+  // A command that needs no question and prints nothing shows running
+  // while it runs: a client that hides pending calls still sees it.
+  first.permissions.length = 0;
+  res = await prompt("sleep quietly");
+  check(res.stopReason === "end_turn", "stopReason " + res.stopReason);
+  check(first.permissions.length === 0, "asked about a sandboxed command");
+  const shown = first.updates.filter((u) => u.toolCallId === "sh3" && u.status && u.status !== "pending").map((u) => u.status);
+  check(shown.join(",") === "in_progress,completed", "a client hiding pending calls saw sh3 as " + shown);
+  ok("quiet command shown running");
 
   // A patch written through fs/write_text_file, with diff blocks.
   first.writes.length = 0;
@@ -188,6 +205,9 @@ await first.run(async (ctx) => {
   check(!first.updates.some((u) => u.toolCallId === "pl1"), "update_plan shown as a tool call");
   ok("plan");
 
+  // A session nobody prompts is not a conversation to list.
+  emptySessionId = (await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [] })).sessionId;
+
   // Cancel during a slow stream: the prompt answers cancelled.
   let cancelled = false;
   first.onUpdate = (u) => {
@@ -212,6 +232,7 @@ await second.run(async (ctx) => {
   await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: "ts-sdk-test", version: "1" } });
   const list = await ctx.request(methods.agent.session.list, { cwd: ws });
   check(list.sessions.some((s) => s.sessionId === sessionId && s.title === "say hello"), "session/list " + JSON.stringify(list));
+  check(emptySessionId && !list.sessions.some((s) => s.sessionId === emptySessionId), "session/list shows an empty session " + JSON.stringify(list));
   await ctx.request(methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
   const k = kinds(second.updates);
   check(k[0] === "user_message_chunk", "replay starts with " + k[0]);
