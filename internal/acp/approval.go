@@ -143,17 +143,22 @@ func (s *server) approvalAnswer(ss *session, call sdk.ToolCallId, opts []sdk.Per
 			if o.OptionId != id {
 				continue
 			}
-			for _, po := range permissionOptions {
-				if po.kind != o.Kind {
-					continue
-				}
-				if o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways {
-					s.callStarted(ss, call)
-				}
-				return po.decision
+			if o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways {
+				s.callStarted(ss, call)
 			}
+			return decisionOf(o.Kind)
 		}
 		s.log.Warn("acp: the client picked an option it was not offered; rejecting", "option", id)
+	}
+	return agent.RejectOnce
+}
+
+// decisionOf is the agent's decision for an option of kind.
+func decisionOf(kind sdk.PermissionOptionKind) string {
+	for _, po := range permissionOptions {
+		if po.kind == kind {
+			return po.decision
+		}
 	}
 	return agent.RejectOnce
 }
