@@ -27,12 +27,13 @@ import (
 // answered with an error (as acpx does) or, with emptyForMissing, with
 // empty content (as codecompanion does). fs/write_text_file writes the
 // disk unless refuse says no to that write (nth: the path's writes so
-// far, this one included).
+// far, this one included), or with unsaved, a buffer only.
 type fsClient struct {
 	recorder
 	mu              sync.Mutex
 	buffers         map[string]string
 	emptyForMissing bool
+	unsaved         bool
 	refuse          func(path string, nth int) bool
 	reads           []string
 	writes          map[string]int
@@ -64,9 +65,19 @@ func (c *fsClient) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) 
 	}
 	c.writes[p.Path]++
 	refused := c.refuse != nil && c.refuse(p.Path, c.writes[p.Path])
+	unsaved := c.unsaved
 	c.mu.Unlock()
 	if refused {
 		return sdk.WriteTextFileResponse{}, &sdk.RequestError{Code: -32603, Message: "the user rejected the write"}
+	}
+	if unsaved {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.buffers == nil {
+			c.buffers = map[string]string{}
+		}
+		c.buffers[p.Path] = p.Content
+		return sdk.WriteTextFileResponse{}, nil
 	}
 	return sdk.WriteTextFileResponse{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
 }
@@ -361,6 +372,51 @@ func waitSent(t *testing.T, r *fsRun, done func(wireMessage) bool) []wireMessage
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the client received %+v", msgs)
+		}
+	}
+}
+
+// TestClientFilesWrittenAreNamed: a file agent-ls created through
+// fs/write_text_file that the client holds unsaved (not on disk) is
+// asked for, so the agent reads what it wrote.
+func TestClientFilesWrittenAreNamed(t *testing.T) {
+	c := &fsClient{}
+	r := startFS(t, c)
+	n := filepath.Join(r.dir, "new.txt")
+	c.mu.Lock()
+	c.unsaved = true
+	c.mu.Unlock()
+	applied, err := r.fe.ApplyChanges(r.ctx, &workspace.ChangeSet{Changes: []workspace.FileChange{{Kind: workspace.Add, Path: n, NewContent: []byte("fresh\n")}}})
+	if !applied || err != nil {
+		t.Fatalf("ApplyChanges = %v, %v", applied, err)
+	}
+	if _, err := os.Stat(n); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("new.txt is on disk: %v", err)
+	}
+	if doc, ok := r.files.Document(n); !ok || doc.Text != "fresh\n" || !c.asked(n) {
+		t.Errorf("Document(new.txt) = %+v, %v; want the client's buffer", doc, ok)
+	}
+}
+
+func TestPromptPaths(t *testing.T) {
+	got := promptPaths([]sdk.ContentBlock{
+		sdk.TextBlock("see"),
+		sdk.ResourceLinkBlock("a.go", "file:///w/a.go"),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file:///w/b.go#L3-4", Text: "x"}}),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{Uri: "file:///w/c.png", Blob: "aGk="}}),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "zed://rules", Text: "be brief"}}),
+		sdk.ResourceLinkBlock("web", "https://example.com/d.go"),
+	})
+	var named namedPaths
+	named.add(got...)
+	for _, p := range []string{"/w/a.go", "/w/b.go", "/w/./c.png"} {
+		if !named.has(p) {
+			t.Errorf("%s not named; the prompt names %q", p, got)
+		}
+	}
+	for _, p := range []string{"", "/w", "/d.go", "rules"} {
+		if named.has(p) {
+			t.Errorf("%q named; the prompt names %q", p, got)
 		}
 	}
 }
