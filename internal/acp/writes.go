@@ -21,8 +21,8 @@ import (
 // content that is not text are left to the agent, which writes them to
 // disk with its crash-safe journal. Writes through the client cannot be
 // atomic: when one fails, the files already written get their old
-// content back (each restore shown as a tool call of its own), and the
-// error says which file holds what.
+// content back (a file written back through the client is shown first
+// as a tool call of its own), and the error says which file holds what.
 func (s *server) ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) (bool, error) {
 	s.mu.Lock()
 	canWrite := s.client.Fs.WriteTextFile
