@@ -2,14 +2,12 @@ package acp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
-	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -26,9 +24,15 @@ const clientTimeout = 30 * time.Second
 // included, as the language server's open documents do (every file
 // counts as open: Document asks the client). ACP does not say which
 // files are open, so OpenPaths is empty and the search tools, which read
-// only open documents through the view, read the disk. A read the client
-// cannot answer falls back to the disk, which also says when a file does
-// not exist.
+// only open documents through the view, read the disk.
+//
+// The client is asked only about a file that is on disk or that the
+// client named (namedPaths): clients answer a file that does not exist
+// with an error they also show the user (acpx prints "Resource not
+// found" for every AGENTS.md agent-ls looks for) or with empty content.
+// A read the client cannot answer falls back to the disk, which also
+// says when a file does not exist; so does an empty answer for a file
+// that is not on disk: a missing file is not an empty one.
 type clientFiles struct{ s *server }
 
 // read asks the client for path's text.
@@ -50,18 +54,33 @@ func (f *clientFiles) read(path string) (string, bool) {
 	return resp.Content, true
 }
 
+// text is path's text as the client has it, when the client is asked
+// and answers; false sends the caller to the disk.
+func (f *clientFiles) text(path string) (string, bool) {
+	st, err := os.Stat(path)
+	onDisk := err == nil
+	switch {
+	case onDisk && st.IsDir():
+		return "", false
+	case !onDisk && !f.s.named.has(path):
+		return "", false // the client cannot hold it: not worth an error shown to the user
+	}
+	text, ok := f.read(path)
+	if !ok || (text == "" && !onDisk) {
+		return "", false
+	}
+	return text, true
+}
+
 func (f *clientFiles) ReadFile(path string) ([]byte, error) {
-	if text, ok := f.read(path); ok {
+	if text, ok := f.text(path); ok {
 		return []byte(text), nil
 	}
 	return workspace.ReadRegular(path)
 }
 
 func (f *clientFiles) Document(path string) (workspace.Doc, bool) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return workspace.Doc{}, false
-	}
-	text, ok := f.read(path)
+	text, ok := f.text(path)
 	if !ok {
 		return workspace.Doc{}, false
 	}
@@ -69,6 +88,57 @@ func (f *clientFiles) Document(path string) (workspace.Doc, bool) {
 }
 
 func (f *clientFiles) OpenPaths() []string { return nil }
+
+// namedPaths are the files the client named on the connection, in any
+// of its sessions: those of its prompts' resources and resource links
+// (what the user attached or mentioned, which may be a buffer not saved
+// yet) and those agent-ls wrote through fs/write_text_file. They are the
+// files the client may hold without the disk having them, so the only
+// ones not on disk the file view asks it about. Unsaved buffers are the
+// editor's, not one session's: the set is the connection's.
+type namedPaths struct {
+	mu    sync.Mutex
+	paths map[string]bool
+}
+
+// add names paths ("" is ignored).
+func (n *namedPaths) add(paths ...string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if n.paths == nil {
+			n.paths = map[string]bool{}
+		}
+		n.paths[filepath.Clean(p)] = true
+	}
+}
+
+// has reports whether the client named path.
+func (n *namedPaths) has(path string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.paths[filepath.Clean(path)]
+}
+
+// promptPaths are the files a prompt's resources and resource links
+// name (file URIs only).
+func promptPaths(blocks []sdk.ContentBlock) []string {
+	var out []string
+	for _, b := range blocks {
+		switch {
+		case b.ResourceLink != nil:
+			out = append(out, uriPath(b.ResourceLink.Uri))
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			out = append(out, uriPath(b.Resource.Resource.TextResourceContents.Uri))
+		case b.Resource != nil && b.Resource.Resource.BlobResourceContents != nil:
+			out = append(out, uriPath(b.Resource.Resource.BlobResourceContents.Uri))
+		}
+	}
+	return out
+}
 
 // sessionFor is the session a file operation belongs to: the protocol's
 // file methods name one, the agent's file view does not. A session with
@@ -96,98 +166,4 @@ func (s *server) sessionFor(path string) *session {
 		return inside
 	}
 	return running
-}
-
-// ApplyChanges writes a change set through the client's
-// fs/write_text_file when it offers it (agent.Frontend), file by file, so
-// the client's review and format-on-save apply. Deletions, moves and
-// content that is not text are left to the agent, which writes them to
-// disk with its crash-safe journal. Writes through the client cannot be
-// atomic: when one fails, the files already written get their old
-// content back, and the error says which file holds what.
-func (s *server) ApplyChanges(ctx context.Context, cs *workspace.ChangeSet) (bool, error) {
-	s.mu.Lock()
-	canWrite := s.client.Fs.WriteTextFile
-	s.mu.Unlock()
-	if !canWrite || len(cs.Changes) == 0 {
-		return false, nil
-	}
-	for _, fc := range cs.Changes {
-		if (fc.Kind != workspace.Add && fc.Kind != workspace.Update) || !utf8.Valid(fc.NewContent) || !utf8.Valid(fc.OldContent) {
-			return false, nil
-		}
-	}
-	ss := s.sessionFor(cs.Changes[0].Path)
-	if ss == nil {
-		return false, nil
-	}
-	// The client must have the tool call before its files change.
-	if err := s.out.flush(ctx); err != nil {
-		return false, err
-	}
-	for i, fc := range cs.Changes {
-		if err := s.writeThroughClient(ctx, ss, target(fc), string(fc.NewContent)); err != nil {
-			return false, s.rollBack(ctx, ss, cs.Changes[:i], fc, cs.Changes[i+1:], err)
-		}
-	}
-	return true, nil
-}
-
-// target is where a change lands: its path with links resolved when it
-// was decided.
-func target(fc workspace.FileChange) string {
-	if fc.Real != "" {
-		return fc.Real
-	}
-	return fc.Path
-}
-
-func (s *server) writeThroughClient(ctx context.Context, ss *session, path, content string) error {
-	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
-	defer cancel()
-	_, err := s.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sdk.SessionId(ss.id), Path: path, Content: content})
-	return err
-}
-
-// rollBack gives the files already written their old content back after
-// failed could not be written, and returns the error that says what
-// each file holds now: nothing changed when every restore worked.
-func (s *server) rollBack(ctx context.Context, ss *session, written []workspace.FileChange, failed workspace.FileChange, rest []workspace.FileChange, cause error) error {
-	var restored, stuck []string
-	for i := len(written) - 1; i >= 0; i-- {
-		fc := written[i]
-		var err error
-		if fc.OldContent == nil {
-			// The client created it; it cannot delete: the disk can.
-			err = os.Remove(target(fc))
-		} else {
-			err = s.writeThroughClient(context.WithoutCancel(ctx), ss, target(fc), string(fc.OldContent))
-		}
-		if err != nil {
-			stuck = append(stuck, fc.Path)
-		} else {
-			restored = append(restored, fc.Path)
-		}
-	}
-	reason := fmt.Sprintf("the editor could not write %s (%v)", failed.Path, cause)
-	if len(stuck) == 0 {
-		var paths []string
-		for _, fc := range written {
-			paths = append(paths, fc.Path)
-		}
-		if len(restored) > 0 {
-			reason += "; " + strings.Join(restored, ", ") + " got their content before the change back"
-		}
-		return &workspace.RejectedError{Reason: reason, Paths: append(paths, failed.Path)}
-	}
-	var notWritten []string
-	for _, fc := range rest {
-		notWritten = append(notWritten, fc.Path)
-	}
-	msg := reason + "; these files hold the NEW content and could not be restored: " + strings.Join(stuck, ", ")
-	if len(restored) > 0 {
-		msg += "; restored to their content before: " + strings.Join(restored, ", ")
-	}
-	msg += "; unchanged: " + strings.Join(append([]string{failed.Path}, notWritten...), ", ")
-	return errors.New(msg)
 }

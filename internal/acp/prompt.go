@@ -29,6 +29,8 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
+	// What the user attached may be a buffer not saved yet.
+	s.named.add(promptPaths(p.Prompt)...)
 	if cmd, args, ok := slashCommand(in, s.commandList()); ok {
 		return s.runCommand(ctx, ss, cmd, args)
 	}

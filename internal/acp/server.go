@@ -157,6 +157,10 @@ type server struct {
 	// told holds the messages for every session (Config.Tell) until a
 	// session can be told.
 	told mcp.Notices
+
+	// named are the files the client named: the file view asks it about
+	// these even when the disk has no such file.
+	named namedPaths
 }
 
 func newServer(opts Options) *server {
