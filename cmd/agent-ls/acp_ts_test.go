@@ -18,13 +18,16 @@ const tsClientDir = "../../internal/acp/testdata/tsclient"
 
 // TestACPWithTypeScriptClient drives agent-ls acp with the official ACP
 // TypeScript SDK's client, which checks every message it receives
-// against the protocol's schema: initialize, a streamed answer, a command
+// against the protocol's schema: initialize, a streamed answer (and no
+// question for the AGENTS.md files that are not there), a command
 // allowed and one rejected (options bound by kind, the last of a kind
 // winning), a quiet command shown running, a patch through
-// fs/write_text_file and one on disk with diff blocks, an unsaved buffer read through
-// fs/read_text_file, a plan, cancel during a slow stream, then after a
-// restart session/list (without the session nobody prompted),
-// session/load and /undo.
+// fs/write_text_file and one on disk with diff blocks, an unsaved buffer
+// read through fs/read_text_file, a missing file answered with empty
+// content, a plan, a change set whose second write the client refuses
+// (the restore shown before it is written), cancel during a slow stream,
+// then after a restart session/list (without the session nobody
+// prompted), session/load and /undo.
 func TestACPWithTypeScriptClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if _, serr := os.Stat(filepath.Join(tsClientDir, "node_modules", "@agentclientprotocol", "sdk")); err != nil || serr != nil {
@@ -34,7 +37,7 @@ func TestACPWithTypeScriptClient(t *testing.T) {
 		t.Skip("node or the TypeScript client's packages are missing: make acp-client-deps installs them")
 	}
 	ws, state := t.TempDir(), t.TempDir()
-	for name, text := range map[string]string{"a.txt": "one\ntwo\n", "b.txt": "saved text\n", "gone.txt": "bye\n", "d.txt": "d\n"} {
+	for name, text := range map[string]string{"a.txt": "one\ntwo\n", "b.txt": "saved text\n", "gone.txt": "bye\n", "d.txt": "d\n", "c1.txt": "c one\n", "c2.txt": "c two\n"} {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -56,8 +59,12 @@ func TestACPWithTypeScriptClient(t *testing.T) {
 		fakemodel.Say("patched on disk"),
 		fakemodel.Answer(fakemodel.FunctionCall("rd1", "read_file", `{"file_path":`+quoteJSON(filepath.Join(ws, "b.txt"))+`}`)),
 		fakemodel.Say("read it"),
+		fakemodel.Answer(fakemodel.FunctionCall("rd2", "read_file", `{"file_path":`+quoteJSON(filepath.Join(ws, "missing.txt"))+`}`)),
+		fakemodel.Say("it is not there"),
 		fakemodel.Answer(fakemodel.FunctionCall("pl1", "update_plan", `{"plan":[{"step":"look","status":"completed"},{"step":"change","status":"in_progress"},{"step":"test","status":"pending"}]}`)),
 		fakemodel.Say("planned"),
+		fakemodel.Answer(fakemodel.CustomToolCall("ed3", "apply_patch", "*** Begin Patch\n*** Update File: c1.txt\n@@\n-c one\n+C ONE\n*** Update File: c2.txt\n@@\n-c two\n+C TWO\n*** End Patch")),
+		fakemodel.Say("refused"),
 		fakemodel.Step{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("a ", "slow ", "answer ", "that ", "never ", "ends")}}, Gate: slow},
 	)
 	t.Cleanup(m.Close)

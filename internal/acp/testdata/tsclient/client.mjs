@@ -52,6 +52,9 @@ function start(label) {
     writes: [],
     reads: [],
     buffers: new Map(),
+    missingEmpty: false,
+    refuse: "", // a write to it fails, as when the user refuses it
+    wire: [], // tool call titles and writes, in the order they came
     answer: "allow_once",
     onUpdate: null,
     log: () => stderr,
@@ -59,6 +62,7 @@ function start(label) {
   const app = client({ name: "agent-ls-ts-test-" + label })
     .onNotification(methods.client.session.update, ({ params }) => {
       state.updates.push(params.update);
+      if (params.update.title) state.wire.push("call " + params.update.title);
       if (state.onUpdate) state.onUpdate(params.update);
     })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
@@ -72,10 +76,15 @@ function start(label) {
     .onRequest(methods.client.fs.readTextFile, ({ params }) => {
       state.reads.push(params.path);
       if (state.buffers.has(params.path)) return { content: state.buffers.get(params.path) };
+      // A file that does not exist: an error (as acpx answers), or,
+      // with missingEmpty, empty content (as codecompanion answers).
+      if (state.missingEmpty && !fs.existsSync(params.path)) return { content: "" };
       return { content: fs.readFileSync(params.path, "utf8") };
     })
     .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
       state.writes.push(params.path);
+      state.wire.push("write " + path.basename(params.path));
+      if (params.path === state.refuse) throw new Error("the user refused this change");
       fs.writeFileSync(params.path, params.content);
       return {};
     });
@@ -125,6 +134,9 @@ await first.run(async (ctx) => {
   check(res.stopReason === "end_turn", "stopReason " + res.stopReason);
   check(text(first.updates) === "hello from agent-ls", "streamed text " + JSON.stringify(text(first.updates)));
   check(first.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").length > 1, "the answer came in one piece");
+  // AGENTS.md and AGENTS.override.md are not there: the client is not
+  // asked for them (acpx shows each such question as an error).
+  check(!first.reads.some((p) => path.basename(p).startsWith("AGENTS")), "asked the client for missing files: " + first.reads);
   ok("streamed answer");
 
   // A command behind a permission: allowed, then rejected.
@@ -195,6 +207,15 @@ await first.run(async (ctx) => {
   check(readOut && JSON.stringify(readOut.content).includes("UNSAVED editor text"), "read output " + JSON.stringify(readOut));
   ok("unsaved buffer through fs/read_text_file");
 
+  // A client that answers a missing file with empty content: the model
+  // is told the file does not exist, not that it is empty.
+  first.missingEmpty = true;
+  res = await prompt("read missing.txt");
+  first.missingEmpty = false;
+  const missing = first.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "rd2" && u.status);
+  check(missing && missing.status === "failed" && JSON.stringify(missing.content).includes("no such file or directory"), "missing.txt read as " + JSON.stringify(missing));
+  ok("a missing file is not an empty one");
+
   // A plan.
   res = await prompt("plan it");
   const plan = first.updates.find((u) => u.sessionUpdate === "plan");
@@ -204,6 +225,22 @@ await first.run(async (ctx) => {
   );
   check(!first.updates.some((u) => u.toolCallId === "pl1"), "update_plan shown as a tool call");
   ok("plan");
+
+  // The client refuses the second file of a change set: the first gets
+  // its content back through the client, and the restore is shown (as a
+  // tool call of its own) before the client is asked to write it.
+  first.refuse = path.join(ws, "c2.txt");
+  first.wire.length = 0;
+  res = await prompt("patch two files");
+  first.refuse = "";
+  check(res.stopReason === "end_turn", "stopReason " + res.stopReason);
+  check(read("c1.txt") === "c one\n" && read("c2.txt") === "c two\n", "after the refusal c1.txt " + JSON.stringify(read("c1.txt")));
+  const w = first.wire.filter((e) => e.startsWith("write ") || e.startsWith("call Restore"));
+  check(
+    w.join("|") === "write c1.txt|write c2.txt|call Restore c1.txt: the change set was refused|write c1.txt",
+    "refused change set: " + JSON.stringify(first.wire),
+  );
+  ok("restore after a refused write, shown first");
 
   // A session nobody prompts is not a conversation to list.
   emptySessionId = (await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [] })).sessionId;
