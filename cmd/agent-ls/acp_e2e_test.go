@@ -331,6 +331,11 @@ func TestACPCommandBehindPermission(t *testing.T) {
 	if p.ToolCall.ToolCallId != "c1" || p.ToolCall.Kind == nil || *p.ToolCall.Kind != sdk.ToolKindExecute {
 		t.Errorf("permission tool call %+v", p.ToolCall)
 	}
+	// Clients that show only the title with the options (codecompanion)
+	// show the command as the call's card does, and why it is asked.
+	if p.ToolCall.Title == nil || !strings.HasPrefix(*p.ToolCall.Title, "Run echo allowed > out.txt; echo done (") || !strings.Contains(*p.ToolCall.Title, "write a file") {
+		t.Errorf("permission title %v", p.ToolCall.Title)
+	}
 	var kinds []string
 	for _, o := range p.Options {
 		kinds = append(kinds, string(o.OptionId)+"="+string(o.Kind))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // The permission options: one of each kind the protocol has, each named
@@ -79,7 +80,7 @@ func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate
 	case agent.ApprovalExec:
 		cmd := shellJoin(req.Command)
 		tc.Kind = sdk.Ptr(sdk.ToolKindExecute)
-		tc.Title = sdk.Ptr(cmd)
+		tc.Title = sdk.Ptr(execTitle(cmd, req, cwd))
 		text := "Run `" + cmd + "` in " + req.Cwd
 		if req.Reason != "" {
 			text += "\n\n" + req.Reason
@@ -107,6 +108,21 @@ func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate
 		tc.Content = append(tc.Content, textContent("An \"always\" answer covers "+req.Always+"."))
 	}
 	return tc
+}
+
+// execTitle is the title of a command's permission request: the call's
+// own ("Run CMD"), with its folder when not the session's and the first
+// line of why it is asked. Some clients (codecompanion) show only the
+// title with the options.
+func execTitle(cmd string, req *agent.ApprovalRequest, cwd string) string {
+	t := "Run " + cmd
+	if req.Cwd != "" && req.Cwd != cwd {
+		t += " in " + req.Cwd
+	}
+	if why := textcut.FirstLine(req.Reason, 160); why != "" {
+		t += " (" + why + ")"
+	}
+	return t
 }
 
 // approvalOptions are the options the request offers, in the order
