@@ -100,7 +100,7 @@ var allowed = map[string][]string{
 	"internal/mcp": {"internal/event", "internal/policy", "internal/textcut", "internal/tools"},
 	"internal/lsp": {"internal/agent", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
-	"internal/acp":     {"internal/agent", "internal/event", "internal/mcp", "internal/policy", "internal/workspace", "github.com/coder/acp-go-sdk"},
+	"internal/acp":     {"internal/agent", "internal/event", "internal/mcp", "internal/policy", "internal/textcut", "internal/workspace", "github.com/coder/acp-go-sdk"},
 	"internal/hooks":   {"internal/agent", "internal/textcut"},
 	"internal/editor":  {"internal/event", "internal/workspace", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"internal/session": {"internal/agent", "internal/event", "internal/model"},
