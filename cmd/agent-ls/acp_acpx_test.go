@@ -18,38 +18,54 @@ import (
 // (make acp-client-deps installs it).
 const acpxDir = "../../internal/acp/testdata/acpx"
 
-// acpxRun is one acpx command run against agent-ls acp: what it printed,
-// how it exited, the workspace it ran in and the model it talked to.
-type acpxRun struct {
-	stdout, stderr string
-	// code is acpx's exit status (5: a permission was refused).
-	code  int
-	ws    string
-	model *fakemodel.Server
+// acpxEnv is a project acpx runs agent-ls acp in: the workspace, HOME
+// (acpx's ~/.acpx), agent-ls's state and the fake model agent-ls talks to.
+type acpxEnv struct {
+	node, cli       string
+	ws, home, state string
+	model           *fakemodel.Server
 }
 
-// runACPX runs acpx as its users run a custom agent: in the project,
-// with --agent naming the agent's command line, then args (global flags,
-// exec and the prompt). agent-ls talks to a fake model that plays steps;
-// HOME (acpx's ~/.acpx) and agent-ls's state are the test's own.
-func runACPX(t *testing.T, node, cli string, args []string, steps ...fakemodel.Step) acpxRun {
-	t.Helper()
+// newACPXEnv makes a project whose model plays steps.
+func newACPXEnv(t *testing.T, node, cli string, steps ...fakemodel.Step) *acpxEnv {
 	m := fakemodel.New(steps...)
 	t.Cleanup(m.Close)
-	ws, home, state := t.TempDir(), t.TempDir(), t.TempDir()
+	return &acpxEnv{node: node, cli: cli, ws: t.TempDir(), home: t.TempDir(), state: t.TempDir(), model: m}
+}
+
+// acpxRun is one acpx command run against agent-ls acp: what it printed,
+// how it exited, and the project it ran in.
+type acpxRun struct {
+	*acpxEnv
+	stdout, stderr string
+	// code is acpx's exit status (5: a permission was refused).
+	code int
+}
+
+// runACPX runs acpx in a new project whose model plays steps.
+func runACPX(t *testing.T, node, cli string, args []string, steps ...fakemodel.Step) acpxRun {
+	t.Helper()
+	return newACPXEnv(t, node, cli, steps...).run(t, args...)
+}
+
+// run runs acpx as its users run a custom agent: in the project, with
+// --agent naming the agent's command line, then args (global flags, a
+// command, the prompt).
+func (e *acpxEnv) run(t *testing.T, args ...string) acpxRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	// acpx splits --agent as a shell would: the path is quoted.
 	agent := "'" + strings.ReplaceAll(binary, "'", `'\''`) + "' acp"
-	cmd := exec.CommandContext(ctx, node, append([]string{cli, "--agent", agent}, args...)...)
-	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+state, "OPENAI_BASE_URL="+m.URL(),
+	cmd := exec.CommandContext(ctx, e.node, append([]string{e.cli, "--agent", agent}, args...)...)
+	cmd.Dir = e.ws
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_STATE_HOME="+e.state, "OPENAI_BASE_URL="+e.model.URL(),
 		"OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex")
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	r := acpxRun{stdout: stdout.String(), stderr: stderr.String(), ws: ws, model: m}
+	r := acpxRun{acpxEnv: e, stdout: stdout.String(), stderr: stderr.String()}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
@@ -79,6 +95,14 @@ func (r acpxRun) has(t *testing.T, want ...string) {
 	}
 }
 
+// ok fails the test unless acpx exited 0.
+func (r acpxRun) ok(t *testing.T) {
+	t.Helper()
+	if r.code != 0 {
+		t.Errorf("acpx exited %d", r.code)
+	}
+}
+
 // toolOutput returns what the model was sent back for its call id.
 func (r acpxRun) toolOutput(t *testing.T, id string) string {
 	t.Helper()
@@ -95,12 +119,28 @@ func (r acpxRun) toolOutput(t *testing.T, id string) string {
 	return ""
 }
 
+// messages returns the user and assistant messages of a model request,
+// "role: text" joined by "|".
+func messages(req *fakemodel.Request) string {
+	var out []string
+	in, _ := req.JSON["input"].([]any)
+	for _, it := range in {
+		item, _ := it.(map[string]any)
+		if text, ok := item["content"].(string); ok && item["type"] == "message" && (item["role"] == "user" || item["role"] == "assistant") {
+			out = append(out, item["role"].(string)+": "+text)
+		}
+	}
+	return strings.Join(out, "|")
+}
+
 // TestACPWithACPX runs acpx, a headless ACP client, against agent-ls acp
 // as its users do (acpx --approve-all --agent 'agent-ls acp' exec
 // PROMPT): a streamed answer; a command run in the sandbox, shown as a
 // tool call with its output; a command outside the sandbox approved by
 // --approve-all, and refused by acpx's default (no terminal to ask on),
-// which exits 5 with nothing run and the model told. No run shows an
+// which exits 5 with nothing run and the model told; a saved session
+// (sessions new, then prompts) that a prompt resumes in a new agent-ls
+// with the conversation so far, listed by its title. No run shows an
 // error.
 func TestACPWithACPX(t *testing.T) {
 	node, err := exec.LookPath("node")
@@ -118,18 +158,14 @@ func TestACPWithACPX(t *testing.T) {
 
 	t.Run("answer", func(t *testing.T) {
 		r := runACPX(t, node, cli, []string{"--approve-all", "exec", "say hello"}, fakemodel.Say("hello from agent-ls"))
-		if r.code != 0 {
-			t.Errorf("acpx exited %d", r.code)
-		}
+		r.ok(t)
 		r.has(t, "[client] session/new", "hello from agent-ls\n", "[done] end_turn")
 	})
 
 	t.Run("command", func(t *testing.T) {
 		r := runACPX(t, node, cli, []string{"--approve-all", "exec", "write hi.txt"},
 			shell("c1", "echo hi > hi.txt && echo wrote $(cat hi.txt)", ""), fakemodel.Say("hi.txt is written"))
-		if r.code != 0 {
-			t.Errorf("acpx exited %d", r.code)
-		}
+		r.ok(t)
 		if b, err := os.ReadFile(filepath.Join(r.ws, "hi.txt")); err != nil || string(b) != "hi\n" {
 			t.Errorf("hi.txt = %q, %v", b, err)
 		}
@@ -143,13 +179,43 @@ func TestACPWithACPX(t *testing.T) {
 	t.Run("approved", func(t *testing.T) {
 		r := runACPX(t, node, cli, []string{"--approve-all", "exec", "write out.txt"},
 			shell("c2", "echo out > out.txt", escalated), fakemodel.Say("done"))
-		if r.code != 0 {
-			t.Errorf("acpx exited %d", r.code)
-		}
+		r.ok(t)
 		if b, err := os.ReadFile(filepath.Join(r.ws, "out.txt")); err != nil || string(b) != "out\n" {
 			t.Errorf("out.txt = %q, %v", b, err)
 		}
 		r.has(t, "[client] session/request_permission", "[tool] Run echo out > out.txt (completed)", "done\n")
+	})
+
+	t.Run("session", func(t *testing.T) {
+		e := newACPXEnv(t, node, cli, fakemodel.Say("first answer"), fakemodel.Say("second answer"))
+		id := strings.TrimSpace(e.run(t, "sessions", "new").stdout)
+		if !strings.HasPrefix(id, "s-") {
+			t.Fatalf("sessions new printed %q, not agent-ls's session id", id)
+		}
+		// acpx keeps agent-ls running for the next prompt until it has
+		// been idle --ttl seconds; the prompt after starts it again and
+		// resumes the session.
+		r := e.run(t, "--ttl", "1", "first prompt")
+		r.ok(t)
+		r.has(t, "first answer\n")
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(e.run(t, "status").stdout, "status: idle") {
+			if time.Now().After(deadline) {
+				t.Fatal("acpx's queue owner still runs after --ttl 1")
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		r = e.run(t, "--ttl", "1", "second prompt")
+		r.ok(t)
+		r.has(t, "[client] session/resume", "second answer\n")
+		reqs := e.model.Requests()
+		if got, want := messages(reqs[len(reqs)-1]), "user: first prompt|assistant: first answer|user: second prompt"; !strings.HasSuffix(got, want) {
+			t.Errorf("the model was sent %q, not the conversation ending %q", got, want)
+		}
+		if r := e.run(t, "sessions", "list"); !strings.Contains(r.stdout, id+"\tfirst prompt\t") {
+			t.Errorf("sessions list lacks %s, titled first prompt", id)
+		}
+		e.run(t, "sessions", "close").ok(t)
 	})
 
 	t.Run("refused", func(t *testing.T) {
