@@ -61,13 +61,23 @@ test-c:
 	done
 
 # The official ACP TypeScript SDK, pinned in its lockfile, whose client
-# drives agent-ls acp in cmd/agent-ls TestACPWithTypeScriptClient.
+# drives agent-ls acp in cmd/agent-ls TestACPWithTypeScriptClient; and
+# acpx, the headless ACP client, pinned in its own, which
+# TestACPWithACPX runs against agent-ls acp as its users do. acpx's
+# package.json pins the native helpers of its @openclaw/fs-safe that the
+# registry had no 0.12.0 of (macOS, Windows, Linux arm64) to 0.13.1:
+# npm leaves an optional package it cannot resolve out of the lockfile,
+# then npm ci refuses that lockfile. Linux x64 keeps 0.12.0.
 ACP_CLIENT := internal/acp/testdata/tsclient
+ACPX       := internal/acp/testdata/acpx
 
-acp-client-deps: $(ACP_CLIENT)/node_modules/.package-lock.json
+acp-client-deps: $(ACP_CLIENT)/node_modules/.package-lock.json $(ACPX)/node_modules/.package-lock.json
 
 $(ACP_CLIENT)/node_modules/.package-lock.json: $(ACP_CLIENT)/package-lock.json
 	cd $(ACP_CLIENT) && npm ci --no-audit --no-fund
+
+$(ACPX)/node_modules/.package-lock.json: $(ACPX)/package-lock.json
+	cd $(ACPX) && npm ci --no-audit --no-fund
 
 # Neovim 0.10.4 and 0.12.4, unpacked from Debian's packages into
 # NEOVIM_CACHE (nothing installed system-wide), for the plugin's tests in
