@@ -420,3 +420,22 @@ func TestPromptPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclinedWrites: a client's refusal of a write, in the words real
+// clients use, is the user's decision; a failure is not.
+func TestDeclinedWrites(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&sdk.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": "Permission denied for fs/write_text_file"}}, true},
+		{&sdk.RequestError{Code: -32603, Message: "the user rejected the write"}, true},
+		{errors.New("the user refused this change"), true},
+		{&sdk.RequestError{Code: -32603, Message: "disk full"}, false},
+		{context.DeadlineExceeded, false},
+	} {
+		if got := declined(c.err); got != c.want {
+			t.Errorf("declined(%v) = %v", c.err, got)
+		}
+	}
+}

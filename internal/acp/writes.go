@@ -91,7 +91,7 @@ func (s *server) rollBack(ctx context.Context, ss *session, written []workspace.
 		if len(restored) > 0 {
 			reason += "; " + strings.Join(restored, ", ") + " got their content before the change back"
 		}
-		return &workspace.RejectedError{Reason: reason, Paths: append(paths, failed.Path)}
+		return &workspace.RejectedError{Reason: reason, Paths: append(paths, failed.Path), Declined: declined(cause)}
 	}
 	var notWritten []string
 	for _, fc := range rest {
@@ -103,6 +103,22 @@ func (s *server) rollBack(ctx context.Context, ss *session, written []workspace.
 	}
 	msg += "; unchanged: " + strings.Join(append([]string{failed.Path}, notWritten...), ", ")
 	return errors.New(msg)
+}
+
+// declined reports whether a client's error for a write says that the
+// user, or the client's own policy, refused it rather than that it
+// failed: the model is then told not to make the change again unasked,
+// instead of to read the file again and redo it. The protocol has no
+// error code for a refusal, so the error's words are read (acpx answers
+// "Permission denied for fs/write_text_file").
+func declined(err error) bool {
+	text := strings.ToLower(err.Error())
+	for _, w := range []string{"denied", "refused", "rejected", "declined"} {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // restoreCalls numbers the restores' tool calls.
