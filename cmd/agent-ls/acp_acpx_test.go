@@ -232,4 +232,18 @@ func TestACPWithACPX(t *testing.T) {
 			t.Errorf("the model was sent %q", out)
 		}
 	})
+	t.Run("no-fs", func(t *testing.T) {
+		// acpx asks before every fs/write_text_file and, with nobody to
+		// ask, refuses it and stops; with --no-fs agent-ls writes the
+		// change itself, under its own approval policy (which does not
+		// ask for a change inside the workspace).
+		r := runACPX(t, node, cli, []string{"--no-fs", "exec", "add new.txt"},
+			fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", "*** Begin Patch\n*** Add File: new.txt\n+fresh\n*** End Patch")),
+			fakemodel.Say("added"))
+		r.ok(t)
+		if data, _ := os.ReadFile(filepath.Join(r.ws, "new.txt")); string(data) != "fresh\n" {
+			t.Errorf("new.txt holds %q", data)
+		}
+		r.has(t, "added\n")
+	})
 }
