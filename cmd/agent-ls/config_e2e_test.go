@@ -388,3 +388,37 @@ func TestExecSandboxSettingsFromConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestExecOpenAIOrganizationAndProject: the openai provider sends
+// OpenAI-Organization and OpenAI-Project from OPENAI_ORGANIZATION and
+// OPENAI_PROJECT when they are set, and neither header when they are not.
+func TestExecOpenAIOrganizationAndProject(t *testing.T) {
+	for name, env := range map[string][]string{
+		"set":   {"OPENAI_ORGANIZATION=org-test", "OPENAI_PROJECT=proj_test"},
+		"unset": {"OPENAI_ORGANIZATION=", "OPENAI_PROJECT="},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(fakemodel.Say("hi"))
+			t.Cleanup(m.Close)
+			cmd := exec.Command(binary, "exec", "hello")
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(),
+				"OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=sk-test", "AGENT_LS_MODEL=gpt-5-codex")
+			cmd.Env = append(cmd.Env, env...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("exec: %v\n%s", err, out)
+			}
+			reqs := m.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			h := reqs[0].Header
+			if name == "set" && (h.Get("OpenAI-Organization") != "org-test" || h.Get("OpenAI-Project") != "proj_test") {
+				t.Errorf("headers %v", h)
+			}
+			if _, sent := h["Openai-Organization"]; name == "unset" && sent {
+				t.Errorf("OpenAI-Organization sent though OPENAI_ORGANIZATION is empty: %v", h)
+			}
+		})
+	}
+}

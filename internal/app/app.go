@@ -61,6 +61,8 @@ the environment, the editor's settings and flags (-c key=value for any
 config key), each over the ones before. The environment:
   OPENAI_API_KEY      API key of the openai provider (a provider's env_key names its own)
   OPENAI_BASE_URL     base URL of the openai provider, e.g. a company proxy
+  OPENAI_ORGANIZATION, OPENAI_PROJECT
+                      the openai provider's OpenAI-Organization and OpenAI-Project headers
   AGENT_LS_MODEL      model name (flag --model)
   AGENT_LS_PROFILE    the profile to use (flag --profile)
   AGENT_LS_WIRE_API   responses or chat, for the provider in use (flag --wire-api)

@@ -69,7 +69,8 @@ func TestSettingsLayers(t *testing.T) {
 		!slices.Equal(s.SandboxWorkspaceWrite.WritableRoots, []string{abs}) || s.LogLevel != "debug" || s.MaxRequests != agent.DefaultMaxRequests {
 		t.Errorf("settings %+v", s.Config)
 	}
-	want := model.Config{Provider: "openai", WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-env", Headers: map[string]string{"X-Team": "blue"}, UserAgent: "agent-ls/" + version}
+	want := model.Config{Provider: "openai", WireAPI: model.WireChat, BaseURL: "http://127.0.0.1:9/v1", APIKey: "sk-env", Headers: map[string]string{"X-Team": "blue"},
+		EnvHTTPHeaders: map[string]string{"OpenAI-Organization": "OPENAI_ORGANIZATION", "OpenAI-Project": "OPENAI_PROJECT"}, UserAgent: "agent-ls/" + version}
 	if got := s.modelConfig(); !reflect.DeepEqual(got, want) {
 		t.Errorf("model config\n got %+v\nwant %+v", got, want)
 	}

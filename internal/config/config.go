@@ -181,6 +181,9 @@ func defaults() map[string]any {
 		"model_providers": map[string]any{
 			ProviderOpenAI: map[string]any{
 				"name": "OpenAI", "base_url": "https://api.openai.com/v1", "env_key": "OPENAI_API_KEY", "wire_api": "responses",
+				// An account in several organisations or projects picks
+				// one, as OpenAI's SDKs and Codex read it.
+				"env_http_headers": map[string]any{"OpenAI-Organization": "OPENAI_ORGANIZATION", "OpenAI-Project": "OPENAI_PROJECT"},
 			},
 			ProviderOllama: map[string]any{
 				"name": "Ollama", "base_url": "http://127.0.0.1:11434/v1", "wire_api": "chat",
