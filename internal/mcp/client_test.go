@@ -13,7 +13,25 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// message is one JSON-RPC 2.0 message of any kind, as the fake servers
+// of these tests read and write it.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	} `json:"error,omitempty"`
+}
 
 // fakeStdio is the server's end of a stdio connection, scripted by a
 // test: it reads what the client writes and writes what the test says.
@@ -51,35 +69,76 @@ func (f *fakeStdio) answer(m *message, result string) {
 	f.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result))
 }
 
-// stdioClient is a client over pipes to a fake server; changed counts
-// its list_changed notifications. maxLine bounds a line (0: the default).
-func stdioClient(t *testing.T, maxLine int) (*client, *fakeStdio, *atomic.Int64) {
-	t.Helper()
+// handshake answers the client's initialize with version and reads its
+// notifications/initialized.
+func (f *fakeStdio) handshake(version string) {
+	f.t.Helper()
+	m := f.read()
+	if m.Method != "initialize" {
+		f.t.Fatalf("first message %+v", m)
+	}
+	f.answer(m, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"0"}}`, version))
+	if m := f.read(); m.Method != "notifications/initialized" {
+		f.t.Fatalf("second message %+v", m)
+	}
+}
+
+// pipeTransport is the client's end of a stdio connection over pipes to
+// a fake server, read through a stdoutFilter with lines of at most max
+// bytes (0: the default).
+func pipeTransport(t *testing.T, log *floodLog, max int) (*sdk.IOTransport, *fakeStdio) {
 	toClient, serverOut := io.Pipe()
 	serverIn, fromClient := io.Pipe()
-	tr := newStreamTransport(toClient, fromClient, func() {
-		toClient.Close()
-		fromClient.Close()
-	})
-	if maxLine > 0 {
-		tr.max = maxLine
+	if max == 0 {
+		max = maxMessageBytes
 	}
-	var changed atomic.Int64
-	c := newClient(tr, slog.New(slog.DiscardHandler), func() { changed.Add(1) })
 	t.Cleanup(func() {
-		c.close()
 		serverOut.Close()
 		serverIn.Close()
 	})
-	return c, &fakeStdio{t: t, in: bufio.NewReader(serverIn), out: serverOut}, &changed
+	return stdioTransport(toClient, fromClient, max, log, nil), &fakeStdio{t: t, in: bufio.NewReader(serverIn), out: serverOut}
 }
 
-// callAsync calls method in the background.
+// stdioClient is a client over pipes to a fake server, the handshake
+// made; changed counts its list_changed notifications. maxLine bounds a
+// line (0: the default).
+func stdioClient(t *testing.T, maxLine int) (*client, *fakeStdio, *atomic.Int64) {
+	t.Helper()
+	return stdioClientLog(t, maxLine, slog.New(slog.DiscardHandler))
+}
+
+// stdioClientLog is stdioClient logging to log.
+func stdioClientLog(t *testing.T, maxLine int, log *slog.Logger) (*client, *fakeStdio, *atomic.Int64) {
+	t.Helper()
+	fl := &floodLog{log: log}
+	tr, srv := pipeTransport(t, fl, maxLine)
+	var changed atomic.Int64
+	done := make(chan error, 1)
+	var c *client
+	go func() {
+		var err error
+		c, err = connectClient(testCtx(t), tr, "test", fl, func() { changed.Add(1) })
+		done <- err
+	}()
+	srv.handshake("2025-11-25")
+	if err := <-done; err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(c.close)
+	return c, srv, &changed
+}
+
+// callAsync calls method (tools/list or tools/call) in the background.
 func callAsync(c *client, ctx context.Context, method string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		var res map[string]any
-		done <- c.call(ctx, method, map[string]any{}, &res)
+		var err error
+		if method == "tools/list" {
+			_, err = c.listTools(ctx, "")
+		} else {
+			_, err = c.callTool(ctx, "t", json.RawMessage(`{}`))
+		}
+		done <- err
 	}()
 	return done
 }
@@ -90,17 +149,18 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// TestHandshake: initialize asks for the latest version with no
+// TestHandshake: initialize asks for protocolVersion with no
 // capabilities, accepts an older one it speaks and sends
 // notifications/initialized; a version it does not speak is refused with
 // both named.
 func TestHandshake(t *testing.T) {
-	c, srv, _ := stdioClient(t, 0)
+	log := &floodLog{log: slog.New(slog.DiscardHandler)}
+	tr, srv := pipeTransport(t, log, 0)
 	done := make(chan error, 1)
-	var version string
+	var c *client
 	go func() {
 		var err error
-		version, err = initialize(testCtx(t), c, "1.2.3")
+		c, err = connectClient(testCtx(t), tr, "1.2.3", log, nil)
 		done <- err
 	}()
 	m := srv.read()
@@ -112,7 +172,7 @@ func TestHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	caps, _ := json.Marshal(p["capabilities"])
-	if p["protocolVersion"] != latestProtocolVersion || string(caps) != "{}" ||
+	if p["protocolVersion"] != protocolVersion || string(caps) != "{}" ||
 		fmt.Sprint(p["clientInfo"]) != "map[name:agent-ls version:1.2.3]" {
 		t.Errorf("initialize params %s", m.Params)
 	}
@@ -120,23 +180,24 @@ func TestHandshake(t *testing.T) {
 	if m := srv.read(); m.Method != "notifications/initialized" || len(m.ID) != 0 {
 		t.Errorf("second message %+v", m)
 	}
-	if err := <-done; err != nil || version != "2024-11-05" {
-		t.Fatalf("initialize: %q, %v", version, err)
+	if err := <-done; err != nil || c.cs.InitializeResult().ProtocolVersion != "2024-11-05" {
+		t.Fatalf("initialize: %v", err)
 	}
+	c.close()
 
-	c2, srv2, _ := stdioClient(t, 0)
+	tr2, srv2 := pipeTransport(t, log, 0)
 	go func() {
-		_, err := initialize(testCtx(t), c2, "1.2.3")
+		_, err := connectClient(testCtx(t), tr2, "1.2.3", log, nil)
 		done <- err
 	}()
 	srv2.answer(srv2.read(), `{"protocolVersion":"2099-01-01","capabilities":{},"serverInfo":{"name":"new","version":"0"}}`)
 	err := <-done
-	if err == nil || !strings.Contains(err.Error(), `"2099-01-01"`) || !strings.Contains(err.Error(), latestProtocolVersion) {
+	if err == nil || !strings.Contains(err.Error(), `"2099-01-01"`) || !strings.Contains(err.Error(), protocolVersion) {
 		t.Errorf("a version agent-ls does not speak: %v", err)
 	}
 }
 
-// TestClientHostileLines: lines that are not JSON and answers to no
+// TestClientHostileLines: lines that are not JSON-RPC and answers to no
 // request under way are left out; the answer after them goes through.
 func TestClientHostileLines(t *testing.T) {
 	c, srv, _ := stdioClient(t, 0)
@@ -148,6 +209,7 @@ func TestClientHostileLines(t *testing.T) {
 	srv.write(`{"jsonrpc":"2.0","id":"abc","result":{}}`)
 	srv.write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`)
 	srv.write(`{"jsonrpc":"2.0"}`)
+	srv.write(`[]`)
 	srv.write("")
 	srv.answer(m, `{"tools":[]}`)
 	if err := <-done; err != nil {
@@ -156,7 +218,7 @@ func TestClientHostileLines(t *testing.T) {
 	// A batch is taken message by message.
 	done = callAsync(c, testCtx(t), "tools/list")
 	m = srv.read()
-	srv.write(fmt.Sprintf(`[{"jsonrpc":"2.0","method":"notifications/message","params":{}},{"jsonrpc":"2.0","id":%s,"result":{}}]`, m.ID))
+	srv.write(fmt.Sprintf(`[{"jsonrpc":"2.0","method":"notifications/message","params":{}},{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}]`, m.ID))
 	if err := <-done; err != nil {
 		t.Fatalf("call answered in a batch: %v", err)
 	}
@@ -167,11 +229,11 @@ func TestClientHostileLines(t *testing.T) {
 func TestClientLineTooLong(t *testing.T) {
 	c, srv, _ := stdioClient(t, 1<<10)
 	done := callAsync(c, testCtx(t), "tools/list")
-	srv.read()
+	m := srv.read()
 	go func() {
 		// The client stops reading at the bound: the rest of the line is
 		// never read, and the pipe's write ends when the test does.
-		_, _ = io.WriteString(srv.out, `{"jsonrpc":"2.0","id":1,"result":{"x":"`+strings.Repeat("x", 4<<10)+`"}}`+"\n")
+		_, _ = io.WriteString(srv.out, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"x":"`+strings.Repeat("x", 4<<10)+`"}}`+"\n")
 	}()
 	err := <-done
 	if !errors.Is(err, errMessageTooLarge) || !isTransportError(err) {
@@ -183,7 +245,8 @@ func TestClientLineTooLong(t *testing.T) {
 }
 
 // TestClientServerRequests: the server's ping is answered with an empty
-// result, and any other request with "method not found", its id kept.
+// result, roots/list with no roots, and any other request with an
+// error, its id kept: agent-ls offers no roots, sampling or elicitation.
 func TestClientServerRequests(t *testing.T) {
 	_, srv, _ := stdioClient(t, 0)
 	srv.write(`{"jsonrpc":"2.0","id":"p1","method":"ping"}`)
@@ -191,11 +254,15 @@ func TestClientServerRequests(t *testing.T) {
 	if string(m.ID) != `"p1"` || string(m.Result) != "{}" || m.Error != nil {
 		t.Errorf("answer to ping %+v", m)
 	}
-	for i, method := range []string{"roots/list", "sampling/createMessage", "elicitation/create"} {
+	srv.write(`{"jsonrpc":"2.0","id":"r1","method":"roots/list","params":{}}`)
+	if m := srv.read(); string(m.ID) != `"r1"` || string(m.Result) != `{"roots":[]}` {
+		t.Errorf("answer to roots/list %+v (%s)", m, m.Result)
+	}
+	for i, method := range []string{"sampling/createMessage", "elicitation/create"} {
 		srv.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`, i, method))
 		m := srv.read()
-		if string(m.ID) != fmt.Sprint(i) || m.Error == nil || m.Error.Code != codeMethodNotFound || m.Result != nil {
-			t.Errorf("answer to %s %+v", method, m)
+		if string(m.ID) != fmt.Sprint(i) || m.Error == nil || m.Result != nil {
+			t.Errorf("answer to %s %+v (%s)", method, m, m.Result)
 		}
 	}
 }
@@ -206,13 +273,17 @@ func TestClientNotifications(t *testing.T) {
 	c, srv, changed := stdioClient(t, 0)
 	srv.write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}`)
 	srv.write(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
-	// Messages are handled in order: once this call is answered, the
-	// notification before it was.
+	// The SDK handles notifications in goroutines of their own: the
+	// notification may come after the answer that followed it.
 	done := callAsync(c, testCtx(t), "tools/list")
-	srv.answer(srv.read(), "{}")
+	srv.answer(srv.read(), `{"tools":[]}`)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	for deadline := time.Now().Add(10 * time.Second); changed.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
 	if n := changed.Load(); n != 1 {
 		t.Errorf("%d list_changed", n)
 	}
@@ -240,7 +311,7 @@ func TestClientCancel(t *testing.T) {
 	}
 	srv.answer(m, "{}")
 	done = callAsync(c, testCtx(t), "tools/list")
-	srv.answer(srv.read(), "{}")
+	srv.answer(srv.read(), `{"tools":[]}`)
 	if err := <-done; err != nil {
 		t.Errorf("call after a cancel: %v", err)
 	}
@@ -255,7 +326,7 @@ func TestClientErrors(t *testing.T) {
 	m := srv.read()
 	srv.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unknown tool","data":{"tool":"x"}}}`, m.ID))
 	err := <-done
-	var re *rpcError
+	var re *jsonrpc.Error
 	if !errors.As(err, &re) || re.Code != -32602 || re.Message != "unknown tool" || string(re.Data) != `{"tool":"x"}` || isTransportError(err) {
 		t.Errorf("error answer: %v", err)
 	}
@@ -285,24 +356,25 @@ func TestClientClose(t *testing.T) {
 	done := callAsync(c, testCtx(t), "tools/call")
 	srv.read()
 	c.close()
-	if err := <-done; !errors.Is(err, errConnectionClosed) {
+	if err := <-done; !isTransportError(err) {
 		t.Errorf("call: %v", err)
 	}
 }
 
 // TestClientRequestFlood: a server that sends request after request and
-// reads none of the answers gets at most maxAnswering of them under way
-// (the rest go unanswered), and its connection still serves calls.
+// reads none of the answers gets at most a few goroutines for them, and
+// its connection still serves calls.
 func TestClientRequestFlood(t *testing.T) {
+	const bound = maxAnswering
 	c, srv, _ := stdioClient(t, 0)
 	before := runtime.NumGoroutine()
-	for i := range 20 * maxAnswering {
+	for i := range 20 * bound {
 		srv.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
 	}
-	if n := runtime.NumGoroutine() - before; n > maxAnswering+2 {
-		t.Errorf("%d goroutines more after the flood, want at most %d", n, maxAnswering+2)
+	if n := runtime.NumGoroutine() - before; n > bound+2 {
+		t.Errorf("%d goroutines more after the flood, want at most %d", n, bound+2)
 	}
-	for range maxAnswering {
+	for range bound {
 		if m := srv.read(); string(m.Result) != "{}" {
 			t.Fatalf("answer %+v", m)
 		}
@@ -311,7 +383,7 @@ func TestClientRequestFlood(t *testing.T) {
 	for {
 		m := srv.read()
 		if m.Method == "tools/list" {
-			srv.answer(m, "{}")
+			srv.answer(m, `{"tools":[]}`)
 			break
 		}
 	}

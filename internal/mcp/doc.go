@@ -20,20 +20,22 @@
 // its next use, after a backoff, and given up for the session after
 // MaxFailures failures in a row.
 //
-// The client is this package's own (jsonrpc.go, protocol.go, stdio.go,
-// http.go): JSON-RPC 2.0 over stdio or streamable HTTP, the initialize
-// handshake of MCP 2025-11-25 (answered with any version down to
-// 2024-11-05), tools/list, tools/call and list_changed, which is all
-// agent-ls uses. The official MCP Go SDK did the same until its package
-// init and the dependencies it pulls in (google/jsonschema-go,
-// encoding/gob for its server's cursors, golang.org/x/oauth2,
-// segmentio/encoding and segmentio/asm, uritemplate, x/time/rate) were
-// measured at 0.45 to 0.5 ms of every start of agent-ls before main runs,
-// whether or not an MCP server is configured: a static hello-world
-// importing net/http, crypto/tls, encoding/json and log/slog reaches main
-// in 2.4 ms, the same with a blank import of the SDK's mcp package in
-// 2.9 ms, jsonschema-go's init 0.19 ms and encoding/gob's 0.18 ms of it.
-// mcp-go's client was never an option: it imports its server package,
-// whose JSON-Schema library compiles its metaschemas at init, some
-// 4.5 ms. mcp-go serves only as the servers of this package's tests.
+// The client is the official MCP Go SDK's (github.com/modelcontextprotocol/go-sdk,
+// client.go): its ClientSession makes the handshake, lists and calls
+// tools and takes list_changed, over its stdio transport (stdio.go:
+// the process, its environment, its process group and its stderr are
+// agent-ls's, process.go; a server's stdout is read through a filter that
+// leaves out lines that are not JSON-RPC, splits batches and bounds
+// lines and the server's unanswered requests) or its streamable-HTTP
+// transport (http.go: the configured headers and the bearer token added
+// by an http.RoundTripper, redirects followed within the server's origin
+// only), which resumes a stream the server ends mid-call from its last
+// event id. agent-ls asks for MCP 2025-11-25 (any version down to
+// 2024-11-05 is accepted): the SDK's newest, 2026-07-28, starts with
+// server/discover, which servers of older versions may never answer. The
+// SDK replaced a client of this package's own: its package init and
+// dependencies cost about half a millisecond of every start of
+// agent-ls, a client that falls behind a protocol that changes twice a
+// year costs more. mcp-go serves only as the servers of this package's
+// tests.
 package mcp

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -35,13 +34,9 @@ func (l *lockedBuffer) String() string {
 // calls, leaves at most about maxServerLog of log per window, then one
 // line saying how much was dropped.
 func TestServerFloodLogIsBounded(t *testing.T) {
-	toClient, serverOut := io.Pipe()
-	serverIn, fromClient := io.Pipe()
-	tr := newStreamTransport(toClient, fromClient, func() { toClient.Close(); fromClient.Close() })
 	var logs lockedBuffer
-	c := newClient(tr, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), nil)
-	defer func() { c.close(); serverOut.Close(); serverIn.Close() }()
-	srv := &fakeStdio{t: t, in: bufio.NewReader(serverIn), out: serverOut}
+	c, srv, _ := stdioClientLog(t, 0, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	serverOut := srv.out
 
 	payload := strings.Repeat("x", 300)
 	flood := func() {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // seen is one request a fake HTTP server got.
@@ -87,21 +89,25 @@ func writeEvents(w http.ResponseWriter, msgs ...string) {
 const initResult = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"fake","version":"0"}}`
 
 // httpClient connects a client to f, on loopback, with the handshake
-// made; changed counts list_changed.
-func httpClient(t *testing.T, f *fakeHTTP) (*client, *httpTransport, *atomic.Int64, string) {
+// made; changed counts list_changed. maxEvent bounds an event (0: the
+// default).
+func httpClient(t *testing.T, f *fakeHTTP, maxEvent int) (*client, *atomic.Int64, string) {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	headers := http.Header{}
 	headers.Set("Authorization", "Bearer tok")
-	tr := newHTTPTransport(srv.URL+"/mcp", headers, slog.New(slog.DiscardHandler))
+	tr := httpTransport(srv.URL+"/mcp", headers)
+	if maxEvent > 0 {
+		tr.MaxEventSize = maxEvent
+	}
 	var changed atomic.Int64
-	c := newClient(tr, tr.log, func() { changed.Add(1) })
-	t.Cleanup(c.close)
-	if _, err := initialize(testCtx(t), c, "test"); err != nil {
+	c, err := connectClient(testCtx(t), tr, "test", &floodLog{log: slog.New(slog.DiscardHandler)}, func() { changed.Add(1) })
+	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	return c, tr, &changed, srv.URL
+	t.Cleanup(c.close)
+	return c, &changed, srv.URL
 }
 
 // TestHTTPTransport: answers as a JSON body and as an event stream whose
@@ -128,18 +134,22 @@ func TestHTTPTransport(t *testing.T) {
 			writeJSON(w, m, `{"content":[{"type":"text","text":"called"}]}`)
 		}
 	}
-	c, tr, changed, _ := httpClient(t, f)
-	tr.listen()
+	c, changed, _ := httpClient(t, f, 0)
 	ctx := testCtx(t)
 	list, err := c.listTools(ctx, "")
 	if err != nil || len(list.Tools) != 1 || list.Tools[0].Name != "t" {
 		t.Fatalf("tools/list: %+v, %v", list, err)
 	}
+	// The SDK handles a notification in a goroutine of its own.
+	for changed.Load() == 0 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
 	if changed.Load() != 1 {
 		t.Errorf("%d list_changed", changed.Load())
 	}
 	res, err := c.callTool(ctx, "t", json.RawMessage(`{}`))
-	if err != nil || len(res.Content) != 1 || res.Content[0].Text != "called" {
+	if err != nil || len(res.Content) != 1 || res.Content[0].(*sdk.TextContent).Text != "called" {
 		t.Fatalf("tools/call: %+v, %v", res, err)
 	}
 	// The ping is answered in the background.
@@ -199,9 +209,9 @@ func TestHTTPSessionGone(t *testing.T) {
 		}
 		http.Error(w, "session not found", http.StatusNotFound)
 	}
-	c, _, _, _ := httpClient(t, f)
+	c, _, _ := httpClient(t, f, 0)
 	_, err := c.listTools(testCtx(t), "")
-	if !errors.Is(err, errSessionGone) || !isTransportError(err) {
+	if !errors.Is(err, sdk.ErrSessionMissing) || !isTransportError(err) {
 		t.Fatalf("tools/list: %v", err)
 	}
 	c.close()
@@ -212,13 +222,15 @@ func TestHTTPSessionGone(t *testing.T) {
 	}
 }
 
-// TestHTTPErrors: a batch holding the answer is an answer; a JSON-RPC
-// error in a failed HTTP answer is the server's answer; a refusal without one, an event stream that ends
+// TestHTTPErrors: a JSON-RPC error in a failed HTTP answer is the
+// server's answer; a refusal without one, an event stream that ends
 // without the answer and an event over the bound are transport errors.
 func TestHTTPErrors(t *testing.T) {
 	f := &fakeHTTP{}
 	f.rpc = func(w http.ResponseWriter, r *http.Request, m *message) {
-		var p callToolParams
+		var p struct {
+			Name string `json:"name"`
+		}
 		_ = json.Unmarshal(m.Params, &p)
 		switch {
 		case m.Method == "initialize":
@@ -227,9 +239,6 @@ func TestHTTPErrors(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"no such tool"}}`, m.ID)
-		case p.Name == "batch":
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `[{"jsonrpc":"2.0","method":"notifications/progress","params":{}},{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}]`, m.ID)
 		case p.Name == "refused":
 			http.Error(w, "overloaded", http.StatusServiceUnavailable)
 		case p.Name == "no-answer":
@@ -238,16 +247,12 @@ func TestHTTPErrors(t *testing.T) {
 			writeEvents(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, m.ID, strings.Repeat("x", 4<<10)))
 		}
 	}
-	c, tr, _, _ := httpClient(t, f)
-	tr.max = 1 << 10
+	c, _, _ := httpClient(t, f, 1<<10)
 	ctx := testCtx(t)
 	_, err := c.callTool(ctx, "rpc-error", json.RawMessage(`{}`))
-	var re *rpcError
+	var re *jsonrpc.Error
 	if !errors.As(err, &re) || re.Code != -32602 || isTransportError(err) {
 		t.Errorf("rpc-error: %v", err)
-	}
-	if _, err := c.callTool(ctx, "batch", json.RawMessage(`{}`)); err != nil {
-		t.Errorf("batch: %v", err)
 	}
 	for _, name := range []string{"refused", "no-answer", "huge"} {
 		if _, err := c.callTool(ctx, name, json.RawMessage(`{}`)); !isTransportError(err) {
@@ -256,26 +261,20 @@ func TestHTTPErrors(t *testing.T) {
 	}
 }
 
-// TestHTTPListenStream: the GET stream brings list_changed; a stream
-// that keeps ending is opened again a few times only.
+// TestHTTPListenStream: the GET stream brings list_changed.
 func TestHTTPListenStream(t *testing.T) {
 	f := &fakeHTTP{}
 	f.rpc = func(w http.ResponseWriter, r *http.Request, m *message) { writeJSON(w, m, initResult) }
 	f.get = func(w http.ResponseWriter, r *http.Request) {
 		writeEvents(w, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	}
-	_, tr, changed, _ := httpClient(t, f)
-	tr.listen()
-	// The stream is given up after listenRetries ends in a row.
-	tr.wg.Wait()
-	gets := 0
-	for _, s := range f.requests() {
-		if s.method == http.MethodGet {
-			gets++
+	_, changed, _ := httpClient(t, f, 0)
+	ctx := testCtx(t)
+	for changed.Load() == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("no list_changed")
 		}
-	}
-	if gets != listenRetries || changed.Load() != int64(gets) {
-		t.Errorf("%d GETs, %d list_changed", gets, changed.Load())
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -296,32 +295,35 @@ func TestHTTPRedirect(t *testing.T) {
 	t.Cleanup(srv.Close)
 	headers := http.Header{}
 	headers.Set("Authorization", "Bearer tok")
-	tr := newHTTPTransport(srv.URL+"/mcp", headers, slog.New(slog.DiscardHandler))
-	c := newClient(tr, tr.log, nil)
-	t.Cleanup(c.close)
-	_, err := initialize(testCtx(t), c, "test")
+	_, err := connectClient(testCtx(t), httpTransport(srv.URL+"/mcp", headers), "test", &floodLog{log: slog.New(slog.DiscardHandler)}, nil)
 	if err == nil || !strings.Contains(err.Error(), "another origin") || leaked.Load() != 0 {
 		t.Errorf("initialize: %v; %d requests with the token elsewhere", err, leaked.Load())
 	}
 }
 
 // TestMCPGoHandshake: mcp-go's server (which speaks 2026-07-28 too)
-// accepts the initialize handshake of 2025-11-25 and sends its
+// accepts the initialize handshake of protocolVersion and sends its
 // list_changed on the GET stream without a subscription.
 func TestMCPGoHandshake(t *testing.T) {
 	s, url, _ := httpServer(t, "tok")
 	headers := http.Header{}
 	headers.Set("Authorization", "Bearer tok")
 	headers.Set("X-Client", "agent-ls-test")
-	tr := newHTTPTransport(url, headers, slog.New(slog.DiscardHandler))
 	changed := make(chan struct{}, 10)
-	c := newClient(tr, tr.log, func() { changed <- struct{}{} })
-	t.Cleanup(c.close)
-	v, err := initialize(testCtx(t), c, "test")
-	if err != nil || v != latestProtocolVersion {
-		t.Fatalf("initialize: %q, %v", v, err)
+	c, err := connectClient(testCtx(t), httpTransport(url, headers), "test", &floodLog{log: slog.New(slog.DiscardHandler)},
+		func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
 	}
-	tr.listen()
+	t.Cleanup(c.close)
+	if v := c.cs.InitializeResult().ProtocolVersion; v != protocolVersion {
+		t.Fatalf("initialize: %q", v)
+	}
 	// The GET stream may open after the tool is added: add tools until a
 	// notification comes.
 	ctx := testCtx(t)

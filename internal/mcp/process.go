@@ -1,9 +1,13 @@
 package mcp
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // process is a stdio server's process, started so that its whole
@@ -52,13 +56,50 @@ func startProcess(cmd *exec.Cmd) (*process, error) {
 	return p, nil
 }
 
-// transport is the MCP transport over the process's stdin and stdout;
-// closing it closes the pipes, not the process.
-func (p *process) transport() *streamTransport {
-	return newStreamTransport(p.stdout, p.stdin, func() {
-		p.stdin.Close()
+// transport is the SDK's stdio transport over the process's stdin and
+// stdout: its stdout read through a stdoutFilter, a write to its stdin
+// given up after writeTimeout (a server that reads nothing breaks the
+// connection, not agent-ls). Closing it closes the pipes, not the
+// process. When the process has exited, reading ends, and says so, even
+// if something it started keeps its stdout open.
+func (p *process) transport(log *floodLog, writeTimeout time.Duration) *sdk.IOTransport {
+	ended := func() error {
+		if p.state() != nil {
+			return fmt.Errorf("%w: the server's process exited", errConnectionClosed)
+		}
+		return nil
+	}
+	go func() {
+		<-p.exited
 		p.stdout.Close()
-	})
+	}()
+	return stdioTransport(p.stdout, &deadlineWriter{f: p.stdin, timeout: writeTimeout}, maxMessageBytes, log, ended)
+}
+
+// deadlineWriter writes to a pipe, each write given up after timeout.
+type deadlineWriter struct {
+	f       *os.File
+	timeout time.Duration
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if err := w.f.SetWriteDeadline(time.Now().Add(w.timeout)); err != nil {
+		return w.f.Write(p)
+	}
+	n, err := w.f.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w: the server read nothing of its stdin for %s: %w", errConnectionClosed, w.timeout, err)
+	}
+	return n, err
+}
+
+func (w *deadlineWriter) Close() error { return w.f.Close() }
+
+// closePipes closes agent-ls's ends of the pipes (a connection that
+// failed in its handshake has no session to close them).
+func (p *process) closePipes() {
+	p.stdin.Close()
+	p.stdout.Close()
 }
 
 // kill kills the process's group.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -21,25 +23,21 @@ var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/g
 
 // resultOutput turns a tool's result into what the model reads: text as
 // it is, images as image input, resources and links as text with their
-// URI, anything else named; an isError result is a failed output. Data
-// that is not valid base64 fails the call: the server's answer is
-// broken, not the connection.
-func resultOutput(res *callToolResult, limit int) (tools.Output, error) {
+// URI, audio named; an isError result is a failed output. (Data that is
+// not valid base64, or content of a type MCP does not define, fails the
+// call before: the SDK cannot read such an answer.)
+func resultOutput(res *sdk.CallToolResult, limit int) tools.Output {
 	var out tools.Output
 	var parts []string
-	for i, c := range res.Content {
-		switch c.Type {
-		case "text":
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
 			parts = append(parts, c.Text)
-		case "image":
-			raw, err := base64.StdEncoding.DecodeString(c.Data)
-			if err != nil {
-				return tools.Output{}, fmt.Errorf("the image in content block %d of the answer is not valid base64: %w", i+1, err)
-			}
-			parts = append(parts, image(&out, c.MIMEType, raw))
-		case "audio":
+		case *sdk.ImageContent:
+			parts = append(parts, image(&out, c.MIMEType, c.Data))
+		case *sdk.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio (%s) left out: the model is not given audio]", c.MIMEType))
-		case "resource_link":
+		case *sdk.ResourceLink:
 			s := "[resource link] " + c.URI
 			if c.Name != "" {
 				s += " (" + c.Name + ")"
@@ -48,14 +46,10 @@ func resultOutput(res *callToolResult, limit int) (tools.Output, error) {
 				s += ": " + c.Description
 			}
 			parts = append(parts, s)
-		case "resource":
-			s, err := resource(&out, c.Resource)
-			if err != nil {
-				return tools.Output{}, fmt.Errorf("the resource in content block %d of the answer: %w", i+1, err)
-			}
-			parts = append(parts, s)
+		case *sdk.EmbeddedResource:
+			parts = append(parts, resource(&out, c.Resource))
 		default:
-			parts = append(parts, fmt.Sprintf("[content of type %q left out]", textcut.Cut(c.Type, 100)))
+			parts = append(parts, fmt.Sprintf("[content of type %T left out]", c))
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
@@ -73,7 +67,7 @@ func resultOutput(res *callToolResult, limit int) (tools.Output, error) {
 			out.Text = "the tool reported an error without saying what"
 		}
 	}
-	return out, nil
+	return out
 }
 
 // image adds an image for the model and returns the text that stands
@@ -96,19 +90,15 @@ func image(out *tools.Output, mime string, raw []byte) string {
 	return fmt.Sprintf("[image %d: %s, %d bytes]", len(out.Images), mime, len(raw))
 }
 
-func resource(out *tools.Output, r *resourceContents) (string, error) {
+func resource(out *tools.Output, r *sdk.ResourceContents) string {
 	switch {
 	case r == nil:
-		return "[resource left out]", nil
+		return "[resource left out]"
 	case r.Blob != nil:
-		blob, err := base64.StdEncoding.DecodeString(*r.Blob)
-		if err != nil {
-			return "", fmt.Errorf("its blob is not valid base64: %w", err)
-		}
 		if strings.HasPrefix(r.MIMEType, "image/") {
-			return "[resource " + r.URI + "] " + image(out, r.MIMEType, blob), nil
+			return "[resource " + r.URI + "] " + image(out, r.MIMEType, r.Blob)
 		}
-		return fmt.Sprintf("[resource %s: %s, %d bytes of binary data left out]", r.URI, r.MIMEType, len(blob)), nil
+		return fmt.Sprintf("[resource %s: %s, %d bytes of binary data left out]", r.URI, r.MIMEType, len(r.Blob))
 	}
-	return "[resource " + r.URI + "]\n" + r.Text, nil
+	return "[resource " + r.URI + "]\n" + r.Text
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -88,6 +90,7 @@ func (c *conn) close() {
 		c.cl.close()
 	}
 	if c.proc != nil {
+		c.proc.closePipes()
 		c.proc.wait()
 	}
 }
@@ -161,8 +164,8 @@ func (s *server) connect() error {
 // dial starts the connection and makes the MCP handshake.
 func (s *server) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
-	var tr transport
-	var ht *httpTransport
+	serverLog := &floodLog{log: s.log}
+	var tr sdk.Transport
 	if s.cfg.Stdio() {
 		// The process's life is the set's, not the startup timeout's.
 		cmd := exec.CommandContext(s.set.ctx, s.cfg.Command, s.cfg.Args...)
@@ -176,7 +179,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 			return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
 		}
 		cn.proc = p
-		tr = p.transport()
+		tr = p.transport(serverLog, max(s.cfg.startupTimeout(), s.cfg.toolTimeout()))
 	} else {
 		headers := http.Header{}
 		for k, v := range s.cfg.HTTPHeaders {
@@ -185,31 +188,17 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		if s.cfg.BearerToken != "" {
 			headers.Set("Authorization", "Bearer "+s.cfg.BearerToken)
 		}
-		ht = newHTTPTransport(s.cfg.URL, headers, s.log)
-		tr = ht
+		tr = httpTransport(s.cfg.URL, headers)
 	}
-	cn.cl = newClient(tr, s.log, func() { s.toolsChanged(cn) })
-	if cn.proc != nil {
-		// A process that ends while something it started keeps its
-		// stdout open still ends the connection.
-		go func() {
-			select {
-			case <-cn.proc.exited:
-				cn.cl.fail(errors.New("the server's process exited"))
-			case <-cn.cl.done:
-			}
-		}()
-	}
-	if _, err := initialize(ctx, cn.cl, s.set.opts.ClientVersion); err != nil {
+	cl, err := connectClient(ctx, tr, s.set.opts.ClientVersion, serverLog, func() { s.toolsChanged(cn) })
+	if err != nil {
 		cn.close()
 		if ps := cn.processState(); ps != nil && ps.Exited() {
 			return nil, fmt.Errorf("the server exited at startup (%s; its stderr says why): %w", ps, err)
 		}
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	if ht != nil {
-		ht.listen()
-	}
+	cn.cl = cl
 	return cn, nil
 }
 
@@ -257,8 +246,8 @@ func (s *server) listTools(ctx context.Context, cn *conn) error {
 
 // listAll lists the server's tools, page after page; a cursor that
 // comes back, or more than maxTools tools, is an error.
-func listAll(ctx context.Context, c *client) ([]*toolInfo, error) {
-	var list []*toolInfo
+func listAll(ctx context.Context, c *client) ([]*sdk.Tool, error) {
+	var list []*sdk.Tool
 	seen := map[string]bool{"": true}
 	cursor := ""
 	for {

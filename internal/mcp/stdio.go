@@ -3,109 +3,155 @@ package mcp
 import (
 	"bufio"
 	"bytes"
-	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
-	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // errMessageTooLarge: a server sent a message longer than
 // maxMessageBytes, which breaks the connection.
 var errMessageTooLarge = fmt.Errorf("%w: a message from the server is longer than the %d MiB agent-ls reads", errConnectionClosed, maxMessageBytes>>20)
 
-// streamTransport is the stdio transport: newline-delimited JSON-RPC
-// messages read from r (the server's stdout) and written to w (its
-// stdin).
-type streamTransport struct {
+// stdoutFilter is what the SDK's stdio transport reads of a server's
+// stdout: line by line, each a JSON-RPC message, whatever the server
+// writes. The SDK ends the connection at the first line it cannot read,
+// so a line that is not JSON-RPC (a server logging to its stdout) is
+// left out here and logged, bounded; a batch (servers of 2025-03-26 may
+// send one) is passed on message by message; a line over max bytes ends
+// the connection.
+type stdoutFilter struct {
+	r    *bufio.Reader
+	log  *floodLog
+	max  int
+	gate *requestGate
+	// ended, when set, says why reading ended (the process exited).
+	ended func() error
+
+	mu   sync.Mutex
+	next []byte // what is still to be read of the lines passed on
+}
+
+// maxAnswering is how many of a server's requests are answered at once.
+const maxAnswering = 16
+
+// stdioTransport is the SDK's stdio transport over r (the server's
+// stdout, read through a stdoutFilter with lines of at most max bytes)
+// and w (its stdin). A server's requests beyond maxAnswering unanswered
+// ones are left out: the SDK answers each in a goroutine of its own, and
+// a server that floods requests and reads none of the answers would
+// otherwise get goroutines without end.
+func stdioTransport(r io.ReadCloser, w io.WriteCloser, max int, log *floodLog, ended func() error) *sdk.IOTransport {
+	g := &requestGate{open: map[string]bool{}}
+	f := &stdoutFilter{r: bufio.NewReaderSize(r, 64<<10), log: log, max: max, ended: ended, gate: g}
+	// The filter bounds each line.
+	return &sdk.IOTransport{Reader: readCloser{f, r}, Writer: &stdinWriter{w: w, gate: g}, MaxLineLength: -1}
+}
+
+// requestGate counts the server's requests not answered yet.
+type requestGate struct {
+	mu   sync.Mutex
+	open map[string]bool
+}
+
+func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+
+// admit reports whether the request id may be answered, and counts it.
+func (g *requestGate) admit(id jsonrpc.ID) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.open) >= maxAnswering {
+		return false
+	}
+	g.open[idKey(id)] = true
+	return true
+}
+
+// stdinWriter writes the SDK's messages to the server's stdin, counting
+// the answers to the server's requests.
+type stdinWriter struct {
+	w    io.WriteCloser
+	gate *requestGate
+}
+
+func (w *stdinWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	// The SDK writes one message, or one batch, at a time.
+	if m, derr := jsonrpc.DecodeMessage(bytes.TrimSpace(p)); derr == nil {
+		if r, ok := m.(*jsonrpc.Response); ok {
+			w.gate.mu.Lock()
+			delete(w.gate.open, idKey(r.ID))
+			w.gate.mu.Unlock()
+		}
+	}
+	return n, err
+}
+
+func (w *stdinWriter) Close() error { return w.w.Close() }
+
+// readCloser reads from r and closes c.
+type readCloser struct {
 	r io.Reader
-	w io.Writer
-	// closeFn closes both ends; reading and writing end with it.
-	closeFn func()
-	// max bounds one line: maxMessageBytes.
-	max int
-
-	rcv       receiver
-	wmu       sync.Mutex // one message written at a time
-	dmu       sync.Mutex // guards the write deadline and writes
-	writes    int        // messages written, for the deadline's owner
-	closeOnce sync.Once
+	c io.Closer
 }
 
-func newStreamTransport(r io.Reader, w io.Writer, closeFn func()) *streamTransport {
-	return &streamTransport{r: r, w: w, closeFn: closeFn, max: maxMessageBytes}
-}
+func (rc readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
+func (rc readCloser) Close() error               { return rc.c.Close() }
 
-func (t *streamTransport) start(rcv receiver) {
-	t.rcv = rcv
-	go func() {
-		br := bufio.NewReaderSize(t.r, 64<<10)
-		for {
-			line, err := readLine(br, t.max)
-			if len(bytes.TrimSpace(line)) > 0 && !errors.Is(err, errMessageTooLarge) {
-				rcv.handle(line)
-			}
-			if err != nil {
-				if err == io.EOF {
-					err = errors.New("the server closed its stdout")
-				}
-				rcv.fail(err)
-				return
-			}
+func (f *stdoutFilter) Read(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.next) == 0 {
+		line, err := readLine(f.r, f.max)
+		if errors.Is(err, errMessageTooLarge) {
+			return 0, err
 		}
-	}()
-}
-
-// deadliner is a writer whose writes can be given up (a pipe to a
-// process).
-type deadliner interface {
-	SetWriteDeadline(time.Time) error
-}
-
-// send writes one message and its newline. A write the server does not
-// read ends with ctx, and then the connection is broken: part of the
-// message may have been written.
-func (t *streamTransport) send(ctx context.Context, msg *outgoing) error {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	if d, ok := t.w.(deadliner); ok {
-		dl, _ := ctx.Deadline()
-		t.dmu.Lock()
-		t.writes++
-		write := t.writes
-		err := d.SetWriteDeadline(dl)
-		t.dmu.Unlock()
-		if err == nil {
-			// An interrupt ends the write too. The deadline it sets must
-			// not outlive this write, should the function run late.
-			stop := context.AfterFunc(ctx, func() {
-				t.dmu.Lock()
-				defer t.dmu.Unlock()
-				if t.writes == write {
-					_ = d.SetWriteDeadline(time.Now())
+		f.pass(line)
+		if err != nil && len(f.next) == 0 {
+			if f.ended != nil {
+				if why := f.ended(); why != nil {
+					return 0, why
 				}
-			})
-			defer stop()
+			}
+			return 0, err
 		}
 	}
-	buf := make([]byte, 0, len(msg.data)+1)
-	buf = append(append(buf, msg.data...), '\n')
-	if n, err := t.w.Write(buf); err != nil {
-		if n > 0 {
-			// What follows would be read as the rest of this message.
-			t.rcv.fail(fmt.Errorf("a message to the server was cut after %d bytes: %w", n, err))
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: writing to the server's stdin: %w", errConnectionClosed, err)
-	}
-	return nil
+	n := copy(p, f.next)
+	f.next = f.next[n:]
+	return n, nil
 }
 
-func (t *streamTransport) close() {
-	t.closeOnce.Do(t.closeFn)
+// pass queues the messages of line that are JSON-RPC, each on its line.
+func (f *stdoutFilter) pass(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	msgs := []json.RawMessage{line}
+	if line[0] == '[' {
+		if err := json.Unmarshal(line, &msgs); err != nil {
+			msgs = []json.RawMessage{line}
+		}
+	}
+	for _, m := range msgs {
+		msg, err := jsonrpc.DecodeMessage(m)
+		if err != nil {
+			f.log.logf(slog.LevelWarn, "MCP server: a message that is not JSON-RPC was left out", "err", err, "message", textcut.Cut(string(m), 200))
+			continue
+		}
+		if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() && !f.gate.admit(r.ID) {
+			f.log.logf(slog.LevelWarn, "MCP server: its request was left unanswered, too many are under way", "method", textcut.Cut(r.Method, 100))
+			continue
+		}
+		f.next = append(append(f.next, bytes.TrimSpace(m)...), '\n')
+	}
 }
 
 // readLine reads one line, without its end, of at most max bytes; a

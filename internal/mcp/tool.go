@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"os"
 	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/textcut"
@@ -23,7 +22,7 @@ type tool struct {
 	readOnly bool
 }
 
-func (s *server) newTool(t *toolInfo) (*tool, error) {
+func (s *server) newTool(t *sdk.Tool) (*tool, error) {
 	if t == nil || t.Name == "" {
 		return nil, errors.New("a tool without a name")
 	}
@@ -120,11 +119,7 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	switch {
 	case err == nil:
 		t.srv.succeeded()
-		out, err := resultOutput(res, outputLimit(env))
-		if err != nil {
-			return tools.Output{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.name, err)
-		}
-		return out, nil
+		return resultOutput(res, outputLimit(env)), nil
 	case ctx.Err() != nil:
 		return tools.Output{}, ctx.Err()
 	case callCtx.Err() != nil:
@@ -135,7 +130,7 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	}
 	// The server answered with an error: it runs, the call was wrong.
 	t.srv.succeeded()
-	return tools.Output{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.name, err)
+	return tools.Output{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.name, answerError(err))
 }
 
 // broken fails the server after a call on cn went wrong, and says what
@@ -149,18 +144,6 @@ func (t *tool) broken(cn *conn, err error) error {
 		return fmt.Errorf("MCP server %s: %w", t.srv.cfg.Name, ferr)
 	}
 	return fmt.Errorf("MCP server %s: %w; the server is restarted on its next use", t.srv.cfg.Name, err)
-}
-
-// isTransportError reports whether err says the connection broke (the
-// server's process ended, its pipes or its HTTP endpoint failed, the
-// HTTP server forgot the session or refused the request), as against an
-// error the server answered.
-func isTransportError(err error) bool {
-	var ne net.Error
-	var se *httpStatusError
-	return errors.Is(err, errConnectionClosed) || errors.Is(err, errMessageTooLarge) || errors.As(err, &se) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
-		errors.Is(err, os.ErrClosed) || errors.As(err, &ne)
 }
 
 // outputLimit is the most bytes of text one call gives the model.
