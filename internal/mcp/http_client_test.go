@@ -338,3 +338,49 @@ func TestMCPGoHandshake(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPResumesStream: a server that ends a call's event stream before
+// the answer, having given its events ids, gets a GET with the last
+// event id, and the answer it sends on that stream is the call's.
+func TestHTTPResumesStream(t *testing.T) {
+	f := &fakeHTTP{}
+	var callID atomic.Value
+	var resumedFrom atomic.Value
+	f.rpc = func(w http.ResponseWriter, r *http.Request, m *message) {
+		if m.Method == "initialize" {
+			w.Header().Set("Mcp-Session-Id", "s-1")
+			writeJSON(w, m, initResult)
+			return
+		}
+		callID.Store(string(m.ID))
+		// A priming event with an id, then the stream ends.
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "id: e1\nretry: 10\ndata: \n\n")
+		w.(http.Flusher).Flush()
+	}
+	f.get = func(w http.ResponseWriter, r *http.Request) {
+		last := r.Header.Get("Last-Event-ID")
+		if last == "" {
+			http.Error(w, "no stream here", http.StatusMethodNotAllowed)
+			return
+		}
+		resumedFrom.Store(last)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "id: e2\nevent: message\ndata: %s\n\n",
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"resumed"}]}}`, callID.Load()))
+		w.(http.Flusher).Flush()
+	}
+	c, _, _ := httpClient(t, f, 0)
+	res, err := c.callTool(testCtx(t), "t", json.RawMessage(`{}`))
+	if err != nil || len(res.Content) != 1 || res.Content[0].(*sdk.TextContent).Text != "resumed" {
+		t.Fatalf("tools/call: %+v, %v", res, err)
+	}
+	if got, _ := resumedFrom.Load().(string); got != "e1" {
+		t.Errorf("resumed from %q, want e1", got)
+	}
+	for _, s := range f.requests() {
+		if s.method == http.MethodGet && (s.session != "s-1" || s.auth != "Bearer tok") {
+			t.Errorf("GET without the session or the token: %+v", s)
+		}
+	}
+}
