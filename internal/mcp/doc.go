@@ -33,9 +33,12 @@
 // event id. agent-ls asks for MCP 2025-11-25 (any version down to
 // 2024-11-05 is accepted): the SDK's newest, 2026-07-28, starts with
 // server/discover, which servers of older versions may never answer. The
-// SDK replaced a client of this package's own: its package init and
-// dependencies cost about half a millisecond of every start of
-// agent-ls, a client that falls behind a protocol that changes twice a
-// year costs more. mcp-go serves only as the servers of this package's
+// SDK replaced a client of this package's own, which was kept for
+// start-up time: the SDK's package init and its dependencies'
+// (encoding/gob and google/jsonschema-go most) cost every start of
+// agent-ls, whether or not a server is configured, from half a
+// millisecond on a quiet machine to two or three on a loaded one; a
+// client that falls behind a protocol that changes twice a year costs
+// more. mcp-go serves only as the servers of this package's
 // tests.
 package mcp
