@@ -180,6 +180,28 @@ func startACP(t *testing.T, m *fakemodel.Server, dir, state string, client *acpC
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
+	p := spawnACP(t, m, dir, state, env...)
+	if client.buffers == nil {
+		client.buffers = map[string]string{}
+	}
+	conn := sdk.NewClientSideConnection(client, p.stdin, p.stdout)
+	conn.SetLogger(slog.New(slog.DiscardHandler))
+	return &acpRun{t: t, conn: conn, client: client, dir: dir, ctx: ctx, cmd: p.cmd, stdin: p.stdin, log: p.log}
+}
+
+// acpProcess is agent-ls acp started by spawnACP.
+type acpProcess struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader
+	log    *syncWriter // its stderr
+}
+
+// spawnACP starts agent-ls acp (with acpExtraArgs) in dir against m, its
+// state in state; it is stopped, and its log shown if t failed, when t
+// ends.
+func spawnACP(t *testing.T, m *fakemodel.Server, dir, state string, env ...string) acpProcess {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"acp", "--log-level", "debug"}, acpExtraArgs...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex", "XDG_STATE_HOME="+state)
@@ -211,12 +233,7 @@ func startACP(t *testing.T, m *fakemodel.Server, dir, state string, client *acpC
 			t.Logf("agent-ls acp log:\n%s", log.String())
 		}
 	})
-	if client.buffers == nil {
-		client.buffers = map[string]string{}
-	}
-	conn := sdk.NewClientSideConnection(client, stdin, stdout)
-	conn.SetLogger(slog.New(slog.DiscardHandler))
-	return &acpRun{t: t, conn: conn, client: client, dir: dir, ctx: ctx, cmd: cmd, stdin: stdin, log: log}
+	return acpProcess{cmd: cmd, stdin: stdin, stdout: stdout, log: log}
 }
 
 func (r *acpRun) initialize(fs bool) sdk.InitializeResponse {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,38 +49,9 @@ func startACPFiles(t *testing.T, m *fakemodel.Server, dir string, client sdk.Cli
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	cmd := exec.Command(binary, "acp", "--log-level", "debug")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex", "XDG_STATE_HOME="+t.TempDir())
-	log := &syncWriter{w: &strings.Builder{}}
-	cmd.Stderr = log
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("agent-ls acp log:\n%s", log.String())
-		}
-	})
+	p := spawnACP(t, m, dir, t.TempDir())
 	wire := &syncWriter{w: &strings.Builder{}}
-	conn := sdk.NewClientSideConnection(client, stdin, io.TeeReader(stdout, wire))
+	conn := sdk.NewClientSideConnection(client, p.stdin, io.TeeReader(p.stdout, wire))
 	conn.SetLogger(slog.New(slog.DiscardHandler))
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
