@@ -81,9 +81,50 @@ func (t *recordingTransport) Connect(ctx context.Context) (sdk.Connection, error
 	return c, err
 }
 
+// capabilities are what the server advertised in the handshake.
+func (c *client) capabilities() *sdk.ServerCapabilities {
+	if r := c.cs.InitializeResult(); r != nil && r.Capabilities != nil {
+		return r.Capabilities
+	}
+	return &sdk.ServerCapabilities{}
+}
+
+// hasTools reports whether the server advertised tools: one that did
+// not (a server of resources only) may refuse tools/list.
+func (c *client) hasTools() bool { return c.capabilities().Tools != nil }
+
+// hasResources reports whether the server advertised resources.
+func (c *client) hasResources() bool { return c.capabilities().Resources != nil }
+
 // listTools asks for one page of the server's tools.
 func (c *client) listTools(ctx context.Context, cursor string) (*sdk.ListToolsResult, error) {
 	return c.cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+}
+
+// listAll lists the server's tools, page after page; a cursor that
+// comes back, or more than maxTools tools, is an error.
+func listAll(ctx context.Context, c *client) ([]*sdk.Tool, error) {
+	var list []*sdk.Tool
+	seen := map[string]bool{"": true}
+	cursor := ""
+	for {
+		res, err := c.listTools(ctx, cursor)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, res.Tools...)
+		if len(list) > maxTools {
+			return nil, fmt.Errorf("more than the %d tools agent-ls takes from one server", maxTools)
+		}
+		if res.NextCursor == "" {
+			return list, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
 }
 
 // callTool calls the server's tool name with args, a JSON object.

@@ -10,6 +10,12 @@
 // notifications/tools/list_changed replaces its tools for the next model
 // request.
 //
+// While at least one server advertised resources, the Set registers
+// three read-only tools of its own as one more source (resources.go,
+// resource_tools.go): list_mcp_resources, list_mcp_resource_templates and
+// read_mcp_resource, with Codex's names and arguments. They ask the server
+// each time, so resources/list_changed needs no answer.
+//
 // A stdio server gets only the environment its config gives it over a
 // minimal base (PATH, HOME, LANG and a few like them; see ServerEnv),
 // never agent-ls's own (API keys); its stderr is kept, the last lines of

@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 //   - "legacy": speaks only the initialize handshake of an older
 //     protocol and never answers a method it does not know (see
 //     runLegacyServer);
+//   - "resources": offers resources, two a page (resourceTestServer);
 //   - "tools": offers echo (read-only), crash (exits the process),
 //     add_tool (adds the tool late, which sends list_changed) and env.
 func runTestServer(mode string) int {
@@ -54,8 +55,11 @@ func runTestServer(mode string) int {
 		return runLegacyServer()
 	}
 	s := testServer()
-	if mode == "hostile" {
+	switch mode {
+	case "hostile":
 		s = hostileServer()
+	case "resources":
+		s = resourceTestServer()
 	}
 	if err := mcpserver.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -8,7 +8,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -58,9 +57,7 @@ func resultOutput(res *sdk.CallToolResult, limit int) tools.Output {
 		}
 	}
 	out.Text = strings.Join(parts, "\n")
-	if len(out.Text) > limit {
-		out.Text = textcut.Prefix(out.Text, limit) + fmt.Sprintf("\n[output cut at %d of %d bytes]", limit, len(out.Text))
-	}
+	out.Text = cutText(out.Text, limit)
 	if res.IsError {
 		out.Failed = true
 		if out.Text == "" {

@@ -14,7 +14,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -59,6 +58,7 @@ type server struct {
 	failures  int      // in a row
 	failedAt  time.Time
 	disabled  bool
+	resources bool // its last handshake advertised resources
 }
 
 func newServer(s *Set, cfg ServerConfig) *server {
@@ -156,7 +156,9 @@ func (s *server) connect() error {
 		return errors.New("the server set was closed")
 	}
 	s.conn, s.state, s.err = c, StateReady, nil
+	s.resources = c.cl.hasResources()
 	s.mu.Unlock()
+	s.set.offerResourceTools()
 	s.log.Info("MCP server ready", "tools", len(s.status().Tools))
 	return nil
 }
@@ -208,7 +210,11 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 // logged; the others are offered.
 func (s *server) listTools(ctx context.Context, cn *conn) error {
 	list, err := listAll(ctx, cn.cl)
-	if err != nil {
+	switch {
+	case err != nil && !cn.cl.hasTools() && !isTransportError(err):
+		// A server of resources only, which need not answer tools/list.
+		list = nil
+	case err != nil:
 		return fmt.Errorf("tools/list: %w", err)
 	}
 	src := tools.Source{Name: SourceName(s.cfg.Name), External: true}
@@ -242,32 +248,6 @@ func (s *server) listTools(ctx context.Context, cn *conn) error {
 	s.offered = names
 	s.mu.Unlock()
 	return nil
-}
-
-// listAll lists the server's tools, page after page; a cursor that
-// comes back, or more than maxTools tools, is an error.
-func listAll(ctx context.Context, c *client) ([]*sdk.Tool, error) {
-	var list []*sdk.Tool
-	seen := map[string]bool{"": true}
-	cursor := ""
-	for {
-		res, err := c.listTools(ctx, cursor)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, res.Tools...)
-		if len(list) > maxTools {
-			return nil, fmt.Errorf("more than the %d tools agent-ls takes from one server", maxTools)
-		}
-		if res.NextCursor == "" {
-			return list, nil
-		}
-		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
-		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
-	}
 }
 
 // toolsChanged reacts to notifications/tools/list_changed from cn: the
@@ -433,6 +413,7 @@ func (s *server) failed(err error, cn *conn) error {
 		s.mu.Lock()
 		s.offered = nil
 		s.mu.Unlock()
+		s.set.offerResourceTools()
 	}
 	if (first || disable) && s.set.opts.Failed != nil {
 		s.set.opts.Failed(s.cfg.Name, final)

@@ -73,6 +73,8 @@ type Set struct {
 
 	mu    sync.Mutex // guards names
 	names *names
+
+	resMu sync.Mutex // serialises changes of the resource tools
 }
 
 // NewSet checks the configs and returns the set of their servers, not
@@ -151,7 +153,8 @@ func (s *Set) Status() []Status {
 	return out
 }
 
-// Close stops every server and removes their tools from the registry.
+// Close stops every server and removes their tools, and the resource
+// tools, from the registry.
 func (s *Set) Close() {
 	if s.Empty() {
 		return
@@ -162,6 +165,7 @@ func (s *Set) Close() {
 		wg.Go(srv.close)
 	}
 	wg.Wait()
+	s.withdrawResourceTools()
 }
 
 // toolName returns the model name of server's tool.

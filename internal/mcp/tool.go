@@ -105,45 +105,16 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	if !d.Allowed {
 		return tools.Output{Text: d.Reason, Failed: true, Rejected: true}, nil
 	}
-	cn, err := t.srv.client(ctx)
+	var res *sdk.CallToolResult
+	err = t.srv.request(ctx, t.name, func(ctx context.Context, c *client) error {
+		var err error
+		res, err = c.callTool(ctx, t.name, args)
+		return err
+	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return tools.Output{}, ctx.Err()
-		}
-		return tools.Output{}, fmt.Errorf("MCP server %s: %w", t.srv.cfg.Name, err)
+		return tools.Output{}, err
 	}
-	timeout := t.srv.cfg.toolTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := cn.cl.callTool(callCtx, t.name, args)
-	switch {
-	case err == nil:
-		t.srv.succeeded()
-		return resultOutput(res, outputLimit(env)), nil
-	case ctx.Err() != nil:
-		return tools.Output{}, ctx.Err()
-	case callCtx.Err() != nil:
-		err = fmt.Errorf("%s timed out after %s (tool_timeout_sec)", t.name, timeout)
-		return tools.Output{}, t.broken(cn, err)
-	case isTransportError(err):
-		return tools.Output{}, t.broken(cn, fmt.Errorf("the connection to the server broke during %s: %w", t.name, err))
-	}
-	// The server answered with an error: it runs, the call was wrong.
-	t.srv.succeeded()
-	return tools.Output{}, fmt.Errorf("MCP server %s: %s: %w", t.srv.cfg.Name, t.name, answerError(err))
-}
-
-// broken fails the server after a call on cn went wrong, and says what
-// happens next.
-func (t *tool) broken(cn *conn, err error) error {
-	ferr := t.srv.failed(err, cn)
-	t.srv.mu.Lock()
-	disabled := t.srv.disabled
-	t.srv.mu.Unlock()
-	if disabled {
-		return fmt.Errorf("MCP server %s: %w", t.srv.cfg.Name, ferr)
-	}
-	return fmt.Errorf("MCP server %s: %w; the server is restarted on its next use", t.srv.cfg.Name, err)
+	return resultOutput(res, outputLimit(env)), nil
 }
 
 // outputLimit is the most bytes of text one call gives the model.
