@@ -21,12 +21,22 @@ const (
 	TransportSSE = "sse"
 )
 
-// connectHTTP makes the MCP handshake with the url server over the
+// connectHTTP makes the MCP handshake with the url server, and logs and
+// returns the transport it went over (see handshakeHTTP).
+func (s *server) connectHTTP(ctx context.Context, serverLog *floodLog, toolsChanged func()) (*client, string, error) {
+	cl, transport, err := s.handshakeHTTP(ctx, serverLog, toolsChanged)
+	if err == nil {
+		s.log.Info("MCP server connected", "transport", transport)
+	}
+	return cl, transport, err
+}
+
+// handshakeHTTP makes the MCP handshake with the url server over the
 // configured transport, and says which it was. With none configured,
 // streamable HTTP is tried first, and the HTTP+SSE transport when the
 // server answers the initialize POST with 400, 404 or 405: what MCP's
 // backwards compatibility asks of clients that support older servers.
-func (s *server) connectHTTP(ctx context.Context, serverLog *floodLog, toolsChanged func()) (*client, string, error) {
+func (s *server) handshakeHTTP(ctx context.Context, serverLog *floodLog, toolsChanged func()) (*client, string, error) {
 	clientVersion := s.set.opts.ClientVersion
 	if s.cfg.Transport == TransportSSE {
 		cl, err := connectClient(ctx, s.sseTransport(), clientVersion, serverLog, toolsChanged)

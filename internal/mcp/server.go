@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"slices"
 	"sync"
 	"time"
@@ -66,11 +65,9 @@ func newServer(s *Set, cfg ServerConfig) *server {
 
 // conn is one running connection to the server.
 type conn struct {
-	cl   *client
-	proc *process // a stdio server's process
-	// transport is a url server's: TransportStreamableHTTP or
-	// TransportSSE.
-	transport string
+	cl        *client
+	proc      *process // a stdio server's process
+	transport string   // a url server's: TransportStreamableHTTP or TransportSSE
 }
 
 // processState is how a stdio server's process ended; nil while it runs
@@ -171,25 +168,15 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 	var cl *client
 	var err error
 	if s.cfg.Stdio() {
-		// The process's life is the set's, not the startup timeout's.
-		cmd := exec.CommandContext(s.set.ctx, s.cfg.Command, s.cfg.Args...)
-		cmd.Env = ServerEnv(s.set.opts.Environ(), s.cfg.Env)
-		cmd.Dir = s.cfg.Cwd
-		cmd.Stderr = &s.stderr
-		setGroup(cmd)
-		cmd.Cancel = func() error { killGroup(cmd); return nil }
-		p, perr := startProcess(cmd)
+		p, perr := s.startProcess()
 		if perr != nil {
-			return nil, fmt.Errorf("start %s: %w", s.cfg.Command, perr)
+			return nil, perr
 		}
 		cn.proc = p
 		tr := p.transport(serverLog, max(s.cfg.startupTimeout(), s.cfg.toolTimeout()))
 		cl, err = connectClient(ctx, tr, s.set.opts.ClientVersion, serverLog, toolsChanged)
 	} else {
 		cl, cn.transport, err = s.connectHTTP(ctx, serverLog, toolsChanged)
-		if err == nil {
-			s.log.Info("MCP server connected", "transport", cn.transport)
-		}
 	}
 	if err != nil {
 		cn.close()
