@@ -31,7 +31,7 @@ func (s *Settings) mcpServers() (cfgs []mcp.ServerConfig, off []string, problems
 		}
 		c := mcp.ServerConfig{
 			Name: name, Command: m.Command, Args: m.Args, Env: m.Env, Cwd: m.Cwd,
-			URL: m.URL, HTTPHeaders: m.HTTPHeaders,
+			URL: m.URL, HTTPHeaders: m.HTTPHeaders, Transport: m.Transport,
 			StartupTimeout: seconds(m.StartupTimeoutSec), ToolTimeout: seconds(m.ToolTimeoutSec),
 			EnabledTools: m.EnabledTools, DisabledTools: m.DisabledTools,
 			AutoApprove: m.Approval == config.MCPApprovalAuto,

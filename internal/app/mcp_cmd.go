@@ -35,6 +35,7 @@ Flags:
 type mcpListEntry struct {
 	Name       string   `json:"name"`
 	State      string   `json:"state"`
+	Transport  string   `json:"transport,omitempty"`
 	Error      string   `json:"error,omitempty"`
 	Tools      []string `json:"tools"`
 	StderrTail []string `json:"stderrTail,omitempty"`
@@ -113,7 +114,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 // is not ready.
 func mcpList(set *mcp.Set, off []string) (list []mcpListEntry, failed bool) {
 	for _, st := range set.Status() {
-		list = append(list, mcpListEntry{Name: st.Name, State: string(st.State), Error: st.Error, Tools: st.Tools, StderrTail: st.StderrTail})
+		list = append(list, mcpListEntry{Name: st.Name, State: string(st.State), Transport: st.Transport, Error: st.Error, Tools: st.Tools, StderrTail: st.StderrTail})
 		failed = failed || st.State != mcp.StateReady
 	}
 	for _, name := range off {
@@ -134,6 +135,9 @@ func printMCPList(w io.Writer, list []mcpListEntry, s Settings) {
 		// words: escaped, like the rest, so none can act on the terminal.
 		m := s.MCPServers[e.Name]
 		where := "url " + textcut.VisibleLine(m.URL)
+		if e.Transport != "" {
+			where += ", transport " + e.Transport
+		}
 		if m.Command != "" {
 			where = "command " + agent.QuoteCommand(append([]string{m.Command}, m.Args...))
 		}

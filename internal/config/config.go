@@ -115,7 +115,8 @@ type Provider struct {
 }
 
 // MCPServer is an MCP server whose tools the agent offers the model:
-// either a command (stdio) or a URL (streamable HTTP).
+// either a command (stdio) or a URL (streamable HTTP, or the older
+// HTTP+SSE transport).
 type MCPServer struct {
 	Command           string            `toml:"command"`
 	Args              []string          `toml:"args"`
@@ -134,7 +135,18 @@ type MCPServer struct {
 	// them) or auto (they run without asking, unattended too). agent-ls's
 	// own key.
 	Approval string `toml:"approval"`
+	// Transport of a url server: streamable-http, or sse for a server
+	// of the older HTTP+SSE transport (protocol 2024-11-05). Unset,
+	// streamable HTTP is tried first and SSE when the server refuses
+	// it. agent-ls's own key.
+	Transport string `toml:"transport"`
 }
+
+// MCP server transports of a url server.
+const (
+	MCPTransportStreamableHTTP = "streamable-http"
+	MCPTransportSSE            = "sse"
+)
 
 // MCP server approval settings.
 const (

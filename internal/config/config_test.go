@@ -300,7 +300,8 @@ exclude = ["["]
 }
 
 // TestMCPServers: every key of a server is read, approval takes ask or
-// auto, and bad values are refused with their line.
+// auto, transport streamable-http or sse (of a url server only), and
+// bad values are refused with their line.
 func TestMCPServers(t *testing.T) {
 	r, probs := load(t, Inputs{UserFile: writeFile(t, `[mcp_servers.fs]
 command = "npx"
@@ -318,6 +319,10 @@ approval = "auto"
 url = "https://mcp.example/mcp"
 http_headers = { X-Client = "agent-ls" }
 bearer_token_env_var = "DOCS_TOKEN"
+
+[mcp_servers.old]
+url = "https://old.example/sse"
+transport = "sse"
 `)})
 	if len(probs) > 0 {
 		t.Fatal(problemStrings(probs))
@@ -331,18 +336,28 @@ bearer_token_env_var = "DOCS_TOKEN"
 	if docs.URL != "https://mcp.example/mcp" || docs.HTTPHeaders["X-Client"] != "agent-ls" || docs.BearerTokenEnvVar != "DOCS_TOKEN" || docs.Approval != "" {
 		t.Errorf("docs: %+v", docs)
 	}
+	if old := r.MCPServers["old"]; old.Transport != MCPTransportSSE || docs.Transport != "" {
+		t.Errorf("old: %+v", old)
+	}
 
 	_, probs = load(t, Inputs{UserFile: writeFile(t, `[mcp_servers.x]
 command = "x"
 approval = "always"
 tool_timeout_sec = 0
 startup_timeout_sec = 1e9
+transport = "sse"
+
+[mcp_servers.y]
+url = "https://y.example/mcp"
+transport = "websocket"
 `)})
 	got := problemStrings(probs)
 	for _, want := range []string{
 		`:3: mcp_servers.x.approval: unknown value "always" (use ask or auto)`,
 		`:4: mcp_servers.x.tool_timeout_sec: must be more than 0`,
 		`:5: mcp_servers.x.startup_timeout_sec: must be more than 0`,
+		`:6: mcp_servers.x.transport: is for a url server`,
+		`:10: mcp_servers.y.transport: unknown value "websocket" (use streamable-http or sse)`,
 	} {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
 			t.Errorf("no problem %q in %q", want, got)

@@ -128,6 +128,11 @@ func (c *checker) mcpServer(prefix string, m map[string]any) {
 		}
 	}
 	c.oneOf(m, "approval", prefix, []string{MCPApprovalAsk, MCPApprovalAuto})
+	if _, set := m["transport"]; set && hasCmd {
+		c.add(join(prefix, "transport"), "is for a url server; a command server speaks MCP on its stdio")
+	} else {
+		c.oneOf(m, "transport", prefix, []string{MCPTransportStreamableHTTP, MCPTransportSSE})
+	}
 }
 
 func (c *checker) hook(prefix string, m map[string]any) {

@@ -15,7 +15,7 @@ const (
 )
 
 // ServerConfig is one MCP server: either a command speaking MCP on its
-// stdio or the URL of a streamable-HTTP server.
+// stdio or the URL of a streamable-HTTP (or older HTTP+SSE) server.
 type ServerConfig struct {
 	// Name identifies the server; its tools are offered as
 	// <Name>__<tool>.
@@ -33,6 +33,10 @@ type ServerConfig struct {
 	URL         string
 	HTTPHeaders map[string]string
 	BearerToken string
+	// Transport of the URL server: TransportStreamableHTTP,
+	// TransportSSE, or "" for streamable HTTP with the fallback to
+	// HTTP+SSE of MCP's backwards compatibility.
+	Transport string
 
 	// StartupTimeout bounds the start and the first tools/list, and
 	// ToolTimeout each call; zero takes the defaults.
@@ -67,6 +71,12 @@ func (c *ServerConfig) Validate() error {
 		if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("url %q is not an http(s) URL", c.URL))
 		}
+	}
+	switch {
+	case c.Transport != "" && c.Stdio():
+		errs = append(errs, fmt.Errorf("transport %q is for a url server; a command server speaks MCP on its stdio", c.Transport))
+	case c.Transport != "" && c.Transport != TransportStreamableHTTP && c.Transport != TransportSSE:
+		errs = append(errs, fmt.Errorf("unknown transport %q (use %s or %s)", c.Transport, TransportStreamableHTTP, TransportSSE))
 	}
 	if c.StartupTimeout < 0 || c.ToolTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must be more than 0"))

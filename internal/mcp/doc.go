@@ -36,7 +36,10 @@
 // transport (http.go: the configured headers and the bearer token added
 // by an http.RoundTripper, redirects followed within the server's origin
 // only), which resumes a stream the server ends mid-call from its last
-// event id. agent-ls asks for MCP 2025-11-25 (any version down to
+// event id, or, for older servers, its HTTP+SSE transport (transport =
+// "sse", or the fallback when streamable HTTP's initialize gets 400, 404
+// or 405; the same RoundTripper, which also refuses an endpoint event
+// naming another origin). agent-ls asks for MCP 2025-11-25 (any version down to
 // 2024-11-05 is accepted): the SDK's newest, 2026-07-28, starts with
 // server/discover, which servers of older versions may never answer. The
 // SDK replaced a client of this package's own, which was kept for

@@ -24,6 +24,23 @@ type process struct {
 // after it exited, if something it started keeps it open.
 const reapDelay = 2 * time.Second
 
+// startProcess starts the stdio server's command, in a process group of
+// its own, with the environment the config gives it.
+func (s *server) startProcess() (*process, error) {
+	// The process's life is the set's, not the startup timeout's.
+	cmd := exec.CommandContext(s.set.ctx, s.cfg.Command, s.cfg.Args...)
+	cmd.Env = ServerEnv(s.set.opts.Environ(), s.cfg.Env)
+	cmd.Dir = s.cfg.Cwd
+	cmd.Stderr = &s.stderr
+	setGroup(cmd)
+	cmd.Cancel = func() error { killGroup(cmd); return nil }
+	p, err := startProcess(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
+	}
+	return p, nil
+}
+
 // startProcess starts cmd with its stdin and stdout on pipes and reaps it
 // in the background. cmd.Stderr must be set by the caller.
 func startProcess(cmd *exec.Cmd) (*process, error) {

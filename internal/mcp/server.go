@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"sync"
 	"time"
@@ -67,8 +65,9 @@ func newServer(s *Set, cfg ServerConfig) *server {
 
 // conn is one running connection to the server.
 type conn struct {
-	cl   *client
-	proc *process // a stdio server's process
+	cl        *client
+	proc      *process // a stdio server's process
+	transport string   // a url server's: TransportStreamableHTTP or TransportSSE
 }
 
 // processState is how a stdio server's process ended; nil while it runs
@@ -167,32 +166,20 @@ func (s *server) connect() error {
 func (s *server) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
 	serverLog := &floodLog{log: s.log}
-	var tr sdk.Transport
+	toolsChanged := func() { s.toolsChanged(cn) }
+	var cl *client
+	var err error
 	if s.cfg.Stdio() {
-		// The process's life is the set's, not the startup timeout's.
-		cmd := exec.CommandContext(s.set.ctx, s.cfg.Command, s.cfg.Args...)
-		cmd.Env = ServerEnv(s.set.opts.Environ(), s.cfg.Env)
-		cmd.Dir = s.cfg.Cwd
-		cmd.Stderr = &s.stderr
-		setGroup(cmd)
-		cmd.Cancel = func() error { killGroup(cmd); return nil }
-		p, err := startProcess(cmd)
-		if err != nil {
-			return nil, fmt.Errorf("start %s: %w", s.cfg.Command, err)
+		p, perr := s.startProcess()
+		if perr != nil {
+			return nil, perr
 		}
 		cn.proc = p
-		tr = p.transport(serverLog, max(s.cfg.startupTimeout(), s.cfg.toolTimeout()))
+		tr := p.transport(serverLog, max(s.cfg.startupTimeout(), s.cfg.toolTimeout()))
+		cl, err = connectClient(ctx, tr, s.set.opts.ClientVersion, serverLog, toolsChanged)
 	} else {
-		headers := http.Header{}
-		for k, v := range s.cfg.HTTPHeaders {
-			headers.Set(k, v)
-		}
-		if s.cfg.BearerToken != "" {
-			headers.Set("Authorization", "Bearer "+s.cfg.BearerToken)
-		}
-		tr = httpTransport(s.cfg.URL, headers)
+		cl, cn.transport, err = s.connectHTTP(ctx, serverLog, toolsChanged)
 	}
-	cl, err := connectClient(ctx, tr, s.set.opts.ClientVersion, serverLog, func() { s.toolsChanged(cn) })
 	if err != nil {
 		cn.close()
 		if ps := cn.processState(); ps != nil && ps.Exited() {
@@ -451,6 +438,9 @@ func (s *server) status() Status {
 	}
 	if st.Stdio {
 		st.StderrTail = s.stderr.Lines()
+	}
+	if s.conn != nil {
+		st.Transport = s.conn.transport
 	}
 	return st
 }

@@ -28,6 +28,9 @@ const (
 type Status struct {
 	Name  string
 	State State
+	// Transport is a connected url server's: TransportStreamableHTTP
+	// or TransportSSE.
+	Transport string
 	// Error says why a failed server failed.
 	Error string
 	// Tools are the server's own names of the tools offered from it,

@@ -174,6 +174,8 @@ func TestValidate(t *testing.T) {
 		{Name: "x", Command: "a", URL: "http://b"},
 		{Name: "x", URL: "ftp://b"},
 		{Command: "a"},
+		{Name: "x", URL: "http://b", Transport: "websocket"},
+		{Name: "x", Command: "a", Transport: TransportSSE},
 	} {
 		if c.Validate() == nil {
 			t.Errorf("%+v passed", c)
