@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
