@@ -136,3 +136,51 @@ func TestACPListsConversationsOnly(t *testing.T) {
 		t.Errorf("after a restart listed %v; want only %s", got, talked)
 	}
 }
+
+// TestACPTitlesCannotRepaint: a command, a reason and a tool call title
+// from the model reach clients that print them to a terminal (acpx) or a
+// buffer: control characters and escape sequences come as visible
+// escapes, and the command as it runs (bash quoting), never as bytes
+// that could repaint the question.
+func TestACPTitlesCannotRepaint(t *testing.T) {
+	script := "touch x \r\x1b[2KRun ls -la"
+	args, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", script}, "sandbox_permissions": "require_escalated", "justification": "tidy \x1b[31mup"})
+	m := fakemodel.New(
+		fakemodel.Answer(fakemodel.FunctionCall("e1", "shell", string(args))),
+		fakemodel.Say("no"),
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{answer: pick("reject_once")}
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
+	r.initialize(false)
+	id := r.newSession()
+	if _, err := r.prompt(id, "tidy up"); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.perms) != 1 {
+		reqs := m.Requests()
+		t.Fatalf("%d permission requests; the model was sent %s", len(c.perms), reqs[len(reqs)-1].Body)
+	}
+	shown := []string{*c.perms[0].ToolCall.Title}
+	b, _ := json.Marshal(c.perms[0].ToolCall.Content)
+	var content []struct{ Content struct{ Text string } }
+	json.Unmarshal(b, &content)
+	for _, x := range content {
+		shown = append(shown, x.Content.Text)
+	}
+	for _, n := range c.updates {
+		if tc := n.Update.ToolCall; tc != nil {
+			shown = append(shown, tc.Title)
+		}
+	}
+	for _, s := range shown {
+		if strings.ContainsAny(s, "\r\x1b") {
+			t.Errorf("shown with raw control characters: %q", s)
+		}
+	}
+	if !strings.Contains(shown[0], `$'touch x \r\x1b[2KRun ls -la'`) {
+		t.Errorf("the permission's title does not show the command as it runs: %q", shown[0])
+	}
+}

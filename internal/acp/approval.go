@@ -3,7 +3,6 @@ package acp
 import (
 	"cmp"
 	"context"
-	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -78,12 +77,12 @@ func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate
 	}
 	switch req.Kind {
 	case agent.ApprovalExec:
-		cmd := shellJoin(req.Command)
+		cmd := shownCommand(req.Command)
 		tc.Kind = sdk.Ptr(sdk.ToolKindExecute)
 		tc.Title = sdk.Ptr(execTitle(cmd, req, cwd))
-		text := "Run `" + cmd + "` in " + req.Cwd
+		text := "Run `" + cmd + "` in " + textcut.VisibleLine(req.Cwd)
 		if req.Reason != "" {
-			text += "\n\n" + req.Reason
+			text += "\n\n" + textcut.Visible(req.Reason)
 		}
 		tc.Content = []sdk.ToolCallContent{textContent(text)}
 		tc.RawInput = map[string]any{"command": req.Command, "cwd": req.Cwd, "reason": req.Reason}
@@ -91,17 +90,17 @@ func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate
 		tc.Kind = sdk.Ptr(sdk.ToolKindEdit)
 		tc.Content = diffBlocks(req.Diff, cwd)
 		if req.Reason != "" {
-			tc.Content = append(tc.Content, textContent(req.Reason))
+			tc.Content = append(tc.Content, textContent(textcut.Visible(req.Reason)))
 		}
 		for _, f := range req.Files {
 			tc.Locations = append(tc.Locations, sdk.ToolCallLocation{Path: f})
 		}
 	default:
 		tc.Kind = sdk.Ptr(toolKind(event.KindOther))
-		tc.Title = sdk.Ptr(req.Tool)
+		tc.Title = sdk.Ptr(textcut.VisibleLine(req.Tool))
 		tc.RawInput = rawInput(req.Arguments)
 		if req.Reason != "" {
-			tc.Content = []sdk.ToolCallContent{textContent(req.Reason)}
+			tc.Content = []sdk.ToolCallContent{textContent(textcut.Visible(req.Reason))}
 		}
 	}
 	if req.Always != "" && (contains(req.Options, agent.AllowAlways) || contains(req.Options, agent.RejectAlways)) {
@@ -117,9 +116,9 @@ func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate
 func execTitle(cmd string, req *agent.ApprovalRequest, cwd string) string {
 	t := "Run " + cmd
 	if req.Cwd != "" && req.Cwd != cwd {
-		t += " in " + req.Cwd
+		t += " in " + textcut.VisibleLine(req.Cwd)
 	}
-	if why := textcut.FirstLine(req.Reason, 160); why != "" {
+	if why := textcut.VisibleLine(textcut.FirstLine(req.Reason, 160)); why != "" {
 		t += " (" + why + ")"
 	}
 	return t
@@ -188,17 +187,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// shellJoin shows argv as one command line; `bash -lc SCRIPT` as SCRIPT.
-func shellJoin(argv []string) string {
-	if len(argv) == 3 && (argv[0] == "bash" || argv[0] == "sh" || argv[0] == "zsh") && (argv[1] == "-lc" || argv[1] == "-c") {
+// shownCommand is argv as a person approving it reads it: `bash -lc
+// SCRIPT` as SCRIPT when every character of it shows as itself, else
+// (and any other argv) as agent.QuoteCommand quotes it, escapes visible,
+// so that a client printing it to a terminal shows what runs.
+func shownCommand(argv []string) string {
+	if len(argv) == 3 && (argv[0] == "bash" || argv[0] == "sh" || argv[0] == "zsh") && (argv[1] == "-lc" || argv[1] == "-c") &&
+		textcut.VisibleLine(argv[2]) == argv[2] {
 		return argv[2]
 	}
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}~#") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		parts[i] = a
-	}
-	return strings.Join(parts, " ")
+	return agent.QuoteCommand(argv)
 }

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // Bounds of what a tool call shows: the protocol replaces a tool call's
@@ -258,7 +259,7 @@ func (v *eventView) toolCall(p event.ToolCall, cwd string, replay bool) *sdk.Ses
 	}
 	c.running = status == sdk.ToolCallStatusInProgress
 	return &sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
-		Title: p.Title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}
+		Title: textcut.VisibleLine(p.Title), Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}
 }
 
 // fileChange gives a call the diff blocks and the files of its change.

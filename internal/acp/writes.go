@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -136,9 +137,9 @@ func (s *server) restore(ctx context.Context, ss *session, fc, failed workspace.
 	}
 	cwd := ss.cwdOf()
 	id := sdk.ToolCallId(fmt.Sprintf("agent-ls-restore-%d", restoreCalls.Add(1)))
-	name := shownPath(fc.Path, cwd)
+	name := textcut.VisibleLine(shownPath(fc.Path, cwd))
 	what := textContent(fmt.Sprintf("This puts back the content %s had before the change: the editor refused the change set's next file, %s, so agent-ls undoes the files of the set it already wrote.",
-		name, shownPath(failed.Path, cwd)))
+		name, textcut.VisibleLine(shownPath(failed.Path, cwd))))
 	s.push(ss, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: id,
 		Title: "Restore " + name + ": the change set was refused", Kind: sdk.ToolKindEdit, Status: sdk.ToolCallStatusInProgress,
 		Content: []sdk.ToolCallContent{what}, Locations: []sdk.ToolCallLocation{{Path: fc.Path}}}})
