@@ -50,3 +50,7 @@ fi
 go build -o .cache/acpbench-nullagent ./bench/acpbench/nullagent
 go run ./bench/acpbench -bin "$bin" ${codex_acp:+-codex-acp "$codex_acp"} -codex-home .cache/codex-home -floor .cache/acpbench-nullagent
 echo "   (do-nothing: bench/acpbench/nullagent, a small Go program that answers and makes the one model request: the floor of this harness)"
+
+echo
+echo "== MCP: start-up with the official Go SDK's client next to agent-ls's own former client"
+bench/mcp.sh "$bin"
