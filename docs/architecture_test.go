@@ -120,7 +120,7 @@ var allowed = map[string][]string{
 	"bench/acpbench":                         {"internal/model/fakemodel", "github.com/coder/acp-go-sdk"},
 	"bench/acpbench/nullagent":               {},
 	"bench/mcpbench":                         {},
-	"bench/mcpbench/server":                  {"github.com/modelcontextprotocol/go-sdk/mcp"},
+	"bench/mcpbench/server":                  {"github.com/modelcontextprotocol/go-sdk"},
 	"bench/bigmsgbench":                      {"internal/editor", "internal/model/fakemodel", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"bench/eventbench":                       {"internal/editor", "internal/event"},
 	"bench/grepbench":                        {"internal/tools"},
