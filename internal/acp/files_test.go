@@ -35,8 +35,11 @@ type fsClient struct {
 	emptyForMissing bool
 	unsaved         bool
 	refuse          func(path string, nth int) bool
-	reads           []string
-	writes          map[string]int
+	// failWith, when set, is the error a refused write gets instead of
+	// a refusal: a write that failed.
+	failWith string
+	reads    []string
+	writes   map[string]int
 }
 
 func (c *fsClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
@@ -66,7 +69,11 @@ func (c *fsClient) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) 
 	c.writes[p.Path]++
 	refused := c.refuse != nil && c.refuse(p.Path, c.writes[p.Path])
 	unsaved := c.unsaved
+	failWith := c.failWith
 	c.mu.Unlock()
+	if refused && failWith != "" {
+		return sdk.WriteTextFileResponse{}, &sdk.RequestError{Code: -32603, Message: failWith}
+	}
 	if refused {
 		return sdk.WriteTextFileResponse{}, &sdk.RequestError{Code: -32603, Message: "the user rejected the write"}
 	}
@@ -333,6 +340,44 @@ func TestRestoreAfterRefusedWriteIsShown(t *testing.T) {
 	end := msgs[len(msgs)-1].Params.Update
 	if end.SessionUpdate != "tool_call_update" || end.ToolCallID != u.ToolCallID {
 		t.Errorf("the call ends with %+v", end)
+	}
+}
+
+// TestRestoreAfterFailedWriteSaysFailed: when the client fails to write
+// the second file (an error, not a refusal), the restore's tool call
+// says the change set could not be written, not that it was refused.
+func TestRestoreAfterFailedWriteSaysFailed(t *testing.T) {
+	c := &fsClient{failWith: "no space left on device"}
+	r := startFS(t, c)
+	a, b := filepath.Join(r.dir, "a.txt"), filepath.Join(r.dir, "b.txt")
+	os.WriteFile(a, []byte("a\n"), 0o644)
+	os.WriteFile(b, []byte("b\n"), 0o644)
+	c.mu.Lock()
+	c.refuse = func(path string, _ int) bool { return path == b }
+	c.mu.Unlock()
+	cs := &workspace.ChangeSet{Changes: []workspace.FileChange{
+		{Kind: workspace.Update, Path: a, OldContent: []byte("a\n"), NewContent: []byte("A\n")},
+		{Kind: workspace.Update, Path: b, OldContent: []byte("b\n"), NewContent: []byte("B\n")},
+	}}
+	applied, err := r.fe.ApplyChanges(r.ctx, cs)
+	var rej *workspace.RejectedError
+	if applied || !errors.As(err, &rej) || rej.Declined || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("ApplyChanges = %v, %v", applied, err)
+	}
+	msgs := waitSent(t, r, func(m wireMessage) bool { return m.Params.Update.Status == "completed" })
+	call := -1
+	for i := range msgs {
+		if msgs[i].Params.Update.SessionUpdate == "tool_call" && strings.HasPrefix(msgs[i].Params.Update.Title, "Restore") {
+			call = i
+		}
+	}
+	if call < 0 {
+		t.Fatal("no restore tool call")
+	}
+	u := msgs[call].Params.Update
+	if u.Title != "Restore a.txt: the change set could not be written" || len(u.Content) != 1 ||
+		!strings.Contains(u.Content[0].Content.Text, "could not write the change set's next file, b.txt") {
+		t.Errorf("the restore's tool call: %+v", u)
 	}
 }
 

@@ -77,7 +77,7 @@ func (s *server) rollBack(ctx context.Context, ss *session, written []workspace.
 	var restored, stuck []string
 	for i := len(written) - 1; i >= 0; i-- {
 		fc := written[i]
-		if err := s.restore(context.WithoutCancel(ctx), ss, fc, failed); err != nil {
+		if err := s.restore(context.WithoutCancel(ctx), ss, fc, failed, declined(cause)); err != nil {
 			stuck = append(stuck, fc.Path)
 		} else {
 			restored = append(restored, fc.Path)
@@ -126,22 +126,26 @@ func declined(err error) bool {
 var restoreCalls atomic.Uint64
 
 // restore gives fc's file its content from before the change back after
-// the client refused failed. A file the client created is removed from
+// the client refused failed (refused), or failed to write it. A file the client created is removed from
 // the disk (the protocol has no delete); any other is written through
 // the client, which may ask the user again: the client is shown the
 // restore as a tool call of its own first, so the user knows what the
 // second question is about, and then how it ended.
-func (s *server) restore(ctx context.Context, ss *session, fc, failed workspace.FileChange) error {
+func (s *server) restore(ctx context.Context, ss *session, fc, failed workspace.FileChange, refused bool) error {
 	if fc.OldContent == nil {
 		return os.Remove(target(fc))
 	}
 	cwd := ss.cwdOf()
 	id := sdk.ToolCallId(fmt.Sprintf("agent-ls-restore-%d", restoreCalls.Add(1)))
 	name := textcut.VisibleLine(shownPath(fc.Path, cwd))
-	what := textContent(fmt.Sprintf("This puts back the content %s had before the change: the editor refused the change set's next file, %s, so agent-ls undoes the files of the set it already wrote.",
-		name, textcut.VisibleLine(shownPath(failed.Path, cwd))))
+	verb, title := "could not write", "the change set could not be written"
+	if refused {
+		verb, title = "refused", "the change set was refused"
+	}
+	what := textContent(fmt.Sprintf("This puts back the content %s had before the change: the editor %s the change set's next file, %s, so agent-ls undoes the files of the set it already wrote.",
+		name, verb, textcut.VisibleLine(shownPath(failed.Path, cwd))))
 	s.push(ss, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: id,
-		Title: "Restore " + name + ": the change set was refused", Kind: sdk.ToolKindEdit, Status: sdk.ToolCallStatusInProgress,
+		Title: "Restore " + name + ": " + title, Kind: sdk.ToolKindEdit, Status: sdk.ToolCallStatusInProgress,
 		Content: []sdk.ToolCallContent{what}, Locations: []sdk.ToolCallLocation{{Path: fc.Path}}}})
 	// The client must have the tool call before the write it is about.
 	fctx, cancel := context.WithTimeout(ctx, clientTimeout)
@@ -153,7 +157,7 @@ func (s *server) restore(ctx context.Context, ss *session, fc, failed workspace.
 	end := &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: id, Status: sdk.Ptr(sdk.ToolCallStatusCompleted)}
 	if err != nil {
 		end.Status = sdk.Ptr(sdk.ToolCallStatusFailed)
-		end.Content = []sdk.ToolCallContent{what, textContent(fmt.Sprintf("The editor did not write it (%v): %s keeps the change set's new content.", err, name))}
+		end.Content = []sdk.ToolCallContent{what, textContent(fmt.Sprintf("The editor did not write it (%s): %s keeps the change set's new content.", textcut.Visible(err.Error()), name))}
 	}
 	s.push(ss, sdk.SessionUpdate{ToolCallUpdate: end})
 	return err
