@@ -406,6 +406,44 @@ func TestRestoreRefusedTooIsShownFailed(t *testing.T) {
 	}
 }
 
+// TestRemoveOfCreatedFileIsShown: a file the change set created before
+// the client refused the next one is removed from the disk, and the
+// client is shown that removal as a tool call of its own.
+func TestRemoveOfCreatedFileIsShown(t *testing.T) {
+	c := &fsClient{}
+	r := startFS(t, c)
+	n, b := filepath.Join(r.dir, "new.txt"), filepath.Join(r.dir, "b.txt")
+	os.WriteFile(b, []byte("b\n"), 0o644)
+	c.mu.Lock()
+	c.refuse = func(path string, _ int) bool { return path == b }
+	c.mu.Unlock()
+	_, err := r.fe.ApplyChanges(r.ctx, &workspace.ChangeSet{Changes: []workspace.FileChange{
+		{Kind: workspace.Add, Path: n, NewContent: []byte("N\n")},
+		{Kind: workspace.Update, Path: b, OldContent: []byte("b\n"), NewContent: []byte("B\n")},
+	}})
+	if err == nil {
+		t.Fatal("ApplyChanges succeeded")
+	}
+	if _, err := os.Stat(n); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("new.txt after the refusal: %v", err)
+	}
+	msgs := waitSent(t, r, func(m wireMessage) bool { return m.Params.Update.Status == "completed" })
+	call := -1
+	for i := range msgs {
+		if msgs[i].Params.Update.SessionUpdate == "tool_call" && strings.HasPrefix(msgs[i].Params.Update.Title, "Remove") {
+			call = i
+		}
+	}
+	if call < 0 {
+		t.Fatalf("no tool call shows the removal: %+v", msgs)
+	}
+	u := msgs[call].Params.Update
+	if u.Title != "Remove new.txt: the change set was refused" || len(u.Content) != 1 ||
+		!strings.Contains(u.Content[0].Content.Text, "removes new.txt, which the change set created") {
+		t.Errorf("the removal's tool call: %+v", u)
+	}
+}
+
 // waitSent waits until the last message the client received is one done
 // accepts and returns them all.
 func waitSent(t *testing.T, r *fsRun, done func(wireMessage) bool) []wireMessage {

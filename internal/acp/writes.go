@@ -126,15 +126,13 @@ func declined(err error) bool {
 var restoreCalls atomic.Uint64
 
 // restore gives fc's file its content from before the change back after
-// the client refused failed (refused), or failed to write it. A file the client created is removed from
-// the disk (the protocol has no delete); any other is written through
-// the client, which may ask the user again: the client is shown the
-// restore as a tool call of its own first, so the user knows what the
-// second question is about, and then how it ended.
+// the client refused failed (refused), or failed to write it. A file the
+// change set created is removed from the disk (the protocol has no
+// delete); any other is written through the client, which may ask the
+// user again. Either way the client is shown the restore as a tool call
+// of its own first, so the user knows what a second question is about,
+// and then how it ended.
 func (s *server) restore(ctx context.Context, ss *session, fc, failed workspace.FileChange, refused bool) error {
-	if fc.OldContent == nil {
-		return os.Remove(target(fc))
-	}
 	cwd := ss.cwdOf()
 	id := sdk.ToolCallId(fmt.Sprintf("agent-ls-restore-%d", restoreCalls.Add(1)))
 	name := textcut.VisibleLine(shownPath(fc.Path, cwd))
@@ -142,22 +140,33 @@ func (s *server) restore(ctx context.Context, ss *session, fc, failed workspace.
 	if refused {
 		verb, title = "refused", "the change set was refused"
 	}
-	what := textContent(fmt.Sprintf("This puts back the content %s had before the change: the editor %s the change set's next file, %s, so agent-ls undoes the files of the set it already wrote.",
-		name, verb, textcut.VisibleLine(shownPath(failed.Path, cwd))))
+	action, undo := "Restore ", "puts back the content "+name+" had before the change"
+	if fc.OldContent == nil {
+		action, undo = "Remove ", "removes "+name+", which the change set created"
+	}
+	what := textContent(fmt.Sprintf("This %s: the editor %s the change set's next file, %s, so agent-ls undoes the files of the set it already wrote.",
+		undo, verb, textcut.VisibleLine(shownPath(failed.Path, cwd))))
 	s.push(ss, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: id,
-		Title: "Restore " + name + ": " + title, Kind: sdk.ToolKindEdit, Status: sdk.ToolCallStatusInProgress,
+		Title: action + name + ": " + title, Kind: sdk.ToolKindEdit, Status: sdk.ToolCallStatusInProgress,
 		Content: []sdk.ToolCallContent{what}, Locations: []sdk.ToolCallLocation{{Path: fc.Path}}}})
-	// The client must have the tool call before the write it is about.
-	fctx, cancel := context.WithTimeout(ctx, clientTimeout)
-	err := s.out.flush(fctx)
-	cancel()
-	if err == nil {
-		err = s.writeThroughClient(ctx, ss, target(fc), string(fc.OldContent))
+	var err error
+	if fc.OldContent == nil {
+		// The protocol has no delete: the file goes from the disk.
+		err = os.Remove(target(fc))
+	} else {
+		// The client must have the tool call before the write it is
+		// about.
+		fctx, cancel := context.WithTimeout(ctx, clientTimeout)
+		err = s.out.flush(fctx)
+		cancel()
+		if err == nil {
+			err = s.writeThroughClient(ctx, ss, target(fc), string(fc.OldContent))
+		}
 	}
 	end := &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: id, Status: sdk.Ptr(sdk.ToolCallStatusCompleted)}
 	if err != nil {
 		end.Status = sdk.Ptr(sdk.ToolCallStatusFailed)
-		end.Content = []sdk.ToolCallContent{what, textContent(fmt.Sprintf("The editor did not write it (%s): %s keeps the change set's new content.", textcut.Visible(err.Error()), name))}
+		end.Content = []sdk.ToolCallContent{what, textContent(fmt.Sprintf("It did not work (%s): %s keeps the change set's new content.", textcut.Visible(err.Error()), name))}
 	}
 	s.push(ss, sdk.SessionUpdate{ToolCallUpdate: end})
 	return err
