@@ -114,9 +114,10 @@ func TestACPFilesAskedOnlyWhenTheyMayExist(t *testing.T) {
 	}
 }
 
-// TestACPFilesRestoreIsShown: the client refuses the change set's second
-// file; the first gets its old content back through fs/write_text_file,
-// announced on the wire by a tool call of its own before that write.
+// TestACPFilesRestoreIsShown: the client fails to write the change set's
+// second file ("disk full"); the first gets its old content back through
+// fs/write_text_file, announced on the wire by a tool call of its own
+// before that write, whose title says the set could not be written.
 func TestACPFilesRestoreIsShown(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -154,7 +155,7 @@ func TestACPFilesRestoreIsShown(t *testing.T) {
 		json.Unmarshal([]byte(line), &msg)
 		u := msg.Params.Update
 		switch {
-		case u.SessionUpdate == "tool_call" && u.Title == "Restore a.txt: the change set was refused":
+		case u.SessionUpdate == "tool_call" && u.Title == "Restore a.txt: the change set could not be written":
 			call, id = i, u.ToolCallID
 		case msg.Method == "fs/write_text_file" && msg.Params.Path == filepath.Join(dir, "a.txt") && msg.Params.Content == "a\n":
 			write = i
