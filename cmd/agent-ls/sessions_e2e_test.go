@@ -333,3 +333,43 @@ func TestPlainClientContinuesAfterRestart(t *testing.T) {
 		t.Errorf("transcript after the restart:\n%s", md)
 	}
 }
+
+// TestSessionWithoutTurnLeavesNoRecord: an editor that opens a session
+// and stops without a turn leaves nothing for `agent-ls sessions` to
+// list; one with a turn is kept.
+func TestSessionWithoutTurnLeavesNoRecord(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + state}
+	m := fakemodel.New(fakemodel.Say("done"))
+	t.Cleanup(m.Close)
+	s := startOn(t, m, ws, env, editor.Config{}, editor.Options{})
+	var idle, used struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := s.ed.Request(s.ctx, "agent/newSession", map[string]any{}, &idle); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Request(s.ctx, "agent/newSession", map[string]any{}, &used); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Request(s.ctx, "agent/startTurn", map[string]any{"sessionId": used.SessionID, "prompt": "hi"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ed.WaitMessage(s.ctx, func(m protocol.ShowMessageParams) bool { return strings.HasPrefix(m.Message, "Agent: Done") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Shutdown(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.ed.Exit(s.ctx)
+	cmd := exec.Command(binary, "sessions", "--json")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = ws
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), idle.SessionID) || !strings.Contains(string(out), used.SessionID) {
+		t.Errorf("sessions after the editor stopped (%s without a turn, %s with one):\n%s", idle.SessionID, used.SessionID, out)
+	}
+}
