@@ -56,6 +56,23 @@ func TestExecStreamsAnswerAndToolActivity(t *testing.T) {
 	}
 }
 
+// TestExecShowsRawReasoning: an open-weight model served over the
+// Responses API (gpt-oss) gives its reasoning as reasoning_text, not a
+// summary; exec shows it as it shows a summary, escaped.
+func TestExecShowsRawReasoning(t *testing.T) {
+	m := fakemodel.New(fakemodel.Answer(fakemodel.RawReasoning("The user asks \x1b[2Jthe answer."), fakemodel.Message("42.")))
+	defer m.Close()
+	var stdout, stderr bytes.Buffer
+	cmd := execCmd(t, m, "what is the answer?")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `thinking: The user asks \x1b[2Jthe answer.`) || stdout.String() != "42.\n" {
+		t.Errorf("stdout %q, stderr:\n%s", stdout.String(), stderr.String())
+	}
+}
+
 func TestExecJSON(t *testing.T) {
 	m := fakemodel.New(fakemodel.Say("hi there"))
 	defer m.Close()

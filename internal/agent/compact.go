@@ -92,6 +92,9 @@ func itemTokens(it *model.Item) int64 {
 	for _, s := range it.Summary {
 		b += len(s)
 	}
+	for _, s := range it.ReasoningText {
+		b += len(s)
+	}
 	return int64(b/4) + int64(len(it.Images))*imageTokens + itemOverheadTokens
 }
 

@@ -280,7 +280,11 @@ func (t *turn) itemDone(id string, it *model.Item) {
 			t.emit(event.Message{ItemID: id, Text: it.Text})
 		}
 	case model.ItemReasoning:
-		if text := strings.Join(it.Summary, "\n\n"); text != "" {
+		text := strings.Join(it.Summary, "\n\n")
+		if text == "" {
+			text = strings.Join(it.ReasoningText, "\n\n")
+		}
+		if text != "" {
 			t.emit(event.Reasoning{ItemID: id, Text: text})
 		}
 	}

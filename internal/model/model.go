@@ -77,6 +77,10 @@ type Item struct {
 	// Reasoning.
 	Summary          []string `json:"summary,omitempty"`
 	EncryptedContent string   `json:"encryptedContent,omitempty"`
+	// ReasoningText is the reasoning's own text, in parts, where a
+	// server gives it (gpt-oss over the Responses API: reasoning_text
+	// content), sent back as it came.
+	ReasoningText []string `json:"reasoningText,omitempty"`
 
 	// Web search: the call's status and its action ({"type":"search",
 	// "query":...}) as the provider sent it.

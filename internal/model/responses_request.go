@@ -105,6 +105,7 @@ type (
 	}
 	wireReasoningItem struct {
 		Summary          []wireSummary `json:"summary"`
+		Content          []wireSummary `json:"content,omitempty"` // reasoning_text parts
 		EncryptedContent string        `json:"encrypted_content,omitempty"`
 		Type             string        `json:"type"`
 	}
@@ -222,6 +223,9 @@ func wireInputItem(it *Item) (any, error) {
 		r := wireReasoningItem{Type: string(ItemReasoning), Summary: make([]wireSummary, 0, len(it.Summary)), EncryptedContent: it.EncryptedContent}
 		for _, s := range it.Summary {
 			r.Summary = append(r.Summary, wireSummary{Type: "summary_text", Text: s})
+		}
+		for _, s := range it.ReasoningText {
+			r.Content = append(r.Content, wireSummary{Type: "reasoning_text", Text: s})
 		}
 		return r, nil
 	case ItemWebSearchCall:

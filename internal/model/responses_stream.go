@@ -13,6 +13,7 @@ type (
 		Type         string `json:"type"`
 		OutputIndex  int    `json:"output_index"`
 		SummaryIndex int    `json:"summary_index"`
+		ContentIndex int    `json:"content_index"`
 		ItemID       string `json:"item_id"`
 		Delta        string `json:"delta"`
 		// Item and Response are decoded only by the events that use
@@ -94,6 +95,9 @@ type responsesStream struct {
 	rp   *replay
 	done []Item    // output_item.done items by output index, a fallback for a bare response.completed
 	resp *Response // once response.completed came
+	// rawPart is the content_index of the last reasoning_text delta, by
+	// output index.
+	rawPart map[int]int
 }
 
 // event maps one event of the stream, and reports true once it carried
@@ -135,6 +139,19 @@ func (st *responsesStream) event(data []byte, unterminated bool) (bool, error) {
 		}
 	case "response.reasoning_summary_text.delta":
 		rp.delta(deltaSlot(rp, pos, ItemReasoning, ev.ItemID), ReasoningDelta, ev.Delta)
+	case "response.reasoning_text.delta":
+		// The reasoning's own text (gpt-oss served over the Responses
+		// API), shown as Chat Completions' reasoning_content is; its
+		// parts apart as summary parts are.
+		slot := deltaSlot(rp, pos, ItemReasoning, ev.ItemID)
+		if st.rawPart == nil {
+			st.rawPart = map[int]int{}
+		}
+		if last, ok := st.rawPart[pos]; ok && last != ev.ContentIndex {
+			rp.delta(slot, ReasoningDelta, "\n\n")
+		}
+		st.rawPart[pos] = ev.ContentIndex
+		rp.delta(slot, ReasoningDelta, ev.Delta)
 	case "response.output_item.done":
 		var o responsesOutputItem
 		if err := decode(ev.Item, &o); err != nil {
@@ -210,7 +227,7 @@ func responsesEventUsed(data []byte) bool {
 	}
 	switch *v.Type {
 	case "response.output_item.added", "response.output_text.delta", "response.refusal.delta",
-		"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+		"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta", "response.reasoning_text.delta",
 		"response.output_item.done", "response.completed", "response.failed", "response.incomplete", "error":
 		return true
 	}
@@ -300,6 +317,11 @@ func outputItem(o *responsesOutputItem) (Item, bool) {
 	case ItemReasoning:
 		for _, s := range o.Summary {
 			it.Summary = append(it.Summary, s.Text)
+		}
+		for _, c := range o.Content {
+			if c.Type == "reasoning_text" {
+				it.ReasoningText = append(it.ReasoningText, c.Text)
+			}
 		}
 		it.EncryptedContent = o.EncryptedContent
 	case ItemWebSearchCall:

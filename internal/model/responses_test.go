@@ -237,6 +237,42 @@ func TestResponsesReasoningRoundTrip(t *testing.T) {
 	]`)
 }
 
+// TestResponsesRawReasoning: the reasoning's own text, as gpt-oss served
+// over the Responses API streams it (reasoning_text deltas in content
+// parts, no summary), reaches the client as reasoning deltas, its parts
+// apart, is kept on the item and goes back as it came.
+func TestResponsesRawReasoning(t *testing.T) {
+	srv := newFake(t,
+		fakemodel.Answer(fakemodel.RawReasoning("The user wants a list.", "Call ls."), fakemodel.FunctionCall("call_1", "ls", `{}`)),
+		fakemodel.Say("Done."),
+	)
+	c := newClient(t, srv, WireResponses)
+	var rec recorder
+	history := []Item{{Type: ItemMessage, Role: RoleUser, Text: "list"}}
+	resp, err := c.Stream(context.Background(), &Request{Model: "gpt-oss", Input: history}, rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.deltas(ReasoningDelta, "rs_1_0"); got != "The user wants a list.\n\nCall ls." {
+		t.Errorf("reasoning deltas %q", got)
+	}
+	want := Item{Type: ItemReasoning, ID: "rs_1_0", ReasoningText: []string{"The user wants a list.", "Call ls."}}
+	if len(resp.Output) != 2 || !reflect.DeepEqual(resp.Output[0], want) {
+		t.Fatalf("output %+v", resp.Output)
+	}
+	history = append(history, resp.Output...)
+	history = append(history, Item{Type: ItemFunctionCallOutput, CallID: "call_1", Output: "a.go"})
+	if _, err := c.Stream(context.Background(), &Request{Model: "gpt-oss", Input: history}, func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	jsonEqual(t, "second input", srv.Requests()[1].JSON["input"], `[
+		{"type":"message","role":"user","content":"list"},
+		{"type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"The user wants a list."},{"type":"reasoning_text","text":"Call ls."}]},
+		{"type":"function_call","call_id":"call_1","name":"ls","arguments":"{}"},
+		{"type":"function_call_output","call_id":"call_1","output":"a.go"}
+	]`)
+}
+
 func TestResponsesServerReportedFailures(t *testing.T) {
 	tests := []struct {
 		name     string

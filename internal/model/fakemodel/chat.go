@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -29,7 +30,7 @@ func streamChat(s *sse, req *Request, reply *Reply) {
 				c.delta(key, t)
 			}
 		case TypeReasoning:
-			for j, part := range it.Summary {
+			for j, part := range append(slices.Clone(it.Summary), it.RawReasoning...) {
 				if j > 0 {
 					c.delta(`{"reasoning_content":`, "\n\n")
 				}

@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -239,11 +240,43 @@ func responsesReasoning(s *sse, it *Item, id string, pos int) wireItem {
 		parts = append(parts, part)
 	}
 	done := wireItem{ID: id, Type: TypeReasoning, Summary: &parts}
+	if len(it.RawReasoning) > 0 {
+		content := responsesRawReasoning(s, it, id, pos)
+		done.Content = &content
+	}
 	if it.EncryptedContent != "" {
 		enc := it.EncryptedContent
 		done.EncryptedContent = &enc
 	}
 	return done
+}
+
+// responsesRawReasoning streams the reasoning_text content parts of a
+// reasoning item as gpt-oss's Responses servers do, and returns them.
+func responsesRawReasoning(s *sse, it *Item, id string, pos int) []wirePart {
+	var parts []wirePart
+	for j, chunks := range it.RawReasoning {
+		s.partEvent("response.content_part.added", id, pos, "content_index", wirePart{Type: "reasoning_text"}, j)
+		for _, c := range chunks {
+			s.open("response.reasoning_text.delta")
+			s.str("item_id", id)
+			s.int("output_index", pos)
+			s.int("content_index", j)
+			s.str("delta", c)
+			s.closeObject()
+		}
+		full := text(chunks)
+		s.open("response.reasoning_text.done")
+		s.str("item_id", id)
+		s.int("output_index", pos)
+		s.int("content_index", j)
+		s.str("text", full)
+		s.closeObject()
+		part := wirePart{Type: "reasoning_text", Text: full}
+		s.partEvent("response.content_part.done", id, pos, "content_index", part, j)
+		parts = append(parts, part)
+	}
+	return parts
 }
 
 func responsesWebSearch(s *sse, it *Item, id string, pos int) wireItem {
@@ -332,7 +365,7 @@ func usage(reply *Reply, req *Request) *wireUsage {
 		for i := range reply.Items {
 			it := &reply.Items[i]
 			n += len(text(it.Text)) + len(text(it.Arguments)) + len(text(it.Input))
-			for _, p := range it.Summary {
+			for _, p := range append(slices.Clone(it.Summary), it.RawReasoning...) {
 				n += len(text(p))
 			}
 		}

@@ -94,6 +94,10 @@ type Item struct {
 	// Reasoning: summary parts, each in chunks, and the opaque content.
 	Summary          [][]string
 	EncryptedContent string
+	// RawReasoning: the reasoning's own text, as open-weight models
+	// served over the Responses API (gpt-oss) give it: reasoning_text
+	// content parts, each in chunks.
+	RawReasoning [][]string
 
 	// Web search: what was searched for.
 	Query string
@@ -229,6 +233,17 @@ func Reasoning(encryptedContent string, summary ...string) Item {
 	it := Item{Type: TypeReasoning, EncryptedContent: encryptedContent}
 	for _, s := range summary {
 		it.Summary = append(it.Summary, Words(s))
+	}
+	return it
+}
+
+// RawReasoning is a reasoning item whose text comes as reasoning_text
+// content parts (each streamed word by word), as gpt-oss served over the
+// Responses API sends its chain of thought, with no summary.
+func RawReasoning(parts ...string) Item {
+	it := Item{Type: TypeReasoning}
+	for _, s := range parts {
+		it.RawReasoning = append(it.RawReasoning, Words(s))
 	}
 	return it
 }

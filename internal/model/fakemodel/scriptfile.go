@@ -97,6 +97,7 @@ type ScriptItem struct {
 	Arguments        json.RawMessage `json:"arguments,omitempty"`
 	Input            string          `json:"input,omitempty"`
 	Summary          []string        `json:"summary,omitempty"`
+	RawReasoning     []string        `json:"rawReasoning,omitempty"`
 	EncryptedContent string          `json:"encryptedContent,omitempty"`
 	Chunks           []string        `json:"chunks,omitempty"`
 	Query            string          `json:"query,omitempty"`
@@ -206,6 +207,9 @@ func (it ScriptItem) item() (Item, error) {
 		out := Item{Type: TypeReasoning, ID: it.ID, EncryptedContent: it.EncryptedContent}
 		for _, s := range it.Summary {
 			out.Summary = append(out.Summary, Words(s))
+		}
+		for _, s := range it.RawReasoning {
+			out.RawReasoning = append(out.RawReasoning, Words(s))
 		}
 		return out, nil
 	case TypeWebSearchCall:
