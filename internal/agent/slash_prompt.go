@@ -197,11 +197,20 @@ func argumentsHint(p Prompt) string {
 	if len(p.Arguments) == 0 {
 		return "it takes no arguments"
 	}
-	var parts []string
+	required := 0
 	for _, a := range p.Arguments {
 		if a.Required {
+			required++
+		}
+	}
+	var parts []string
+	for _, a := range p.Arguments {
+		switch {
+		case a.Required && required == 1:
+			parts = append(parts, a.Name+"=… (required; or the rest of the line alone)")
+		case a.Required:
 			parts = append(parts, a.Name+"=… (required)")
-		} else {
+		default:
 			parts = append(parts, a.Name+"=…")
 		}
 	}

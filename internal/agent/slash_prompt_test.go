@@ -108,7 +108,7 @@ func TestSlashPrompt(t *testing.T) {
 	asked := len(m.requests)
 	for _, c := range []struct{ line, want string }{
 		{"/docs:nope", `/docs:nope: the MCP server docs has no prompt "nope"; its prompts: review, pair, chat`},
-		{"/docs:review", `/docs:review: the required argument "focus" is missing (its arguments: focus=… (required) depth=…)`},
+		{"/docs:review", `/docs:review: the required argument "focus" is missing (its arguments: focus=… (required; or the rest of the line alone) depth=…)`},
 		{"/docs:review focus=x color=red", `/docs:review: unknown argument "color"`},
 		{"/docs:pair a=1", `/docs:pair: the required argument "b" is missing`},
 		{"/docs:pair a=1 lonely", `/docs:pair: "lonely" is not name=value`},
