@@ -8,7 +8,11 @@ import (
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
+
+// maxPromptErrorLen bounds a server's error told to the user.
+const maxPromptErrorLen = 2000
 
 // A prompt whose text starts with /<server>:<prompt>, <server> one of the
 // servers of a PromptSource, runs that server's prompt template: the
@@ -158,7 +162,8 @@ func (t *turn) expandPrompt(ctx context.Context) ([]model.Item, error) {
 	}
 	msgs, err := sp.src.GetPrompt(ctx, sp.server, sp.name, args)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cmd, err)
+		// What the server said reaches the user: visible and bounded.
+		return nil, fmt.Errorf("%s: %s", cmd, textcut.Visible(textcut.Cut(err.Error(), maxPromptErrorLen)))
 	}
 	if len(msgs) == 0 {
 		return nil, fmt.Errorf("%s: the server's prompt has no messages", cmd)

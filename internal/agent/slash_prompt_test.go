@@ -43,7 +43,7 @@ func (f *fakePrompts) GetPrompt(_ context.Context, server, name string, args map
 	case "review":
 		return []PromptMessage{{Role: "user", Text: "Review for " + args["focus"] + " depth " + args["depth"]}}, nil
 	}
-	return nil, errors.New("the server failed")
+	return nil, errors.New("the server failed\x1b[2J" + strings.Repeat("!", 5000))
 }
 
 // TestSlashPrompt: /docs:<prompt> runs the server's prompt: its messages,
@@ -114,13 +114,16 @@ func TestSlashPrompt(t *testing.T) {
 		{"/docs:pair a=1 lonely", `/docs:pair: "lonely" is not name=value`},
 		{`/docs:pair a="1 b=2`, "/docs:pair: a quote is not closed"},
 		{"/docs:pair a=1 a=2 b=3", `argument "a" given twice`},
-		{"/docs:pair a=1 b=2", "/docs:pair: the server failed"},
+		{"/docs:pair a=1 b=2", `/docs:pair: the server failed\x1b[2J!!!`},
 		{"/docs:", "/docs:: no prompt named; the prompts of docs: review, pair, chat"},
 	} {
 		tc := run(c.line)
 		if tc.Status != event.StatusFailed || !strings.Contains(tc.Error, c.want) {
 			t.Errorf("%s: %+v, want an error with %q", c.line, tc, c.want)
 		}
+	}
+	if tc := run("/docs:pair a=1 b=2"); len(tc.Error) > 2100 {
+		t.Errorf("the server's error told at %d bytes", len(tc.Error))
 	}
 	if len(m.requests) != asked {
 		t.Errorf("the model was asked about a prompt that failed")
