@@ -189,3 +189,39 @@ func TestSlashName(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptPagesBounded: a cursor that comes back ends the listing with
+// an error, and so do more than maxPrompts prompts.
+func TestPromptPagesBounded(t *testing.T) {
+	c, srv, _ := stdioClient(t, 0)
+	list := func() <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := listAllPrompts(testCtx(t), c)
+			done <- err
+		}()
+		return done
+	}
+	done := list()
+	for _, cursor := range []string{"a", "b", "a"} {
+		m := srv.read()
+		if m.Method != "prompts/list" {
+			t.Fatalf("message %+v", m)
+		}
+		srv.answer(m, fmt.Sprintf(`{"prompts":[{"name":"p"}],"nextCursor":%q}`, cursor))
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), `the cursor "a" came back`) {
+		t.Errorf("looping pages: %v", err)
+	}
+
+	done = list()
+	m := srv.read()
+	var many []string
+	for i := range maxPrompts + 1 {
+		many = append(many, fmt.Sprintf(`{"name":"p%d"}`, i))
+	}
+	srv.answer(m, `{"prompts":[`+strings.Join(many, ",")+`]}`)
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "more than the 500 prompts") {
+		t.Errorf("too many prompts: %v", err)
+	}
+}
