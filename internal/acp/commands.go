@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -24,15 +25,32 @@ var compactCommand = sdk.AvailableCommand{Name: "compact", Description: "Summari
 
 // commandList is what the server offers.
 func (s *server) commandList() []sdk.AvailableCommand {
+	list := append([]sdk.AvailableCommand(nil), commands...)
 	if s.opts.Compact {
-		return append(append([]sdk.AvailableCommand(nil), commands...), compactCommand)
+		list = append(list, compactCommand)
 	}
-	return commands
+	return list
 }
 
-// sendCommands tells the client the session's slash commands.
-func (s *server) sendCommands(ss *session) {
-	s.push(ss, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update", AvailableCommands: s.commandList()}})
+// sendCommands tells the client the session's slash commands: agent-ls's
+// own and the prompts of its MCP servers (prompt_commands.go).
+func (s *server) sendCommands(ss *session) { s.updateCommands(ss, true) }
+
+// updateCommands sends the session's slash commands, or, unless always,
+// only when they differ from those last sent.
+func (s *server) updateCommands(ss *session, always bool) {
+	s.cmdMu.Lock()
+	defer s.cmdMu.Unlock()
+	list := append(s.commandList(), s.promptCommands(ss)...)
+	ss.mu.Lock()
+	send := always || !slices.EqualFunc(ss.commands, list, sameCommand)
+	if send {
+		ss.commands = list
+	}
+	ss.mu.Unlock()
+	if send {
+		s.push(ss, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update", AvailableCommands: list}})
+	}
 }
 
 // slashCommand recognises a prompt that is one of list.

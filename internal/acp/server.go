@@ -57,6 +57,10 @@ type Agent interface {
 	// once or later, from any goroutine; failed must not block) and left
 	// out. Nil when no server is left.
 	MCPServers(cwd string, servers []MCPServer, failed func(server string, err error)) SessionServers
+	// Prompts are the prompt templates of the session's MCP servers
+	// (the configured ones and the session's own), run as slash
+	// commands /<server>:<prompt> in session/prompt.
+	Prompts(sessionID string) ([]agent.Prompt, error)
 	// Forget drops a session the client closed from the agent; its
 	// record stays, for session/load.
 	Forget(sessionID string) error
@@ -77,6 +81,10 @@ type Config struct {
 	// comes before the first session can be told waits for it. It never
 	// blocks.
 	Tell func(msg string)
+	// PromptsChanged tells the server that the prompts of MCP servers
+	// changed (Agent.Prompts): every session's slash commands are sent
+	// again where they changed. It never blocks for long.
+	PromptsChanged func()
 }
 
 // Options configure Serve.
@@ -154,6 +162,9 @@ type server struct {
 	byAgent  map[string]*session // by the agent's session id (differs after /new)
 	closed   bool
 
+	// cmdMu keeps the slash commands sent in the order they were made.
+	cmdMu sync.Mutex
+
 	// told holds the messages for every session (Config.Tell) until a
 	// session can be told.
 	told mcp.Notices
@@ -223,7 +234,7 @@ func (s *server) theAgent() (Agent, error) {
 // waits for it.
 func (s *server) build(caps sdk.ClientCapabilities) {
 	s.buildOnce.Do(func() {
-		cfg := Config{Frontend: s, Tell: s.told.Add}
+		cfg := Config{Frontend: s, Tell: s.told.Add, PromptsChanged: s.promptsChanged}
 		if caps.Fs.ReadTextFile {
 			cfg.Files = &clientFiles{s: s}
 		}

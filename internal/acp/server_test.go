@@ -33,6 +33,7 @@ type fakeAgent struct {
 	mcpCwd    string
 	tools     agent.SessionTools // what NewSession was given
 	servers   *fakeServers
+	prompts   []agent.Prompt // what Prompts answers
 }
 
 // fakeServers stand in for a session's MCP servers.
@@ -72,6 +73,11 @@ func (f *fakeAgent) StartTurn(string, agent.TurnInput) (*agent.Turn, error) {
 	return nil, errors.New("no turns here")
 }
 func (f *fakeAgent) Interrupt(string, string) error { return nil }
+func (f *fakeAgent) Prompts(string) ([]agent.Prompt, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.prompts), nil
+}
 func (f *fakeAgent) UndoTurn(context.Context, string, string) ([]string, error) {
 	return nil, nil
 }

@@ -32,6 +32,9 @@ type session struct {
 	// servers are the MCP servers the client named for the session
 	// (nil: none); the session stops them.
 	servers SessionServers
+	// commands are the slash commands last sent; nil until the first
+	// are (after session/new's answer).
+	commands []sdk.AvailableCommand
 }
 
 // keepServers makes servers the session's, stopping those it had; on a

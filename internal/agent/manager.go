@@ -95,6 +95,11 @@ type Options struct {
 	// ToolSources are tools from outside agent-ls (MCP servers) that
 	// start when the first session needs them; nil means none.
 	ToolSources ToolSources
+	// Prompts are the prompt templates of servers (MCP servers') run as
+	// slash commands, /<server>:<prompt>; nil means none. A session's
+	// own tools (SessionOptions.Tools) that are a PromptSource offer
+	// theirs too.
+	Prompts PromptSource
 
 	Logger *slog.Logger
 	Now    func() time.Time

@@ -46,7 +46,18 @@ func (t *turn) run(ctx context.Context) {
 	t.emit(event.TurnStarted{Prompt: t.input.Prompt})
 	log := s.mgr.log.With("session", s.info.SessionID, "turn", t.id)
 	log.Info("turn started")
-	t.appendPrompt()
+	input, err := t.expandPrompt(ctx)
+	if err != nil {
+		// A prompt of a server that cannot run is the user's to fix:
+		// the model is not asked.
+		end := turnEnd{status: event.StatusFailed, err: err.Error()}
+		if ctx.Err() != nil {
+			end = turnEnd{status: event.StatusInterrupted}
+		}
+		t.finish(end, log)
+		return
+	}
+	t.appendPrompt(input)
 	env, hooks := t.toolEnv(log)
 	fam := familyFor(s.info.Model, log)
 	t.finish(t.loop(ctx, env, hooks, fam, log), log)
@@ -60,10 +71,11 @@ type turnEnd struct {
 	limited bool
 }
 
-// appendPrompt puts the turn's prompt into the history: after the
-// context items a new history starts with, and after what the settings
-// are now when they changed since the history began.
-func (t *turn) appendPrompt() {
+// appendPrompt puts the turn's prompt into the history (input when it
+// expanded to that, see expandPrompt): after the context items a new
+// history starts with, and after what the settings are now when they
+// changed since the history began.
+func (t *turn) appendPrompt(input []model.Item) {
 	s := t.s
 	if s.history.prime(s.contextItems) {
 		s.changed = false // the context items say what it runs with now
@@ -74,7 +86,10 @@ func (t *turn) appendPrompt() {
 		s.changed = false
 		s.history.Append(model.Item{Type: model.ItemMessage, Role: model.RoleUser, Text: s.environmentContext()})
 	}
-	s.history.Append(userMessage(t.input, s.info.Cwd))
+	if input == nil {
+		input = []model.Item{userMessage(t.input, s.info.Cwd)}
+	}
+	s.history.Append(input...)
 	t.promptAt = s.history.Len() - 1
 }
 

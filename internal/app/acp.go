@@ -76,7 +76,10 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return nil, err
 		}
-		return acpAgent{a}, nil
+		// The connection's sessions are told when the configured
+		// servers' prompts change, as when their own servers' do.
+		r.promptsChanged.add(cfg.PromptsChanged)
+		return acpAgent{a, cfg.PromptsChanged}, nil
 	}
 	err = acp.Serve(ctx, stdin, stdout, acp.Options{
 		Version:  version,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 
 	"github.com/agent-ls/agent-ls/internal/acp"
@@ -13,7 +14,12 @@ import (
 // manager, settings and kept sessions, the kept sessions listed by the
 // folder the client names, and the MCP servers a client names for a
 // session.
-type acpAgent struct{ *editorAgent }
+type acpAgent struct {
+	*editorAgent
+	// promptsChanged tells the connection that the prompts of the
+	// session's servers changed (acp.Config.PromptsChanged); nil: nobody.
+	promptsChanged func()
+}
 
 // ListSessions lists the kept sessions, those of cwd (the connection's
 // when "") first (acp.Agent).
@@ -74,7 +80,8 @@ func (a acpAgent) MCPServers(cwd string, servers []acp.MCPServer, failed func(st
 	reg, err := tools.NewRegistry()
 	if err == nil {
 		var set *mcp.Set
-		if set, err = mcp.NewSet(cfgs, mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed}); err == nil {
+		opts := mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed, PromptsChanged: a.promptsChanged}
+		if set, err = mcp.NewSet(cfgs, opts); err == nil {
 			return &sessionMCP{Set: set, reg: reg}
 		}
 	}
@@ -93,3 +100,15 @@ type sessionMCP struct {
 
 // Snapshot returns the servers' tools as they are now.
 func (s *sessionMCP) Snapshot() *tools.Snapshot { return s.reg.Snapshot() }
+
+// PromptServers, Prompts and GetPrompt offer the servers' prompts as the
+// session's slash commands (agent.PromptSource).
+func (s *sessionMCP) PromptServers() []string { return mcpPrompts{s.Set}.PromptServers() }
+
+// Prompts are the servers' prompts now.
+func (s *sessionMCP) Prompts() []agent.Prompt { return mcpPrompts{s.Set}.Prompts() }
+
+// GetPrompt expands a server's prompt.
+func (s *sessionMCP) GetPrompt(ctx context.Context, server, name string, args map[string]string) ([]agent.PromptMessage, error) {
+	return mcpPrompts{s.Set}.GetPrompt(ctx, server, name, args)
+}

@@ -17,7 +17,7 @@ import (
 // the list has, also once sanitized) are told to failed and left out.
 func TestACPSessionServers(t *testing.T) {
 	r := &root{settings: Settings{Resolved: &config.Resolved{Config: config.Config{MCPServers: map[string]config.MCPServer{"github": {Command: "gh-mcp"}}}}}}
-	a := acpAgent{&editorAgent{root: r, log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	a := acpAgent{editorAgent: &editorAgent{root: r, log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
 	failed := map[string]string{}
 	servers := a.MCPServers("/w", []acp.MCPServer{
 		{Name: "files", Command: "files-mcp", Env: map[string]string{"TOKEN": "x"}},

@@ -70,7 +70,9 @@ func seconds(v *float64) time.Duration {
 	return time.Duration(*v * float64(time.Second))
 }
 
-func newMCPSet(s Settings, reg *tools.Registry, notices *mcp.Notices, log *slog.Logger) (*mcp.Set, error) {
+// newMCPSet makes the set of the configured servers; promptsChanged,
+// when set, is told when their prompts change.
+func newMCPSet(s Settings, reg *tools.Registry, notices *mcp.Notices, log *slog.Logger, promptsChanged func()) (*mcp.Set, error) {
 	cfgs, _, problems := s.mcpServers()
 	for _, p := range problems {
 		notices.Add("agent-ls: " + p)
@@ -79,9 +81,10 @@ func newMCPSet(s Settings, reg *tools.Registry, notices *mcp.Notices, log *slog.
 		return nil, nil
 	}
 	return mcp.NewSet(cfgs, mcp.Options{
-		Registry:      reg,
-		Logger:        log,
-		ClientVersion: version,
+		Registry:       reg,
+		Logger:         log,
+		ClientVersion:  version,
+		PromptsChanged: promptsChanged,
 		Failed: func(server string, err error) {
 			notices.Add(fmt.Sprintf("agent-ls: MCP server %s: %v", server, err))
 		},
@@ -95,8 +98,10 @@ func mcpStatuses(set *mcp.Set) []lsp.MCPServer {
 	}
 	set.Start()
 	var out []lsp.MCPServer
+	prompts := lspPrompts(set)
 	for _, st := range set.Status() {
-		out = append(out, lsp.MCPServer{Name: st.Name, State: string(st.State), Error: st.Error, Tools: st.Tools, StderrTail: st.StderrTail})
+		out = append(out, lsp.MCPServer{Name: st.Name, State: string(st.State), Error: st.Error, Tools: st.Tools, StderrTail: st.StderrTail,
+			Prompts: prompts[st.Name]})
 	}
 	return out
 }

@@ -73,7 +73,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var notices mcp.Notices
-	set, err := newMCPSet(s, reg, &notices, log)
+	set, err := newMCPSet(s, reg, &notices, log, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent-ls mcp: %v\n", err)
 		return 1

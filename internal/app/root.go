@@ -34,6 +34,8 @@ type root struct {
 	// mcp_servers apply at the next start of agent-ls.
 	mcp        *mcp.Set
 	mcpNotices mcp.Notices
+	// promptsChanged are told when the prompts of mcp change.
+	promptsChanged promptWatchers
 
 	mu       sync.Mutex
 	settings Settings
@@ -55,7 +57,7 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if err := r.update(s); err != nil {
 		return nil, err
 	}
-	if r.mcp, err = newMCPSet(s, reg, &r.mcpNotices, log); err != nil {
+	if r.mcp, err = newMCPSet(s, reg, &r.mcpNotices, log, r.promptsChanged.changed); err != nil {
 		return nil, err
 	}
 	if dir, err := kept.DefaultDir(); err != nil {
@@ -203,6 +205,8 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		// The MCP servers start with the first session; the first model
 		// request waits for those still starting.
 		ToolSources: r.toolSources(),
+		// Their prompts are slash commands, /<server>:<prompt>.
+		Prompts: r.promptSource(),
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	}

@@ -15,14 +15,31 @@ type MCPServer struct {
 	Tools []string
 	// StderrTail are the last lines a stdio server wrote to stderr.
 	StderrTail []string
+	// Prompts are the server's prompt templates, run as
+	// /<server>:<prompt> in agent/startTurn.
+	Prompts []MCPPrompt
+}
+
+// MCPPrompt is a prompt template of an MCP server.
+type MCPPrompt struct {
+	Name        string              `json:"name"`
+	Description string              `json:"description,omitempty"`
+	Arguments   []MCPPromptArgument `json:"arguments"`
+}
+
+// MCPPromptArgument is an argument of an MCPPrompt.
+type MCPPromptArgument struct {
+	Name     string `json:"name"`
+	Required bool   `json:"required"`
 }
 
 type mcpServerResult struct {
-	Name       string   `json:"name"`
-	State      string   `json:"state"`
-	Error      string   `json:"error,omitempty"`
-	Tools      []string `json:"tools"`
-	StderrTail string   `json:"stderrTail,omitempty"`
+	Name       string      `json:"name"`
+	State      string      `json:"state"`
+	Error      string      `json:"error,omitempty"`
+	Tools      []string    `json:"tools"`
+	Prompts    []MCPPrompt `json:"prompts"`
+	StderrTail string      `json:"stderrTail,omitempty"`
 }
 
 type listMCPServersResult struct {
@@ -40,6 +57,13 @@ func (s *server) listMCPServers() (any, error) {
 		r := mcpServerResult{Name: m.Name, State: m.State, Error: m.Error, Tools: m.Tools, StderrTail: strings.Join(m.StderrTail, "\n")}
 		if r.Tools == nil {
 			r.Tools = []string{}
+		}
+		r.Prompts = make([]MCPPrompt, 0, len(m.Prompts))
+		for _, p := range m.Prompts {
+			if p.Arguments == nil {
+				p.Arguments = []MCPPromptArgument{}
+			}
+			r.Prompts = append(r.Prompts, p)
 		}
 		res.Servers = append(res.Servers, r)
 	}

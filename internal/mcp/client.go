@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,9 @@ type client struct {
 	conn sdk.Connection
 	// serverLog logs what the server causes, bounded (see floodLog).
 	serverLog *floodLog
+	// onPrompts, once set, is called on notifications/prompts/list_changed
+	// (prompts.go).
+	onPrompts atomic.Pointer[func()]
 }
 
 // connectClient makes the MCP handshake over tr. toolsChanged is called
@@ -49,6 +53,7 @@ func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, 
 	if clientVersion == "" {
 		clientVersion = "devel"
 	}
+	cl := &client{serverLog: serverLog}
 	c := sdk.NewClient(&sdk.Implementation{Name: "agent-ls", Version: clientVersion}, &sdk.ClientOptions{
 		// Nothing is offered to servers: no roots, sampling or
 		// elicitation.
@@ -58,13 +63,19 @@ func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, 
 				toolsChanged()
 			}
 		},
+		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) {
+			if f := cl.onPrompts.Load(); f != nil {
+				(*f)()
+			}
+		},
 	})
 	rt := &recordingTransport{Transport: tr}
 	cs, err := c.Connect(ctx, rt, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		return nil, fmt.Errorf("the MCP handshake (agent-ls asks for version %s): %w", protocolVersion, err)
 	}
-	return &client{cs: cs, conn: rt.conn, serverLog: serverLog}, nil
+	cl.cs, cl.conn = cs, rt.conn
+	return cl, nil
 }
 
 // recordingTransport is a transport that keeps the connection it made.

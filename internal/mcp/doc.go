@@ -16,6 +16,14 @@
 // read_mcp_resource, with Codex's names and arguments. They ask the server
 // each time, so resources/list_changed needs no answer.
 //
+// A server that advertises prompts has them listed as it starts, page
+// after page, and again on notifications/prompts/list_changed
+// (prompts.go): Set.Prompts gives them by server, Options.PromptsChanged
+// is told when they change, and Set.GetPrompt expands one (prompts/get,
+// within the server's tool timeout) into messages for the model. The
+// front ends offer them as slash commands, /<server>:<prompt>; a prompt
+// whose name or arguments cannot be typed as one is left out.
+//
 // A stdio server gets only the environment its config gives it over a
 // minimal base (PATH, HOME, LANG and a few like them; see ServerEnv),
 // never agent-ls's own (API keys); its stderr is kept, the last lines of

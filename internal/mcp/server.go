@@ -55,6 +55,7 @@ type server struct {
 	failedAt  time.Time
 	disabled  bool
 	resources bool // its last handshake advertised resources
+	prompts   promptState
 }
 
 func newServer(s *Set, cfg ServerConfig) *server {
@@ -155,6 +156,7 @@ func (s *server) connect() error {
 	s.conn, s.state, s.err = c, StateReady, nil
 	s.resources = c.cl.hasResources()
 	s.mu.Unlock()
+	s.listPrompts(ctx, c)
 	s.set.offerResourceTools()
 	s.log.Info("MCP server ready", "tools", len(s.status().Tools))
 	return nil
@@ -398,6 +400,7 @@ func (s *server) failed(err error, cn *conn) error {
 		s.mu.Lock()
 		s.offered = nil
 		s.mu.Unlock()
+		s.setPrompts([]Prompt{})
 		s.set.offerResourceTools()
 	}
 	if (first || disable) && s.set.opts.Failed != nil {

@@ -58,6 +58,10 @@ type Options struct {
 	Environ func() []string
 	// ClientVersion is agent-ls's version, told to servers.
 	ClientVersion string
+	// PromptsChanged, when set, is called when a server's prompts
+	// changed (Set.Prompts): listed at its start, changed by its
+	// list_changed, withdrawn when it is given up. It must not block.
+	PromptsChanged func()
 }
 
 // SourceName is the registry source of the server named name.
