@@ -127,6 +127,11 @@ func parseSlashPrompt(text string, sources []PromptSource) (slashPrompt, bool) {
 			if i := strings.IndexAny(name, "\t\n\r"); i >= 0 {
 				name, args = rest[:i], rest[i+1:]
 			}
+			if name == "" && strings.TrimSpace(args) != "" {
+				// "/github: why does …" is a question, not a prompt
+				// ("/github:" alone lists its prompts).
+				continue
+			}
 			return slashPrompt{src: src, server: server, name: name, args: strings.TrimSpace(args)}, true
 		}
 	}

@@ -136,6 +136,14 @@ func TestSlashPrompt(t *testing.T) {
 	if last := in[len(in)-1]; last.Text != "/other:thing and /docs:review x" {
 		t.Errorf("plain text became %q", last.Text)
 	}
+	// A configured server's name followed by a colon and a space is a
+	// question about it, not a prompt.
+	m.add(say("m", "ok"))
+	run("/docs: why is it slow?")
+	in = m.request(len(m.requests) - 1).Input
+	if last := in[len(in)-1]; last.Text != "/docs: why is it slow?" {
+		t.Errorf("a question about the server became %q", last.Text)
+	}
 	ps, err := mgr.Prompts(info.SessionID)
 	if err != nil || len(ps) != 3 || ps[0].Name != "chat" {
 		t.Errorf("Prompts: %+v, %v", ps, err)
