@@ -76,6 +76,10 @@ type Result struct {
 	// Content holds the values of an accepted form, valid against its
 	// schema.
 	Content map[string]any
+	// Note, when agent-ls answered without asking (a front end that
+	// cannot show the form, nobody at the terminal), says why, for the
+	// model: it follows the tool's result.
+	Note string
 }
 
 // Choice is one value of an enum field and its title.

@@ -128,10 +128,14 @@ type Button struct {
 }
 
 // Buttons are the answers of a one-choice field: its choices, or yes
-// and no, each titled as shown and made unique.
-func (f *Field) Buttons() []Button {
+// and no, each titled as shown and made unique, none titled as one of
+// reserved (the front end's own buttons, such as Decline).
+func (f *Field) Buttons(reserved ...string) []Button {
 	var bs []Button
 	seen := map[string]bool{}
+	for _, r := range reserved {
+		seen[r] = true
+	}
 	add := func(title string, v any) {
 		t := title
 		for n := 2; seen[t]; n++ {

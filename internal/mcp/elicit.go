@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,6 +66,38 @@ type callOwner struct {
 	env    *tools.Env
 	ask    Elicitor
 	callID string
+
+	mu sync.Mutex
+	// notes say why questions were answered without asking the user,
+	// for the model (elicit.Result.Note).
+	notes []string
+}
+
+// note records why a question was answered without asking.
+func (o *callOwner) note(n string) {
+	if n == "" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !slices.Contains(o.notes, n) {
+		o.notes = append(o.notes, n)
+	}
+}
+
+// withNotes is out with the notes of the call ctx marks, if any, after
+// the server's result.
+func withNotes(ctx context.Context, out tools.Output) tools.Output {
+	o, _ := ctx.Value(callKey{}).(*callOwner)
+	if o == nil {
+		return out
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, n := range o.notes {
+		out.Text = strings.TrimRight(out.Text, "\n") + "\n\n[agent-ls: " + n + "]"
+	}
+	return out
 }
 
 // forSession is ctx marked as a call of env's session, when env's
@@ -170,6 +204,7 @@ func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.Elici
 		s.log.Warn("MCP server: elicitation declined: asking failed", "err", err)
 		return decline, nil
 	}
+	call.owner.note(res.Note)
 	switch res.Action {
 	case elicit.Accept:
 		content, err := schema.Check(res.Content)

@@ -91,6 +91,11 @@ func TestElicitationReachesTheSession(t *testing.T) {
 		mustContain(t, tc.name, call(t, reg, a, "q__ask", args).Output.Text, tc.want)
 	}
 
+	// Why agent-ls answered on its own follows the server's result.
+	a = &asker{answer: func(context.Context, elicit.Request) (elicit.Result, error) {
+		return elicit.Result{Action: elicit.Decline, Note: "declined: the editor cannot show this form"}, nil
+	}}
+	mustContain(t, "note", call(t, reg, a, "q__ask", args).Output.Text, "action=decline content=null\n\n[agent-ls: declined: the editor cannot show this form]")
 	// An approver that cannot ask: declined.
 	mustContain(t, "no asker", call(t, reg, &approver{}, "q__ask", args).Output.Text, "action=decline")
 	// A schema agent-ls does not take: declined without asking.

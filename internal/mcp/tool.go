@@ -116,7 +116,7 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	if err != nil {
 		return tools.Output{}, err
 	}
-	return resultOutput(res, outputLimit(env)), nil
+	return withNotes(ctx, resultOutput(res, outputLimit(env))), nil
 }
 
 // outputLimit is the most bytes of text one call gives the model.
