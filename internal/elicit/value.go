@@ -215,7 +215,7 @@ func (f *Field) Value(text string) (any, error) {
 		switch {
 		case f.Default != nil:
 			return f.Default, nil
-		case f.Kind == String && f.MinLength > 0 || f.Required:
+		case f.Required:
 			return nil, errors.New("an answer is required")
 		}
 		return nil, nil
