@@ -57,8 +57,16 @@ func (s *Schema) field(name string) *Field {
 
 // Check checks one value, as JSON decodes it (a string, a float64 or a
 // json.Number, a bool, a []any or []string), and returns it as it goes to
-// the server.
+// the server, or nil and what is wrong.
 func (f *Field) Check(v any) (any, error) {
+	c, err := f.check(v)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (f *Field) check(v any) (any, error) {
 	switch f.Kind {
 	case String:
 		s, ok := v.(string)
