@@ -44,6 +44,9 @@ type termFrontend struct {
 	// nil declines it, saying why: noAsk.
 	ask   func(context.Context, *agent.ElicitRequest) (elicit.Result, error)
 	noAsk string
+	// stderr is errw's writer, for what goroutines other than the
+	// turn's write at once (a server's question comes on its own).
+	stderr io.Writer
 }
 
 // RequestApproval asks on the terminal, answers for --yes, or rejects.
@@ -150,6 +153,7 @@ func newTermFrontend(stdout, stderr io.Writer, jsonOut bool) *termFrontend {
 	return &termFrontend{
 		out:         bufio.NewWriter(stdout),
 		errw:        bufio.NewWriter(stderr),
+		stderr:      stderr,
 		jsonOut:     jsonOut,
 		outTerminal: isTerminal(stdout),
 		streamed:    make(map[string]string),

@@ -22,8 +22,7 @@ func (f *termFrontend) Elicit(ctx context.Context, req *agent.ElicitRequest) (el
 	if why == "" {
 		why = "nobody can be asked here"
 	}
-	fmt.Fprintf(f.errw, "agent-ls: declined a question of the MCP server %s (%s)\n", elicit.ShownLine(req.Server, elicit.MaxLabel), why)
-	f.errw.Flush()
+	fmt.Fprintf(f.stderr, "agent-ls: declined a question of the MCP server %s (%s)\n", elicit.ShownLine(req.Server, elicit.MaxLabel), why)
 	return elicit.Result{Action: elicit.Decline, Note: "the MCP server's question was declined: " + why}, nil
 }
 
