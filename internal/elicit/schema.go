@@ -10,6 +10,7 @@ package elicit
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,7 +111,8 @@ type Field struct {
 	Default any
 }
 
-// Schema is a form: its fields in the order the server wrote them.
+// Schema is a form: its fields in the order the server wrote them, the
+// required ones first.
 type Schema struct {
 	Fields []Field
 }
@@ -181,7 +183,23 @@ func Parse(raw json.RawMessage) (*Schema, error) {
 		f.Required = slices.Contains(top.Required, name)
 		s.Fields = append(s.Fields, f)
 	}
+	// The required fields come first, in the order "required" lists
+	// them: the MCP SDK hands the schema over as a map, which loses the
+	// order the server wrote the properties in (they come sorted by
+	// name), but not the order of the required list.
+	slices.SortStableFunc(s.Fields, func(a, b Field) int {
+		return cmp.Compare(requiredAt(top.Required, a), requiredAt(top.Required, b))
+	})
 	return s, nil
+}
+
+// requiredAt is where the field stands in the required list, past its
+// end when it is not there.
+func requiredAt(required []string, f Field) int {
+	if i := slices.Index(required, f.Name); i >= 0 {
+		return i
+	}
+	return len(required)
 }
 
 // orderedProps reads the properties object, keeping its order.
