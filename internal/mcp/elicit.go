@@ -3,7 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -231,7 +231,7 @@ type pausableTimer struct {
 }
 
 // errCallTimeout is the cause of a call's context that timed out.
-var errCallTimeout = fmt.Errorf("the call's timeout passed")
+var errCallTimeout = errors.New("the call's timeout passed")
 
 // withPausableTimeout is ctx ended after d (with errCallTimeout as the
 // cause) unless paused; stop releases it.
