@@ -120,12 +120,16 @@ func TestElicitForwardedToAClientThatShowsForms(t *testing.T) {
 			t.Errorf("answer %s: %+v %v", tc.answer, a.res, a.err)
 		}
 	}
-	// The turn's interrupt cancels the question.
+	// The turn's interrupt cancels the question, and the request.
 	ctx, cancel := context.WithCancel(context.Background())
-	_, done := asking(t, c, e, ctx, acpElicitRequest(t, schema))
+	m, done := asking(t, c, e, ctx, acpElicitRequest(t, schema))
 	cancel()
 	if a := answered(t, done); a.res.Action != elicit.Cancel {
 		t.Errorf("interrupted: %+v", a)
+	}
+	id, _ := json.Marshal(m["id"])
+	if line := c.next(t); !strings.Contains(line, `"method":"$/cancel_request"`) || !strings.Contains(line, `"requestId":`+string(id)) {
+		t.Errorf("after the interrupt: %s", line)
 	}
 }
 
