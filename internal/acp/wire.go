@@ -71,7 +71,7 @@ func (a afterLine) matches(p []byte, answerID func() (any, bool)) bool {
 // session's available commands).
 func (w *wire) Write(p []byte) (int, error) {
 	size := len(p)
-	p = nullOldText(p)
+	p = scopeElicitation(nullOldText(p))
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.after) > 0 {

@@ -76,8 +76,13 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case o.yes, o.bypass:
 		fe.answer = func(context.Context, *agent.ApprovalRequest) (string, error) { return agent.AllowOnce, nil }
+		fe.noAsk = "nobody is there to answer under --yes"
 	case isTerminal(stdin):
-		fe.answer = terminalPrompt(stdin, stderr)
+		lines := readLines(stdin)
+		fe.answer = terminalPrompt(lines, stderr)
+		fe.ask = terminalForm(lines, stderr)
+	default:
+		fe.noAsk = "stdin is not a terminal"
 	}
 	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/elicit"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/workspace"
@@ -39,6 +40,13 @@ type termFrontend struct {
 	// answer decides approval requests; nil rejects them all (no
 	// terminal to ask on and no --yes).
 	answer func(context.Context, *agent.ApprovalRequest) (string, error)
+	// ask puts an MCP server's question to the user (term_elicit.go);
+	// nil declines it, saying why: noAsk.
+	ask   func(context.Context, *agent.ElicitRequest) (elicit.Result, error)
+	noAsk string
+	// stderr is errw's writer, for what goroutines other than the
+	// turn's write at once (a server's question comes on its own).
+	stderr io.Writer
 }
 
 // RequestApproval asks on the terminal, answers for --yes, or rejects.
@@ -61,9 +69,10 @@ func isTerminal(f any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// terminalPrompt asks the user on the terminal. The read runs on its own
-// goroutine so an interrupt ends the wait at once.
-func terminalPrompt(stdin io.Reader, stderr io.Writer) func(context.Context, *agent.ApprovalRequest) (string, error) {
+// readLines reads stdin's lines on its own goroutine, so that an
+// interrupt ends the wait for one at once; the approvals and the MCP
+// servers' questions asked on the terminal share them.
+func readLines(stdin io.Reader) <-chan string {
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdin)
@@ -72,6 +81,12 @@ func terminalPrompt(stdin io.Reader, stderr io.Writer) func(context.Context, *ag
 		}
 		close(lines)
 	}()
+	return lines
+}
+
+// terminalPrompt asks the user on the terminal, reading the answers
+// from lines.
+func terminalPrompt(lines <-chan string, stderr io.Writer) func(context.Context, *agent.ApprovalRequest) (string, error) {
 	return func(ctx context.Context, req *agent.ApprovalRequest) (string, error) {
 		fmt.Fprint(stderr, approvalQuestion(req))
 		for {
@@ -138,6 +153,7 @@ func newTermFrontend(stdout, stderr io.Writer, jsonOut bool) *termFrontend {
 	return &termFrontend{
 		out:         bufio.NewWriter(stdout),
 		errw:        bufio.NewWriter(stderr),
+		stderr:      stderr,
 		jsonOut:     jsonOut,
 		outTerminal: isTerminal(stdout),
 		streamed:    make(map[string]string),

@@ -37,6 +37,8 @@ type ClientCapabilities struct {
 	AgentEvents    bool
 	AgentApprovals bool
 	AgentReview    bool
+	// AgentElicitation: MCP servers' questions go out as agent/elicit.
+	AgentElicitation bool
 	// PositionEncoding is the negotiated position encoding.
 	PositionEncoding workspace.Encoding
 }
@@ -70,6 +72,8 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 				Events    bool `json:"events"`
 				Approvals bool `json:"approvals"`
 				Review    bool `json:"review"`
+				// Elicitation: agent/elicit (elicit.go).
+				Elicitation bool `json:"elicitation"`
 			} `json:"agent"`
 		}
 		if err := json.Unmarshal(c.Experimental, &exp); err != nil {
@@ -77,6 +81,7 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 		}
 		if a := exp.Agent; a != nil {
 			caps.AgentEvents, caps.AgentApprovals, caps.AgentReview = a.Events, a.Approvals, a.Review
+			caps.AgentElicitation = a.Elicitation
 		}
 	}
 	return caps, nil

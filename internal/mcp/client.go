@@ -54,10 +54,12 @@ func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, 
 		clientVersion = "devel"
 	}
 	cl := &client{serverLog: serverLog}
+	// Form elicitation is offered when ctx carries its handler
+	// (elicit.go); no roots or sampling.
+	elicit, elicitCaps := elicitation(ctx)
 	c := sdk.NewClient(&sdk.Implementation{Name: "agent-ls", Version: clientVersion}, &sdk.ClientOptions{
-		// Nothing is offered to servers: no roots, sampling or
-		// elicitation.
-		Capabilities: &sdk.ClientCapabilities{},
+		Capabilities:       &sdk.ClientCapabilities{Elicitation: elicitCaps},
+		ElicitationHandler: elicit,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			if toolsChanged != nil {
 				toolsChanged()

@@ -34,6 +34,13 @@
 // its next use, after a backoff, and given up for the session after
 // MaxFailures failures in a row.
 //
+// A server may ask the user a question during a call (form elicitation,
+// elicit.go): agent-ls advertises form mode only, and the question goes
+// to the session whose call to that server is under way, through its
+// approver (Elicitor), with the tool timeout standing still meanwhile; a
+// question no call, or calls of several sessions, could own is declined.
+// The form is read and the answer checked by package elicit.
+//
 // The client is the official MCP Go SDK's (github.com/modelcontextprotocol/go-sdk,
 // client.go): its ClientSession makes the handshake, lists and calls
 // tools and takes list_changed, over its stdio transport (stdio.go:

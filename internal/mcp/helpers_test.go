@@ -60,6 +60,8 @@ func runTestServer(mode string) int {
 		s = hostileServer()
 	case "resources":
 		s = resourceTestServer()
+	case "elicit":
+		s = elicitServer()
 	}
 	if err := mcpserver.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, err)

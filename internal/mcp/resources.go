@@ -106,8 +106,11 @@ func (s *server) request(ctx context.Context, what string, fn func(context.Conte
 		return fmt.Errorf("MCP server %s: %w", s.cfg.Name, err)
 	}
 	timeout := s.cfg.toolTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// The timeout stands still while the user answers the server's
+	// question (elicit.go).
+	callCtx, timer, stop := withPausableTimeout(ctx, timeout)
+	defer stop()
+	defer s.calls.add(callCtx, timer)()
 	err = fn(callCtx, cn.cl)
 	switch {
 	case err == nil:
@@ -115,7 +118,7 @@ func (s *server) request(ctx context.Context, what string, fn func(context.Conte
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case callCtx.Err() != nil:
+	case context.Cause(callCtx) == errCallTimeout:
 		return s.broken(cn, fmt.Errorf("%s timed out after %s (tool_timeout_sec)", what, timeout))
 	case isTransportError(err):
 		return s.broken(cn, fmt.Errorf("the connection to the server broke during %s: %w", what, err))

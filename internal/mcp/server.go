@@ -56,6 +56,8 @@ type server struct {
 	disabled  bool
 	resources bool // its last handshake advertised resources
 	prompts   promptState
+
+	calls inflight // the calls under way, whose questions go to their session
 }
 
 func newServer(s *Set, cfg ServerConfig) *server {
@@ -165,6 +167,7 @@ func (s *server) connect() error {
 // dial starts the connection and makes the MCP handshake.
 func (s *server) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
+	ctx = withElicitation(ctx, s.elicit)
 	serverLog := &floodLog{log: s.log}
 	toolsChanged := func() { s.toolsChanged(cn) }
 	var cl *client

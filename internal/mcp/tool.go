@@ -106,6 +106,8 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 		return tools.Output{Text: d.Reason, Failed: true, Rejected: true}, nil
 	}
 	var res *sdk.CallToolResult
+	// A question the server asks during the call goes to this session.
+	ctx = forSession(ctx, env, call.CallID)
 	err = t.srv.request(ctx, t.name, func(ctx context.Context, c *client) error {
 		var err error
 		res, err = c.callTool(ctx, t.name, args)
@@ -114,7 +116,7 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	if err != nil {
 		return tools.Output{}, err
 	}
-	return resultOutput(res, outputLimit(env)), nil
+	return withNotes(ctx, resultOutput(res, outputLimit(env))), nil
 }
 
 // outputLimit is the most bytes of text one call gives the model.
