@@ -41,30 +41,42 @@ type client struct {
 	conn sdk.Connection
 	// serverLog logs what the server causes, bounded (see floodLog).
 	serverLog *floodLog
+	// progress routes the server's notifications/progress to the calls
+	// that asked for them (progress.go).
+	progress *progressRoutes
+	// detachRoots stops telling the server of changed roots (roots.go).
+	detachRoots func()
 }
 
-// connectClient makes the MCP handshake over tr. toolsChanged is called
-// on notifications/tools/list_changed; it must not block.
-func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, serverLog *floodLog, toolsChanged func()) (*client, error) {
+// connectClient makes the MCP handshake over tr; h says what the server's
+// notifications reach and what the client offers (hooks.go).
+func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, serverLog *floodLog, h clientHooks) (*client, error) {
 	if clientVersion == "" {
 		clientVersion = "devel"
 	}
-	c := sdk.NewClient(&sdk.Implementation{Name: "agent-ls", Version: clientVersion}, &sdk.ClientOptions{
-		// Nothing is offered to servers: no roots, sampling or
-		// elicitation.
-		Capabilities: &sdk.ClientCapabilities{},
+	routes := &progressRoutes{}
+	opts := &sdk.ClientOptions{
+		// Roots are offered (roots.go); sampling is not: agent-ls does
+		// not lend its model to servers.
+		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			if toolsChanged != nil {
-				toolsChanged()
+			if h.toolsChanged != nil {
+				h.toolsChanged()
 			}
 		},
-	})
+	}
+	h.handle(opts, serverLog, routes)
+	c := sdk.NewClient(&sdk.Implementation{Name: "agent-ls", Version: clientVersion}, opts)
+	detach := h.roots.attach(c)
 	rt := &recordingTransport{Transport: tr}
 	cs, err := c.Connect(ctx, rt, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
+		detach()
 		return nil, fmt.Errorf("the MCP handshake (agent-ls asks for version %s): %w", protocolVersion, err)
 	}
-	return &client{cs: cs, conn: rt.conn, serverLog: serverLog}, nil
+	cl := &client{cs: cs, conn: rt.conn, serverLog: serverLog, progress: routes, detachRoots: detach}
+	h.setLogLevel(ctx, cl)
+	return cl, nil
 }
 
 // recordingTransport is a transport that keeps the connection it made.
@@ -129,17 +141,32 @@ func listAll(ctx context.Context, c *client) ([]*sdk.Tool, error) {
 
 // callTool calls the server's tool name with args, a JSON object.
 func (c *client) callTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	return c.callToolProgress(ctx, name, args, nil)
+}
+
+// callToolProgress calls the tool as callTool does; with onProgress, the
+// call carries a progress token and the server's notifications/progress
+// for it go to onProgress, on the connection's reading goroutine, until
+// the call returns.
+func (c *client) callToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(*sdk.ProgressNotificationParams)) (*sdk.CallToolResult, error) {
 	// Each call has its own bound of the server's log, and so has the
 	// time before it.
 	c.serverLog.window("between tool calls")
 	defer c.serverLog.window("during the call of " + textcut.Cut(name, 100))
-	return c.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	if onProgress != nil {
+		token, done := c.progress.add(onProgress)
+		defer done()
+		params.SetProgressToken(token)
+	}
+	return c.cs.CallTool(ctx, params)
 }
 
 // close ends the session: a stdio server's pipes are closed, an HTTP
 // session is ended with DELETE.
 func (c *client) close() {
 	// The connection first: the calls under way fail at once.
+	c.detachRoots()
 	_ = c.conn.Close()
 	_ = c.cs.Close()
 	c.serverLog.window("before it was closed")
