@@ -75,6 +75,8 @@ func (a acpAgent) MCPServers(cwd string, servers []acp.MCPServer, failed func(st
 	if err == nil {
 		var set *mcp.Set
 		if set, err = mcp.NewSet(cfgs, mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed}); err == nil {
+			// The session's servers are offered its folder as their root.
+			set.SetRoots(mcp.RootsOf(cwd))
 			return &sessionMCP{Set: set, reg: reg}
 		}
 	}

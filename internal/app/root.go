@@ -34,6 +34,8 @@ type root struct {
 	// mcp_servers apply at the next start of agent-ls.
 	mcp        *mcp.Set
 	mcpNotices mcp.Notices
+	// mcpRoots are the folders mcp's servers are offered as roots.
+	mcpRoots mcpRoots
 
 	mu       sync.Mutex
 	settings Settings
@@ -58,6 +60,7 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if r.mcp, err = newMCPSet(s, reg, &r.mcpNotices, log); err != nil {
 		return nil, err
 	}
+	r.mcpRoots.set = r.mcp
 	if dir, err := kept.DefaultDir(); err != nil {
 		log.Warn("sessions are not kept", "err", err)
 	} else {
@@ -74,7 +77,7 @@ func (r *root) closeManager(mgr *agent.Manager) {
 	release := r.release[mgr]
 	delete(r.release, mgr)
 	r.mu.Unlock()
-	if release != nil && r.sessions != nil {
+	if release != nil {
 		release()
 	}
 }
@@ -208,23 +211,33 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	}
 	var mu sync.Mutex
 	var ids []string
-	if r.sessions != nil {
-		opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
-			obs, err := r.sessions.Observe(info, restored)
-			if err == nil {
-				mu.Lock()
-				ids = append(ids, info.SessionID)
-				mu.Unlock()
-			}
-			return obs, err
+	// The MCP servers are offered the workspace and every session's
+	// folder as roots.
+	roots := r.mcpRoots.owner(fp.cwd)
+	opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
+		roots.add(info.Cwd)
+		if r.sessions == nil {
+			return nil, nil
 		}
+		obs, err := r.sessions.Observe(info, restored)
+		if err == nil {
+			mu.Lock()
+			ids = append(ids, info.SessionID)
+			mu.Unlock()
+		}
+		return obs, err
 	}
 	mgr, err := agent.NewManager(opts)
 	if err != nil {
+		roots.drop()
 		return nil, err
 	}
 	r.mu.Lock()
 	r.release[mgr] = func() {
+		roots.drop()
+		if r.sessions == nil {
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		r.sessions.Release(ids...)

@@ -222,6 +222,8 @@ func (f *termFrontend) show(p event.Payload) {
 		// A command's output is the repository's: a test that prints an
 		// escape sequence must not take over the terminal either.
 		f.errw.WriteString(textcut.Visible(e.Chunk))
+	case event.ToolProgress:
+		fmt.Fprintf(f.errw, "  … %s\n", textcut.VisibleLine(e.Text()))
 	case event.Plan:
 		if e.Explanation != "" {
 			fmt.Fprintf(f.errw, "plan: %s\n", textcut.VisibleLine(e.Explanation))

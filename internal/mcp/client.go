@@ -114,29 +114,23 @@ func (c *client) listTools(ctx context.Context, cursor string) (*sdk.ListToolsRe
 }
 
 // listAll lists the server's tools, page after page; a cursor that
-// comes back, or more than maxTools tools, is an error.
+// comes back, more than maxTools tools or more than maxPages pages is an
+// error.
 func listAll(ctx context.Context, c *client) ([]*sdk.Tool, error) {
-	var list []*sdk.Tool
-	seen := map[string]bool{"": true}
-	cursor := ""
-	for {
+	list, next, err := collectPages(ctx, "", maxTools, func(ctx context.Context, cursor string) ([]*sdk.Tool, string, error) {
 		res, err := c.listTools(ctx, cursor)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		list = append(list, res.Tools...)
-		if len(list) > maxTools {
-			return nil, fmt.Errorf("more than the %d tools agent-ls takes from one server", maxTools)
-		}
-		if res.NextCursor == "" {
-			return list, nil
-		}
-		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
-		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
+		return res.Tools, res.NextCursor, nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(list) > maxTools || next != "":
+		return nil, fmt.Errorf("more than the %d tools (or %d pages) agent-ls takes from one server", maxTools, maxPages)
 	}
+	return list, nil
 }
 
 // callTool calls the server's tool name with args, a JSON object.

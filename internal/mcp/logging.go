@@ -95,7 +95,7 @@ func logMessage(serverLog *floodLog, least sdk.LoggingLevel, p *sdk.LoggingMessa
 		}
 		data = string(b)
 	}
-	args := []any{"level", cutField(string(p.Level)), "data", textcut.VisibleLine(textcut.Cut(data, maxLogData))}
+	args := []any{"mcp_level", cutField(string(p.Level)), "data", textcut.VisibleLine(textcut.Cut(data, maxLogData))}
 	if p.Logger != "" {
 		args = append(args, "logger", cutField(p.Logger))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,7 +55,17 @@ func checkStructured(schema *jsonschema.Schema, res *sdk.CallToolResult) error {
 		return fmt.Errorf("its structuredContent cannot be read: %w", err)
 	}
 	if err := schema.Validate(raw); err != nil {
-		return fmt.Errorf("its structuredContent does not match the tool's output schema:\n%w", err)
+		return fmt.Errorf("its structuredContent does not match the tool's output schema:\n%s", problems(err))
 	}
 	return nil
+}
+
+// problems are the lines of a validation error, worded for a result:
+// the validator speaks to a model about the arguments it sent.
+func problems(err error) string {
+	text := err.Error()
+	if i := strings.IndexByte(text, '\n'); i >= 0 && strings.HasPrefix(text, "invalid arguments") {
+		text = text[i+1:]
+	}
+	return strings.ReplaceAll(text, "(argument `", "(field `")
 }
