@@ -58,6 +58,7 @@ func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, 
 	opts := &sdk.ClientOptions{
 		// Roots are offered (roots.go); sampling is not: agent-ls does
 		// not lend its model to servers.
+		//lint:ignore SA1019 roots are current in MCP 2025-11-25, the version agent-ls speaks.
 		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			if h.toolsChanged != nil {

@@ -1,5 +1,7 @@
 package mcp
 
+//lint:file-ignore SA1019 roots and logging are deprecated from MCP 2026-07-28 on; agent-ls speaks 2025-11-25, where they are current.
+
 import (
 	"context"
 
