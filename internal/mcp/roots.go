@@ -127,8 +127,8 @@ func (r *rootsState) attach(c *sdk.Client) (detach func()) {
 	}
 }
 
-// sync gives c the current roots: those gone are removed, those new or
-// renamed added; the SDK sends roots/list_changed for each change.
+// sync gives c the current roots: those new or renamed are added, those
+// gone removed; the SDK sends roots/list_changed for each of the two.
 func (r *rootsState) sync(c *sdk.Client, rc *rootsClient) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -153,11 +153,13 @@ func (r *rootsState) sync(c *sdk.Client, rc *rootsClient) {
 			added = append(added, &sdk.Root{URI: root.URI, Name: root.Name})
 		}
 	}
-	if len(gone) > 0 {
-		c.RemoveRoots(gone...)
-	}
+	// New roots first: a server that lists them between the two
+	// notifications sees more roots, never fewer than both lists share.
 	if len(added) > 0 {
 		c.AddRoots(added...)
+	}
+	if len(gone) > 0 {
+		c.RemoveRoots(gone...)
 	}
 	rc.given = roots
 }
