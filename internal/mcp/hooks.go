@@ -11,7 +11,8 @@ import (
 // clientHooks are what one connection's client offers its server and
 // what the server's notifications reach. The handlers run on the
 // connection's reading goroutine and must not block. The zero value
-// offers no roots, asks for no log level and ignores list_changed.
+// answers roots/list with no root, asks for no log level (and logs every
+// level) and ignores list_changed.
 type clientHooks struct {
 	// toolsChanged: notifications/tools/list_changed.
 	toolsChanged func()
