@@ -8,10 +8,11 @@ import (
 )
 
 // mcpRoots are the roots the configured MCP servers are offered: the
-// workspace folders of the agent managers the root built (a language
-// server's workspace, exec's or acp's folder) and the folders of their
-// sessions, until the manager is closed. A change is passed to the set,
-// which tells the servers (roots/list_changed).
+// folders of the sessions of the agent managers the root built, until
+// the manager is closed; before a manager's first session, its own
+// folder (a language server's workspace, exec's folder; acp's working
+// directory, which its sessions' folders replace). A change is passed to
+// the set, which tells the servers (roots/list_changed).
 type mcpRoots struct {
 	set *mcp.Set // nil: no servers
 
@@ -19,30 +20,31 @@ type mcpRoots struct {
 	owners map[*rootsOwner]bool
 }
 
-// rootsOwner is one manager's share of the roots.
+// rootsOwner is one manager's share of the roots, guarded by roots.mu.
 type rootsOwner struct {
-	roots *mcpRoots
-	dirs  map[string]bool // guarded by roots.mu
+	roots   *mcpRoots
+	initial string          // the manager's folder
+	dirs    map[string]bool // its sessions' folders
 }
 
-// owner starts a manager's share with its workspace folder ("" is the
-// process's working directory).
+// owner starts a manager's share with its folder ("" is the process's
+// working directory).
 func (m *mcpRoots) owner(cwd string) *rootsOwner {
-	o := &rootsOwner{roots: m, dirs: map[string]bool{}}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	o := &rootsOwner{roots: m, initial: cwd, dirs: map[string]bool{}}
 	m.mu.Lock()
 	if m.owners == nil {
 		m.owners = map[*rootsOwner]bool{}
 	}
 	m.owners[o] = true
 	m.mu.Unlock()
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	o.add(cwd)
+	m.update()
 	return o
 }
 
-// add offers dir too (a session's folder).
+// add offers a session's folder.
 func (o *rootsOwner) add(dir string) {
 	if dir == "" {
 		return
@@ -72,6 +74,9 @@ func (m *mcpRoots) update() {
 	m.mu.Lock()
 	var dirs []string
 	for o := range m.owners {
+		if len(o.dirs) == 0 && o.initial != "" {
+			dirs = append(dirs, o.initial)
+		}
 		for d := range o.dirs {
 			dirs = append(dirs, d)
 		}

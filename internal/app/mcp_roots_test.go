@@ -10,8 +10,8 @@ import (
 )
 
 // TestMCPRoots: the configured servers are offered the folders of every
-// manager's workspace and sessions, each once, until the manager is
-// closed.
+// manager's sessions, each once, until the manager is closed; a manager
+// without a session yet offers its own folder.
 func TestMCPRoots(t *testing.T) {
 	reg, err := tools.NewRegistry()
 	if err != nil {
@@ -39,18 +39,25 @@ func TestMCPRoots(t *testing.T) {
 		return out
 	}
 	serve := m.owner(w)
+	if got := uris(); !slices.Equal(got, want(w)) {
+		t.Errorf("roots before a session %q", got)
+	}
+	serve.add(w)
 	serve.add(s)
 	serve.add(w)
 	if got := uris(); !slices.Equal(got, want(w, s)) {
 		t.Errorf("roots %q", got)
 	}
 	acp := m.owner(other)
-	acp.add(s)
 	if got := uris(); !slices.Equal(got, want(w, s, other)) {
 		t.Errorf("roots of two managers %q", got)
 	}
+	acp.add(s)
+	if got := uris(); !slices.Equal(got, want(w, s)) {
+		t.Errorf("roots once the second manager has a session %q", got)
+	}
 	serve.drop()
-	if got := uris(); !slices.Equal(got, want(s, other)) {
+	if got := uris(); !slices.Equal(got, want(s)) {
 		t.Errorf("roots after a manager closed %q", got)
 	}
 	if r := mcp.RootsOf(filepath.Join(w, "a b")); r[0].Name != "a b" || r[0].URI != "file://"+filepath.ToSlash(w)+"/a%20b" {

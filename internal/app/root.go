@@ -211,8 +211,8 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	}
 	var mu sync.Mutex
 	var ids []string
-	// The MCP servers are offered the workspace and every session's
-	// folder as roots.
+	// The MCP servers are offered the sessions' folders as roots (the
+	// manager's own before its first session; see mcpRoots).
 	roots := r.mcpRoots.owner(fp.cwd)
 	opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
 		roots.add(info.Cwd)
