@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -222,5 +223,34 @@ func TestWireRunsAfterTheAnswer(t *testing.T) {
 	w.Write([]byte(`{"jsonrpc":"2.0","id":"a<b","result":{}}` + "\n"))
 	if ran != 11 {
 		t.Errorf("ran %d, want each once", ran)
+	}
+}
+
+// TestToolProgressUpdate: an MCP call's progress shows as the running
+// call's content; progress of a call not shown, or ended, shows nothing.
+func TestToolProgressUpdate(t *testing.T) {
+	v := newEventView()
+	v.updates(event.Event{Payload: event.ToolCall{CallID: "c", Tool: "index", Kind: event.KindOther, Title: "index (srv)"}}, "/w", false)
+	us := v.updates(event.Event{Payload: event.ToolProgress{CallID: "c", Progress: 2, Total: 5, Message: "indexing"}}, "/w", false)
+	if len(us) != 1 {
+		t.Fatalf("updates %+v", us)
+	}
+	b, err := json.Marshal(us[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"sessionUpdate":"tool_call_update"`, `"toolCallId":"c"`, `"status":"in_progress"`, `"text":"Progress: 2/5 indexing"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("update %s lacks %s", b, want)
+		}
+	}
+	if !v.calls["c"].running {
+		t.Error("the call is not marked running")
+	}
+	v.updates(event.Event{Payload: event.ToolResult{CallID: "c", Tool: "index", Status: event.ToolCompleted, Output: "done"}}, "/w", false)
+	for _, id := range []string{"c", "unknown"} {
+		if us := v.updates(event.Event{Payload: event.ToolProgress{CallID: id, Progress: 3}}, "/w", false); len(us) != 0 {
+			t.Errorf("progress of %s: %+v", id, us)
+		}
 	}
 }

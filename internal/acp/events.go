@@ -201,6 +201,8 @@ func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.Sessi
 		u = v.fileChange(p, cwd)
 	case event.ToolResult:
 		u = v.toolResult(p)
+	case event.ToolProgress:
+		u = v.toolProgress(p)
 	case event.Plan:
 		u = planUpdate(p)
 	case event.Usage:
@@ -273,6 +275,18 @@ func (v *eventView) fileChange(p event.FileChange, cwd string) *sdk.SessionUpdat
 	c.locs = changeLocations(p.Changes)
 	return &sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
 		Content: c.diffs, Locations: c.locs}}
+}
+
+// toolProgress shows how far a running call has come (an MCP server's
+// progress, rate-limited where it is made) as the call's content.
+func (v *eventView) toolProgress(p event.ToolProgress) *sdk.SessionUpdate {
+	c := v.calls[p.CallID]
+	if c == nil || c.hidden {
+		return nil
+	}
+	c.running = true
+	return &sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(p.CallID),
+		Status: sdk.Ptr(sdk.ToolCallStatusInProgress), Content: []sdk.ToolCallContent{textContent("Progress: " + textcut.VisibleLine(p.Text()))}}}
 }
 
 // toolResult ends a call: completed or failed, with its diff blocks (and

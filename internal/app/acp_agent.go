@@ -82,6 +82,8 @@ func (a acpAgent) MCPServers(cwd string, servers []acp.MCPServer, failed func(st
 		var set *mcp.Set
 		opts := mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed, PromptsChanged: a.promptsChanged}
 		if set, err = mcp.NewSet(cfgs, opts); err == nil {
+			// The session's servers are offered its folder as their root.
+			set.SetRoots(mcp.RootsOf(cwd))
 			return &sessionMCP{Set: set, reg: reg}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/acp"
 	"github.com/agent-ls/agent-ls/internal/config"
+	"github.com/agent-ls/agent-ls/internal/mcp"
 )
 
 // TestACPSessionServers: the servers a client names become a set of
@@ -38,6 +39,10 @@ func TestACPSessionServers(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"files", "re_mote"}) {
 		t.Errorf("servers %q", names)
+	}
+	// The session's servers are offered its folder as their root.
+	if roots := servers.(*sessionMCP).Roots(); len(roots) != 1 || roots[0] != (mcp.Root{URI: "file:///w", Name: "w"}) {
+		t.Errorf("roots %+v", roots)
 	}
 	for name, want := range map[string]string{
 		"github":  "the configuration has an MCP server of that name",

@@ -34,7 +34,7 @@ func (s *Settings) mcpServers() (cfgs []mcp.ServerConfig, off []string, problems
 			URL: m.URL, HTTPHeaders: m.HTTPHeaders, Transport: m.Transport,
 			StartupTimeout: seconds(m.StartupTimeoutSec), ToolTimeout: seconds(m.ToolTimeoutSec),
 			EnabledTools: m.EnabledTools, DisabledTools: m.DisabledTools,
-			AutoApprove: m.Approval == config.MCPApprovalAuto,
+			AutoApprove: m.Approval == config.MCPApprovalAuto, LogLevel: m.LogLevel,
 		}
 		if v := m.BearerTokenEnvVar; v != "" {
 			c.BearerToken = strings.TrimSpace(os.Getenv(v))

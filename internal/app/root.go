@@ -36,6 +36,8 @@ type root struct {
 	mcpNotices mcp.Notices
 	// promptsChanged are told when the prompts of mcp change.
 	promptsChanged promptWatchers
+	// mcpRoots are the folders mcp's servers are offered as roots.
+	mcpRoots mcpRoots
 
 	mu       sync.Mutex
 	settings Settings
@@ -60,6 +62,7 @@ func newRoot(s Settings, log *slog.Logger) (*root, error) {
 	if r.mcp, err = newMCPSet(s, reg, &r.mcpNotices, log, r.promptsChanged.changed); err != nil {
 		return nil, err
 	}
+	r.mcpRoots.set = r.mcp
 	if dir, err := kept.DefaultDir(); err != nil {
 		log.Warn("sessions are not kept", "err", err)
 	} else {
@@ -76,7 +79,7 @@ func (r *root) closeManager(mgr *agent.Manager) {
 	release := r.release[mgr]
 	delete(r.release, mgr)
 	r.mu.Unlock()
-	if release != nil && r.sessions != nil {
+	if release != nil {
 		release()
 	}
 }
@@ -212,23 +215,33 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	}
 	var mu sync.Mutex
 	var ids []string
-	if r.sessions != nil {
-		opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
-			obs, err := r.sessions.Observe(info, restored)
-			if err == nil {
-				mu.Lock()
-				ids = append(ids, info.SessionID)
-				mu.Unlock()
-			}
-			return obs, err
+	// The MCP servers are offered the sessions' folders as roots (the
+	// manager's own before its first session; see mcpRoots).
+	roots := r.mcpRoots.owner(fp.cwd)
+	opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
+		roots.add(info.Cwd)
+		if r.sessions == nil {
+			return nil, nil
 		}
+		obs, err := r.sessions.Observe(info, restored)
+		if err == nil {
+			mu.Lock()
+			ids = append(ids, info.SessionID)
+			mu.Unlock()
+		}
+		return obs, err
 	}
 	mgr, err := agent.NewManager(opts)
 	if err != nil {
+		roots.drop()
 		return nil, err
 	}
 	r.mu.Lock()
 	r.release[mgr] = func() {
+		roots.drop()
+		if r.sessions == nil {
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		r.sessions.Release(ids...)

@@ -224,20 +224,13 @@ func (f *termFrontend) show(p event.Payload) {
 		f.endLine()
 		fmt.Fprintf(f.errw, "▸ %s\n", textcut.VisibleLine(e.Title))
 	case event.ToolResult:
-		name := e.Tool
-		if e.Server != "" {
-			name += " (" + e.Server + ")"
-		}
-		name = textcut.VisibleLine(name)
-		if e.Status == event.ToolCompleted {
-			fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", name, e.DurationMs)
-		} else {
-			fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", name, e.Status, textcut.VisibleLine(textcut.Summary(e.Output, 200)))
-		}
+		f.toolResult(e)
 	case event.ExecOutput:
 		// A command's output is the repository's: a test that prints an
 		// escape sequence must not take over the terminal either.
 		f.errw.WriteString(textcut.Visible(e.Chunk))
+	case event.ToolProgress:
+		fmt.Fprintf(f.errw, "  … %s\n", textcut.VisibleLine(e.Text()))
 	case event.Plan:
 		if e.Explanation != "" {
 			fmt.Fprintf(f.errw, "plan: %s\n", textcut.VisibleLine(e.Explanation))
@@ -267,6 +260,20 @@ func (f *termFrontend) show(p event.Payload) {
 		case event.StatusInterrupted:
 			fmt.Fprintln(f.errw, "agent-ls: turn interrupted; what was done so far is kept")
 		}
+	}
+}
+
+// toolResult shows how a call ended.
+func (f *termFrontend) toolResult(e event.ToolResult) {
+	name := e.Tool
+	if e.Server != "" {
+		name += " (" + e.Server + ")"
+	}
+	name = textcut.VisibleLine(name)
+	if e.Status == event.ToolCompleted {
+		fmt.Fprintf(f.errw, "  ✓ %s (%d ms)\n", name, e.DurationMs)
+	} else {
+		fmt.Fprintf(f.errw, "  ✗ %s %s: %s\n", name, e.Status, textcut.VisibleLine(textcut.Summary(e.Output, 200)))
 	}
 }
 

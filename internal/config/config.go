@@ -140,7 +140,16 @@ type MCPServer struct {
 	// streamable HTTP is tried first and SSE when the server refuses
 	// it. agent-ls's own key.
 	Transport string `toml:"transport"`
+	// LogLevel is the least severe of the server's log messages
+	// (notifications/message) agent-ls asks for with logging/setLevel
+	// and writes to its log: one of MCPLogLevels; unset is warning.
+	// agent-ls's own key.
+	LogLevel string `toml:"log_level"`
 }
+
+// MCPLogLevels are MCP's log levels (those of syslog), least severe
+// first.
+var MCPLogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // MCP server transports of a url server.
 const (

@@ -314,6 +314,7 @@ tool_timeout_sec = 2.5
 enabled_tools = ["read_text_file"]
 disabled_tools = ["write_file"]
 approval = "auto"
+log_level = "debug"
 
 [mcp_servers.docs]
 url = "https://mcp.example/mcp"
@@ -330,7 +331,7 @@ transport = "sse"
 	fs, docs := r.MCPServers["fs"], r.MCPServers["docs"]
 	if fs.Command != "npx" || len(fs.Args) != 3 || fs.Env["LOG_LEVEL"] != "debug" || fs.Cwd != "/srv" || !*fs.Enabled ||
 		*fs.StartupTimeoutSec != 20 || *fs.ToolTimeoutSec != 2.5 || fs.EnabledTools[0] != "read_text_file" ||
-		fs.DisabledTools[0] != "write_file" || fs.Approval != MCPApprovalAuto {
+		fs.DisabledTools[0] != "write_file" || fs.Approval != MCPApprovalAuto || fs.LogLevel != "debug" {
 		t.Errorf("fs: %+v", fs)
 	}
 	if docs.URL != "https://mcp.example/mcp" || docs.HTTPHeaders["X-Client"] != "agent-ls" || docs.BearerTokenEnvVar != "DOCS_TOKEN" || docs.Approval != "" {
@@ -350,6 +351,7 @@ transport = "sse"
 [mcp_servers.y]
 url = "https://y.example/mcp"
 transport = "websocket"
+log_level = "verbose"
 `)})
 	got := problemStrings(probs)
 	for _, want := range []string{
@@ -358,6 +360,7 @@ transport = "websocket"
 		`:5: mcp_servers.x.startup_timeout_sec: must be more than 0`,
 		`:6: mcp_servers.x.transport: is for a url server`,
 		`:10: mcp_servers.y.transport: unknown value "websocket" (use streamable-http or sse)`,
+		`:11: mcp_servers.y.log_level: unknown value "verbose" (use debug, info, notice, warning, error, critical, alert or emergency)`,
 	} {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
 			t.Errorf("no problem %q in %q", want, got)

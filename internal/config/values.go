@@ -133,6 +133,7 @@ func (c *checker) mcpServer(prefix string, m map[string]any) {
 	} else {
 		c.oneOf(m, "transport", prefix, []string{MCPTransportStreamableHTTP, MCPTransportSSE})
 	}
+	c.oneOf(m, "log_level", prefix, MCPLogLevels)
 }
 
 func (c *checker) hook(prefix string, m map[string]any) {

@@ -7,6 +7,7 @@ package event
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Event is one turn event: a header common to all events plus a typed
@@ -73,6 +74,7 @@ const (
 	TypeReasoning      Type = "reasoning"
 	TypeToolCall       Type = "toolCall"
 	TypeExecOutput     Type = "execOutput"
+	TypeToolProgress   Type = "toolProgress"
 	TypeToolResult     Type = "toolResult"
 	TypeFileChange     Type = "fileChange"
 	TypePlan           Type = "plan"
@@ -194,6 +196,29 @@ type ExecOutput struct {
 	Chunk  string `json:"chunk"`
 }
 
+// ToolProgress is how far a running call has come, as its MCP server
+// tells (notifications/progress): Progress rises; Total is 0 when
+// unknown; Message is one line, visible-safe.
+type ToolProgress struct {
+	CallID   string  `json:"callId"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// Text is the progress as a line: "3/10 message", "3 message" without a
+// total.
+func (p ToolProgress) Text() string {
+	s := strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total > 0 {
+		s += "/" + strconv.FormatFloat(p.Total, 'f', -1, 64)
+	}
+	if p.Message != "" {
+		s += " " + p.Message
+	}
+	return s
+}
+
 // ToolResult ends a call; Tool and Server as in its ToolCall.
 type ToolResult struct {
 	CallID     string     `json:"callId"`
@@ -290,6 +315,7 @@ func (ReasoningDelta) EventType() Type { return TypeReasoningDelta }
 func (Reasoning) EventType() Type      { return TypeReasoning }
 func (ToolCall) EventType() Type       { return TypeToolCall }
 func (ExecOutput) EventType() Type     { return TypeExecOutput }
+func (ToolProgress) EventType() Type   { return TypeToolProgress }
 func (ToolResult) EventType() Type     { return TypeToolResult }
 func (FileChange) EventType() Type     { return TypeFileChange }
 func (Plan) EventType() Type           { return TypePlan }

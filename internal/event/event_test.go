@@ -40,6 +40,23 @@ var samples = []Payload{
 	Retry{Attempt: 2, DelayMs: 400, Message: "503 Service Unavailable: overloaded"},
 	Compacted{Summary: "The user asked for a fix; tests pass.", TokensBefore: 200000, TokensAfter: 12000},
 	TurnCompleted{Status: StatusFailed, Error: "model request failed after 5 attempts", LastMessage: "Fixed.", Diff: "--- a/a.go\n+++ b/a.go\n"},
+	ToolProgress{CallID: "call_3", Progress: 2, Total: 5.5, Message: "indexing \"src\""},
+}
+
+// TestToolProgressText: the line front ends show for a progress event.
+func TestToolProgressText(t *testing.T) {
+	for _, c := range []struct {
+		p    ToolProgress
+		want string
+	}{
+		{ToolProgress{Progress: 3, Total: 10, Message: "copying"}, "3/10 copying"},
+		{ToolProgress{Progress: 0.25}, "0.25"},
+		{ToolProgress{Progress: 7, Message: "rows"}, "7 rows"},
+	} {
+		if got := c.p.Text(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
+		}
+	}
 }
 
 // TestGoldenJSON checks each event type's JSON against

@@ -15,6 +15,7 @@ var payloads = map[Type]func() Payload{
 	TypeReasoning:      func() Payload { return &Reasoning{} },
 	TypeToolCall:       func() Payload { return &ToolCall{} },
 	TypeExecOutput:     func() Payload { return &ExecOutput{} },
+	TypeToolProgress:   func() Payload { return &ToolProgress{} },
 	TypeToolResult:     func() Payload { return &ToolResult{} },
 	TypeFileChange:     func() Payload { return &FileChange{} },
 	TypePlan:           func() Payload { return &Plan{} },

@@ -10,7 +10,8 @@ import (
 // The outbox's queue is bounded toward a client that reads slowly or not
 // at all: once it holds coalesceAfterItems items or coalesceAfterBytes
 // bytes, a text delta or output chunk joins the same stream's item at its
-// end instead of queueing behind it, and an output chunk grown past
+// end instead of queueing behind it (a call's progress replaces its
+// progress just queued), and an output chunk grown past
 // maxMergedChunk keeps its beginning and end with a note of what was left
 // out between (the whole output is in the tool result). Other events are
 // never merged or dropped. Sources bound what they send (a command's live
@@ -98,6 +99,13 @@ func (o *outbox) merge(ev *event.Event) bool {
 		}
 		l.Delta += p.Delta
 		last.Payload = l
+	case event.ToolProgress:
+		// Only the latest progress of a call matters.
+		l, ok := last.Payload.(event.ToolProgress)
+		if !ok || l.CallID != p.CallID {
+			return false
+		}
+		last.Payload = p
 	case event.ExecOutput:
 		l, ok := last.Payload.(event.ExecOutput)
 		if !ok || l.CallID != p.CallID || l.Stream != p.Stream {
@@ -183,6 +191,8 @@ func eventSize(ev *event.Event) int {
 		return header + len(p.Delta)
 	case event.ExecOutput:
 		return header + len(p.Chunk)
+	case event.ToolProgress:
+		return header + len(p.Message)
 	case event.Message:
 		return header + len(p.Text)
 	case event.ToolResult:

@@ -105,3 +105,37 @@ func TestCappedCountsWhatItLeavesOut(t *testing.T) {
 		t.Error("the end is not whole")
 	}
 }
+
+// TestOutboxKeepsTheLatestProgress: toward a client that reads nothing,
+// a call's progress replaces the progress of the same call queued just
+// before it; a progress of another call, or once the client reads, is
+// kept.
+func TestOutboxKeepsTheLatestProgress(t *testing.T) {
+	o := &outbox{wake: make(chan struct{}, 1)}
+	seq := int64(0)
+	push := func(p event.Payload) {
+		seq++
+		o.push(outItem{event: &event.Event{SessionID: "s", TurnID: "t", Seq: seq, Payload: p}})
+	}
+	for i := range coalesceAfterItems {
+		push(event.Plan{Explanation: fmt.Sprint(i)})
+	}
+	for i := range 1000 {
+		push(event.ToolProgress{CallID: "a", Progress: float64(i), Total: 1000})
+	}
+	push(event.ToolProgress{CallID: "b", Progress: 1})
+	push(event.ToolProgress{CallID: "a", Progress: 1000, Total: 1000})
+	var got []event.ToolProgress
+	for i, it := range o.queue {
+		if it.event.Seq != int64(i+1) {
+			t.Fatalf("queued event %d has seq %d", i, it.event.Seq)
+		}
+		if p, ok := it.event.Payload.(event.ToolProgress); ok {
+			got = append(got, p)
+		}
+	}
+	want := []event.ToolProgress{{CallID: "a", Progress: 999, Total: 1000}, {CallID: "b", Progress: 1}, {CallID: "a", Progress: 1000, Total: 1000}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("progress queued %v, want %v", got, want)
+	}
+}

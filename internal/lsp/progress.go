@@ -40,6 +40,7 @@ type turnProgress struct {
 	cancel  context.CancelFunc
 	ended   bool
 	phase   string // what the last report said the turn is doing
+	title   string // the last tool call's
 	tools   int
 	files   int
 }
@@ -73,7 +74,11 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 		if title == "" {
 			title = e.Tool
 		}
+		tp.title = title
 		p.report(ctx, tp, title)
+	case event.ToolProgress:
+		// An MCP server's progress, four a second at most.
+		p.report(ctx, tp, textcut.FirstLine(tp.title, 100)+": "+e.Text())
 	case event.FileChange:
 		if e.Status == event.ChangeApplied {
 			tp.files += len(e.Changes)

@@ -20,6 +20,7 @@ func TestProgressReportsATurn(t *testing.T) {
 	emit(event.ReasoningDelta{ItemID: "r", Delta: "b"})
 	emit(event.ToolCall{CallID: "1", Tool: "read_file", Title: "Read main.go"})
 	emit(event.ToolCall{CallID: "2", Tool: "shell"})
+	emit(event.ToolProgress{CallID: "2", Progress: 1, Total: 4, Message: "step one"})
 	emit(event.FileChange{CallID: "3", Status: event.ChangeApplied, Changes: []event.FileChangeEntry{{URI: "file:///a", Kind: event.ChangeUpdate}}})
 	emit(event.Plan{Steps: []event.PlanStep{{Step: "fix", Status: event.StepCompleted}, {Step: "test", Status: event.StepInProgress}}})
 	emit(event.Retry{Attempt: 1, Message: "rate limited\nretry later"})
@@ -38,6 +39,7 @@ func TestProgressReportsATurn(t *testing.T) {
 		{Token: token, Kind: "report", Message: "Thinking"},
 		{Token: token, Kind: "report", Message: "Read main.go"},
 		{Token: token, Kind: "report", Message: "shell"},
+		{Token: token, Kind: "report", Message: "shell: 1/4 step one"},
 		{Token: token, Kind: "report", Message: "Plan: test"},
 		{Token: token, Kind: "report", Message: "Retrying (attempt 1): rate limited"},
 		{Token: token, Kind: "report", Message: "Compacted the conversation"},

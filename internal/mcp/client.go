@@ -45,24 +45,33 @@ type client struct {
 	// onPrompts, once set, is called on notifications/prompts/list_changed
 	// (prompts.go).
 	onPrompts atomic.Pointer[func()]
+	// progress routes the server's notifications/progress to the calls
+	// that asked for them (progress.go).
+	progress *progressRoutes
+	// detachRoots stops telling the server of changed roots (roots.go).
+	detachRoots func()
 }
 
-// connectClient makes the MCP handshake over tr. toolsChanged is called
-// on notifications/tools/list_changed; it must not block.
-func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, serverLog *floodLog, toolsChanged func()) (*client, error) {
+// connectClient makes the MCP handshake over tr; h says what the server's
+// notifications reach and what the client offers (hooks.go).
+func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, serverLog *floodLog, h clientHooks) (*client, error) {
 	if clientVersion == "" {
 		clientVersion = "devel"
 	}
-	cl := &client{serverLog: serverLog}
+	routes := &progressRoutes{}
+	cl := &client{serverLog: serverLog, progress: routes}
 	// Form elicitation is offered when ctx carries its handler
-	// (elicit.go); no roots or sampling.
+	// (elicit.go).
 	elicit, elicitCaps := elicitation(ctx)
-	c := sdk.NewClient(&sdk.Implementation{Name: "agent-ls", Version: clientVersion}, &sdk.ClientOptions{
-		Capabilities:       &sdk.ClientCapabilities{Elicitation: elicitCaps},
+	opts := &sdk.ClientOptions{
+		// Roots are offered (roots.go); sampling is not: agent-ls does
+		// not lend its model to servers.
+		//lint:ignore SA1019 roots are current in MCP 2025-11-25, the version agent-ls speaks.
+		Capabilities:       &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}, Elicitation: elicitCaps},
 		ElicitationHandler: elicit,
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			if toolsChanged != nil {
-				toolsChanged()
+			if h.toolsChanged != nil {
+				h.toolsChanged()
 			}
 		},
 		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) {
@@ -70,13 +79,18 @@ func connectClient(ctx context.Context, tr sdk.Transport, clientVersion string, 
 				(*f)()
 			}
 		},
-	})
+	}
+	h.handle(opts, serverLog, routes)
+	c := sdk.NewClient(&sdk.Implementation{Name: "agent-ls", Version: clientVersion}, opts)
+	detach := h.roots.attach(c)
 	rt := &recordingTransport{Transport: tr}
 	cs, err := c.Connect(ctx, rt, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
+		detach()
 		return nil, fmt.Errorf("the MCP handshake (agent-ls asks for version %s): %w", protocolVersion, err)
 	}
-	cl.cs, cl.conn = cs, rt.conn
+	cl.cs, cl.conn, cl.detachRoots = cs, rt.conn, detach
+	h.setLogLevel(ctx, cl)
 	return cl, nil
 }
 
@@ -115,44 +129,53 @@ func (c *client) listTools(ctx context.Context, cursor string) (*sdk.ListToolsRe
 }
 
 // listAll lists the server's tools, page after page; a cursor that
-// comes back, or more than maxTools tools, is an error.
+// comes back, more than maxTools tools or more than maxPages pages is an
+// error.
 func listAll(ctx context.Context, c *client) ([]*sdk.Tool, error) {
-	var list []*sdk.Tool
-	seen := map[string]bool{"": true}
-	cursor := ""
-	for {
+	list, next, err := collectPages(ctx, "", maxTools, func(ctx context.Context, cursor string) ([]*sdk.Tool, string, error) {
 		res, err := c.listTools(ctx, cursor)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		list = append(list, res.Tools...)
-		if len(list) > maxTools {
-			return nil, fmt.Errorf("more than the %d tools agent-ls takes from one server", maxTools)
-		}
-		if res.NextCursor == "" {
-			return list, nil
-		}
-		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
-		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
+		return res.Tools, res.NextCursor, nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(list) > maxTools || next != "":
+		return nil, fmt.Errorf("more than the %d tools (or %d pages) agent-ls takes from one server", maxTools, maxPages)
 	}
+	return list, nil
 }
 
 // callTool calls the server's tool name with args, a JSON object.
 func (c *client) callTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	return c.callToolProgress(ctx, name, args, nil)
+}
+
+// callToolProgress calls the tool as callTool does; with onProgress, the
+// call carries a progress token and the server's notifications/progress
+// for it go to onProgress, on the connection's reading goroutine, until
+// the call returns.
+func (c *client) callToolProgress(ctx context.Context, name string, args json.RawMessage, onProgress func(*sdk.ProgressNotificationParams)) (*sdk.CallToolResult, error) {
 	// Each call has its own bound of the server's log, and so has the
 	// time before it.
 	c.serverLog.window("between tool calls")
 	defer c.serverLog.window("during the call of " + textcut.Cut(name, 100))
-	return c.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	if onProgress != nil {
+		token, done := c.progress.add(onProgress)
+		defer done()
+		params.SetProgressToken(token)
+	}
+	return c.cs.CallTool(ctx, params)
 }
 
 // close ends the session: a stdio server's pipes are closed, an HTTP
 // session is ended with DELETE.
 func (c *client) close() {
 	// The connection first: the calls under way fail at once.
+	c.detachRoots()
 	_ = c.conn.Close()
 	_ = c.cs.Close()
 	c.serverLog.window("before it was closed")

@@ -117,7 +117,7 @@ func stdioClientLog(t *testing.T, maxLine int, log *slog.Logger) (*client, *fake
 	var c *client
 	go func() {
 		var err error
-		c, err = connectClient(testCtx(t), tr, "test", fl, func() { changed.Add(1) })
+		c, err = connectClient(testCtx(t), tr, "test", fl, clientHooks{toolsChanged: func() { changed.Add(1) }})
 		done <- err
 	}()
 	srv.handshake("2025-11-25")
@@ -160,7 +160,7 @@ func TestHandshake(t *testing.T) {
 	var c *client
 	go func() {
 		var err error
-		c, err = connectClient(testCtx(t), tr, "1.2.3", log, nil)
+		c, err = connectClient(testCtx(t), tr, "1.2.3", log, clientHooks{})
 		done <- err
 	}()
 	m := srv.read()
@@ -172,7 +172,8 @@ func TestHandshake(t *testing.T) {
 		t.Fatal(err)
 	}
 	caps, _ := json.Marshal(p["capabilities"])
-	if p["protocolVersion"] != protocolVersion || string(caps) != "{}" ||
+	// Roots are offered; sampling and elicitation are not.
+	if p["protocolVersion"] != protocolVersion || string(caps) != `{"roots":{"listChanged":true}}` ||
 		fmt.Sprint(p["clientInfo"]) != "map[name:agent-ls version:1.2.3]" {
 		t.Errorf("initialize params %s", m.Params)
 	}
@@ -187,7 +188,7 @@ func TestHandshake(t *testing.T) {
 
 	tr2, srv2 := pipeTransport(t, log, 0)
 	go func() {
-		_, err := connectClient(testCtx(t), tr2, "1.2.3", log, nil)
+		_, err := connectClient(testCtx(t), tr2, "1.2.3", log, clientHooks{})
 		done <- err
 	}()
 	srv2.answer(srv2.read(), `{"protocolVersion":"2099-01-01","capabilities":{},"serverInfo":{"name":"new","version":"0"}}`)

@@ -52,6 +52,11 @@ type ServerConfig struct {
 	// AutoApprove lets the server's tools run without asking, unattended
 	// runs included (the user's approval = "auto").
 	AutoApprove bool
+
+	// LogLevel is the least severe of the server's log messages asked
+	// for and logged (logging.go): an MCP log level, "" for
+	// DefaultLogLevel.
+	LogLevel string
 }
 
 // Stdio reports whether the server is started as a command.
@@ -77,6 +82,9 @@ func (c *ServerConfig) Validate() error {
 		errs = append(errs, fmt.Errorf("transport %q is for a url server; a command server speaks MCP on its stdio", c.Transport))
 	case c.Transport != "" && c.Transport != TransportStreamableHTTP && c.Transport != TransportSSE:
 		errs = append(errs, fmt.Errorf("unknown transport %q (use %s or %s)", c.Transport, TransportStreamableHTTP, TransportSSE))
+	}
+	if err := checkLogLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
 	}
 	if c.StartupTimeout < 0 || c.ToolTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must be more than 0"))

@@ -14,7 +14,24 @@
 // three read-only tools of its own as one more source (resources.go,
 // resource_tools.go): list_mcp_resources, list_mcp_resource_templates and
 // read_mcp_resource, with Codex's names and arguments. They ask the server
-// each time, so resources/list_changed needs no answer.
+// each time, so resources/list_changed only has the tools' presence
+// decided again; no resource is subscribed to. Every listing (tools,
+// resources, templates) follows the server's pages with one loop guard
+// and bound (pages.go).
+//
+// Beyond tools, the client offers roots and nothing else (no sampling,
+// no elicitation): roots/list is answered with the Set's roots (SetRoots:
+// the workspace folders of the sessions it serves, file:// URIs named by
+// their last element), and a change sends roots/list_changed (roots.go).
+// A tools/call carries a progress token; the server's
+// notifications/progress become the call's toolProgress events, four a
+// second at most, none after the call (progress.go). The server's log
+// messages go to agent-ls's log within its floodLog bound, never to the
+// model, at the level asked with logging/setLevel (log_level, warning by
+// default; logging.go). An interrupted call returns at once and the SDK
+// tells the server with notifications/cancelled. A tool's
+// structuredContent is checked against its outputSchema, and given to
+// the model as JSON when the result has no text block (structured.go).
 //
 // A server that advertises prompts has them listed as it starts, page
 // after page, and again on notifications/prompts/list_changed

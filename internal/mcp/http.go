@@ -23,8 +23,8 @@ const (
 
 // connectHTTP makes the MCP handshake with the url server, and logs and
 // returns the transport it went over (see handshakeHTTP).
-func (s *server) connectHTTP(ctx context.Context, serverLog *floodLog, toolsChanged func()) (*client, string, error) {
-	cl, transport, err := s.handshakeHTTP(ctx, serverLog, toolsChanged)
+func (s *server) connectHTTP(ctx context.Context, serverLog *floodLog, h clientHooks) (*client, string, error) {
+	cl, transport, err := s.handshakeHTTP(ctx, serverLog, h)
 	if err == nil {
 		s.log.Info("MCP server connected", "transport", transport)
 	}
@@ -36,14 +36,14 @@ func (s *server) connectHTTP(ctx context.Context, serverLog *floodLog, toolsChan
 // streamable HTTP is tried first, and the HTTP+SSE transport when the
 // server answers the initialize POST with 400, 404 or 405: what MCP's
 // backwards compatibility asks of clients that support older servers.
-func (s *server) handshakeHTTP(ctx context.Context, serverLog *floodLog, toolsChanged func()) (*client, string, error) {
+func (s *server) handshakeHTTP(ctx context.Context, serverLog *floodLog, h clientHooks) (*client, string, error) {
 	clientVersion := s.set.opts.ClientVersion
 	if s.cfg.Transport == TransportSSE {
-		cl, err := connectClient(ctx, s.sseTransport(), clientVersion, serverLog, toolsChanged)
+		cl, err := connectClient(ctx, s.sseTransport(), clientVersion, serverLog, h)
 		return cl, TransportSSE, err
 	}
 	rt := newHeaderTransport(s.cfg.URL, s.headers())
-	cl, err := connectClient(ctx, streamableOver(s.cfg.URL, rt), clientVersion, serverLog, toolsChanged)
+	cl, err := connectClient(ctx, streamableOver(s.cfg.URL, rt), clientVersion, serverLog, h)
 	if err == nil || s.cfg.Transport != "" {
 		return cl, TransportStreamableHTTP, err
 	}
@@ -53,7 +53,7 @@ func (s *server) handshakeHTTP(ctx context.Context, serverLog *floodLog, toolsCh
 	default:
 		return nil, "", err
 	}
-	cl, sseErr := connectClient(ctx, s.sseTransport(), clientVersion, serverLog, toolsChanged)
+	cl, sseErr := connectClient(ctx, s.sseTransport(), clientVersion, serverLog, h)
 	if sseErr != nil {
 		return nil, "", fmt.Errorf("%w; then over HTTP+SSE: %w", err, sseErr)
 	}

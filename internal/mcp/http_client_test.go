@@ -102,7 +102,7 @@ func httpClient(t *testing.T, f *fakeHTTP, maxEvent int) (*client, *atomic.Int64
 		tr.MaxEventSize = maxEvent
 	}
 	var changed atomic.Int64
-	c, err := connectClient(testCtx(t), tr, "test", &floodLog{log: slog.New(slog.DiscardHandler)}, func() { changed.Add(1) })
+	c, err := connectClient(testCtx(t), tr, "test", &floodLog{log: slog.New(slog.DiscardHandler)}, clientHooks{toolsChanged: func() { changed.Add(1) }})
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
@@ -295,7 +295,7 @@ func TestHTTPRedirect(t *testing.T) {
 	t.Cleanup(srv.Close)
 	headers := http.Header{}
 	headers.Set("Authorization", "Bearer tok")
-	_, err := connectClient(testCtx(t), httpTransport(srv.URL+"/mcp", headers), "test", &floodLog{log: slog.New(slog.DiscardHandler)}, nil)
+	_, err := connectClient(testCtx(t), httpTransport(srv.URL+"/mcp", headers), "test", &floodLog{log: slog.New(slog.DiscardHandler)}, clientHooks{})
 	if err == nil || !strings.Contains(err.Error(), "another origin") || leaked.Load() != 0 {
 		t.Errorf("initialize: %v; %d requests with the token elsewhere", err, leaked.Load())
 	}
@@ -311,12 +311,12 @@ func TestMCPGoHandshake(t *testing.T) {
 	headers.Set("X-Client", "agent-ls-test")
 	changed := make(chan struct{}, 10)
 	c, err := connectClient(testCtx(t), httpTransport(url, headers), "test", &floodLog{log: slog.New(slog.DiscardHandler)},
-		func() {
+		clientHooks{toolsChanged: func() {
 			select {
 			case changed <- struct{}{}:
 			default:
 			}
-		})
+		}})
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}

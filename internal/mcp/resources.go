@@ -14,9 +14,10 @@ import (
 // The resource tools (list_mcp_resources, list_mcp_resource_templates,
 // read_mcp_resource) are one registry source of the Set, offered while
 // at least one server's handshake advertised the resources capability.
-// They ask the server each time, so a server's
-// notifications/resources/list_changed needs no answer: the next listing
-// is the new one.
+// They ask the server each time, following its pages (pages.go), so a
+// server's notifications/resources/list_changed needs no answer but
+// deciding the tools' presence again (hooks.go): the next listing is the
+// new one.
 
 // resourceSource is the registry source of the resource tools.
 var resourceSource = tools.Source{Name: "mcp-resources"}
@@ -154,40 +155,22 @@ func resourceLine(uri, name, mime, desc string) string {
 	return strings.Join(fields, "  ")
 }
 
-// listPage lists one page of srv's resources (or templates) from cursor,
-// as lines, with a last line giving the next page's cursor if any.
+// listPage lists srv's resources (or templates) from cursor on, page
+// after page (collectPages), up to maxListedResources entries, as lines,
+// with a last line giving the cursor to go on from if there is more.
 func listPage(ctx context.Context, srv *server, templates bool, cursor string) (string, error) {
-	var lines []string
-	var next string
 	what := "resources/list"
 	if templates {
 		what = "resources/templates/list"
 	}
+	var lines []string
+	var next string
 	err := srv.request(ctx, what, func(ctx context.Context, c *client) error {
-		if templates {
-			res, err := c.cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
-			if err != nil {
-				return err
-			}
-			for _, t := range res.ResourceTemplates {
-				if t != nil {
-					lines = append(lines, resourceLine(t.URITemplate, t.Name, t.MIMEType, t.Description))
-				}
-			}
-			next = res.NextCursor
-			return nil
-		}
-		res, err := c.cs.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
-		if err != nil {
-			return err
-		}
-		for _, r := range res.Resources {
-			if r != nil {
-				lines = append(lines, resourceLine(r.URI, r.Name, r.MIMEType, r.Description))
-			}
-		}
-		next = res.NextCursor
-		return nil
+		var err error
+		lines, next, err = collectPages(ctx, cursor, maxListedResources, func(ctx context.Context, cursor string) ([]string, string, error) {
+			return resourcePage(ctx, c, templates, cursor)
+		})
+		return err
 	})
 	if err != nil {
 		return "", err
@@ -202,4 +185,31 @@ func listPage(ctx context.Context, srv *server, templates bool, cursor string) (
 		lines = append(lines, fmt.Sprintf("[more: call again with server %q and cursor %q]", srv.cfg.Name, next))
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// resourcePage asks for one page of resources (or templates), as lines.
+func resourcePage(ctx context.Context, c *client, templates bool, cursor string) ([]string, string, error) {
+	var lines []string
+	if templates {
+		res, err := c.cs.ListResourceTemplates(ctx, &sdk.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		for _, t := range res.ResourceTemplates {
+			if t != nil {
+				lines = append(lines, resourceLine(t.URITemplate, t.Name, t.MIMEType, t.Description))
+			}
+		}
+		return lines, res.NextCursor, nil
+	}
+	res, err := c.cs.ListResources(ctx, &sdk.ListResourcesParams{Cursor: cursor})
+	if err != nil {
+		return nil, "", err
+	}
+	for _, r := range res.Resources {
+		if r != nil {
+			lines = append(lines, resourceLine(r.URI, r.Name, r.MIMEType, r.Description))
+		}
+	}
+	return lines, res.NextCursor, nil
 }

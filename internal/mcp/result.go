@@ -28,10 +28,12 @@ var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/g
 func resultOutput(res *sdk.CallToolResult, limit int) tools.Output {
 	var out tools.Output
 	var parts []string
+	text := false
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
+			text = true
 		case *sdk.ImageContent:
 			parts = append(parts, image(&out, c.MIMEType, c.Data))
 		case *sdk.AudioContent:
@@ -51,7 +53,10 @@ func resultOutput(res *sdk.CallToolResult, limit int) tools.Output {
 			parts = append(parts, fmt.Sprintf("[content of type %T left out]", c))
 		}
 	}
-	if len(parts) == 0 && res.StructuredContent != nil {
+	// A tool that returns structured content gives its JSON in a text
+	// block too, as the spec asks; one that does not is given the JSON
+	// (structured.go).
+	if !text && res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			parts = append(parts, string(b))
 		}

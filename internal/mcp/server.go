@@ -169,7 +169,7 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 	cn := &conn{}
 	ctx = withElicitation(ctx, s.elicit)
 	serverLog := &floodLog{log: s.log}
-	toolsChanged := func() { s.toolsChanged(cn) }
+	h := s.hooks(cn)
 	var cl *client
 	var err error
 	if s.cfg.Stdio() {
@@ -179,9 +179,9 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		}
 		cn.proc = p
 		tr := p.transport(serverLog, max(s.cfg.startupTimeout(), s.cfg.toolTimeout()))
-		cl, err = connectClient(ctx, tr, s.set.opts.ClientVersion, serverLog, toolsChanged)
+		cl, err = connectClient(ctx, tr, s.set.opts.ClientVersion, serverLog, h)
 	} else {
-		cl, cn.transport, err = s.connectHTTP(ctx, serverLog, toolsChanged)
+		cl, cn.transport, err = s.connectHTTP(ctx, serverLog, h)
 	}
 	if err != nil {
 		cn.close()

@@ -82,6 +82,8 @@ type Set struct {
 	names *names
 
 	resMu sync.Mutex // serialises changes of the resource tools
+
+	roots *rootsState // offered to the servers (roots.go)
 }
 
 // NewSet checks the configs and returns the set of their servers, not
@@ -97,7 +99,7 @@ func NewSet(cfgs []ServerConfig, opts Options) (*Set, error) {
 		opts.Environ = os.Environ
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Set{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, names: newNames()}
+	s := &Set{opts: opts, log: opts.Logger, ctx: ctx, cancel: cancel, names: newNames(), roots: &rootsState{}}
 	var errs []error
 	seen := map[string]bool{}
 	for _, c := range cfgs {

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/jsonschema"
 	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -20,6 +21,9 @@ type tool struct {
 	name     string // the server's name for it
 	spec     tools.Spec
 	readOnly bool
+	// output is the tool's compiled outputSchema (structured.go); nil
+	// when it has none, or one agent-ls cannot compile.
+	output *jsonschema.Schema
 }
 
 func (s *server) newTool(t *sdk.Tool) (*tool, error) {
@@ -38,7 +42,11 @@ func (s *server) newTool(t *sdk.Tool) (*tool, error) {
 		desc = textcut.Cut(desc, maxDescriptionLen)
 	}
 	ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-	return &tool{srv: s, name: t.Name, readOnly: ro, spec: tools.Spec{
+	output, err := outputSchema(t.OutputSchema)
+	if err != nil {
+		s.log.Warn("MCP server: a tool's output schema cannot be used; its results are not checked", "tool", t.Name, "err", err)
+	}
+	return &tool{srv: s, name: t.Name, readOnly: ro, output: output, spec: tools.Spec{
 		Type:        tools.Function,
 		Name:        s.set.toolName(s.cfg.Name, t.Name),
 		Description: desc,
@@ -105,16 +113,26 @@ func (t *tool) Handle(ctx context.Context, env *tools.Env, call *tools.Call) (to
 	if !d.Allowed {
 		return tools.Output{Text: d.Reason, Failed: true, Rejected: true}, nil
 	}
+	var onProgress func(*sdk.ProgressNotificationParams)
+	if env.Emit != nil {
+		rep := newProgressReporter(call.CallID, env.Emit)
+		defer rep.close()
+		onProgress = rep.update
+	}
 	var res *sdk.CallToolResult
 	// A question the server asks during the call goes to this session.
 	ctx = forSession(ctx, env, call.CallID)
 	err = t.srv.request(ctx, t.name, func(ctx context.Context, c *client) error {
 		var err error
-		res, err = c.callTool(ctx, t.name, args)
+		res, err = c.callToolProgress(ctx, t.name, args, onProgress)
 		return err
 	})
 	if err != nil {
 		return tools.Output{}, err
+	}
+	if err := checkStructured(t.output, res); err != nil {
+		text := fmt.Sprintf("MCP server %s: the result of %s is not valid: %v", t.srv.cfg.Name, t.name, err)
+		return withNotes(ctx, tools.Output{Text: cutText(text, outputLimit(env)), Failed: true}), nil
 	}
 	return withNotes(ctx, resultOutput(res, outputLimit(env))), nil
 }

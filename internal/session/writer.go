@@ -62,11 +62,11 @@ type undoFile struct {
 	AfterSum     string `json:"afterSum"`
 }
 
-// recorded are the event types a record keeps: deltas and command output
-// are in the events that complete them.
+// recorded are the event types a record keeps: deltas, command output
+// and a call's progress are in the events that complete them.
 func recorded(t event.Type) bool {
 	switch t {
-	case event.TypeMessageDelta, event.TypeReasoningDelta, event.TypeExecOutput, event.TypeRetry:
+	case event.TypeMessageDelta, event.TypeReasoningDelta, event.TypeExecOutput, event.TypeToolProgress, event.TypeRetry:
 		return false
 	}
 	return true
