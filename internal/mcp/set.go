@@ -21,6 +21,10 @@ const (
 	StateStarting State = "starting"
 	StateReady    State = "ready"
 	StateFailed   State = "failed"
+	// StateNeedsLogin is a url server that asks for authorization
+	// agent-ls has no valid token for: it is not started again, and
+	// its Error says to run `agent-ls mcp login NAME`.
+	StateNeedsLogin State = "needsLogin"
 )
 
 // Status is a server as agent/listMcpServers and `agent-ls mcp list`
@@ -58,6 +62,9 @@ type Options struct {
 	Environ func() []string
 	// ClientVersion is agent-ls's version, told to servers.
 	ClientVersion string
+	// AuthDir is the folder of the OAuth tokens `agent-ls mcp login`
+	// stored (TokenStore); "" uses none.
+	AuthDir string
 }
 
 // SourceName is the registry source of the server named name.
