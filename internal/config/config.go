@@ -140,6 +140,13 @@ type MCPServer struct {
 	// streamable HTTP is tried first and SSE when the server refuses
 	// it. agent-ls's own key.
 	Transport string `toml:"transport"`
+	// OAuthClientID is a client registered beforehand with a url
+	// server's authorization server, which `agent-ls mcp login` uses;
+	// without it the login registers one dynamically.
+	// OAuthClientSecretEnvVar names the environment variable holding
+	// that client's secret, if it has one. agent-ls's own keys.
+	OAuthClientID           string `toml:"oauth_client_id"`
+	OAuthClientSecretEnvVar string `toml:"oauth_client_secret_env_var"`
 }
 
 // MCP server transports of a url server.
