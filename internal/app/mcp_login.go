@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/agent-ls/agent-ls/internal/mcp"
@@ -39,14 +40,19 @@ Flags:
 func runMCPLogin(args []string, stdout, stderr io.Writer) int {
 	fs, flags := newFlagSet("mcp login", mcpLoginUsage, stderr)
 	timeout := fs.Duration("timeout", mcp.DefaultLoginTimeout, "how long to wait for the browser")
+	// The name may come before the flags, as it is usually typed.
+	var names []string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		names, args = args[:1], args[1:]
+	}
 	res, code, done := parseSettings(fs, flags, args, mcpLoginUsage, stderr)
 	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if names = append(names, fs.Args()...); len(names) != 1 {
 		return usageError(stderr, mcpLoginUsage, errors.New("want the name of one MCP server"))
 	}
-	name := fs.Arg(0)
+	name := names[0]
 	s, _ := res.resolve("", nil)
 	m, ok := s.MCPServers[name]
 	if !ok || s.Resolved == nil {
