@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
 
 // tsOAuthServer runs the MCP TypeScript SDK's OAuth example server
@@ -87,7 +89,8 @@ func agentLS(t *testing.T, env []string, args ...string) (int, string, string) {
 }
 
 // TestMCPLogin: `agent-ls mcp login` against the TypeScript SDK's OAuth
-// example: before it the server is needsLogin with the hint; the login
+// example: before it the server is needsLogin with the hint, in mcp list
+// and on exec's stderr; the login
 // prints the authorization URL (stdout is no terminal: no browser is
 // opened), takes the browser's redirect on loopback, stores the token
 // 0600 in the state folder and checks it; the server is then ready; a
@@ -102,6 +105,19 @@ func TestMCPLogin(t *testing.T) {
 	code, out, errs := agentLS(t, env, "mcp", "list")
 	if code != 1 || !strings.Contains(out, "ts: needsLogin (url "+u) || !strings.Contains(out, "run `agent-ls mcp login ts`") {
 		t.Fatalf("mcp list before the login: exit %d\n%s%s", code, out, errs)
+	}
+
+	// A turn goes on without the server, and the user is told what to
+	// run; no browser is opened by the turn.
+	m := fakemodel.New(fakemodel.Say("done"))
+	defer m.Close()
+	run := execCmd(t, m, "hello")
+	run.Env = append(run.Env, env...)
+	var execErr bytes.Buffer
+	run.Stderr = &execErr
+	if code := exitCode(run.Run()); code != 0 || !strings.Contains(execErr.String(), "agent-ls exec: MCP server ts: ") ||
+		!strings.Contains(execErr.String(), "run `agent-ls mcp login ts`") {
+		t.Errorf("exec before the login: exit %d, stderr:\n%s", code, execErr.String())
 	}
 
 	login := exec.Command(binary, "mcp", "login", "ts")
