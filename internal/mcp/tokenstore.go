@@ -35,8 +35,6 @@ type TokenStore struct {
 type authRecord struct {
 	Server string `json:"server"`
 	URL    string `json:"url"`
-	// Issuer is the authorization server's.
-	Issuer       string           `json:"issuer,omitempty"`
 	ClientID     string           `json:"client_id"`
 	ClientSecret string           `json:"client_secret,omitempty"`
 	TokenURL     string           `json:"token_url"`

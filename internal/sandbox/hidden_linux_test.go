@@ -98,6 +98,9 @@ func TestHiddenTokens(t *testing.T) {
 			}
 		})
 	}
+	if ex := Explain(Policy{Mode: WorkspaceWrite, Cwd: project, Hidden: []string{dir}}, Probe()); !strings.Contains(ex, "but "+dir+", hidden") {
+		t.Errorf("--explain does not name the hidden folder:\n%s", ex)
+	}
 	if b, err := os.ReadFile(token); err != nil || string(b) != secret {
 		t.Errorf("the token file outside the sandbox: %q %v", b, err)
 	}
