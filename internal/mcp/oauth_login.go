@@ -78,11 +78,15 @@ func Login(ctx context.Context, cfg ServerConfig, opts LoginOptions) (*LoginResu
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %q: %w", cfg.Name, err)
 	}
-	if err := authorize(ctx, cfg, h, opts.ClientVersion); err != nil {
-		return nil, fmt.Errorf("MCP server %q: %w", cfg.Name, err)
-	}
+	err = authorize(ctx, cfg, h, opts.ClientVersion)
+	// A token got is kept even when the handshake after it failed (a
+	// server of the older transport refuses the streamable retry): the
+	// authorization is done, and connecting is a session's business.
 	rec := got.Load()
-	if rec == nil {
+	switch {
+	case rec == nil && err != nil:
+		return nil, fmt.Errorf("MCP server %q: %w", cfg.Name, err)
+	case rec == nil:
 		return nil, fmt.Errorf("MCP server %q: the authorization gave no token", cfg.Name)
 	}
 	rec.Server, rec.URL, rec.Registered = cfg.Name, cfg.URL, cfg.OAuthClientID == ""

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -257,6 +260,49 @@ func TestOAuthSSE(t *testing.T) {
 	}
 	if r := call(t, reg, nil, "remote__echo", map[string]any{"text": "sse"}); r.Output.Text != "echo: sse" {
 		t.Errorf("echo: %+v", r.Output)
+	}
+}
+
+// TestOAuthSSEFallback: with no transport configured, a server of the
+// older transport is logged in to over its streamable refusal, and a
+// session reaches it over SSE with the token.
+func TestOAuthSSEFallback(t *testing.T) {
+	as := newAuthServer(t)
+	u, _ := protectedServer(t, as, true)
+	dir := t.TempDir()
+	cfg := ServerConfig{Name: "remote", URL: u}
+	if _, out, err := login(t, cfg, dir, nil); err != nil {
+		t.Fatalf("login: %v\n%s", err, out)
+	}
+	set, _, fails := startAuthSet(t, dir, cfg)
+	if st := statusOf(t, set, "remote"); st.State != StateReady || st.Transport != TransportSSE {
+		t.Fatalf("status %+v, %q", st, fails.list())
+	}
+}
+
+// TestOAuthForbidden: a 403 asks for a login only when it is
+// insufficient_scope; another is left to the transport.
+func TestOAuthForbidden(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		login  bool
+	}{
+		{`Bearer error="insufficient_scope", scope="mcp:admin"`, true},
+		{`Bearer error="invalid_request"`, false},
+		{"", false},
+	} {
+		a := &storedAuth{name: "remote", log: slog.New(slog.DiscardHandler)}
+		resp := &http.Response{StatusCode: http.StatusForbidden, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("no"))}
+		if c.header != "" {
+			resp.Header.Set("WWW-Authenticate", c.header)
+		}
+		err := a.Authorize(context.Background(), nil, resp)
+		if got := err != nil && errors.Is(err, ErrNeedsLogin) && a.needsLogin() != nil; got != c.login {
+			t.Errorf("%q: needs login %v (%v), want %v", c.header, got, err, c.login)
+		}
+		if !c.login && err != nil {
+			t.Errorf("%q: %v", c.header, err)
+		}
 	}
 }
 

@@ -33,8 +33,8 @@ type TokenStore struct {
 // refreshing it takes (the client registered or configured, the token
 // endpoint), for the server of that name and url only.
 type authRecord struct {
-	Server string `json:"server"`
-	URL    string `json:"url"`
+	Server       string           `json:"server"`
+	URL          string           `json:"url"`
 	ClientID     string           `json:"client_id"`
 	ClientSecret string           `json:"client_secret,omitempty"`
 	TokenURL     string           `json:"token_url"`
