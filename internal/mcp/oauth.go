@@ -50,6 +50,9 @@ func (c *ServerConfig) staticAuth() bool {
 	return false
 }
 
+// refreshTimeout bounds one refresh of a token.
+const refreshTimeout = 30 * time.Second
+
 // storedAuth authorizes one connection to a url server with the token
 // `agent-ls mcp login` stored: the SDK's streamable-HTTP transport asks
 // it as its auth.OAuthHandler, the SSE transport's round tripper as an
@@ -95,8 +98,10 @@ func (a *storedAuth) init() {
 		}
 		a.last = a.rec.Token.AccessToken
 		// The refreshes outlive any one request: the background context,
-		// as the SDK's own handler does.
-		a.ts = a.rec.config().TokenSource(context.Background(), a.rec.Token)
+		// as the SDK's own handler does, with a client that gives up on
+		// a token endpoint that does not answer.
+		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: refreshTimeout})
+		a.ts = a.rec.config().TokenSource(ctx, a.rec.Token)
 	})
 }
 
