@@ -168,6 +168,10 @@ func (t TokenStore) Remove(name string) ([]string, error) {
 	var removed []string
 	var errs []error
 	for _, m := range matches {
+		var r authRecord
+		if b, err := os.ReadFile(m); err == nil && json.Unmarshal(b, &r) == nil && r.Server != name {
+			continue // another server's, whose name shares the prefix
+		}
 		if err := os.Remove(m); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 			continue
