@@ -101,7 +101,7 @@ var allowed = map[string][]string{
 	"internal/tools":  {"internal/event", "internal/jsonschema", "internal/patch", "internal/search", "internal/policy", "internal/sandbox", "internal/textcut", "internal/workspace"},
 	"internal/agent": {"internal/elicit", "internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
-	"internal/mcp": {"internal/elicit", "internal/event", "internal/jsonschema", "internal/policy", "internal/textcut", "internal/tools", "github.com/modelcontextprotocol/go-sdk"},
+	"internal/mcp": {"internal/elicit", "internal/event", "internal/jsonschema", "internal/policy", "internal/textcut", "internal/tools", "github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2"},
 	"internal/lsp": {"internal/agent", "internal/elicit", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",
 		"github.com/aymanbagabas/go-udiff", "go.lsp.dev/jsonrpc2", "go.lsp.dev/protocol", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/acp":     {"internal/agent", "internal/elicit", "internal/event", "internal/mcp", "internal/policy", "internal/textcut", "internal/workspace", "github.com/coder/acp-go-sdk"},

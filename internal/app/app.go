@@ -50,6 +50,7 @@ Usage:
   agent-ls sandbox [flags] -- CMD...   run a command in the kernel sandbox
   agent-ls config [--check]            show the configuration and where each value comes from
   agent-ls mcp list [--json]           start the configured MCP servers and show their state and tools
+  agent-ls mcp login|logout NAME       authorize agent-ls for a url MCP server with OAuth, or forget its token
   agent-ls version                     print the version
   agent-ls help [COMMAND]              show help
 

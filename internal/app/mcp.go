@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/config"
 	"github.com/agent-ls/agent-ls/internal/lsp"
 	"github.com/agent-ls/agent-ls/internal/mcp"
+	kept "github.com/agent-ls/agent-ls/internal/session"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -29,27 +31,54 @@ func (s *Settings) mcpServers() (cfgs []mcp.ServerConfig, off []string, problems
 			off = append(off, name)
 			continue
 		}
-		c := mcp.ServerConfig{
-			Name: name, Command: m.Command, Args: m.Args, Env: m.Env, Cwd: m.Cwd,
-			URL: m.URL, HTTPHeaders: m.HTTPHeaders, Transport: m.Transport,
-			StartupTimeout: seconds(m.StartupTimeoutSec), ToolTimeout: seconds(m.ToolTimeoutSec),
-			EnabledTools: m.EnabledTools, DisabledTools: m.DisabledTools,
-			AutoApprove: m.Approval == config.MCPApprovalAuto, LogLevel: m.LogLevel,
-		}
-		if v := m.BearerTokenEnvVar; v != "" {
-			c.BearerToken = strings.TrimSpace(os.Getenv(v))
-			if c.BearerToken == "" {
-				problems = append(problems, fmt.Sprintf("MCP server %q is not started: its bearer_token_env_var %s is not set", name, v))
-				continue
-			}
-		}
-		if err := c.Validate(); err != nil {
-			problems = append(problems, err.Error())
+		c, problem := mcpServerConfig(name, m)
+		if problem != "" {
+			problems = append(problems, problem)
 			continue
 		}
 		cfgs = append(cfgs, c)
 	}
 	return cfgs, off, problems
+}
+
+// mcpServerConfig is the server of the config's [mcp_servers.<name>]
+// table, or the problem that keeps it from starting.
+func mcpServerConfig(name string, m config.MCPServer) (mcp.ServerConfig, string) {
+	c := mcp.ServerConfig{
+		Name: name, Command: m.Command, Args: m.Args, Env: m.Env, Cwd: m.Cwd,
+		URL: m.URL, HTTPHeaders: m.HTTPHeaders, Transport: m.Transport,
+		StartupTimeout: seconds(m.StartupTimeoutSec), ToolTimeout: seconds(m.ToolTimeoutSec),
+		EnabledTools: m.EnabledTools, DisabledTools: m.DisabledTools,
+		AutoApprove:   m.Approval == config.MCPApprovalAuto,
+		OAuthClientID: m.OAuthClientID, LogLevel: m.LogLevel,
+	}
+	if v := m.BearerTokenEnvVar; v != "" {
+		c.BearerToken = strings.TrimSpace(os.Getenv(v))
+		if c.BearerToken == "" {
+			return c, fmt.Sprintf("MCP server %q is not started: its bearer_token_env_var %s is not set", name, v)
+		}
+	}
+	if v := m.OAuthClientSecretEnvVar; v != "" {
+		// Needed by the login alone: the stored token keeps the secret
+		// that refreshes it.
+		c.OAuthClientSecret = strings.TrimSpace(os.Getenv(v))
+	}
+	if err := c.Validate(); err != nil {
+		return c, err.Error()
+	}
+	return c, ""
+}
+
+// mcpAuthDir is where `agent-ls mcp login` keeps tokens: mcp-auth in
+// agent-ls's state folder ($XDG_STATE_HOME/agent-ls, by default
+// ~/.local/state/agent-ls), beside the sessions; "" when there is no
+// home to put it in.
+func mcpAuthDir() string {
+	dir, err := kept.DefaultDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(dir), mcp.AuthDirName)
 }
 
 func sortedNames[V any](m map[string]V) []string {
@@ -85,6 +114,7 @@ func newMCPSet(s Settings, reg *tools.Registry, notices *mcp.Notices, log *slog.
 		Logger:         log,
 		ClientVersion:  version,
 		PromptsChanged: promptsChanged,
+		AuthDir:        mcpAuthDir(),
 		Failed: func(server string, err error) {
 			notices.Add(fmt.Sprintf("agent-ls: MCP server %s: %v", server, err))
 		},

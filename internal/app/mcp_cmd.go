@@ -21,10 +21,12 @@ import (
 )
 
 const mcpUsage = `Usage: agent-ls mcp list [--json] [flags]
+       agent-ls mcp login NAME | logout NAME (see agent-ls mcp login --help)
 
 Starts the MCP servers of the configuration ([mcp_servers.<name>] in the
 user config), waits for each (up to its startup_timeout_sec) and prints
-its state (ready or failed, with the reason), the tools it offers, and for
+its state (ready, failed with the reason, or needsLogin: a url server
+that asks for an OAuth login), the tools it offers, and for
 a command the last lines it wrote to stderr. Servers turned off (enabled =
 false) are listed as disabled. Exits 1 if a server failed.
 
@@ -42,12 +44,18 @@ type mcpListEntry struct {
 }
 
 func runMCP(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "login" {
+		return runMCPLogin(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "logout" {
+		return runMCPLogout(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "list" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			fmt.Fprint(stdout, mcpUsage)
 			return 0
 		}
-		return usageError(stderr, mcpUsage, errors.New("want a subcommand: list"))
+		return usageError(stderr, mcpUsage, errors.New("want a subcommand: list, login or logout"))
 	}
 	fs, flags := newFlagSet("mcp list", mcpUsage, stderr)
 	jsonOut := fs.Bool("json", false, "print the servers as JSON")
@@ -148,6 +156,9 @@ func printMCPList(w io.Writer, list []mcpListEntry, s Settings) {
 			continue
 		case string(mcp.StateFailed):
 			fmt.Fprintf(w, "%s: failed (%s)\n  error: %s\n", name, where, textcut.Visible(e.Error))
+		case string(mcp.StateNeedsLogin):
+			// The error ends with the hint: run `agent-ls mcp login NAME`.
+			fmt.Fprintf(w, "%s: needsLogin (%s)\n  %s\n", name, where, textcut.Visible(e.Error))
 		default:
 			fmt.Fprintf(w, "%s: %s (%s)\n", name, e.State, where)
 		}

@@ -30,6 +30,9 @@ func (s *Settings) ownFiles() []policy.OwnPath {
 	if dir, err := kept.DefaultDir(); err == nil {
 		add(filepath.Dir(dir), "agent-ls's state folder (sessions, transcripts, change-set journals)")
 	}
+	if dir := mcpAuthDir(); dir != "" {
+		out = append(out, policy.OwnPath{Path: dir, What: "the OAuth tokens of MCP servers (hidden from commands)", Hidden: true})
+	}
 	if self, err := os.Executable(); err == nil {
 		add(self, "the agent-ls program")
 	}

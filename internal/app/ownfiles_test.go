@@ -10,7 +10,7 @@ import (
 
 // TestOwnFilesOfTheSettings: agent-ls's own files are its config and
 // state folders, its binary and the programs its hooks and MCP servers
-// run, found on PATH.
+// run, found on PATH; the MCP token folder is hidden.
 func TestOwnFilesOfTheSettings(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
@@ -25,8 +25,17 @@ func TestOwnFilesOfTheSettings(t *testing.T) {
 		t.Fatal("parse failed")
 	}
 	got := map[string]string{}
+	var hidden []string
 	for _, o := range s.ownFiles() {
 		got[o.Path] = o.What
+		if o.Hidden {
+			hidden = append(hidden, o.Path)
+		}
+	}
+	// The OAuth tokens of MCP servers are hidden from commands, not
+	// only kept read-only.
+	if want := filepath.Join(home, "state", "agent-ls", "mcp-auth"); len(hidden) != 1 || hidden[0] != want {
+		t.Errorf("hidden %q, want %s alone", hidden, want)
 	}
 	self, _ := os.Executable()
 	for _, want := range []string{filepath.Dir(config.UserFile()), filepath.Join(home, "state", "agent-ls"), self,

@@ -145,6 +145,13 @@ type MCPServer struct {
 	// and writes to its log: one of MCPLogLevels; unset is warning.
 	// agent-ls's own key.
 	LogLevel string `toml:"log_level"`
+	// OAuthClientID is a client registered beforehand with a url
+	// server's authorization server, which `agent-ls mcp login` uses;
+	// without it the login registers one dynamically.
+	// OAuthClientSecretEnvVar names the environment variable holding
+	// that client's secret, if it has one. agent-ls's own keys.
+	OAuthClientID           string `toml:"oauth_client_id"`
+	OAuthClientSecretEnvVar string `toml:"oauth_client_secret_env_var"`
 }
 
 // MCPLogLevels are MCP's log levels (those of syslog), least severe

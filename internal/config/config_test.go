@@ -324,6 +324,8 @@ bearer_token_env_var = "DOCS_TOKEN"
 [mcp_servers.old]
 url = "https://old.example/sse"
 transport = "sse"
+oauth_client_id = "agent-ls-at-old"
+oauth_client_secret_env_var = "OLD_SECRET"
 `)})
 	if len(probs) > 0 {
 		t.Fatal(problemStrings(probs))
@@ -337,7 +339,7 @@ transport = "sse"
 	if docs.URL != "https://mcp.example/mcp" || docs.HTTPHeaders["X-Client"] != "agent-ls" || docs.BearerTokenEnvVar != "DOCS_TOKEN" || docs.Approval != "" {
 		t.Errorf("docs: %+v", docs)
 	}
-	if old := r.MCPServers["old"]; old.Transport != MCPTransportSSE || docs.Transport != "" {
+	if old := r.MCPServers["old"]; old.Transport != MCPTransportSSE || docs.Transport != "" || old.OAuthClientID != "agent-ls-at-old" || old.OAuthClientSecretEnvVar != "OLD_SECRET" {
 		t.Errorf("old: %+v", old)
 	}
 
@@ -348,10 +350,13 @@ tool_timeout_sec = 0
 startup_timeout_sec = 1e9
 transport = "sse"
 
+oauth_client_id = "id"
+
 [mcp_servers.y]
 url = "https://y.example/mcp"
 transport = "websocket"
 log_level = "verbose"
+oauth_client_secret_env_var = "Y_SECRET"
 `)})
 	got := problemStrings(probs)
 	for _, want := range []string{
@@ -359,8 +364,10 @@ log_level = "verbose"
 		`:4: mcp_servers.x.tool_timeout_sec: must be more than 0`,
 		`:5: mcp_servers.x.startup_timeout_sec: must be more than 0`,
 		`:6: mcp_servers.x.transport: is for a url server`,
-		`:10: mcp_servers.y.transport: unknown value "websocket" (use streamable-http or sse)`,
-		`:11: mcp_servers.y.log_level: unknown value "verbose" (use debug, info, notice, warning, error, critical, alert or emergency)`,
+		`:8: mcp_servers.x.oauth_client_id: is for a url server; a command server needs no login`,
+		`:12: mcp_servers.y.transport: unknown value "websocket" (use streamable-http or sse)`,
+		`:13: mcp_servers.y.log_level: unknown value "verbose" (use debug, info, notice, warning, error, critical, alert or emergency)`,
+		`:14: mcp_servers.y.oauth_client_secret_env_var: needs oauth_client_id`,
 	} {
 		if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, want) }) {
 			t.Errorf("no problem %q in %q", want, got)

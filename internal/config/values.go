@@ -134,6 +134,14 @@ func (c *checker) mcpServer(prefix string, m map[string]any) {
 		c.oneOf(m, "transport", prefix, []string{MCPTransportStreamableHTTP, MCPTransportSSE})
 	}
 	c.oneOf(m, "log_level", prefix, MCPLogLevels)
+	for _, k := range []string{"oauth_client_id", "oauth_client_secret_env_var"} {
+		if _, set := m[k]; set && hasCmd {
+			c.add(join(prefix, k), "is for a url server; a command server needs no login")
+		}
+	}
+	if _, set := m["oauth_client_secret_env_var"]; set && m["oauth_client_id"] == nil {
+		c.add(join(prefix, "oauth_client_secret_env_var"), "needs oauth_client_id")
+	}
 }
 
 func (c *checker) hook(prefix string, m map[string]any) {

@@ -33,6 +33,11 @@ type ServerConfig struct {
 	URL         string
 	HTTPHeaders map[string]string
 	BearerToken string
+	// OAuthClientID and OAuthClientSecret are a client registered
+	// beforehand with the server's authorization server, which `agent-ls
+	// mcp login` uses; without them it registers one dynamically.
+	OAuthClientID     string
+	OAuthClientSecret string
 	// Transport of the URL server: TransportStreamableHTTP,
 	// TransportSSE, or "" for streamable HTTP with the fallback to
 	// HTTP+SSE of MCP's backwards compatibility.
@@ -85,6 +90,12 @@ func (c *ServerConfig) Validate() error {
 	}
 	if err := checkLogLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)
+	}
+	if (c.OAuthClientID != "" || c.OAuthClientSecret != "") && c.Stdio() {
+		errs = append(errs, errors.New("an OAuth client is for a url server; a command server needs no login"))
+	}
+	if c.OAuthClientSecret != "" && c.OAuthClientID == "" {
+		errs = append(errs, errors.New("an OAuth client secret without a client id"))
 	}
 	if c.StartupTimeout < 0 || c.ToolTimeout < 0 {
 		errs = append(errs, errors.New("timeouts must be more than 0"))

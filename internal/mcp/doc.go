@@ -82,4 +82,25 @@
 // client that falls behind a protocol that changes twice a year costs
 // more. mcp-go serves only as the servers of this package's
 // tests.
+//
+// A url server may ask for OAuth, as MCP's authorization spec
+// (2025-11-25) has it. Login (oauth_login.go), run by `agent-ls mcp
+// login NAME` alone, is the SDK's auth.AuthorizationCodeHandler: the
+// server's 401 leads to its protected resource metadata and its
+// authorization server's metadata; the client is the one the config
+// names (oauth_client_id) or one registered dynamically; the browser
+// gets the authorization URL with a PKCE challenge and comes back to a
+// one-shot listener on 127.0.0.1 (oauth_redirect.go), which checks the
+// state. The token, the client and the token endpoint are stored in a
+// TokenStore (tokenstore.go): a 0600 file per server name and url in
+// $XDG_STATE_HOME/agent-ls/mcp-auth, which sandboxed commands cannot
+// read. A connection sends the stored token (oauth.go: the streamable
+// transport's auth.OAuthHandler, the SSE transport's round tripper, since
+// the SDK's SSE transport takes no handler), refreshes it when it expired
+// and saves the new one. A 401 it cannot answer (no token, a token
+// refused, a refresh refused) runs no flow: the server's state is
+// StateNeedsLogin, its error says to run `agent-ls mcp login NAME`, the
+// user is told once through Options.Failed, and it is not started again.
+// A bearer token or Authorization header in the config takes precedence
+// over a stored token.
 package mcp

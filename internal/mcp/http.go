@@ -22,11 +22,17 @@ const (
 )
 
 // connectHTTP makes the MCP handshake with the url server, and logs and
-// returns the transport it went over (see handshakeHTTP).
-func (s *server) connectHTTP(ctx context.Context, serverLog *floodLog, h clientHooks) (*client, string, error) {
-	cl, transport, err := s.handshakeHTTP(ctx, serverLog, h)
+// returns the transport it went over (see handshakeHTTP). cn gets the
+// stored OAuth authorization the connection uses, if any; a server that
+// refused it (or the lack of one) fails with ErrNeedsLogin.
+func (s *server) connectHTTP(ctx context.Context, cn *conn, serverLog *floodLog, h clientHooks) (*client, string, error) {
+	cn.auth = newStoredAuth(&s.cfg, s.set.opts.AuthDir, s.log)
+	cl, transport, err := s.handshakeHTTP(ctx, cn.auth, serverLog, h)
 	if err == nil {
 		s.log.Info("MCP server connected", "transport", transport)
+	} else if nl := cn.auth.needsLogin(); nl != nil {
+		s.log.Info("MCP server needs a login", "err", err)
+		err = nl
 	}
 	return cl, transport, err
 }
@@ -36,15 +42,19 @@ func (s *server) connectHTTP(ctx context.Context, serverLog *floodLog, h clientH
 // streamable HTTP is tried first, and the HTTP+SSE transport when the
 // server answers the initialize POST with 400, 404 or 405: what MCP's
 // backwards compatibility asks of clients that support older servers.
-func (s *server) handshakeHTTP(ctx context.Context, serverLog *floodLog, h clientHooks) (*client, string, error) {
+func (s *server) handshakeHTTP(ctx context.Context, a *storedAuth, serverLog *floodLog, h clientHooks) (*client, string, error) {
 	clientVersion := s.set.opts.ClientVersion
 	if s.cfg.Transport == TransportSSE {
-		cl, err := connectClient(ctx, s.sseTransport(), clientVersion, serverLog, h)
+		cl, err := connectClient(ctx, s.sseTransport(a), clientVersion, serverLog, h)
 		return cl, TransportSSE, err
 	}
 	rt := newHeaderTransport(s.cfg.URL, s.headers())
-	cl, err := connectClient(ctx, streamableOver(s.cfg.URL, rt), clientVersion, serverLog, h)
-	if err == nil || s.cfg.Transport != "" {
+	tr := streamableOver(s.cfg.URL, rt)
+	if a != nil {
+		tr.OAuthHandler = a
+	}
+	cl, err := connectClient(ctx, tr, clientVersion, serverLog, h)
+	if err == nil || s.cfg.Transport != "" || a.needsLogin() != nil {
 		return cl, TransportStreamableHTTP, err
 	}
 	switch code := rt.firstPost.Load(); code {
@@ -53,7 +63,7 @@ func (s *server) handshakeHTTP(ctx context.Context, serverLog *floodLog, h clien
 	default:
 		return nil, "", err
 	}
-	cl, sseErr := connectClient(ctx, s.sseTransport(), clientVersion, serverLog, h)
+	cl, sseErr := connectClient(ctx, s.sseTransport(a), clientVersion, serverLog, h)
 	if sseErr != nil {
 		return nil, "", fmt.Errorf("%w; then over HTTP+SSE: %w", err, sseErr)
 	}
@@ -91,12 +101,15 @@ func streamableOver(url string, rt *headerTransport) *sdk.StreamableClientTransp
 
 // sseTransport is the SDK's HTTP+SSE transport to the server, with the
 // headers and redirects of streamable HTTP. Its stream lives as long as
-// the set, not the startup timeout.
-func (s *server) sseTransport() *lastingSSE {
+// the set, not the startup timeout. The SDK's SSE transport takes no
+// auth.OAuthHandler: the round tripper sends a's token, and records a 401.
+func (s *server) sseTransport(a *storedAuth) *lastingSSE {
+	rt := newHeaderTransport(s.cfg.URL, s.headers())
+	rt.auth = a
 	return &lastingSSE{
 		SSEClientTransport: sdk.SSEClientTransport{
 			Endpoint:     s.cfg.URL,
-			HTTPClient:   &http.Client{Transport: newHeaderTransport(s.cfg.URL, s.headers()), CheckRedirect: sameOrigin},
+			HTTPClient:   &http.Client{Transport: rt, CheckRedirect: sameOrigin},
 			MaxEventSize: maxMessageBytes,
 		},
 		life: s.set.ctx,
@@ -145,10 +158,12 @@ func (c *cancelConn) Close() error {
 // protocol version) are its own. The headers are for the server's own
 // origin: a request elsewhere (an SSE endpoint event naming another
 // host) is refused. firstPost keeps the status of the first POST, the
-// initialize of streamable HTTP.
+// initialize of streamable HTTP. auth, when set (the SSE transport),
+// gives the bearer token and hears of a 401.
 type headerTransport struct {
 	base      http.RoundTripper
 	headers   http.Header
+	auth      *storedAuth
 	origin    string // scheme://host
 	firstPost atomic.Int32
 }
@@ -174,7 +189,19 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header[k] = vs
 		}
 	}
+	if t.auth != nil && req.Header.Get("Authorization") == "" {
+		tok, err := t.auth.Token()
+		if err != nil {
+			return nil, err
+		}
+		if tok != nil {
+			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		}
+	}
 	resp, err := t.base.RoundTrip(req)
+	if err == nil && t.auth != nil && resp.StatusCode == http.StatusUnauthorized {
+		t.auth.refuse(resp.StatusCode)
+	}
 	if err == nil && req.Method == http.MethodPost {
 		t.firstPost.CompareAndSwap(0, int32(resp.StatusCode))
 	}

@@ -119,6 +119,8 @@ func (s *server) request(ctx context.Context, what string, fn func(context.Conte
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
+	case cn.auth.needsLogin() != nil:
+		return s.broken(cn, cn.auth.needsLogin())
 	case context.Cause(callCtx) == errCallTimeout:
 		return s.broken(cn, fmt.Errorf("%s timed out after %s (tool_timeout_sec)", what, timeout))
 	case isTransportError(err):

@@ -67,8 +67,9 @@ func newServer(s *Set, cfg ServerConfig) *server {
 // conn is one running connection to the server.
 type conn struct {
 	cl        *client
-	proc      *process // a stdio server's process
-	transport string   // a url server's: TransportStreamableHTTP or TransportSSE
+	proc      *process    // a stdio server's process
+	transport string      // a url server's: TransportStreamableHTTP or TransportSSE
+	auth      *storedAuth // a url server's stored OAuth token, if it uses one
 }
 
 // processState is how a stdio server's process ended; nil while it runs
@@ -181,12 +182,15 @@ func (s *server) dial(ctx context.Context) (*conn, error) {
 		tr := p.transport(serverLog, max(s.cfg.startupTimeout(), s.cfg.toolTimeout()))
 		cl, err = connectClient(ctx, tr, s.set.opts.ClientVersion, serverLog, h)
 	} else {
-		cl, cn.transport, err = s.connectHTTP(ctx, serverLog, h)
+		cl, cn.transport, err = s.connectHTTP(ctx, cn, serverLog, h)
 	}
 	if err != nil {
 		cn.close()
 		if ps := cn.processState(); ps != nil && ps.Exited() {
 			return nil, fmt.Errorf("the server exited at startup (%s; its stderr says why): %w", ps, err)
+		}
+		if errors.Is(err, ErrNeedsLogin) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -372,6 +376,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 // MaxFailures-th failure in a row, gives the server up: its tools are
 // withdrawn and the user is told. It returns the error a caller reports.
 func (s *server) failed(err error, cn *conn) error {
+	if errors.Is(err, ErrNeedsLogin) {
+		return s.needsLogin(err, cn)
+	}
 	s.mu.Lock()
 	if cn != nil && s.conn != cn {
 		// Another call already reported this connection.
@@ -437,7 +444,7 @@ func (s *server) status() Status {
 	if st.Tools == nil {
 		st.Tools = []string{}
 	}
-	if s.err != nil && s.state == StateFailed {
+	if s.err != nil && (s.state == StateFailed || s.state == StateNeedsLogin) {
 		st.Error = s.err.Error()
 	}
 	if st.Stdio {

@@ -21,6 +21,10 @@ const (
 	StateStarting State = "starting"
 	StateReady    State = "ready"
 	StateFailed   State = "failed"
+	// StateNeedsLogin is a url server that asks for authorization
+	// agent-ls has no valid token for: it is not started again, and
+	// its Error says to run `agent-ls mcp login NAME`.
+	StateNeedsLogin State = "needsLogin"
 )
 
 // Status is a server as agent/listMcpServers and `agent-ls mcp list`
@@ -62,6 +66,9 @@ type Options struct {
 	// changed (Set.Prompts): listed at its start, changed by its
 	// list_changed, withdrawn when it is given up. It must not block.
 	PromptsChanged func()
+	// AuthDir is the folder of the OAuth tokens `agent-ls mcp login`
+	// stored (TokenStore); "" uses none.
+	AuthDir string
 }
 
 // SourceName is the registry source of the server named name.

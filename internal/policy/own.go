@@ -19,6 +19,10 @@ type OwnPath struct {
 	Path, Real string
 	// What names it for the user: "agent-ls's config folder".
 	What string
+	// Hidden: sandboxed commands may not read it either (the OAuth
+	// tokens of MCP servers): the sandbox covers it with an empty,
+	// read-only folder.
+	Hidden bool
 }
 
 // WithOwn returns a copy of b that also keeps own read-only: Target asks

@@ -186,10 +186,17 @@ static int agentls_anchor(const char *path) {
 	return agentls_move_tree(fd, path);
 }
 
+// agentls_hide covers the folder path with an empty read-only tmpfs: a
+// folder of agent-ls's own that commands may not read (the OAuth tokens
+// of MCP servers).
+static int agentls_hide(const char *path) {
+	return mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0500");
+}
+
 static void agentls_mount_step(unsigned char tag, const char *path) {
-	int r = tag == 'W' ? agentls_anchor(path) : tag == 'H' ? agentls_cover(path) : agentls_bind_ro(path, path);
+	int r = tag == 'W' ? agentls_anchor(path) : tag == 'H' ? agentls_cover(path) : tag == 'X' ? agentls_hide(path) : agentls_bind_ro(path, path);
 	if (r != 0)
-		agentls_die(PLAN_SETUP_FAILED, tag == 'W' ? "protecting paths in the mount namespace: bind mount of " : "protecting paths in the mount namespace: read-only mount of ", path, errno);
+		agentls_die(PLAN_SETUP_FAILED, tag == 'W' ? "protecting paths in the mount namespace: bind mount of " : tag == 'X' ? "hiding paths in the mount namespace: tmpfs over " : "protecting paths in the mount namespace: read-only mount of ", path, errno);
 }
 
 // agentls_drop_caps leaves the process with no capabilities: bounding set
@@ -287,7 +294,7 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
 		case 'U': pl->unconfined = 1; break;
 		case 'D': pl->notify = 1; break;
-		case 'M': case 'H': case 'W': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
+		case 'M': case 'H': case 'W': case 'X': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
 			// A socket root for the supervisor (notify_linux.c).
 			char *r = agentls_str(p, n);
@@ -373,7 +380,7 @@ static void agentls_protect_paths(const unsigned char *buf, size_t len, struct a
 	for (size_t off = 0; off < len;) {
 		unsigned char tag = buf[off];
 		uint32_t n = buf[off + 1] | buf[off + 2] << 8 | buf[off + 3] << 16 | (uint32_t)buf[off + 4] << 24;
-		if (tag == 'M' || tag == 'H' || tag == 'W')
+		if (tag == 'M' || tag == 'H' || tag == 'W' || tag == 'X')
 			agentls_mount_step(tag, agentls_str(buf + off + 5, n));
 		off += 5 + (size_t)n;
 	}

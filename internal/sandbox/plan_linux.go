@@ -78,11 +78,13 @@ type planFailure struct {
 // namespace: the path itself, or, for a placeholder, the empty directory
 // or a read-only /dev/null over it. An anchor is a writable bind of a
 // directory onto itself, which only makes it a mount point that cannot be
-// renamed (pins_linux.go).
+// renamed (pins_linux.go). A hide covers a folder with an empty
+// read-only tmpfs (Policy.Hidden).
 type planMount struct {
 	path   string
 	cover  bool
 	anchor bool
+	hide   bool
 }
 
 // landlockRuleset is a Landlock ruleset worked out for the running kernel's
@@ -109,6 +111,7 @@ const (
 	tagMount      = 'M'
 	tagCover      = 'H'
 	tagAnchor     = 'W'
+	tagHide       = 'X'
 	tagShm        = 'S'
 	tagLandlock   = 'L'
 	tagRule       = 'R'
@@ -156,6 +159,8 @@ func (p *plan) encode() []byte {
 			tag = tagAnchor
 		case m.cover:
 			tag = tagCover
+		case m.hide:
+			tag = tagHide
 		}
 		rec(tag, []byte(m.path))
 	}
@@ -256,6 +261,8 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		paths := append(protectedPathsIn(b), lockDirProtection(writable)...)
 		paths = append(paths, ownPathsIn(p.Own, writable, true)...)
 		pl.mounts = extendMounts(planMounts(paths, held), writable)
+		// Last: a folder hidden below a pinned one is covered on top.
+		pl.mounts = append(pl.mounts, hiddenMounts(p.Hidden)...)
 		pl.nosuid = outermost(writable)
 		if p.mode() == WorkspaceWrite {
 			pl.privateShm = commandDirRights(abi, p.Network)
@@ -374,6 +381,38 @@ func planMounts(paths []protectedPath, held []string) []planMount {
 			out = append(out, planMount{path: p.path})
 		default:
 			out = append(out, planMount{path: p.path})
+		}
+	}
+	return out
+}
+
+// hiddenMounts covers the hidden folders, made first (0700) when missing
+// so that none appears, unhidden, while the command runs. A path that
+// is not a folder, or that cannot be made, is left out: what this user
+// cannot make holds nothing of agent-ls's.
+func hiddenMounts(hidden []string) []planMount {
+	var out []planMount
+	seen := map[string]bool{}
+	for _, h := range hidden {
+		if !filepath.IsAbs(h) {
+			continue
+		}
+		h = filepath.Clean(h)
+		if _, err := os.Lstat(h); errors.Is(err, os.ErrNotExist) {
+			_ = os.MkdirAll(h, 0o700)
+		}
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			continue
+		}
+		for _, p := range []string{real, h} {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, planMount{path: p, hide: true})
+			}
 		}
 	}
 	return out

@@ -70,6 +70,12 @@ type Policy struct {
 	// wherever they lie inside a writable root, whatever the project
 	// root. The runner adds the agent-ls binary and the helper itself.
 	Own []string
+	// Hidden are folders of agent-ls's own that a command may not even
+	// read (the OAuth tokens of MCP servers): in the helper's mount
+	// namespace an empty read-only tmpfs covers each. Without a mount
+	// namespace (NoNamespace, or a kernel without user namespaces) they
+	// stay readable, as protected paths stay writable there.
+	Hidden []string
 }
 
 // PolicyFor is the policy of a command that runs in cwd inside the
@@ -78,11 +84,14 @@ type Policy struct {
 // ExcludeTmpdirEnvVar, ExcludeSlashTmp and CacheRoot from the settings b
 // was built with.
 func PolicyFor(b *policy.Boundary, cwd string, network bool) Policy {
-	var own []string
+	var own, hidden []string
 	for _, o := range b.Own() {
 		own = append(own, o.Path)
+		if o.Hidden {
+			hidden = append(hidden, o.Path)
+		}
 	}
-	return Policy{Mode: b.Mode(), Root: b.Root(), Cwd: cwd, WritableRoots: b.ExtraRoots(), Network: network, Own: own}
+	return Policy{Mode: b.Mode(), Root: b.Root(), Cwd: cwd, WritableRoots: b.ExtraRoots(), Network: network, Own: own, Hidden: hidden}
 }
 
 func (p Policy) mode() policy.SandboxMode {

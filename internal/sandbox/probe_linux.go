@@ -106,6 +106,11 @@ func Explain(p Policy, c Capabilities) string {
 // and returns the writable roots.
 func explainWritable(line func(string, ...any), p Policy, c Capabilities) []string {
 	line("readable and executable: the whole filesystem")
+	if len(p.Hidden) > 0 && c.Namespaces && !p.NoNamespace {
+		line("          but %s, hidden (an empty read-only folder in its place)", strings.Join(p.Hidden, " "))
+	} else if len(p.Hidden) > 0 {
+		line("          %s too: NOT hidden without a mount namespace", strings.Join(p.Hidden, " "))
+	}
 	writable := p.writableRoots(os.Getenv("TMPDIR"))
 	if len(writable) == 0 {
 		line("writable: nothing but %s and /dev/pts", strings.Join(devFiles, " "))
