@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -167,5 +168,36 @@ func TestExecTellsTheModelWhatTheSandboxEnforces(t *testing.T) {
 	want := "<sandbox>" + sandbox.Probe().Summary() + "</sandbox>"
 	if !strings.Contains(env, want) {
 		t.Errorf("environment context lacks %s:\n%s", want, env)
+	}
+}
+
+// TestExecModelCannotReadMCPTokens: the model's read_file of a stored
+// MCP OAuth token is refused, and the token never reaches the model.
+func TestExecModelCannotReadMCPTokens(t *testing.T) {
+	state := t.TempDir()
+	token := filepath.Join(state, "agent-ls", "mcp-auth", "docs.json")
+	if err := os.MkdirAll(filepath.Dir(token), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(token, []byte(`{"access_token":"sk-secret-42"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]any{"file_path": token})
+	m := fakemodel.New(fakemodel.Answer(fakemodel.FunctionCall("r1", "read_file", string(args))), fakemodel.Say("done"))
+	defer m.Close()
+	var stderr bytes.Buffer
+	cmd := execCmd(t, m, "read the token")
+	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+state)
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	reqs := m.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	body := string(reqs[1].Body)
+	if strings.Contains(body, "sk-secret-42") || !strings.Contains(body, "agent-ls keeps") {
+		t.Errorf("the model was sent:\n%s", body)
 	}
 }

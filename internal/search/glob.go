@@ -15,6 +15,10 @@ import (
 type Glob struct {
 	pattern string // relative to the directory; a bare name is looked for at any depth
 	re      *regexp.Regexp
+	// Skip, when set, leaves out the directories (link false) and the
+	// files reached through symbolic links (link true) for which it
+	// reports true, given the path as walked.
+	Skip func(abs string, link bool) bool
 }
 
 // NewGlob compiles pattern: `*` and `?` stay within one path segment,
@@ -46,7 +50,7 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 		}
 		root, rest = filepath.Join(root, rest[:i]), rest[i+1:]
 	}
-	opts := walkOptions{Root: root, Base: ignoreBase(cwd, dir)}
+	opts := walkOptions{Root: root, Base: ignoreBase(cwd, dir), Skip: g.Skip}
 	if lexicallyWithin(dir, root) && root != dir {
 		// Ignore files between dir and root still apply.
 		if pathIgnored(walkOptions{Root: dir, Base: opts.Base}, root, true) {

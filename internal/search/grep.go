@@ -84,7 +84,14 @@ type Grep struct {
 	mu   sync.Mutex // guards res and kept while workers search
 	res  Result
 	kept int // lines (or files) held in res.Files
+	// skipDir: see SetSkip.
+	skipDir func(abs string, link bool) bool
 }
+
+// SetSkip sets what a Tree leaves out: the directories (link false) and
+// the files reached through symbolic links (link true) for which skip
+// reports true, given the path as walked. nil leaves out nothing more.
+func (g *Grep) SetSkip(skip func(abs string, link bool) bool) { g.skipDir = skip }
 
 // NewGrep compiles q's pattern and include glob.
 func NewGrep(q Query, docs Docs) (*Grep, error) {

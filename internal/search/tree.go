@@ -13,7 +13,7 @@ import (
 // not on disk. Ignore files apply from the enclosing git repository's
 // root, else from cwd (the workspace) when root is in it, else from root.
 func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
-	opts := walkOptions{Root: root, Base: ignoreBase(cwd, root)}
+	opts := walkOptions{Root: root, Base: ignoreBase(cwd, root), Skip: g.skipDir}
 	open := openUnder(g.docs, root)
 	var seen sync.Map // open documents the walk reached
 	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}

@@ -26,6 +26,11 @@ type walkOptions struct {
 	Hidden bool
 	// NoIgnore disregards .gitignore and .ignore files.
 	NoIgnore bool
+	// Skip, when set, leaves out a directory (link false: its path as
+	// walked, below Root) or a file reached through a symbolic link (link
+	// true: the link's path) for which it reports true: what the caller
+	// may not read. The root is asked as a directory first.
+	Skip func(abs string, link bool) bool
 }
 
 // walk visits the files below opts.Root in parallel, skipping hidden and
@@ -34,6 +39,9 @@ type walkOptions struct {
 // Directories it could not read come back as notes; they do not stop the
 // walk.
 func walk(ctx context.Context, opts walkOptions, visit func(walkFile)) []Note {
+	if opts.Skip != nil && opts.Skip(opts.Root, false) {
+		return nil
+	}
 	w := &walker{opts: opts, visit: visit, ctx: ctx}
 	w.cond = sync.NewCond(&w.mu)
 	var stack *ignoreStack
@@ -132,14 +140,14 @@ func (w *walker) readDir(job dirJob) []dirJob {
 		if typ&fs.ModeSymlink != 0 {
 			// Follow links to files, not to directories.
 			fi, err := os.Stat(abs)
-			if err != nil || !fi.Mode().IsRegular() {
+			if err != nil || !fi.Mode().IsRegular() || (w.opts.Skip != nil && w.opts.Skip(abs, true)) {
 				continue
 			}
 			typ = 0
 		}
 		switch {
 		case typ.IsDir():
-			if stack != nil && stack.ignored(abs, true) {
+			if (stack != nil && stack.ignored(abs, true)) || (w.opts.Skip != nil && w.opts.Skip(abs, false)) {
 				continue
 			}
 			subdirs = append(subdirs, dirJob{abs: abs, stack: stack})

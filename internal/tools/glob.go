@@ -89,6 +89,7 @@ func newGlobQuery(env *Env, a globArgs) (globQuery, error) {
 	if q.t, err = resolvePath(env, a.Path); err != nil {
 		return q, err
 	}
+	q.glob.Skip = skipHidden(env, q.t)
 	if fi, err := os.Stat(q.t.Abs); err != nil {
 		return q, fmt.Errorf("%s: %w", q.t.Display, plainErr(err))
 	} else if !fi.IsDir() {

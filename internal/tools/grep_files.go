@@ -138,6 +138,7 @@ func grep(ctx context.Context, env *Env, q grepQuery) (*grepResult, error) {
 	} else if fi, err := os.Stat(t.Abs); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Display, plainErr(err))
 	} else if fi.IsDir() {
+		g.SetSkip(skipHidden(env, t))
 		if err := g.Tree(ctx, t.Abs, env.Cwd); err != nil {
 			return nil, err
 		}

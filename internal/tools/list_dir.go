@@ -86,7 +86,7 @@ func (ListDir) Handle(ctx context.Context, env *Env, call *Call) (Output, error)
 	if !fi.IsDir() {
 		return Output{}, fmt.Errorf("list_dir: %s is not a directory; use read_file to read it", t.Display)
 	}
-	l := listing{env: env, depth: a.Depth, unsaved: unsavedByDir(env, t.Abs)}
+	l := listing{env: env, depth: a.Depth, unsaved: unsavedByDir(env, t.Abs), skip: skipHidden(env, t)}
 	l.visit(ctx, t.Abs, 0)
 	if err := ctx.Err(); err != nil {
 		return Output{}, err
@@ -132,6 +132,8 @@ type listing struct {
 	notes   []string // directories that could not be read
 	// truncated: maxListEntries were collected and the walk stopped.
 	truncated bool
+	// skip: the folders not to list into (skipHidden), or nil.
+	skip func(abs string, link bool) bool
 }
 
 // visit adds the entries of dir, at depth, and of its subdirectories
@@ -167,7 +169,7 @@ func (l *listing) visit(ctx context.Context, dir string, depth int) {
 			return
 		}
 		l.entries = append(l.entries, e)
-		if e.dir && depth+1 < l.depth && e.name != ".git" {
+		if e.dir && depth+1 < l.depth && e.name != ".git" && (l.skip == nil || !l.skip(e.abs, false)) {
 			l.visit(ctx, e.abs, depth+1)
 		}
 	}

@@ -24,8 +24,9 @@ type target struct {
 
 // resolvePath turns a path argument (relative to env.Cwd or absolute) into
 // a target. Like commands in every sandbox mode (and like Codex's
-// sandbox), tools may read the whole machine; the boundary only limits
-// writes.
+// sandbox), tools may read the whole machine but the folders of agent-ls's
+// own that it hides (the MCP servers' OAuth tokens, see hiddenAt); the
+// boundary otherwise only limits writes.
 func resolvePath(env *Env, p string) (target, error) {
 	if strings.TrimSpace(p) == "" {
 		return target{}, errors.New("the path is empty")
@@ -36,6 +37,9 @@ func resolvePath(env *Env, p string) (target, error) {
 	}
 	abs = filepath.Clean(abs)
 	t := target{Abs: abs, Display: displayPath(env, abs)}
+	if o, hidden := hiddenAt(env, abs); hidden {
+		return t, hiddenError(t.Display, o)
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		// EvalSymlinks reports loops in its own words; stat names them.
