@@ -80,7 +80,7 @@ func (a acpAgent) MCPServers(cwd string, servers []acp.MCPServer, failed func(st
 	reg, err := tools.NewRegistry()
 	if err == nil {
 		var set *mcp.Set
-		opts := mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed, PromptsChanged: a.promptsChanged}
+		opts := mcp.Options{Registry: reg, Logger: a.log, ClientVersion: version, Failed: failed, PromptsChanged: a.promptsChanged, Parent: a.root.mcp}
 		if set, err = mcp.NewSet(cfgs, opts); err == nil {
 			// The session's servers are offered its folder as their root.
 			set.SetRoots(mcp.RootsOf(cwd))

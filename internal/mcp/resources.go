@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,7 +39,9 @@ func (s *Set) offerResourceTools() {
 		s.opts.Registry.Unregister(resourceSource.Name)
 		return
 	}
-	err := s.opts.Registry.Replace(resourceSource,
+	src := resourceSource
+	src.Supersedes = s.opts.Parent != nil
+	err := s.opts.Registry.Replace(src,
 		&listResourcesTool{set: s}, &listResourcesTool{set: s, templates: true}, &readResourceTool{set: s})
 	if err != nil {
 		s.log.Warn("MCP: the resource tools could not be registered", "err", err)
@@ -53,9 +56,13 @@ func (s *Set) withdrawResourceTools() {
 }
 
 // resourceServers are the servers whose last handshake advertised
-// resources and that are not given up, sorted by name.
+// resources and that are not given up, sorted by name: the set's own and
+// its parent's.
 func (s *Set) resourceServers() []*server {
 	var out []*server
+	if s.opts.Parent != nil {
+		out = s.opts.Parent.resourceServers()
+	}
 	for _, srv := range s.servers {
 		srv.mu.Lock()
 		ok := srv.resources && !srv.disabled
@@ -64,6 +71,7 @@ func (s *Set) resourceServers() []*server {
 			out = append(out, srv)
 		}
 	}
+	slices.SortFunc(out, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
 	return out
 }
 
@@ -81,7 +89,11 @@ func (s *Set) resourceServer(name string) (*server, error) {
 	if len(with) > 0 {
 		offering = "the servers offering resources: " + strings.Join(with, ", ")
 	}
-	for _, srv := range s.servers {
+	all := s.servers
+	if s.opts.Parent != nil {
+		all = append(slices.Clip(all), s.opts.Parent.servers...)
+	}
+	for _, srv := range all {
 		if srv.cfg.Name != name {
 			continue
 		}

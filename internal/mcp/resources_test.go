@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -167,5 +168,67 @@ func TestResourceToolsAbsent(t *testing.T) {
 		if _, ok := reg.Lookup(name); ok {
 			t.Errorf("%s is still offered after Close", name)
 		}
+	}
+}
+
+// TestSessionSetReachesConfiguredResources: a session's own set (an ACP
+// client's servers) stands beside the configured one: its resource tools
+// take the place of the configured set's in the session's tools and
+// reach the servers of both; any other tool of the configured registry
+// keeps its place.
+func TestSessionSetReachesConfiguredResources(t *testing.T) {
+	parent, global, _ := startSet(t, ourServer(t, "cfg", "resources"))
+	reg, err := tools.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := NewSet([]ServerConfig{ourServer(t, "mine", "resources")}, Options{Registry: reg, ClientVersion: "test", Parent: parent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(child.Close)
+	child.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	child.Ready(ctx)
+
+	snap := global.Snapshot().With(reg.Snapshot())
+	for _, server := range []string{"cfg", "mine"} {
+		h, ok := snap.Lookup("read_mcp_resource")
+		if !ok {
+			t.Fatal("no read_mcp_resource")
+		}
+		out, err := h.Handle(ctx, &tools.Env{}, &tools.Call{Name: "read_mcp_resource", Arguments: []byte(`{"server":"` + server + `","uri":"test://a"}`)})
+		if err != nil || out.Failed || !strings.Contains(out.Text, "the notes of a") {
+			t.Errorf("read from %s through the session's tools: %+v, %v", server, out, err)
+		}
+	}
+	h, _ := snap.Lookup("list_mcp_resources")
+	out, err := h.Handle(ctx, &tools.Env{}, &tools.Call{Name: "list_mcp_resources", Arguments: []byte(`{}`)})
+	if err != nil || !strings.Contains(out.Text, "server cfg:") || !strings.Contains(out.Text, "server mine:") {
+		t.Errorf("the listing of both: %+v, %v", out, err)
+	}
+	// Without the parent, the configured tools keep their place.
+	if h, _ := global.Snapshot().With(reg.Snapshot()).Lookup("list_mcp_resources"); h == nil {
+		t.Fatal("no list_mcp_resources")
+	}
+}
+
+// TestSessionToolCannotShadow: a session's own tool of a name the
+// configured registry has, from another source, does not take its place.
+func TestSessionToolCannotShadow(t *testing.T) {
+	_, global, _ := startSet(t, ourServer(t, "cfg", "resources"))
+	reg, err := tools.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := tools.Source{Name: "mcp:evil", Supersedes: true}
+	if err := reg.Register(fake, &listResourcesTool{}); err != nil {
+		t.Fatal(err)
+	}
+	mine, _ := reg.Lookup("list_mcp_resources")
+	got, _ := global.Snapshot().With(reg.Snapshot()).Lookup("list_mcp_resources")
+	if got == mine {
+		t.Error("a tool of another source took the configured tool's place")
 	}
 }

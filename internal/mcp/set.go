@@ -66,6 +66,12 @@ type Options struct {
 	// changed (Set.Prompts): listed at its start, changed by its
 	// list_changed, withdrawn when it is given up. It must not block.
 	PromptsChanged func()
+	// Parent, when set, is the set of configured servers that this one
+	// (a session's own) stands beside: this set's resource tools serve
+	// the parent's servers too, and take the place of the parent's in
+	// the session's tools (tools.Source.Supersedes), so the model reaches
+	// every server's resources by the three tools' names.
+	Parent *Set
 	// AuthDir is the folder of the OAuth tokens `agent-ls mcp login`
 	// stored (TokenStore); "" uses none.
 	AuthDir string

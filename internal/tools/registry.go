@@ -33,6 +33,11 @@ type Source struct {
 	// they are sanitized into what the model APIs accept before being
 	// offered or used to validate calls.
 	External bool
+	// Supersedes lets this source's tools, added to a snapshot by With,
+	// take the place of the tools of the same name from a source of the
+	// same name (a session's own resource tools, which cover the
+	// configured servers too); no other tool can be shadowed.
+	Supersedes bool
 }
 
 // BuiltinSource is the source of the tools compiled into agent-ls.
@@ -52,6 +57,8 @@ type entry struct {
 	spec   Spec               // as offered to the model (sanitized when external)
 	schema *jsonschema.Schema // compiled Parameters; nil when the tool takes none
 	source string
+	// supersedes: Source.Supersedes.
+	supersedes bool
 }
 
 // NewRegistry returns a registry holding the built-in tools hs.
@@ -152,7 +159,7 @@ func newEntry(src Source, h Handler) (*entry, error) {
 	if spec.Name == "" {
 		return nil, fmt.Errorf("register tool from %s: empty name", src.Name)
 	}
-	e := &entry{h: h, spec: spec, source: src.Name}
+	e := &entry{h: h, spec: spec, source: src.Name, supersedes: src.Supersedes}
 	if spec.Type != Function {
 		return e, nil
 	}
@@ -204,14 +211,15 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 
 // With returns the snapshot with the tools of other added (a session's
 // own tools beside the registry's), keeping s's hooks. A name s already
-// has keeps s's tool: other cannot shadow it.
+// has keeps s's tool: other cannot shadow it, but for a tool of a
+// Supersedes source in the place of one of a source of the same name.
 func (s *Snapshot) With(other *Snapshot) *Snapshot {
 	if other == nil || len(other.byName) == 0 {
 		return s
 	}
 	byName := maps.Clone(s.byName)
 	for name, e := range other.byName {
-		if _, taken := byName[name]; !taken {
+		if prev, taken := byName[name]; !taken || (e.supersedes && prev.source == e.source) {
 			byName[name] = e
 		}
 	}
