@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -235,4 +236,35 @@ func (s *server) needsLogin(err error, cn *conn) error {
 		s.set.opts.Failed(s.cfg.Name, err)
 	}
 	return err
+}
+
+// revive starts a server that needed a login again when a token for it
+// was stored after that (`agent-ls mcp login` run meanwhile, in another
+// terminal): its tools come back for the next request, without a restart
+// of agent-ls. It returns at once when there is nothing to do; a start
+// it makes is waited for within ctx.
+func (s *server) revive(ctx context.Context) {
+	s.mu.Lock()
+	since, waiting := s.failedAt, s.state == StateNeedsLogin
+	s.mu.Unlock()
+	dir := s.set.opts.AuthDir
+	if !waiting || dir == "" {
+		return
+	}
+	fi, err := os.Stat(TokenStore{Dir: dir}.path(s.cfg.Name, s.cfg.URL))
+	if err != nil || !fi.ModTime().After(since) {
+		return
+	}
+	s.mu.Lock()
+	if s.state != StateNeedsLogin || !s.failedAt.Equal(since) {
+		s.mu.Unlock()
+		return
+	}
+	s.disabled, s.failures, s.err, s.state = false, 0, nil, StateStarting
+	s.failedAt = time.Time{}
+	s.mu.Unlock()
+	s.log.Info("MCP server: a login was stored; starting it again")
+	if _, err := s.client(ctx); err != nil {
+		s.log.Info("MCP server: the start after the login failed", "err", err)
+	}
 }

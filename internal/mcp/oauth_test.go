@@ -419,3 +419,35 @@ func TestTokenStoreKeys(t *testing.T) {
 		t.Error("another server's token was removed")
 	}
 }
+
+// TestOAuthLoginRevivesTheServer: a server that needed a login starts
+// again once `agent-ls mcp login` stored a token meanwhile (in another
+// process): the next Ready brings its tools back, without a new Set; a
+// Ready with no new token asks the server nothing.
+func TestOAuthLoginRevivesTheServer(t *testing.T) {
+	as := newAuthServer(t)
+	u, refused := protectedServer(t, as, false)
+	dir := filepath.Join(t.TempDir(), "mcp-auth")
+	cfg := ServerConfig{Name: "remote", URL: u}
+	set, reg, _ := startAuthSet(t, dir, cfg)
+	if st := statusOf(t, set, "remote"); st.State != StateNeedsLogin {
+		t.Fatalf("status before the login: %+v", st)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	before := refused.Load()
+	set.Ready(ctx)
+	if n := refused.Load(); n != before {
+		t.Errorf("a Ready without a new token asked the server %d times", n-before)
+	}
+	if _, out, err := login(t, cfg, dir, nil); err != nil {
+		t.Fatalf("login: %v\n%s", err, out)
+	}
+	set.Ready(ctx)
+	if st := statusOf(t, set, "remote"); st.State != StateReady || !slices.Contains(st.Tools, "echo") {
+		t.Fatalf("status after the login: %+v", st)
+	}
+	if r := call(t, reg, nil, "remote__echo", map[string]any{"text": "back"}); r.Output.Text != "echo: back" {
+		t.Errorf("echo: %+v", r.Output)
+	}
+}

@@ -153,13 +153,15 @@ func (s *Set) Start() {
 
 // Ready waits until every server has finished its first start (running,
 // or failed within its startup timeout) and no tools/list a server asked
-// for is still under way, or until ctx ends.
+// for is still under way, or until ctx ends. A server that needed a login
+// and has a token stored since is started again first (revive).
 func (s *Set) Ready(ctx context.Context) {
 	if s.Empty() {
 		return
 	}
 	for _, srv := range s.servers {
 		srv.ready(ctx)
+		srv.revive(ctx)
 	}
 }
 
