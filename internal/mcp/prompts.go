@@ -81,9 +81,8 @@ func SlashName(name string) bool {
 // promptState is a server's prompts; the server's mu guards it.
 type promptState struct {
 	list []Prompt
-	// busy: a listing after a list_changed runs; again asks for one
-	// more after it.
-	busy, again bool
+	// relist runs the prompts/list a list_changed asks for.
+	relist relister
 }
 
 // hasPrompts reports whether the server advertised prompts.
@@ -92,27 +91,20 @@ func (c *client) hasPrompts() bool { return c.capabilities().Prompts != nil }
 // listAllPrompts lists the server's prompts, page after page; a cursor
 // that comes back, or more than maxPrompts prompts, is an error.
 func listAllPrompts(ctx context.Context, c *client) ([]*sdk.Prompt, error) {
-	var list []*sdk.Prompt
-	seen := map[string]bool{"": true}
-	cursor := ""
-	for {
+	list, next, err := collectPages(ctx, "", maxPrompts, func(ctx context.Context, cursor string) ([]*sdk.Prompt, string, error) {
 		res, err := c.cs.ListPrompts(ctx, &sdk.ListPromptsParams{Cursor: cursor})
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		list = append(list, res.Prompts...)
-		if len(list) > maxPrompts {
-			return nil, fmt.Errorf("more than the %d prompts agent-ls takes from one server", maxPrompts)
-		}
-		if res.NextCursor == "" {
-			return list, nil
-		}
-		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("the cursor %q came back: the pages loop", textcut.Cut(res.NextCursor, 100))
-		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
+		return res.Prompts, res.NextCursor, nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(list) > maxPrompts || next != "":
+		return nil, fmt.Errorf("more than the %d prompts (or %d pages) agent-ls takes from one server", maxPrompts, maxPages)
 	}
+	return list, nil
 }
 
 // shownDescription is a description from a server as it is shown: on
@@ -208,52 +200,11 @@ func (s *server) setPrompts(list []Prompt) {
 }
 
 // promptsChanged reacts to notifications/prompts/list_changed from cn as
-// toolsChanged does to tools/list_changed: one listing at a time, in the
-// background, and one more after it for what came meanwhile.
+// toolsChanged does to tools/list_changed.
 func (s *server) promptsChanged(cn *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn != nil && s.conn != cn {
-		return
-	}
-	if s.prompts.busy {
-		s.prompts.again = true
-		return
-	}
-	s.prompts.busy = true
-	go s.refreshPrompts(cn)
-}
-
-// refreshPrompts lists cn's prompts until no list_changed came during
-// the last listing.
-func (s *server) refreshPrompts(cn *conn) {
-	for {
-		s.mu.Lock()
-		starting := s.starting
-		s.mu.Unlock()
-		if starting != nil {
-			select {
-			case <-starting:
-			case <-s.set.ctx.Done():
-			}
-		}
-		s.mu.Lock()
-		current := s.conn == cn
-		s.prompts.again = false
-		s.mu.Unlock()
-		if current {
-			ctx, cancel := context.WithTimeout(s.set.ctx, s.cfg.startupTimeout())
-			s.listPrompts(ctx, cn)
-			cancel()
-		}
-		s.mu.Lock()
-		if !s.prompts.again || s.conn != cn {
-			s.prompts.busy = false
-			s.mu.Unlock()
-			return
-		}
-		s.mu.Unlock()
-	}
+	s.relistLocked(cn, &s.prompts.relist, s.listPrompts)
 }
 
 // Prompts returns the prompts of the servers that offer any, sorted by

@@ -46,10 +46,8 @@ type server struct {
 	err      error
 	conn     *conn         // nil when not running
 	starting chan struct{} // closed when the (re)start under way ends
-	// refreshed is closed when the tools/list under way after a
-	// list_changed ends (nil: none runs); again asks for one more.
-	refreshed chan struct{}
-	again     bool
+	// toolsList runs the tools/list a list_changed asks for.
+	toolsList relister
 	offered   []string // the server's own names of the tools registered
 	failures  int      // in a row
 	failedAt  time.Time
@@ -121,7 +119,7 @@ func (s *server) ready(ctx context.Context) {
 		return
 	}
 	s.mu.Lock()
-	ch := s.refreshed
+	ch := s.toolsList.running
 	s.mu.Unlock()
 	if ch != nil {
 		select {
@@ -246,26 +244,44 @@ func (s *server) listTools(ctx context.Context, cn *conn) error {
 
 // toolsChanged reacts to notifications/tools/list_changed from cn: the
 // tools are listed again in the background (the notification arrives on
-// the connection's reading goroutine, which the answer needs). One
-// listing runs at a time; notifications that come meanwhile make one more
-// listing after it, however many they are.
+// the connection's reading goroutine, which the answer needs); see
+// relistLocked.
 func (s *server) toolsChanged(cn *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.relistLocked(cn, &s.toolsList, func(ctx context.Context, cn *conn) {
+		if err := s.listTools(ctx, cn); err != nil {
+			s.log.Warn("MCP server: listing the changed tools failed", "err", err)
+		}
+	})
+}
+
+// relister runs the listings that a list_changed asks for: one at a time,
+// and one more after it for the notifications that came meanwhile,
+// however many they are.
+type relister struct {
+	// running is closed when the listings end; nil while none runs.
+	running chan struct{}
+	again   bool
+}
+
+// relistLocked starts r's listings of cn in the background, or asks the
+// running ones for one more. s.mu is held.
+func (s *server) relistLocked(cn *conn, r *relister, list func(context.Context, *conn)) {
 	if s.conn != nil && s.conn != cn {
 		return
 	}
-	if s.refreshed != nil {
-		s.again = true
+	if r.running != nil {
+		r.again = true
 		return
 	}
-	s.refreshed = make(chan struct{})
-	go s.refresh(cn)
+	r.running = make(chan struct{})
+	go s.relist(cn, r, list)
 }
 
-// refresh lists cn's tools until no list_changed came during the last
+// relist runs list on cn until no list_changed came during the last
 // listing.
-func (s *server) refresh(cn *conn) {
+func (s *server) relist(cn *conn, r *relister, list func(context.Context, *conn)) {
 	for {
 		// A notification may come while the connection is still being
 		// set up: its listing waits for the start to end.
@@ -280,19 +296,17 @@ func (s *server) refresh(cn *conn) {
 		}
 		s.mu.Lock()
 		current := s.conn == cn
-		s.again = false
+		r.again = false
 		s.mu.Unlock()
 		if current {
 			ctx, cancel := context.WithTimeout(s.set.ctx, s.cfg.startupTimeout())
-			if err := s.listTools(ctx, cn); err != nil {
-				s.log.Warn("MCP server: listing the changed tools failed", "err", err)
-			}
+			list(ctx, cn)
 			cancel()
 		}
 		s.mu.Lock()
-		if !s.again || s.conn != cn {
-			close(s.refreshed)
-			s.refreshed = nil
+		if !r.again || s.conn != cn {
+			close(r.running)
+			r.running = nil
 			s.mu.Unlock()
 			return
 		}
