@@ -101,15 +101,12 @@ func (t *terminal) run(ts *Terminals, env *Env, spec terminalSpec) error {
 // startPTY starts the command on a new pseudo-terminal, its controlling
 // terminal, and reads the master until the terminal closes.
 func (t *terminal) startPTY() (chan struct{}, error) {
-	master, slave, err := openPTY()
+	master, slave, err := sandbox.OpenPTY()
 	if err != nil {
 		return nil, err
 	}
 	c := t.cmd
-	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
-	// The command's session (Command starts one) gets the pty as its
-	// controlling terminal: descriptor 0 in the child.
-	c.SysProcAttr.Setctty, c.SysProcAttr.Ctty = true, 0
+	c.AttachPTY(slave)
 	err = c.Start()
 	slave.Close()
 	if err != nil {

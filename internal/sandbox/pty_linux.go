@@ -1,4 +1,4 @@
-package tools
+package sandbox
 
 import (
 	"fmt"
@@ -8,16 +8,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Window size of the terminal a tty session gets.
+// PTYRows and PTYCols are the window size of the terminals OpenPTY opens.
 const (
-	ptyRows = 24
-	ptyCols = 80
+	PTYRows = 24
+	PTYCols = 80
 )
 
-// openPTY opens a new pseudo-terminal: the master agent-ls reads and
+// OpenPTY opens a new pseudo-terminal: the master agent-ls reads and
 // writes, and the slave the command gets as its standard streams and
 // controlling terminal. Neither is anyone's controlling terminal yet.
-func openPTY() (master, slave *os.File, err error) {
+func OpenPTY() (master, slave *os.File, err error) {
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open /dev/ptmx: %w", err)
@@ -40,9 +40,17 @@ func openPTY() (master, slave *os.File, err error) {
 		return fail("open "+name, err)
 	}
 	slave = os.NewFile(uintptr(sfd), name)
-	if err := unix.IoctlSetWinsize(sfd, unix.TIOCSWINSZ, &unix.Winsize{Row: ptyRows, Col: ptyCols}); err != nil {
+	if err := unix.IoctlSetWinsize(sfd, unix.TIOCSWINSZ, &unix.Winsize{Row: PTYRows, Col: PTYCols}); err != nil {
 		slave.Close()
 		return fail("window size", err)
 	}
 	return master, slave, nil
+}
+
+// AttachPTY makes slave, a terminal OpenPTY opened, the command's
+// standard streams and the controlling terminal of the session Command
+// starts it in. The seccomp filter still refuses TIOCSTI on it.
+func (c *Cmd) AttachPTY(slave *os.File) {
+	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+	c.SysProcAttr.Setctty, c.SysProcAttr.Ctty = true, 0
 }
