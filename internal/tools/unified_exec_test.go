@@ -176,3 +176,19 @@ func (l *eventLog) snapshot() []event.Payload {
 	defer l.mu.Unlock()
 	return append([]event.Payload(nil), l.events...)
 }
+
+// TestExecCommandTTY: with tty the command has a terminal (a sane TERM,
+// 80x24) in the sandbox, and cannot type into it (TIOCSTI).
+func TestExecCommandTTY(t *testing.T) {
+	env, _ := terminalEnv(t)
+	script := "import os, fcntl, termios\n" +
+		"print('tty', os.isatty(0), os.environ['TERM'], os.get_terminal_size())\n" +
+		"try:\n    fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('typed')\nexcept OSError as e:\n    print('refused', e)\n"
+	out := callTool(t, ExecCommand{}, env, map[string]any{"login": false, "tty": true, "yield_time_ms": 30000,
+		"cmd": "printf '%s' " + shellQuote(script) + " > probe.py && python3 probe.py"})
+	if !strings.Contains(out.Text, "tty True xterm-256color os.terminal_size(columns=80, lines=24)") || !strings.Contains(out.Text, "refused") || strings.Contains(out.Text, "typed") {
+		t.Errorf("tty: %q", out.Text)
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
