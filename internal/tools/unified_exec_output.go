@@ -19,6 +19,8 @@ const (
 	minPollYield           = 5 * time.Second
 	maxPollYield           = 300 * time.Second
 	defaultMaxOutputTokens = 10_000
+	// warnTerminals open command sessions make each answer warn.
+	warnTerminals = 60
 	// bytesPerToken is how output is counted in tokens, as Codex does.
 	bytesPerToken = 4
 )
@@ -64,6 +66,9 @@ func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, 
 		fmt.Fprintf(&b, "Process exited with code %d\n", t.exitCode)
 	} else {
 		fmt.Fprintf(&b, "Process running with session ID %d\n", t.id)
+		if n := ts.Live(); n >= warnTerminals {
+			fmt.Fprintf(&b, "Warning: %d of at most %d command sessions are open; end those you no longer need (write_stdin)\n", n, MaxTerminals)
+		}
 	}
 	fmt.Fprintf(&b, "Original token count: %d\nOutput:\n", tokenCount(text))
 	b.WriteString(truncateTokens(text, maxTokens))

@@ -77,7 +77,11 @@ func TestSixtyFifthSessionRefused(t *testing.T) {
 			t.Fatalf("session %d: %v", i, err)
 		}
 	}
-	out := callTool(t, ExecCommand{}, env, map[string]any{"login": false, "cmd": "true"})
+	out := callTool(t, WriteStdin{}, env, map[string]any{"session_id": 1063, "chars": "x"})
+	if !strings.Contains(out.Text, "Warning: 64 of at most 64 command sessions are open") {
+		t.Errorf("no warning with 64 open: %q", out.Text)
+	}
+	out = callTool(t, ExecCommand{}, env, map[string]any{"login": false, "cmd": "true"})
 	if !out.Failed || !strings.Contains(out.Text, "64 command sessions are open") || !strings.Contains(out.Text, "write_stdin") || !strings.Contains(out.Text, "1000, 1001") {
 		t.Errorf("65th: %+v", out)
 	}
