@@ -18,7 +18,9 @@ const (
 // writes, and the slave the command gets as its standard streams and
 // controlling terminal. Neither is anyone's controlling terminal yet.
 func OpenPTY() (master, slave *os.File, err error) {
-	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	// Non-blocking, the master goes through Go's poller: closing it ends
+	// a Read still waiting.
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open /dev/ptmx: %w", err)
 	}
