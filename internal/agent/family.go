@@ -27,6 +27,9 @@ type family struct {
 	webSearch bool
 	// contextWindow in tokens, 0 when unknown.
 	contextWindow int64
+	// unifiedExec: Codex gives the model exec_command and write_stdin
+	// instead of shell.
+	unifiedExec bool
 }
 
 // families maps model name prefixes to families; the first match wins, so
@@ -35,8 +38,8 @@ var families = []struct {
 	prefix string
 	family
 }{
-	{"gpt-5", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, verbosity: true, webSearch: true, contextWindow: 272_000}},
-	{"codex-", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000}},
+	{"gpt-5", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, verbosity: true, webSearch: true, contextWindow: 272_000, unifiedExec: true}},
+	{"codex-", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000, unifiedExec: true}},
 	{"o3-mini", family{reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000}},
 	{"o3", family{reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 200_000}},
 	{"o4-mini", family{reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 200_000}},

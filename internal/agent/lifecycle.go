@@ -37,6 +37,7 @@ func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 		return nil, fmt.Errorf("session cwd %s is not a directory", o.Cwd)
 	}
 	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns), obs: noObserver{}, sockets: new(tools.SocketRegistry)}
+	s.terminals = tools.NewTerminals(s.emitTerminal)
 	st, err := m.settle(id, o)
 	if err != nil {
 		return nil, err
@@ -113,6 +114,7 @@ func (m *Manager) Forget(sessionID string) error {
 	m.mu.Unlock()
 	s.undo.close()
 	s.sockets.Close()
+	s.terminals.Close()
 	m.log.Info("session forgotten", "session", sessionID)
 	return nil
 }
@@ -132,6 +134,7 @@ func (m *Manager) Close() {
 		}
 		s.undo.close()
 		s.sockets.Close()
+		s.terminals.Close()
 	}
 }
 

@@ -163,6 +163,9 @@ type Defaults struct {
 	DisabledTools []string
 	// MaxRequests bounds the model requests of one turn (default 100).
 	MaxRequests int
+	// UnifiedExec offers exec_command and write_stdin instead of shell
+	// (use_unified_exec); nil leaves it to the model family.
+	UnifiedExec *bool
 	// ContextWindow is the model's context window in tokens
 	// (model_context_window); 0 takes the model family's.
 	ContextWindow int64

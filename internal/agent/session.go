@@ -43,6 +43,9 @@ type session struct {
 	// sockets records the Unix sockets the session's sandboxed commands
 	// bind: a server one command starts is reached by the next.
 	sockets *tools.SocketRegistry
+	// terminals are the command sessions exec_command started: they
+	// live across turns and end with the session.
+	terminals *tools.Terminals
 
 	emitMu sync.Mutex
 	seq    int64
@@ -78,7 +81,7 @@ func (s *session) toolSnapshot(ctx context.Context) *tools.Snapshot {
 		s.tools.Ready(ctx)
 		snap = snap.With(s.tools.Snapshot())
 	}
-	return snap.Without(s.cfg.DisabledTools...)
+	return s.execTools(snap.Without(s.cfg.DisabledTools...))
 }
 
 // busy returns the running turn, if any; a turn that is only left to

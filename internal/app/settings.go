@@ -141,6 +141,7 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		ReasoningSummary: s.ModelReasoningSummary,
 		Verbosity:        s.ModelVerbosity,
 		WebSearch:        s.Tools.WebSearch,
+		UnifiedExec:      s.UseUnifiedExec,
 		DisabledTools:    off,
 		MaxRequests:      s.MaxRequests,
 

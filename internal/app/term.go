@@ -231,6 +231,11 @@ func (f *termFrontend) show(p event.Payload) {
 		f.errw.WriteString(textcut.Visible(e.Chunk))
 	case event.ToolProgress:
 		fmt.Fprintf(f.errw, "  … %s\n", textcut.VisibleLine(e.Text()))
+	case event.TerminalOutput:
+		// A command session's output, live like a command's.
+		f.errw.WriteString(textcut.Visible(e.Data))
+	case event.TerminalExited:
+		fmt.Fprintf(f.errw, "▸ command session %s exited with code %d\n", textcut.VisibleLine(e.TerminalID), e.ExitCode)
 	case event.Plan:
 		if e.Explanation != "" {
 			fmt.Fprintf(f.errw, "plan: %s\n", textcut.VisibleLine(e.Explanation))

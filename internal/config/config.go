@@ -54,6 +54,10 @@ type Settings struct {
 	SandboxWorkspaceWrite  SandboxWorkspaceWrite  `toml:"sandbox_workspace_write"`
 	ShellEnvironmentPolicy ShellEnvironmentPolicy `toml:"shell_environment_policy"`
 	Tools                  Tools                  `toml:"tools"`
+	// UseUnifiedExec offers the model exec_command and write_stdin
+	// (commands that run on, with a terminal) instead of shell; unset,
+	// the model family decides (Codex's models get them).
+	UseUnifiedExec *bool `toml:"use_unified_exec"`
 }
 
 // SandboxWorkspaceWrite tunes the workspace-write sandbox.

@@ -41,6 +41,9 @@ var samples = []Payload{
 	Compacted{Summary: "The user asked for a fix; tests pass.", TokensBefore: 200000, TokensAfter: 12000},
 	TurnCompleted{Status: StatusFailed, Error: "model request failed after 5 attempts", LastMessage: "Fixed.", Diff: "--- a/a.go\n+++ b/a.go\n"},
 	ToolProgress{CallID: "call_3", Progress: 2, Total: 5.5, Message: "indexing \"src\""},
+	TerminalStarted{TerminalID: "1000", CallID: "call_4", Command: []string{"bash", "-lc", "python3 -i"}, Cwd: "/w", TTY: true},
+	TerminalOutput{TerminalID: "1000", Data: ">>> x = 2\r\n\x1b[0m日本\uFFFD"},
+	TerminalExited{TerminalID: "1000", ExitCode: 137},
 }
 
 // TestToolProgressText: the line front ends show for a progress event.
@@ -168,5 +171,21 @@ func TestEveryEventTypeHasGolden(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
 	if len(files) != len(samples) {
 		t.Errorf("%d golden files for %d event types: %v", len(files), len(samples), files)
+	}
+}
+
+// A terminal event between turns carries an empty turnId, present on the
+// wire, and reads back as such.
+func TestTerminalEventBetweenTurns(t *testing.T) {
+	b, err := json.Marshal(Event{SessionID: "s1", Seq: 4, Payload: TerminalExited{TerminalID: "1001", ExitCode: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"turnId":""`)) || !bytes.Contains(b, []byte(`"exitCode":0`)) {
+		t.Errorf("between turns: %s", b)
+	}
+	ev, err := Parse(b)
+	if err != nil || ev.TurnID != "" || ev.Payload != (TerminalExited{TerminalID: "1001"}) {
+		t.Errorf("read back as %#v (%v)", ev, err)
 	}
 }

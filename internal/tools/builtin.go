@@ -6,6 +6,8 @@ func Builtin() []Handler {
 	return []Handler{
 		UpdatePlan{},
 		Shell{},
+		ExecCommand{},
+		WriteStdin{},
 		ApplyPatch{},
 		WriteFile{},
 		ReadFile{},

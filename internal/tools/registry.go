@@ -209,6 +209,19 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 	return newSnapshot(byName, s.hooks)
 }
 
+// Unoffered returns the snapshot with the tools named left out of what
+// is offered to the model (Specs, Names) while a call of one still runs:
+// a tool another one stands in for, which models trained on it may still
+// call. Names of no tool are ignored.
+func (s *Snapshot) Unoffered(names ...string) *Snapshot {
+	if !slices.ContainsFunc(names, func(n string) bool { _, ok := s.byName[n]; return ok }) {
+		return s
+	}
+	out := newSnapshot(s.byName, s.hooks)
+	out.sorted = slices.DeleteFunc(out.sorted, func(e *entry) bool { return slices.Contains(names, e.spec.Name) })
+	return out
+}
+
 // With returns the snapshot with the tools of other added (a session's
 // own tools beside the registry's), keeping s's hooks. A name s already
 // has keeps s's tool: other cannot shadow it, but for a tool of a

@@ -184,23 +184,13 @@ type commandResult struct {
 // timeout or an interrupt kills the whole process group; an interrupt
 // returns ctx's error.
 func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir string, timeout time.Duration, sandboxed bool) (*commandResult, error) {
-	helper := env.Exec.HelperPath
-	if helper == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("shell: find the sandbox helper: %w", err)
-		}
-		helper = exe
+	helper, err := helperPath(env)
+	if err != nil {
+		return nil, fmt.Errorf("shell: %w", err)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	policy := sandbox.PolicyFor(env.Boundary, dir, env.Exec.Network)
-	policy.ExcludeTmpdirEnvVar, policy.ExcludeSlashTmp = env.Exec.ExcludeTmpdirEnvVar, env.Exec.ExcludeSlashTmp
-	policy.CacheRoot = env.Exec.CacheRoot
-	policy.Sockets, policy.AllowProjectSockets = env.Exec.Sockets, env.Exec.AllowProjectSockets
-	if !sandboxed {
-		policy.Mode = sandbox.DangerFullAccess
-	}
+	policy := commandPolicy(env, dir, sandboxed)
 	res := &commandResult{stdout: newCapture(), stderr: newCapture(), combined: newCapture()}
 	cmd, err := sandbox.Command(runCtx, policy, argv, env.Exec.Env.Environ(os.Environ()), helper)
 	if errors.Is(err, sandbox.ErrNotFound) || errors.Is(err, exec.ErrNotFound) {
@@ -246,6 +236,31 @@ func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir
 	}
 	res.exitCode = exitCodeOf(cmd.ProcessState, err)
 	return res, nil
+}
+
+// helperPath is the agent-ls binary that runs the sandbox helper.
+func helperPath(env *Env) (string, error) {
+	if env.Exec.HelperPath != "" {
+		return env.Exec.HelperPath, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the sandbox helper: %w", err)
+	}
+	return exe, nil
+}
+
+// commandPolicy is the sandbox policy of a command the session runs in
+// dir: its boundary and exec settings, or no sandbox when !sandboxed.
+func commandPolicy(env *Env, dir string, sandboxed bool) sandbox.Policy {
+	policy := sandbox.PolicyFor(env.Boundary, dir, env.Exec.Network)
+	policy.ExcludeTmpdirEnvVar, policy.ExcludeSlashTmp = env.Exec.ExcludeTmpdirEnvVar, env.Exec.ExcludeSlashTmp
+	policy.CacheRoot = env.Exec.CacheRoot
+	policy.Sockets, policy.AllowProjectSockets = env.Exec.Sockets, env.Exec.AllowProjectSockets
+	if !sandboxed {
+		policy.Mode = sandbox.DangerFullAccess
+	}
+	return policy
 }
 
 func exitCodeOf(ps *os.ProcessState, err error) int {

@@ -23,9 +23,10 @@ const (
 // liveOutput coalesces a command's output into bounded execOutput events.
 // Its memory is bounded whatever the command writes.
 type liveOutput struct {
-	mu      sync.Mutex
-	emit    func(event.Payload)
-	callID  string
+	mu   sync.Mutex
+	emit func(event.Payload)
+	// out turns a chunk of a stream into its event.
+	out     func(stream, chunk string) event.Payload
 	stream  string // of pending
 	pending []byte
 	timer   *time.Timer
@@ -38,7 +39,9 @@ type liveOutput struct {
 }
 
 func newLiveOutput(emit func(event.Payload), callID string) *liveOutput {
-	return &liveOutput{emit: emit, callID: callID}
+	return &liveOutput{emit: emit, out: func(stream, chunk string) event.Payload {
+		return event.ExecOutput{CallID: callID, Stream: stream, Chunk: chunk}
+	}}
 }
 
 func (l *liveOutput) write(stream string, p []byte) {
@@ -115,7 +118,7 @@ func (l *liveOutput) sendBytes(b []byte) {
 }
 
 func (l *liveOutput) send(stream, chunk string) {
-	l.emit(event.ExecOutput{CallID: l.callID, Stream: stream, Chunk: chunk})
+	l.emit(l.out(stream, chunk))
 }
 
 // keepTail counts p as not shown and keeps the last bytes of its stream.

@@ -7,8 +7,10 @@ import (
 )
 
 // capture keeps the beginning and the end of a stream that may be far too
-// long to keep whole: the first and the last shellCaptureBytes bytes.
+// long to keep whole: the first and the last limit bytes
+// (shellCaptureBytes unless made by newCaptureOf).
 type capture struct {
+	limit   int
 	head    []byte
 	tail    []byte // ring buffer once full
 	tailPos int
@@ -19,7 +21,10 @@ type capture struct {
 	last     byte
 }
 
-func newCapture() *capture { return &capture{} }
+func newCapture() *capture { return newCaptureOf(shellCaptureBytes) }
+
+// newCaptureOf keeps the first and the last limit bytes.
+func newCaptureOf(limit int) *capture { return &capture{limit: limit} }
 
 func (c *capture) Write(p []byte) {
 	if len(p) == 0 {
@@ -28,20 +33,20 @@ func (c *capture) Write(p []byte) {
 	c.total += int64(len(p))
 	c.newlines += int64(bytes.Count(p, newline))
 	c.last = p[len(p)-1]
-	if room := shellCaptureBytes - len(c.head); room > 0 {
+	if room := c.limit - len(c.head); room > 0 {
 		n := min(room, len(p))
 		c.head = append(c.head, p[:n]...)
 		p = p[n:]
 	}
 	for len(p) > 0 {
-		if len(c.tail) < shellCaptureBytes {
-			n := min(shellCaptureBytes-len(c.tail), len(p))
+		if len(c.tail) < c.limit {
+			n := min(c.limit-len(c.tail), len(p))
 			c.tail = append(c.tail, p[:n]...)
 			p = p[n:]
 			continue
 		}
 		n := copy(c.tail[c.tailPos:], p)
-		c.tailPos = (c.tailPos + n) % shellCaptureBytes
+		c.tailPos = (c.tailPos + n) % c.limit
 		p = p[n:]
 	}
 }
@@ -76,7 +81,7 @@ func (c *capture) ends() (head, tail []byte) {
 // bytes returns what was kept, in order.
 func (c *capture) bytes() []byte {
 	out := append([]byte(nil), c.head...)
-	if len(c.tail) < shellCaptureBytes {
+	if len(c.tail) < c.limit {
 		return append(out, c.tail...)
 	}
 	out = append(out, c.tail[c.tailPos:]...)

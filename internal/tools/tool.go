@@ -91,6 +91,9 @@ type Env struct {
 	Exec ExecConfig
 	// Changes applies file changes (apply_patch, write_file).
 	Changes Changer
+	// Terminals are the agent session's command sessions (exec_command,
+	// write_stdin); nil when it has none.
+	Terminals *Terminals
 	// Hooks run around each call of the turn, after the registry's
 	// hooks (see Hook).
 	Hooks []Hook
