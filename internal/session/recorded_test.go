@@ -9,7 +9,7 @@ import (
 // TestRecordedTypes: a record keeps the events that complete a stream,
 // not the stream's pieces: deltas, live output, a call's progress.
 func TestRecordedTypes(t *testing.T) {
-	for _, typ := range []event.Type{event.TypeMessageDelta, event.TypeReasoningDelta, event.TypeExecOutput, event.TypeToolProgress, event.TypeRetry} {
+	for _, typ := range []event.Type{event.TypeMessageDelta, event.TypeReasoningDelta, event.TypeExecOutput, event.TypeToolProgress, event.TypeTerminalOutput, event.TypeRetry} {
 		if recorded(typ) {
 			t.Errorf("%s is recorded", typ)
 		}

@@ -63,10 +63,12 @@ type undoFile struct {
 }
 
 // recorded are the event types a record keeps: deltas, command output
-// and a call's progress are in the events that complete them.
+// and a call's progress are in the events that complete them; a command
+// session's output is the model's to read through write_stdin, and too
+// much to keep.
 func recorded(t event.Type) bool {
 	switch t {
-	case event.TypeMessageDelta, event.TypeReasoningDelta, event.TypeExecOutput, event.TypeToolProgress, event.TypeRetry:
+	case event.TypeMessageDelta, event.TypeReasoningDelta, event.TypeExecOutput, event.TypeToolProgress, event.TypeTerminalOutput, event.TypeRetry:
 		return false
 	}
 	return true
