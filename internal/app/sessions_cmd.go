@@ -22,9 +22,9 @@ Lists the kept sessions, those of the current directory's workspace first,
 most recent first: their id (for exec --resume and agent/resumeSession),
 when they were last updated, their turns, directory and first prompt.
 Sessions are kept in $XDG_STATE_HOME/agent-ls/sessions (default
-~/.local/state), never in the workspace, and only ever appended to; a
-session closed without a turn is not kept. --prune DAYS deletes those
-not updated for DAYS days, with their conversation transcripts.
+~/.local/state), never in the workspace, and only ever appended to;
+--prune DAYS deletes those not updated for DAYS days, with their
+conversation transcripts.
 
 Flags:
 `

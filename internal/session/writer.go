@@ -98,7 +98,7 @@ func (st *Store) Observe(info agent.SessionInfo, restored bool) (agent.Observer,
 		f.Close()
 		return nil, fmt.Errorf("session record: %w", err)
 	}
-	w := &writer{st: st, id: info.SessionID, f: f, out: f, fresh: !restored}
+	w := &writer{st: st, id: info.SessionID, f: f, out: f}
 	if restored {
 		if err := endLine(f); err != nil {
 			f.Close()
@@ -166,12 +166,6 @@ type writer struct {
 	// syncing: a sync of the file runs; syncs waits for it.
 	syncing atomic.Bool
 	syncs   sync.WaitGroup
-	// fresh: the record was created by this writer; used: a line other
-	// than its header was written. A fresh record left unused is removed
-	// on close: a session opened and left without a turn (an editor
-	// started, a client that opens a session to look) has nothing to
-	// resume.
-	fresh, used bool
 }
 
 // write appends l. Event lines are l's fields followed by the event's.
@@ -188,9 +182,6 @@ const maxHeld = 64 << 20
 func (w *writer) writeLocked(l line) {
 	if w.f == nil {
 		return
-	}
-	if l.T != kindSession {
-		w.used = true
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -298,21 +289,11 @@ func (w *writer) close() error {
 	}
 	f := w.f
 	w.f = nil
-	unused := w.fresh && !w.used
 	w.mu.Unlock()
 	if f == nil {
 		return nil
 	}
 	w.syncs.Wait()
-	if unused {
-		// Removed while still locked, so no other process can have
-		// taken it up in between.
-		err := os.Remove(f.Name())
-		if uerr := os.Remove(w.st.undoPath(w.id)); uerr != nil && !errors.Is(uerr, os.ErrNotExist) {
-			err = errors.Join(err, uerr)
-		}
-		return errors.Join(err, f.Close())
-	}
 	return f.Close()
 }
 
