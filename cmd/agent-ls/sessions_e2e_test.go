@@ -333,3 +333,54 @@ func TestPlainClientContinuesAfterRestart(t *testing.T) {
 		t.Errorf("transcript after the restart:\n%s", md)
 	}
 }
+
+// TestSessionsListLeavesOutSessionsWithoutTurns: a session an editor
+// opened and left without a turn is kept (an ACP client may resume it by
+// its id), but `agent-ls sessions` counts it instead of listing it,
+// unless --all is given; --json lists every one.
+func TestSessionsListLeavesOutSessionsWithoutTurns(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + state}
+	m := fakemodel.New(fakemodel.Say("done"))
+	t.Cleanup(m.Close)
+	s := startOn(t, m, ws, env, editor.Config{}, editor.Options{})
+	var idle, used struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := s.ed.Request(s.ctx, "agent/newSession", map[string]any{}, &idle); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Request(s.ctx, "agent/newSession", map[string]any{}, &used); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Request(s.ctx, "agent/startTurn", map[string]any{"sessionId": used.SessionID, "prompt": "hi"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ed.WaitMessage(s.ctx, func(m protocol.ShowMessageParams) bool { return strings.HasPrefix(m.Message, "Agent: Done") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ed.Shutdown(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.ed.Exit(s.ctx)
+	sessions := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, append([]string{"sessions"}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Dir = ws
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	if out := sessions(); strings.Contains(out, idle.SessionID) || !strings.Contains(out, used.SessionID) ||
+		!strings.Contains(out, "(and 1 session(s) without a turn; --all lists them)") {
+		t.Errorf("sessions (%s without a turn, %s with one):\n%s", idle.SessionID, used.SessionID, out)
+	}
+	for _, args := range [][]string{{"--all"}, {"--json"}} {
+		if out := sessions(args...); !strings.Contains(out, idle.SessionID) || !strings.Contains(out, used.SessionID) {
+			t.Errorf("sessions %v:\n%s", args, out)
+		}
+	}
+}

@@ -9,18 +9,22 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 	"time"
 
+	"github.com/agent-ls/agent-ls/internal/agent"
 	kept "github.com/agent-ls/agent-ls/internal/session"
 	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
-const sessionsUsage = `Usage: agent-ls sessions [--prune DAYS] [--json]
+const sessionsUsage = `Usage: agent-ls sessions [--all] [--prune DAYS] [--json]
 
 Lists the kept sessions, those of the current directory's workspace first,
 most recent first: their id (for exec --resume and agent/resumeSession),
 when they were last updated, their turns, directory and first prompt.
+Sessions without a turn (a client that opened one and left it) are
+counted, not listed, unless --all is given; --json lists them all.
 Sessions are kept in $XDG_STATE_HOME/agent-ls/sessions (default
 ~/.local/state), never in the workspace, and only ever appended to;
 --prune DAYS deletes those not updated for DAYS days, with their
@@ -34,6 +38,7 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	prune := fs.Float64("prune", 0, "delete the sessions not updated for this many `DAYS`")
 	jsonOut := fs.Bool("json", false, "print the list as JSON (agent/listSessions' sessions, with cwd a path)")
+	all := fs.Bool("all", false, "list the sessions without a turn too")
 	fs.Usage = func() { fmt.Fprint(stderr, sessionsUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -83,6 +88,27 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "no sessions kept yet (%s)\n", dir)
 		return 0
 	}
+	empty := 0
+	if !*all {
+		list = slices.DeleteFunc(list, func(s agent.SessionSummary) bool {
+			if s.Turns == 0 {
+				empty++
+			}
+			return s.Turns == 0
+		})
+	}
+	printSessions(stdout, list)
+	if empty > 0 {
+		fmt.Fprintf(stdout, "(and %d session(s) without a turn; --all lists them)\n", empty)
+	}
+	return 0
+}
+
+// printSessions prints list as a table.
+func printSessions(stdout io.Writer, list []agent.SessionSummary) {
+	if len(list) == 0 {
+		return
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tUPDATED\tTURNS\tDIRECTORY\tTITLE")
 	for _, s := range list {
@@ -92,7 +118,6 @@ func runSessions(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.SessionID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, textcut.VisibleLine(s.Cwd), textcut.VisibleLine(s.Title))
 	}
 	tw.Flush()
-	return 0
 }
 
 // removeTranscript deletes a pruned session's conversation transcript.
