@@ -117,6 +117,8 @@ func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam f
 		if n == s.cfg.MaxRequests {
 			return turnEnd{status: event.StatusFailed, err: fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests), limited: true}
 		}
+		// What the user sent meanwhile goes in first.
+		t.takeSteers()
 		// Each request offers the tools registered now (MCP servers come
 		// and go, the first request waits for those still starting); its
 		// calls run against the same snapshot.
@@ -140,6 +142,9 @@ func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam f
 		compacted = false
 		calls := t.collectCalls(resp.Output, snap)
 		if len(calls) == 0 {
+			if t.steersWaiting() {
+				continue // the model answers what the user sent meanwhile
+			}
 			return turnEnd{status: event.StatusCompleted}
 		}
 		results := snap.Run(ctx, env, calls, t.finished)
