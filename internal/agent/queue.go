@@ -30,7 +30,9 @@ var (
 type Submitted struct {
 	TurnID string
 	Queued bool
-	Turn   *Turn // nil when queued
+	// Waiting is how many prompts wait in the queue now, this one too.
+	Waiting int
+	Turn    *Turn // nil when queued
 }
 
 // promptQueue is a session's waiting prompts and the steers its running
@@ -73,7 +75,7 @@ func (m *Manager) Submit(sessionID string, in TurnInput) (Submitted, error) {
 	id := s.nextTurnID()
 	s.queue.items = append(s.queue.items, queuedPrompt{id: id, in: in})
 	s.emitQueue(t.id)
-	return Submitted{TurnID: id, Queued: true}, nil
+	return Submitted{TurnID: id, Queued: true, Waiting: len(s.queue.items)}, nil
 }
 
 // UpdateQueued replaces the text of a waiting prompt (what it carries

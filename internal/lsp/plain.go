@@ -26,6 +26,8 @@ const (
 type plain struct {
 	s     *server
 	turns map[turnKey]*plainTurn
+	// paused: the session's queue waits for the user (queue.go).
+	paused map[string]bool
 }
 
 type plainTurn struct {
@@ -38,6 +40,9 @@ func newPlain(s *server) *plain {
 }
 
 func (p *plain) event(ctx context.Context, ev event.Event) {
+	if p.queueEvent(ctx, ev) {
+		return
+	}
 	key := turnKey{ev.SessionID, ev.TurnID}
 	t := p.turns[key]
 	if t == nil {

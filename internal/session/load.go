@@ -24,7 +24,8 @@ type Loaded struct {
 	UpdatedAt time.Time
 	// Items are the events that draw the conversation (the history
 	// items of agent/resumeSession: turnStarted, message, reasoning,
-	// toolCall, toolResult, fileChange, plan, compacted, turnCompleted),
+	// toolCall, toolResult, fileChange, plan, compacted, steered,
+	// turnCompleted),
 	// in order. A turn the record shows no end of (agent-ls stopped
 	// during it) ends with a turnCompleted of status interrupted.
 	Items []HistoryItem
@@ -52,6 +53,7 @@ var redrawn = map[event.Type]bool{
 	event.TypeTurnStarted: true, event.TypeMessage: true, event.TypeReasoning: true,
 	event.TypeToolCall: true, event.TypeToolResult: true, event.TypeFileChange: true,
 	event.TypePlan: true, event.TypeCompacted: true, event.TypeTurnCompleted: true,
+	event.TypeSteered: true,
 }
 
 // stoppedDuringTurn is the error of a turn that agent-ls did not finish.
@@ -326,6 +328,13 @@ func (r *reader) event(b []byte) error {
 		if err := json.Unmarshal(item.JSON, &u); err == nil && u.Total != nil {
 			rec.Usage = *u.Total
 		}
+	case event.TypeQueueChanged:
+		// Each carries the whole queue: the last one is the session's.
+		var q event.QueueChanged
+		if err := json.Unmarshal(item.JSON, &q); err != nil {
+			return err
+		}
+		rec.Queue = q.Items
 	}
 	if redrawn[l.Type] {
 		r.ld.Items = append(r.ld.Items, item)
