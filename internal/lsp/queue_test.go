@@ -34,6 +34,9 @@ func (a *fakeAgent) Submit(sessionID string, in agent.TurnInput) (agent.Submitte
 	if a.running[sessionID] == "" {
 		return agent.Submitted{}, fmt.Errorf("the fake starts turns through StartTurn only")
 	}
+	if in.Prompt == "queue full" {
+		return agent.Submitted{}, agent.ErrQueueFull
+	}
 	q := a.queueState()
 	a.nextID++
 	id := fmt.Sprintf("t%d", a.nextID)
