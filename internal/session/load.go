@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -309,7 +311,10 @@ func (r *reader) event(b []byte) error {
 	switch l.Type {
 	case event.TypeTurnStarted:
 		r.closeOpen()
-		rec.Turns++
+		// Queued prompts take their turn ids when they are queued, so
+		// turns may start out of order or not at all: the next id goes
+		// on after the highest one.
+		rec.Turns = max(rec.Turns+1, turnNumber(rec.Info.SessionID, l.Turn))
 		r.open, r.openItems, r.openMessages = l.Turn, map[string]bool{}, nil
 	case event.TypeMessage:
 		if r.open == l.Turn {
@@ -340,6 +345,16 @@ func (r *reader) event(b []byte) error {
 		r.ld.Items = append(r.ld.Items, item)
 	}
 	return nil
+}
+
+// turnNumber is the number of turn id turn of session id (agent-ls
+// numbers them "<session>-t<N>"), 0 for an id of another form.
+func turnNumber(session, turn string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(turn, session+"-t"))
+	if err != nil || n < 0 || !strings.HasPrefix(turn, session+"-t") {
+		return 0
+	}
+	return n
 }
 
 // closeOpen ends a turn the record shows no end of: its finished

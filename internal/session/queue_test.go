@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -94,4 +95,77 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	if err != nil || len(ld2.Record.Queue) != 0 {
 		t.Errorf("the emptied queue is recorded as %+v (%v)", ld2.Record.Queue, err)
 	}
+}
+
+// gateModel holds its first request until release is closed; every
+// request is answered "ok".
+type gateModel struct {
+	entered, release chan struct{}
+	mu               sync.Mutex
+	n                int
+}
+
+func (g *gateModel) Stream(ctx context.Context, _ *model.Request, emit func(model.Event)) (*model.Response, error) {
+	g.mu.Lock()
+	g.n++
+	first := g.n == 1
+	g.mu.Unlock()
+	if first {
+		close(g.entered)
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	out := answer("a", "ok")
+	emit(model.Event{Kind: model.ItemDone, ItemID: "a", Item: &out[0]})
+	return &model.Response{Output: out}, nil
+}
+
+// TestTurnIDsGoOnAfterTheQueuedOnes: a queued prompt takes its turn id
+// when it is queued; after a restart new turns are numbered after the
+// highest id that ran, even when one queued before it never did.
+func TestTurnIDsGoOnAfterTheQueuedOnes(t *testing.T) {
+	dir, ws := stateDir(t), t.TempDir()
+	st := New(dir, nil)
+	g := &gateModel{entered: make(chan struct{}), release: make(chan struct{})}
+	fe := newFrontend("")
+	mgr := manager(t, st, g, fe, ws, policy.OnRequest)
+	info, err := mgr.NewSession(agent.SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mgr.StartTurn(info.SessionID, agent.TurnInput{Prompt: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	<-g.entered
+	removed, _ := mgr.Submit(info.SessionID, agent.TurnInput{Prompt: "removed"})
+	kept, _ := mgr.Submit(info.SessionID, agent.TurnInput{Prompt: "kept"})
+	if err := mgr.RemoveQueued(info.SessionID, removed.TurnID); err != nil {
+		t.Fatal(err)
+	}
+	close(g.release)
+	<-fe.ended
+	<-fe.ended
+	mgr.Close()
+	st.Close()
+
+	st2 := New(dir, nil)
+	ld, err := st2.Load(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr2 := manager(t, st2, &script{replies: [][]model.Item{answer("b", "ok")}}, newFrontend(""), ws, policy.OnRequest)
+	if _, err := mgr2.Restore(ld.Record); err != nil {
+		t.Fatal(err)
+	}
+	turn, err := mgr2.StartTurn(info.SessionID, agent.TurnInput{Prompt: "after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := info.SessionID + "-t4"; kept.TurnID != info.SessionID+"-t3" || turn.ID() != want {
+		t.Errorf("kept %s, the turn after the restart %s; want %s", kept.TurnID, turn.ID(), want)
+	}
+	<-turn.Done()
 }
