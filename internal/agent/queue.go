@@ -32,7 +32,11 @@ type Submitted struct {
 	Queued bool
 	// Waiting is how many prompts wait in the queue now, this one too.
 	Waiting int
-	Turn    *Turn // nil when queued
+	// Turn is the turn started, or the queued prompt's: its Done closes
+	// when the prompt's turn has ended, or when the prompt left the
+	// queue without a turn of its own (removed, emptied: status
+	// interrupted; sent into a running turn: how that turn ended).
+	Turn *Turn
 }
 
 // promptQueue is a session's waiting prompts and the steers its running
@@ -50,7 +54,30 @@ type promptQueue struct {
 type queuedPrompt struct {
 	id string
 	in TurnInput
+	// wait is how its sender waits for it; nil when nobody does (a
+	// restored queue, a steer the turn did not take).
+	wait *waiter
 }
+
+// waiter is how the sender of a queued prompt waits for its turn.
+type waiter struct {
+	done   chan struct{}
+	result TurnResult
+}
+
+func newWaiter() *waiter { return &waiter{done: make(chan struct{})} }
+
+// end reports how the prompt's turn ended; a nil waiter has nobody to
+// tell.
+func (w *waiter) end(r TurnResult) {
+	if w != nil {
+		w.result = r
+		close(w.done)
+	}
+}
+
+// removed is the result of a prompt taken out of the queue unrun.
+var removed = TurnResult{Status: event.StatusInterrupted, Error: "the prompt was taken out of the queue"}
 
 // Submit starts a turn of in, or, while a turn runs, queues it: it runs
 // as its own turn, in order, when the turns before it have completed.
@@ -63,7 +90,7 @@ func (m *Manager) Submit(sessionID string, in TurnInput) (Submitted, error) {
 	defer s.mu.Unlock()
 	t := s.busy()
 	if t == nil {
-		turn, err := s.launch(in, false, "")
+		turn, err := s.launch(in, false, "", nil)
 		if err != nil {
 			return Submitted{}, err
 		}
@@ -72,10 +99,10 @@ func (m *Manager) Submit(sessionID string, in TurnInput) (Submitted, error) {
 	if err := s.queue.admit(in.Prompt); err != nil {
 		return Submitted{}, err
 	}
-	id := s.nextTurnID()
-	s.queue.items = append(s.queue.items, queuedPrompt{id: id, in: in})
+	id, w := s.nextTurnID(), newWaiter()
+	s.queue.items = append(s.queue.items, queuedPrompt{id: id, in: in, wait: w})
 	s.emitQueue(t.id)
-	return Submitted{TurnID: id, Queued: true, Waiting: len(s.queue.items)}, nil
+	return Submitted{TurnID: id, Queued: true, Waiting: len(s.queue.items), Turn: NewTurn(id, w.done, &w.result)}, nil
 }
 
 // UpdateQueued replaces the text of a waiting prompt (what it carries
@@ -97,11 +124,11 @@ func (m *Manager) UpdateQueued(sessionID, turnID, prompt string) error {
 // RemoveQueued takes a waiting prompt out of the queue.
 func (m *Manager) RemoveQueued(sessionID, turnID string) error {
 	return m.withQueue(sessionID, func(s *session) error {
-		i := s.queue.find(turnID)
-		if i < 0 {
+		it, ok := s.queue.take(turnID)
+		if !ok {
 			return notQueued(turnID)
 		}
-		s.queue.items = append(s.queue.items[:i:i], s.queue.items[i+1:]...)
+		it.wait.end(removed)
 		return nil
 	})
 }
@@ -112,6 +139,9 @@ func (m *Manager) ClearQueue(sessionID string) error {
 	return m.withQueue(sessionID, func(s *session) error {
 		if len(s.queue.items) == 0 {
 			return errUnchanged
+		}
+		for _, it := range s.queue.items {
+			it.wait.end(removed)
 		}
 		s.queue.items = nil
 		return nil
@@ -271,7 +301,7 @@ func (s *session) afterTurn(t *turn) {
 	if changed {
 		front := make([]queuedPrompt, 0, len(q.pending)+len(q.items))
 		for _, st := range q.pending {
-			front = append(front, queuedPrompt{id: s.nextTurnID(), in: st.in})
+			front = append(front, queuedPrompt{id: s.nextTurnID(), in: st.in, wait: st.wait})
 		}
 		q.items, q.pending = append(front, q.items...), nil
 	}
@@ -300,7 +330,7 @@ func (s *session) startNext() (string, error) {
 	next := s.queue.items[0]
 	s.queue.items = s.queue.items[1:]
 	s.emitQueue("")
-	if _, err := s.launch(next.in, false, next.id); err != nil {
+	if _, err := s.launch(next.in, false, next.id, next.wait); err != nil {
 		s.queue.items = append([]queuedPrompt{next}, s.queue.items...)
 		s.queue.paused = true
 		s.emitQueue("")

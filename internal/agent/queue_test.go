@@ -111,7 +111,7 @@ func submit(t *testing.T, mgr *Manager, sid, prompt string) Submitted {
 func TestQueuedPromptsRunInOrder(t *testing.T) {
 	mgr, m, rec, sid, first, release := busySession(t, say("m2", "two"), say("m3", "three"))
 	second, third := submit(t, mgr, sid, "second"), submit(t, mgr, sid, "third")
-	if !second.Queued || !third.Queued || second.Turn != nil || second.Waiting != 1 || third.Waiting != 2 {
+	if !second.Queued || !third.Queued || second.Waiting != 1 || third.Waiting != 2 {
 		t.Fatalf("submitted %+v, %+v: want both queued", second, third)
 	}
 	if ids := []string{first, second.TurnID, third.TurnID}; ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
@@ -131,6 +131,10 @@ func TestQueuedPromptsRunInOrder(t *testing.T) {
 	if got := rec.started(); !slices.Equal(got, want) {
 		t.Errorf("turns started %v, want %v", got, want)
 	}
+	// Their senders learn how their own turns ended.
+	if r := third.Turn.Result(); r.Status != event.StatusCompleted || r.LastMessage != "three" || third.Turn.ID() != third.TurnID {
+		t.Errorf("the third prompt's turn: %+v", r)
+	}
 	if got := lastUser(m.request(1)) + "," + lastUser(m.request(2)); got != "second,third" {
 		t.Errorf("prompts of the requests %q", got)
 	}
@@ -149,6 +153,9 @@ func TestQueueEditAndRemove(t *testing.T) {
 	}
 	if err := mgr.RemoveQueued(sid, a.TurnID); err != nil {
 		t.Fatal(err)
+	}
+	if r := a.Turn.Result(); r.Status != event.StatusInterrupted || r.Error == "" {
+		t.Errorf("the removed prompt's sender is told %+v", r)
 	}
 	for _, err := range []error{mgr.RemoveQueued(sid, a.TurnID), mgr.UpdateQueued(sid, "nope", "x")} {
 		if !errors.Is(err, ErrNotQueued) {

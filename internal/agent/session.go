@@ -111,14 +111,14 @@ func (s *session) startTurn(in TurnInput, compactOnly bool) (*Turn, error) {
 	if s.busy() != nil {
 		return nil, fmt.Errorf("%w (turn %s); interrupt it or wait for it to finish", ErrTurnRunning, s.running.id)
 	}
-	return s.launch(in, compactOnly, "")
+	return s.launch(in, compactOnly, "", nil)
 }
 
 // launch starts a turn of in under id ("" numbers a new one); a prompt's
 // turn lets a paused queue go on after it. When the turn ends, what
-// follows it is decided (afterTurn). Called with s.mu held and no turn
-// running.
-func (s *session) launch(in TurnInput, compactOnly bool, id string) (*Turn, error) {
+// follows it is decided (afterTurn), and w (a queued prompt's sender, or
+// nil) is told how it ended. Called with s.mu held and no turn running.
+func (s *session) launch(in TurnInput, compactOnly bool, id string, w *waiter) (*Turn, error) {
 	if compactOnly && !s.hasConversation() {
 		return nil, ErrNothingToCompact
 	}
@@ -154,6 +154,10 @@ func (s *session) launch(in TurnInput, compactOnly bool, id string) (*Turn, erro
 		s.afterTurn(t)
 		s.mu.Unlock()
 		cancel()
+		w.end(t.result)
+		for _, sw := range t.steered {
+			sw.end(t.result)
+		}
 	}()
 	return NewTurn(t.id, t.done, &t.result), nil
 }

@@ -18,8 +18,10 @@ type SteerResult struct {
 // steerMsg is a message of the user for the running turn.
 type steerMsg struct {
 	in TurnInput
-	// from is the queued prompt's turn id it came from, if any.
+	// from is the queued prompt's turn id it came from, if any, and wait
+	// how its sender waits for it (told how the turn it joins ends).
 	from string
+	wait *waiter
 }
 
 // Steer adds a message to the session's running turn: it enters the
@@ -48,19 +50,19 @@ func (m *Manager) Steer(sessionID string, in TurnInput, queuedTurnID string) (St
 		}
 		if t == nil {
 			s.emitQueue("")
-			turn, err := s.launch(it.in, false, it.id)
+			turn, err := s.launch(it.in, false, it.id, it.wait)
 			if err != nil {
 				s.queue.items = append([]queuedPrompt{it}, s.queue.items...)
 				return SteerResult{}, err
 			}
 			return SteerResult{TurnID: turn.ID(), Started: true}, nil
 		}
-		s.queue.pending = append(s.queue.pending, steerMsg{in: it.in, from: it.id})
+		s.queue.pending = append(s.queue.pending, steerMsg{in: it.in, from: it.id, wait: it.wait})
 		s.emitQueue(t.id)
 		return SteerResult{TurnID: t.id}, nil
 	}
 	if t == nil {
-		turn, err := s.launch(in, false, "")
+		turn, err := s.launch(in, false, "", nil)
 		if err != nil {
 			return SteerResult{}, err
 		}
@@ -83,6 +85,9 @@ func (t *turn) takeSteers() {
 	s.queue.pending = nil
 	s.mu.Unlock()
 	for _, st := range pending {
+		if st.wait != nil {
+			t.steered = append(t.steered, st.wait)
+		}
 		it := userMessage(st.in, s.info.Cwd)
 		it.Text = steerNote + it.Text
 		s.history.Append(it)

@@ -36,6 +36,9 @@ type turn struct {
 	// promptAt is where the turn's prompt is in the history, -1 for a
 	// turn without one (it only compacts).
 	promptAt int
+	// steered are the senders of queued prompts the turn took as steers
+	// (steer.go), told how it ended.
+	steered []*waiter
 }
 
 // run is the turn loop: ask the model, run the tools it calls, feed the
