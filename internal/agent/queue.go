@@ -101,6 +101,7 @@ func (m *Manager) Submit(sessionID string, in TurnInput) (Submitted, error) {
 	}
 	id, w := s.nextTurnID(), newWaiter()
 	s.queue.items = append(s.queue.items, queuedPrompt{id: id, in: in, wait: w})
+	s.mgr.log.Info("prompt queued", "session", s.info.SessionID, "turn", id, "behind", t.id, "waiting", len(s.queue.items))
 	s.emitQueue(t.id)
 	return Submitted{TurnID: id, Queued: true, Waiting: len(s.queue.items), Turn: NewTurn(id, w.done, &w.result)}, nil
 }
