@@ -139,6 +139,12 @@ func TestQueueAndSteerThroughTheServer(t *testing.T) {
 	if got := itemTypes(res.Items); !strings.Contains(got, "steered") {
 		t.Errorf("the redraw lacks the steer: %s", got)
 	}
+	// The restored queue's event may follow the answer.
+	if _, err := s2.ed.WaitEvent(s2.ctx, func(ev editor.Event) bool {
+		return ev.SessionID == sid && ev.Type == event.TypeQueueChanged
+	}); err != nil {
+		t.Fatalf("no queueChanged after the restart: %v", err)
+	}
 	if q, ok := s2.lastQueue(sid); !ok || !q.Paused || len(q.Items) != 1 || q.Items[0].TurnID != fourth.TurnID {
 		t.Fatalf("the queue after the restart: %+v (%v)", q, ok)
 	}
