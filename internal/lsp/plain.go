@@ -26,8 +26,10 @@ const (
 type plain struct {
 	s     *server
 	turns map[turnKey]*plainTurn
-	// paused: the session's queue waits for the user (queue.go).
+	// paused: the session's queue waits for the user; queued: the turns
+	// queueChanged listed lately, announced when they start (queue.go).
 	paused map[string]bool
+	queued map[turnKey]bool
 }
 
 type plainTurn struct {

@@ -186,6 +186,15 @@ func (s *server) clearQueues(a Agent, sessions []string) {
 // user. It reports whether ev was one of them.
 func (p *plain) queueEvent(ctx context.Context, ev event.Event) bool {
 	switch e := ev.Payload.(type) {
+	case event.TurnStarted:
+		// A queued turn starts with no request to announce it (see
+		// beginTurn); a client with progress sees it there.
+		key := turnKey{ev.SessionID, ev.TurnID}
+		if _, ok := p.queued[key]; ok && !p.s.capabilities().WorkDoneProgress {
+			p.s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Agent: working on the queued “%s” (code action “Agent: Stop” interrupts it)", textcut.FirstLine(e.Prompt, 100)))
+		}
+		delete(p.queued, key)
+		return false
 	case event.Steered:
 		p.log(ctx, "You, while it worked: "+textcut.FirstLine(e.Text, 200))
 		return true
@@ -195,6 +204,7 @@ func (p *plain) queueEvent(ctx context.Context, ev event.Event) bool {
 		}
 		was := p.paused[ev.SessionID]
 		p.paused[ev.SessionID] = e.Paused
+		p.noteQueued(ev.SessionID, e.Items)
 		if e.Paused && !was {
 			p.s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf(
 				"Agent: %d queued prompt(s) wait, since the last turn did not complete: the next prompt you send runs first, then they follow", len(e.Items)))
@@ -202,4 +212,30 @@ func (p *plain) queueEvent(ctx context.Context, ev event.Event) bool {
 		return true
 	}
 	return false
+}
+
+// noteQueued remembers the session's queued turns: those listed now
+// (true), and, for one more change, those the last list had and this one
+// lacks (false), which may be starting: a queued turn's turnStarted
+// follows the queueChanged that drops it.
+func (p *plain) noteQueued(session string, items []event.QueuedPrompt) {
+	if p.queued == nil {
+		p.queued = make(map[turnKey]bool)
+	}
+	listed := make(map[string]bool, len(items))
+	for _, it := range items {
+		listed[it.TurnID] = true
+	}
+	for k, now := range p.queued {
+		switch {
+		case k.session != session || listed[k.turn]:
+		case now:
+			p.queued[k] = false
+		default:
+			delete(p.queued, k)
+		}
+	}
+	for id := range listed {
+		p.queued[turnKey{session, id}] = true
+	}
 }

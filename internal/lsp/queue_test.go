@@ -214,3 +214,28 @@ func TestStopEmptiesTheQueue(t *testing.T) {
 		t.Errorf("queues emptied: %v, want %s", cleared, turn.SessionID)
 	}
 }
+
+// TestPlainClientHearsAQueuedTurnStart: with no request to announce it,
+// a queued turn's start is told to a plain client when it starts.
+func TestPlainClientHearsAQueuedTurnStart(t *testing.T) {
+	h := newHarness(t)
+	h.initialize(editor.Options{})
+	turn := h.startTurn(map[string]any{"prompt": "first"})
+	queued := h.startTurn(map[string]any{"sessionId": turn.SessionID, "prompt": "second\nmore"})
+	sid := turn.SessionID
+	h.agent.emit(sid, turn.TurnID, event.QueueChanged{Items: []event.QueuedPrompt{{TurnID: queued.TurnID, Prompt: "second\nmore"}}})
+	h.agent.complete(sid, turn.TurnID, event.StatusCompleted)
+	h.agent.emit(sid, "", event.QueueChanged{Items: []event.QueuedPrompt{}})
+	h.agent.emit(sid, queued.TurnID, event.TurnStarted{Prompt: "second\nmore"})
+	waitMessage(t, h, protocol.MessageTypeInfo, "Agent: working on the queued “second”")
+	// A turn that was never queued is announced by its request alone.
+	h.agent.emit(sid, queued.TurnID, event.TurnCompleted{Status: event.StatusCompleted, LastMessage: "done two"})
+	h.agent.emit(sid, "t99", event.TurnStarted{Prompt: "other"})
+	h.agent.emit(sid, "t99", event.TurnCompleted{Status: event.StatusCompleted, LastMessage: "done other"})
+	waitMessage(t, h, protocol.MessageTypeInfo, "done other")
+	for _, m := range h.ed.Messages() {
+		if strings.Contains(m.Message, "queued “other”") {
+			t.Errorf("a turn that was not queued was announced as queued: %q", m.Message)
+		}
+	}
+}
