@@ -444,11 +444,7 @@ func TestACPPromptDuringPromptAndMalformed(t *testing.T) {
 	case <-r.ctx.Done():
 		t.Fatal("the stream never started")
 	}
-	_, err := r.prompt(id, "second")
-	var re *sdk.RequestError
-	if !errors.As(err, &re) || !strings.Contains(re.Message, "already running") {
-		t.Fatalf("a prompt during a prompt: %v", err)
-	}
+	// (A prompt during a prompt waits: acp_queue_e2e_test.go.)
 	// Garbage on the wire is answered, and the connection goes on.
 	if _, err := io.WriteString(r.stdin, "this is not json\n[1,2]\n"); err != nil {
 		t.Fatal(err)

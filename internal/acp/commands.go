@@ -78,7 +78,7 @@ func (s *server) runCommand(ctx context.Context, ss *session, name, args string)
 	if name == "compact" {
 		// A turn of its own: cancellable, its summary told by the
 		// agent's compacted event.
-		return s.runTurn(ss, a.Compact)
+		return s.runTurn(ss, false, a.Compact)
 	}
 	ss.mu.Lock()
 	busy := ss.turn != nil

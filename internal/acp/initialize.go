@@ -54,6 +54,9 @@ func (s *server) initializeResponse() sdk.InitializeResponse {
 				Resume: &sdk.SessionResumeCapabilities{},
 				Close:  &sdk.SessionCloseCapabilities{},
 			},
+			// A session/prompt while a turn runs waits for it, and
+			// answers when its own turn ends.
+			Meta: map[string]any{"agentLs": map[string]any{"promptQueueing": true}},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "agent-ls", Title: sdk.Ptr("agent-ls"), Version: s.opts.Version},
 		AuthMethods: s.authMethods(),

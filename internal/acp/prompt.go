@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -38,22 +39,40 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{}, err
 	}
 
-	return s.runTurn(ss, func(agentID string) (*agent.Turn, error) { return a.StartTurn(agentID, in) })
+	return s.runTurn(ss, true, func(agentID string) (*agent.Turn, error) { return startOrQueue(a, agentID, in) })
+}
+
+// startOrQueue starts a turn of in, or, while one runs, queues the
+// prompt (promptQueueing): its handle ends when its own turn does.
+func startOrQueue(a Agent, agentID string, in agent.TurnInput) (*agent.Turn, error) {
+	t, err := a.StartTurn(agentID, in)
+	if !errors.Is(err, agent.ErrTurnRunning) {
+		return t, err
+	}
+	sub, err := a.Submit(agentID, in)
+	if err != nil {
+		return nil, err
+	}
+	return sub.Turn, nil
 }
 
 // runTurn starts a turn with start (a prompt's, or a compaction's),
 // waits for it and answers how it stopped, once its updates are out.
-func (s *server) runTurn(ss *session, start func(agentID string) (*agent.Turn, error)) (sdk.PromptResponse, error) {
+// While a turn runs, a prompt (queue) waits for it in the session's
+// queue and answers when its own turn ends; anything else is refused.
+func (s *server) runTurn(ss *session, queue bool, start func(agentID string) (*agent.Turn, error)) (sdk.PromptResponse, error) {
 	a, err := s.theAgent()
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
 	ss.mu.Lock()
-	if ss.turn != nil {
+	if ss.turn != nil && !queue {
 		ss.mu.Unlock()
 		return sdk.PromptResponse{}, requestError(fmt.Errorf("%w; send session/cancel or wait for its answer", agent.ErrTurnRunning))
 	}
-	ss.cancel = false
+	if ss.turn == nil {
+		ss.cancel = false
+	}
 	agentID := ss.agentID
 	ss.mu.Unlock()
 
@@ -66,7 +85,7 @@ func (s *server) runTurn(ss *session, start func(agentID string) (*agent.Turn, e
 	cancelled := ss.cancel // session/cancel came while the turn started
 	ss.mu.Unlock()
 	if cancelled {
-		a.Interrupt(agentID, t.ID())
+		stop(a, agentID)
 	}
 	// The SDK ends the request's context when another prompt for the
 	// session arrives, which must not stop this one: only session/cancel
@@ -74,7 +93,7 @@ func (s *server) runTurn(ss *session, start func(agentID string) (*agent.Turn, e
 	select {
 	case <-t.Done():
 	case <-s.conn.Done():
-		a.Interrupt(agentID, t.ID())
+		stop(a, agentID)
 		<-t.Done()
 	}
 	res := t.Result()
@@ -115,7 +134,8 @@ func (s *server) Cancel(ctx context.Context, p sdk.CancelNotification) error {
 	return nil
 }
 
-// interrupt ends the session's running turn, if any.
+// interrupt ends the session's running turn, if any, and the prompts
+// that wait for it (each answers cancelled).
 func (s *server) interrupt(ss *session) {
 	ss.mu.Lock()
 	ss.cancel = true
@@ -125,8 +145,15 @@ func (s *server) interrupt(ss *session) {
 		return
 	}
 	if a, err := s.theAgent(); err == nil {
-		a.Interrupt(id, t.ID())
+		stop(a, id)
 	}
+}
+
+// stop empties the session's queue, then interrupts its running turn:
+// nothing that waited starts after it.
+func stop(a Agent, agentID string) {
+	a.ClearQueue(agentID)
+	a.Interrupt(agentID, "")
 }
 
 // promptInput turns the prompt's content blocks into a turn's input:

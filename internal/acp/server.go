@@ -37,6 +37,12 @@ type Agent interface {
 	StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn, error)
 	// Interrupt ends the session's running turn ("" = whichever runs).
 	Interrupt(sessionID, turnID string) error
+	// Submit queues a prompt while a turn runs (or starts it when none
+	// does); the handle ends when the prompt's own turn has ended.
+	Submit(sessionID string, in agent.TurnInput) (agent.Submitted, error)
+	// ClearQueue empties the session's queue; the prompts in it end
+	// interrupted.
+	ClearQueue(sessionID string) error
 	// UndoTurn restores the files a turn changed and returns their paths.
 	UndoTurn(ctx context.Context, sessionID, turnID string) ([]string, error)
 	// UpdateSession changes a session's own settings (modes, config

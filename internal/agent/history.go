@@ -92,6 +92,9 @@ type SessionRecord struct {
 	Approvals []ApprovalRule
 	// Usage is the session's token use so far.
 	Usage event.UsageTotal
+	// Queue is the prompts that wait, first to run first; restored, the
+	// queue is paused.
+	Queue []event.QueuedPrompt
 }
 
 // Record returns the session's record as it is now.
@@ -101,12 +104,12 @@ func (m *Manager) Record(sessionID string) (SessionRecord, error) {
 		return SessionRecord{}, err
 	}
 	s.mu.Lock()
-	turns, info, usage := s.turns, s.info, s.usage
+	turns, info, usage, queue := s.turns, s.info, s.usage, s.queue.snapshot()
 	s.mu.Unlock()
 	s.emitMu.Lock()
 	seq := s.seq
 	s.emitMu.Unlock()
-	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq, Usage: usage}, nil
+	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq, Usage: usage, Queue: queue}, nil
 }
 
 // unanswered returns aborted outputs for the calls of a history that have
@@ -159,7 +162,11 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	for _, r := range rec.Approvals {
 		s.approvals.restore(r)
 	}
+	s.restoreQueue(rec.Queue)
 	m.observe(s, true)
+	if len(s.queue.items) > 0 {
+		s.emitQueue("") // the client learns that the queue waits
+	}
 	// The answers to calls a stop cut off go into the record too.
 	if missing := unanswered(rec.History); len(missing) > 0 {
 		s.history.Append(missing...)

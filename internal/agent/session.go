@@ -28,6 +28,9 @@ type session struct {
 
 	mu      sync.Mutex
 	running *turn
+	// queue holds the prompts that wait for the running turn to end and
+	// the steers it has yet to take (queue.go, steer.go).
+	queue promptQueue
 	// usage is the session's token use so far.
 	usage event.UsageTotal
 	// reported is what the model last said the context holds: the
@@ -111,17 +114,27 @@ func (s *session) startTurn(in TurnInput, compactOnly bool) (*Turn, error) {
 	if s.busy() != nil {
 		return nil, fmt.Errorf("%w (turn %s); interrupt it or wait for it to finish", ErrTurnRunning, s.running.id)
 	}
+	return s.launch(in, compactOnly, "", nil)
+}
+
+// launch starts a turn of in under id ("" numbers a new one); a prompt's
+// turn lets a paused queue go on after it. When the turn ends, what
+// follows it is decided (afterTurn), and w (a queued prompt's sender, or
+// nil) is told how it ended. Called with s.mu held and no turn running.
+func (s *session) launch(in TurnInput, compactOnly bool, id string, w *waiter) (*Turn, error) {
 	if compactOnly && !s.hasConversation() {
 		return nil, ErrNothingToCompact
 	}
 	if err := s.refresh(); err != nil {
 		return nil, err
 	}
-	s.turns++
+	if id == "" {
+		id = s.nextTurnID()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &turn{
 		s:        s,
-		id:       fmt.Sprintf("%s-t%d", s.info.SessionID, s.turns),
+		id:       id,
 		input:    in,
 		cancel:   cancel,
 		done:     make(chan struct{}),
@@ -129,6 +142,9 @@ func (s *session) startTurn(in TurnInput, compactOnly bool) (*Turn, error) {
 		promptAt: -1,
 	}
 	s.running = t
+	if !compactOnly {
+		s.unpause(t.id)
+	}
 	go func() {
 		defer close(t.done)
 		if compactOnly {
@@ -138,8 +154,13 @@ func (s *session) startTurn(in TurnInput, compactOnly bool) (*Turn, error) {
 		}
 		s.mu.Lock()
 		s.running = nil
+		s.afterTurn(t)
 		s.mu.Unlock()
 		cancel()
+		w.end(t.result)
+		for _, sw := range t.steered {
+			sw.end(t.result)
+		}
 	}()
 	return NewTurn(t.id, t.done, &t.result), nil
 }

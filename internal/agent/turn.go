@@ -36,6 +36,9 @@ type turn struct {
 	// promptAt is where the turn's prompt is in the history, -1 for a
 	// turn without one (it only compacts).
 	promptAt int
+	// steered are the senders of queued prompts the turn took as steers
+	// (steer.go), told how it ended.
+	steered []*waiter
 }
 
 // run is the turn loop: ask the model, run the tools it calls, feed the
@@ -117,6 +120,8 @@ func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam f
 		if n == s.cfg.MaxRequests {
 			return turnEnd{status: event.StatusFailed, err: fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests), limited: true}
 		}
+		// What the user sent meanwhile goes in first.
+		t.takeSteers()
 		// Each request offers the tools registered now (MCP servers come
 		// and go, the first request waits for those still starting); its
 		// calls run against the same snapshot.
@@ -140,6 +145,9 @@ func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam f
 		compacted = false
 		calls := t.collectCalls(resp.Output, snap)
 		if len(calls) == 0 {
+			if t.steersWaiting() {
+				continue // the model answers what the user sent meanwhile
+			}
 			return turnEnd{status: event.StatusCompleted}
 		}
 		results := snap.Run(ctx, env, calls, t.finished)

@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -40,13 +42,20 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		}
 		result, err = s.beginTurn(ctx, p.Command, args, true)
 	case commandInterrupt:
+		// Agent: Stop stops the prompts that wait too.
 		if !hasArgument {
+			if a, aerr := s.theAgent(); aerr == nil {
+				s.clearQueues(a, slices.Collect(maps.Keys(s.convs.Running())))
+			}
 			result, err = s.interruptAll(ctx)
 			break
 		}
 		var args interruptParams
 		if err := argument(&args); err != nil {
 			return nil, err
+		}
+		if a, aerr := s.theAgent(); aerr == nil && args.SessionID != "" {
+			s.clearQueues(a, []string{args.SessionID})
 		}
 		result, err = s.interruptTurn(ctx, p.Command, args)
 	case commandNewSession:

@@ -36,8 +36,11 @@ func TestExecuteCommand(t *testing.T) {
 	if h.agent.lastTurn().Prompt != "do it" {
 		t.Errorf("turn input %+v", h.agent.lastTurn())
 	}
-	_, err = execute(commandStartTurn, map[string]any{"sessionId": sid, "prompt": "again"})
-	rpcError(t, err, int64(codeRequestFailed))
+	// A prompt while the turn runs waits for it.
+	again, err := execute(commandStartTurn, map[string]any{"sessionId": sid, "prompt": "again"})
+	if err != nil || again["queued"] != true || again["turnId"] == turn["turnId"] {
+		t.Fatalf("agent.startTurn while a turn runs = %v, %v; want it queued", again, err)
+	}
 
 	res, err := execute(commandInterrupt, map[string]any{"sessionId": sid})
 	if err != nil || len(res) != 0 {

@@ -41,6 +41,8 @@ type fakeAgent struct {
 	interrupted    chan turnKey
 	// mcp are the MCP servers ListMCPServers reports.
 	mcp []MCPServer
+	// queue is what the queue methods were asked (queue_test.go).
+	queue *fakeQueue
 }
 
 func newFakeAgent(cfg AgentConfig) *fakeAgent {

@@ -26,6 +26,10 @@ const (
 type plain struct {
 	s     *server
 	turns map[turnKey]*plainTurn
+	// paused: the session's queue waits for the user; queued: the turns
+	// queueChanged listed lately, announced when they start (queue.go).
+	paused map[string]bool
+	queued map[turnKey]bool
 }
 
 type plainTurn struct {
@@ -38,6 +42,9 @@ func newPlain(s *server) *plain {
 }
 
 func (p *plain) event(ctx context.Context, ev event.Event) {
+	if p.queueEvent(ctx, ev) {
+		return
+	}
 	key := turnKey{ev.SessionID, ev.TurnID}
 	t := p.turns[key]
 	if t == nil {

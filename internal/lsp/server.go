@@ -54,6 +54,8 @@ type Agent interface {
 	ListMCPServers() []MCPServer
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
+	// Queuer keeps the prompts sent while a turn runs and the steers.
+	Queuer
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -245,6 +247,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.compact(ctx, req.Params())
 		case methodListMCPServers:
 			return s.listMCPServers()
+		case methodSteer, methodUpdateQueued, methodRemoveQueued, methodResumeQueue:
+			return s.queueMethod(ctx, method, req.Params())
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

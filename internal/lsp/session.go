@@ -75,6 +75,8 @@ type positionParam struct {
 type startTurnResult struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
+	// Queued: a turn runs, and this prompt waits for it (queue.go).
+	Queued bool `json:"queued,omitempty"`
 }
 
 type interruptParams struct {
@@ -190,11 +192,17 @@ func (s *server) beginTurn(ctx context.Context, method string, p startTurnParams
 		}
 		sessionID, makeCurrent = info.SessionID, continueCurrent
 	}
-	turn, err := a.StartTurn(sessionID, in)
+	sub, err := startOrQueue(a, sessionID, in)
 	if err != nil {
 		return nil, agentError(err)
 	}
-	turnID := turn.ID()
+	turnID := sub.TurnID
+	if sub.Queued {
+		if makeCurrent {
+			s.convs.setCurrent(sessionID)
+		}
+		return s.queued(ctx, sessionID, sub, *p.Prompt)
+	}
 	s.convs.started(sessionID, turnID)
 	if makeCurrent {
 		s.convs.setCurrent(sessionID)

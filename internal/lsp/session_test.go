@@ -78,7 +78,8 @@ func TestStartTurn(t *testing.T) {
 		code   jsonrpc2.Code
 		says   string
 	}{
-		{"turn already running", map[string]any{"sessionId": first.SessionID, "prompt": "again"}, codeRequestFailed, "already running"},
+		// While the turn runs prompts wait, up to a limit.
+		{"queue full", map[string]any{"sessionId": first.SessionID, "prompt": "queue full"}, codeRequestFailed, "queue is full"},
 		{"unknown session", map[string]any{"sessionId": "nope", "prompt": "x"}, jsonrpc2.InvalidParams, "unknown session"},
 		{"missing prompt", map[string]any{}, jsonrpc2.InvalidParams, "prompt is required"},
 		{"empty prompt", map[string]any{"prompt": "  "}, jsonrpc2.InvalidParams, "prompt must not be empty"},

@@ -162,6 +162,8 @@ func writeEvent(b *strings.Builder, ev event.Event) {
 		for _, c := range e.Changes {
 			fmt.Fprintf(b, "- %s %s (+%d -%d)\n\n", c.Kind, displayPath(c.URI), c.Additions, c.Deletions)
 		}
+	case event.Steered:
+		fmt.Fprintf(b, "**You, while it worked:** %s\n\n", strings.TrimSpace(e.Text))
 	case event.Compacted:
 		b.WriteString("_Older history was summarised to fit the model's context._\n\n")
 	case event.TurnCompleted:

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -24,7 +26,8 @@ type Loaded struct {
 	UpdatedAt time.Time
 	// Items are the events that draw the conversation (the history
 	// items of agent/resumeSession: turnStarted, message, reasoning,
-	// toolCall, toolResult, fileChange, plan, compacted, turnCompleted),
+	// toolCall, toolResult, fileChange, plan, compacted, steered,
+	// turnCompleted),
 	// in order. A turn the record shows no end of (agent-ls stopped
 	// during it) ends with a turnCompleted of status interrupted.
 	Items []HistoryItem
@@ -52,6 +55,7 @@ var redrawn = map[event.Type]bool{
 	event.TypeTurnStarted: true, event.TypeMessage: true, event.TypeReasoning: true,
 	event.TypeToolCall: true, event.TypeToolResult: true, event.TypeFileChange: true,
 	event.TypePlan: true, event.TypeCompacted: true, event.TypeTurnCompleted: true,
+	event.TypeSteered: true,
 }
 
 // stoppedDuringTurn is the error of a turn that agent-ls did not finish.
@@ -307,7 +311,10 @@ func (r *reader) event(b []byte) error {
 	switch l.Type {
 	case event.TypeTurnStarted:
 		r.closeOpen()
-		rec.Turns++
+		// Queued prompts take their turn ids when they are queued, so
+		// turns may start out of order or not at all: the next id goes
+		// on after the highest one.
+		rec.Turns = max(rec.Turns+1, turnNumber(rec.Info.SessionID, l.Turn))
 		r.open, r.openItems, r.openMessages = l.Turn, map[string]bool{}, nil
 	case event.TypeMessage:
 		if r.open == l.Turn {
@@ -326,11 +333,28 @@ func (r *reader) event(b []byte) error {
 		if err := json.Unmarshal(item.JSON, &u); err == nil && u.Total != nil {
 			rec.Usage = *u.Total
 		}
+	case event.TypeQueueChanged:
+		// Each carries the whole queue: the last one is the session's.
+		var q event.QueueChanged
+		if err := json.Unmarshal(item.JSON, &q); err != nil {
+			return err
+		}
+		rec.Queue = q.Items
 	}
 	if redrawn[l.Type] {
 		r.ld.Items = append(r.ld.Items, item)
 	}
 	return nil
+}
+
+// turnNumber is the number of turn id turn of session id (agent-ls
+// numbers them "<session>-t<N>"), 0 for an id of another form.
+func turnNumber(session, turn string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(turn, session+"-t"))
+	if err != nil || n < 0 || !strings.HasPrefix(turn, session+"-t") {
+		return 0
+	}
+	return n
 }
 
 // closeOpen ends a turn the record shows no end of: its finished
