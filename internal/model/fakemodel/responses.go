@@ -217,31 +217,12 @@ func responsesCustomToolCall(s *sse, it *Item, id, callID string, pos int) wireI
 
 func responsesReasoning(s *sse, it *Item, id string, pos int) wireItem {
 	s.itemEvent("response.output_item.added", pos, wireItem{ID: id, Type: TypeReasoning, Summary: &[]wirePart{}})
-	parts := []wirePart{}
-	for j, chunks := range it.Summary {
-		s.partEvent("response.reasoning_summary_part.added", id, pos, "summary_index", wirePart{Type: "summary_text"}, j)
-		for _, c := range chunks {
-			s.open("response.reasoning_summary_text.delta")
-			s.str("item_id", id)
-			s.int("output_index", pos)
-			s.int("summary_index", j)
-			s.str("delta", c)
-			s.closeObject()
-		}
-		full := text(chunks)
-		s.open("response.reasoning_summary_text.done")
-		s.str("item_id", id)
-		s.int("output_index", pos)
-		s.int("summary_index", j)
-		s.str("text", full)
-		s.closeObject()
-		part := wirePart{Type: "summary_text", Text: full}
-		s.partEvent("response.reasoning_summary_part.done", id, pos, "summary_index", part, j)
-		parts = append(parts, part)
-	}
+	parts := streamParts(s, id, pos, it.Summary, summaryParts)
 	done := wireItem{ID: id, Type: TypeReasoning, Summary: &parts}
 	if len(it.RawReasoning) > 0 {
-		content := responsesRawReasoning(s, it, id, pos)
+		// The reasoning's own text, as gpt-oss's Responses servers send
+		// it.
+		content := streamParts(s, id, pos, it.RawReasoning, reasoningTextParts)
 		done.Content = &content
 	}
 	if it.EncryptedContent != "" {
@@ -251,29 +232,48 @@ func responsesReasoning(s *sse, it *Item, id string, pos int) wireItem {
 	return done
 }
 
-// responsesRawReasoning streams the reasoning_text content parts of a
-// reasoning item as gpt-oss's Responses servers do, and returns them.
-func responsesRawReasoning(s *sse, it *Item, id string, pos int) []wirePart {
-	var parts []wirePart
-	for j, chunks := range it.RawReasoning {
-		s.partEvent("response.content_part.added", id, pos, "content_index", wirePart{Type: "reasoning_text"}, j)
+// partEvents name the events of one kind of a reasoning item's parts.
+type partEvents struct {
+	added, delta, done, partDone string
+	index, partType              string // the index's key, the part's type
+}
+
+var (
+	summaryParts = partEvents{
+		added: "response.reasoning_summary_part.added", delta: "response.reasoning_summary_text.delta",
+		done: "response.reasoning_summary_text.done", partDone: "response.reasoning_summary_part.done",
+		index: "summary_index", partType: "summary_text",
+	}
+	reasoningTextParts = partEvents{
+		added: "response.content_part.added", delta: "response.reasoning_text.delta",
+		done: "response.reasoning_text.done", partDone: "response.content_part.done",
+		index: "content_index", partType: "reasoning_text",
+	}
+)
+
+// streamParts streams the parts of a reasoning item (each in chunks) as
+// ev names their events, and returns them whole.
+func streamParts(s *sse, id string, pos int, chunked [][]string, ev partEvents) []wirePart {
+	parts := []wirePart{}
+	for j, chunks := range chunked {
+		s.partEvent(ev.added, id, pos, ev.index, wirePart{Type: ev.partType}, j)
 		for _, c := range chunks {
-			s.open("response.reasoning_text.delta")
+			s.open(ev.delta)
 			s.str("item_id", id)
 			s.int("output_index", pos)
-			s.int("content_index", j)
+			s.int(ev.index, j)
 			s.str("delta", c)
 			s.closeObject()
 		}
 		full := text(chunks)
-		s.open("response.reasoning_text.done")
+		s.open(ev.done)
 		s.str("item_id", id)
 		s.int("output_index", pos)
-		s.int("content_index", j)
+		s.int(ev.index, j)
 		s.str("text", full)
 		s.closeObject()
-		part := wirePart{Type: "reasoning_text", Text: full}
-		s.partEvent("response.content_part.done", id, pos, "content_index", part, j)
+		part := wirePart{Type: ev.partType, Text: full}
+		s.partEvent(ev.partDone, id, pos, ev.index, part, j)
 		parts = append(parts, part)
 	}
 	return parts
