@@ -64,7 +64,7 @@ func TestACPClientMCPServers(t *testing.T) {
 	}
 	reqs := m.Requests()
 	names := requestTools(t, reqs[0])
-	for _, want := range []string{"everything__echo", "everything__get-env", "everything__toggle-simulated-logging", "shell"} {
+	for _, want := range []string{"everything__echo", "everything__get-env", "everything__toggle-simulated-logging", "exec_command"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the session's first request does not offer %s: %q", want, names)
 		}

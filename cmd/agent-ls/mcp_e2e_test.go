@@ -129,7 +129,7 @@ func TestServeMCP(t *testing.T) {
 
 	reqs := s.model.Requests()
 	names := requestTools(t, reqs[0])
-	for _, want := range []string{"everything__echo", "everything__get-env", "everything__toggle-simulated-logging", "shell"} {
+	for _, want := range []string{"everything__echo", "everything__get-env", "everything__toggle-simulated-logging", "exec_command"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the first request does not offer %s: %q", want, names)
 		}
