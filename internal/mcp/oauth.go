@@ -97,13 +97,33 @@ func (a *storedAuth) init() {
 		if a.rec == nil || a.err != nil {
 			return
 		}
-		a.last = a.rec.Token.AccessToken
-		// The refreshes outlive any one request: the background context,
-		// as the SDK's own handler does, with a client that gives up on
-		// a token endpoint that does not answer.
-		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: refreshTimeout})
-		a.ts = a.rec.config().TokenSource(ctx, a.rec.Token)
+		a.use(a.rec)
 	})
+}
+
+// use makes rec the record the tokens come from. The refreshes outlive
+// any one request: the background context, as the SDK's own handler
+// does, with a client that gives up on a token endpoint that does not
+// answer.
+func (a *storedAuth) use(rec *authRecord) {
+	a.rec, a.last = rec, rec.Token.AccessToken
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: refreshTimeout})
+	a.ts = rec.config().TokenSource(ctx, rec.Token)
+}
+
+// reload takes up the record stored since this connection loaded its
+// own, when it holds other tokens: another agent-ls (a second editor, an
+// exec) refreshed first, and an authorization server that rotates
+// refresh tokens refuses the one this connection holds. a.mu is held.
+func (a *storedAuth) reload() bool {
+	rec, err := a.store.load(a.name, a.url)
+	if err != nil || rec == nil ||
+		(rec.Token.RefreshToken == a.rec.Token.RefreshToken && rec.Token.AccessToken == a.rec.Token.AccessToken) {
+		return false
+	}
+	a.log.Info("MCP server: the stored token changed since it was loaded; using it")
+	a.use(rec)
+	return true
 }
 
 // TokenSource is the stored token's source, nil when none is stored
@@ -135,8 +155,11 @@ func (a *storedAuth) Token() (*oauth2.Token, error) {
 		return nil, nil
 	}
 	tok, err := a.ts.Token()
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && a.reload() {
+		tok, err = a.ts.Token()
+	}
 	if err != nil {
-		var re *oauth2.RetrieveError
 		if errors.As(err, &re) {
 			a.log.Info("MCP server: the token could not be refreshed", "err", err)
 			a.why.Store("the token could not be refreshed: " + err.Error())

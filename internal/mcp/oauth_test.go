@@ -451,3 +451,39 @@ func TestOAuthLoginRevivesTheServer(t *testing.T) {
 		t.Errorf("echo: %+v", r.Output)
 	}
 }
+
+// TestOAuthRefreshBySecondProcess: two agent-ls hold the same stored
+// token and the authorization server rotates refresh tokens: the one
+// that refreshes second, with the refresh token the first used up, takes
+// up the token the first saved instead of needing a login.
+func TestOAuthRefreshBySecondProcess(t *testing.T) {
+	as := newAuthServer(t)
+	u, _ := protectedServer(t, as, false)
+	dir := t.TempDir()
+	cfg := ServerConfig{Name: "remote", URL: u}
+	if _, out, err := login(t, cfg, dir, nil); err != nil {
+		t.Fatalf("login: %v\n%s", err, out)
+	}
+	rec := stored(t, dir, cfg)
+	rec.Token.Expiry = time.Now().Add(-time.Minute)
+	if err := (TokenStore{Dir: dir}).save(rec); err != nil {
+		t.Fatal(err)
+	}
+	as.expireAccess()
+	log := slog.New(slog.DiscardHandler)
+	first, second := newStoredAuth(&cfg, dir, log), newStoredAuth(&cfg, dir, log)
+	first.init()
+	second.init() // both loaded the expired token and the same refresh token
+
+	a, err := first.Token()
+	if err != nil || a == nil || !as.valid(a.AccessToken) {
+		t.Fatalf("the first refresh: %+v, %v", a, err)
+	}
+	b, err := second.Token()
+	if err != nil || b == nil || b.AccessToken != a.AccessToken || second.needsLogin() != nil {
+		t.Fatalf("the second process: %+v, %v, %v", b, err, second.needsLogin())
+	}
+	if n := as.refreshes.Load(); n != 1 {
+		t.Errorf("%d refreshes, want 1: the second took up the first's token", n)
+	}
+}
