@@ -12,16 +12,21 @@ import (
 // above path, which is absolute; path is checked as given and with its
 // symbolic links resolved, so a link elsewhere leads no further.
 func hiddenAt(env *Env, path string) (policy.OwnPath, bool) {
-	hidden := hiddenOwn(env)
-	if len(hidden) == 0 {
+	if len(hiddenOwn(env)) == 0 {
 		return policy.OwnPath{}, false
 	}
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = ""
 	}
-	for _, o := range hidden {
-		if lexicallyWithin(o.Path, path) || lexicallyWithin(o.Real, path) || lexicallyWithin(o.Real, real) {
+	return hiddenIn(env, path, real)
+}
+
+// hiddenIn is hiddenAt of path whose links resolve to real ("" when it
+// does not resolve: then path alone is checked).
+func hiddenIn(env *Env, path, real string) (policy.OwnPath, bool) {
+	for _, o := range hiddenOwn(env) {
+		if lexicallyWithin(o.Path, path) || lexicallyWithin(o.Real, path) || (real != "" && lexicallyWithin(o.Real, real)) {
 			return o, true
 		}
 	}

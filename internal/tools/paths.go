@@ -37,15 +37,15 @@ func resolvePath(env *Env, p string) (target, error) {
 	}
 	abs = filepath.Clean(abs)
 	t := target{Abs: abs, Display: displayPath(env, abs)}
-	if o, hidden := hiddenAt(env, abs); hidden {
-		return t, hiddenError(t.Display, o)
-	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		// EvalSymlinks reports loops in its own words; stat names them.
 		if _, serr := os.Stat(abs); serr != nil {
 			err = serr
 		}
+	}
+	if o, hidden := hiddenIn(env, abs, real); hidden {
+		return t, hiddenError(t.Display, o)
 	}
 	switch {
 	case err == nil:
