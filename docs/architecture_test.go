@@ -114,7 +114,7 @@ var allowed = map[string][]string{
 	// The application and its composition root.
 	"internal/app": {"internal/acp", "internal/agent", "internal/app/demo", "internal/config", "internal/elicit", "internal/event", "internal/hooks", "internal/lsp",
 		"internal/mcp", "internal/model", "internal/policy", "internal/sandbox", "internal/session", "internal/textcut", "internal/tools",
-		"internal/workspace"},
+		"internal/workspace", "golang.org/x/sys"},
 	// main over the application.
 	"cmd/agent-ls":                           {"internal/app"},
 	"cmd/agent-ls-sandbox":                   {"internal/sandbox"},

@@ -73,6 +73,7 @@ func (t *turn) askUser(ctx context.Context, req *ApprovalRequest) (string, error
 	req.SessionID, req.TurnID, req.ApprovalID = t.s.info.SessionID, t.id, t.nextApprovalID()
 	req.Options = []string{AllowOnce, AllowAlways, RejectOnce, RejectAlways}
 	decision := RejectOnce
+	t.attention(Attention{Waiting: true, What: string(req.Kind), Command: req.Command})
 	d, err := t.s.mgr.opts.Frontend.RequestApproval(ctx, req)
 	switch {
 	case ctx.Err() != nil:

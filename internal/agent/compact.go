@@ -299,4 +299,5 @@ func (t *turn) runCompaction(ctx context.Context) {
 	t.result = TurnResult{Status: status, Error: errText}
 	close(t.ending)
 	t.emit(event.TurnCompleted{Status: status, Error: errText})
+	t.ended(status)
 }

@@ -35,6 +35,7 @@ func (a turnApprover) Elicit(ctx context.Context, req elicit.Request) (elicit.Re
 	if !ok {
 		return elicit.Result{Action: elicit.Decline}, nil
 	}
+	t.attention(Attention{Waiting: true, What: "form"})
 	res, err := fe.Elicit(ctx, &ElicitRequest{SessionID: t.s.info.SessionID, TurnID: t.id, Request: req})
 	switch {
 	case ctx.Err() != nil:

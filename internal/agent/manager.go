@@ -92,6 +92,10 @@ type Options struct {
 	// Hooks are the user's checks around every tool call (see
 	// ToolHooks); nil means none.
 	Hooks ToolHooks
+	// Attention, when set, is told when a turn ends and when the agent
+	// starts waiting on the user; it is called from the turn and must
+	// not block.
+	Attention func(Attention)
 	// ToolSources are tools from outside agent-ls (MCP servers) that
 	// start when the first session needs them; nil means none.
 	ToolSources ToolSources

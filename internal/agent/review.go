@@ -95,6 +95,7 @@ func (t *turn) review(ctx context.Context, r Reviewer, callID string, cs *worksp
 	}
 	t.emit(prop)
 
+	t.attention(Attention{Waiting: true, What: "review"})
 	ans, err := r.ReviewChanges(ctx, req)
 	switch {
 	case ctx.Err() != nil:

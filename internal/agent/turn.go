@@ -201,6 +201,7 @@ func (t *turn) finish(end turnEnd, log *slog.Logger) {
 		Refused: t.refused && end.status == event.StatusCompleted}
 	close(t.ending)
 	t.emit(event.TurnCompleted{Status: end.status, Error: end.err, LastMessage: t.lastMessage, Diff: diff})
+	t.ended(end.status)
 }
 
 func (t *turn) emit(p event.Payload) { t.s.emit(t.id, p) }

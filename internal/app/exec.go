@@ -66,13 +66,19 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		execError(stderr, err)
 		return 1
 	}
+	ringable := o.settings.TUI.Notifications && isTerminal(stderr)
 	// MCP servers report from their own goroutines, beside the turn's
 	// output: both write through one lock.
 	stderr = &lockedWriter{w: stderr}
+	var ring func(bool)
+	if ringable {
+		ring = terminalRing(stderr, o.settings.TUI.NotificationMethod)
+	}
 	r.mcpNotices.Listen(func(msg string) {
 		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
 	})
 	fe := newTermFrontend(stdout, stderr, o.jsonOut)
+	nobodyAsked := true
 	switch {
 	case o.yes, o.bypass:
 		fe.answer = func(context.Context, *agent.ApprovalRequest) (string, error) { return agent.AllowOnce, nil }
@@ -81,10 +87,11 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		lines := readLines(stdin)
 		fe.answer = terminalPrompt(lines, stderr)
 		fe.ask = terminalForm(lines, stderr)
+		nobodyAsked = false
 	default:
 		fe.noAsk = "stdin is not a terminal"
 	}
-	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass})
+	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass, ring: ring, nobodyAsked: nobodyAsked})
 	if err != nil {
 		execError(stderr, err)
 		return 2

@@ -45,6 +45,9 @@ func (s *Settings) ownFiles() []policy.OwnPath {
 			add(programPath(h.Command[0]), "a program the user's [[hooks]] run")
 		}
 	}
+	if len(s.Notify) > 0 {
+		add(programPath(s.Notify[0]), "the user's notify program")
+	}
 	names := make([]string, 0, len(s.MCPServers))
 	for name := range s.MCPServers {
 		names = append(names, name)

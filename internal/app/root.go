@@ -175,6 +175,12 @@ type frontendParts struct {
 	cwd      string           // "": the process's working directory
 	// unattended: nobody answers approvals (exec --yes).
 	unattended bool
+	// ring, when set, rings exec's terminal when a turn ends or waits on
+	// the user ([tui] notifications).
+	ring func(waiting bool)
+	// nobodyAsked: the frontend answers every question itself (exec
+	// with --yes or without a terminal), so none is notified of.
+	nobodyAsked bool
 }
 
 // newManager builds an agent manager for a frontend with the root's
@@ -197,6 +203,7 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		ProjectDocMaxBytes: s.projectDocBudget(),
 		Logger:             r.log,
 		Hooks:              r,
+		Attention:          (&notifier{argv: func() []string { return r.currentSettings().Notify }, ring: fp.ring, nobodyAsked: fp.nobodyAsked, log: r.log}).attention,
 		SandboxSummary: func() string {
 			c := sandbox.Probe()
 			if root := s.SandboxWorkspaceWrite.CacheRoot; root != "" {

@@ -62,11 +62,7 @@ func (f *termFrontend) RequestApproval(ctx context.Context, req *agent.ApprovalR
 // isTerminal reports whether f (stdin, stdout) is a terminal.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFile(file)
 }
 
 // readLines reads stdin's lines on its own goroutine, so that an

@@ -241,12 +241,13 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // Values each enumerated key accepts.
 var (
-	reasoningEfforts   = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
-	reasoningSummaries = []string{"auto", "concise", "detailed", "none"}
-	verbosities        = []string{"low", "medium", "high"}
-	wireAPIs           = []string{"responses", "chat"}
-	inherits           = []string{"all", "core", "none"}
-	hookEvents         = []string{"before_tool_use", "after_tool_use"}
+	reasoningEfforts    = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+	reasoningSummaries  = []string{"auto", "concise", "detailed", "none"}
+	verbosities         = []string{"low", "medium", "high"}
+	wireAPIs            = []string{"responses", "chat"}
+	inherits            = []string{"all", "core", "none"}
+	hookEvents          = []string{"before_tool_use", "after_tool_use"}
+	notificationMethods = []string{"auto", "osc9", "bel"}
 )
 
 // oneOf checks that the string at key in m is one of allowed.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,6 +66,7 @@ func ImportCodex(home string) (*CodexImport, error) {
 	c.tools(out, main)
 	c.tables(out, main, "model_providers", codexProviderKeys, c.provider)
 	c.tables(out, main, "mcp_servers", codexMCPKeys, c.mcpServer)
+	c.notify(out, main)
 	if p, ok := main["profile"].(string); ok {
 		out["profile"] = p
 	}
@@ -79,7 +81,7 @@ func ImportCodex(home string) (*CodexImport, error) {
 		return nil, err
 	}
 	known := map[string]bool{"openai_base_url": true, "sandbox_workspace_write": true, "shell_environment_policy": true, "tools": true,
-		"model_providers": true, "mcp_servers": true, "profile": true, "profiles": true}
+		"model_providers": true, "mcp_servers": true, "profile": true, "profiles": true, "notify": true, "tui": true}
 	for _, k := range settingKeys {
 		known[k] = true
 	}
@@ -300,4 +302,45 @@ func readCodexFile(path string) (map[string]any, error) {
 		m = map[string]any{}
 	}
 	return m, nil
+}
+
+// notify carries over Codex's notify program and its [tui] notifications
+// (on for a list of notification types too: agent-ls notifies of a
+// turn's end and of waiting on the user, both).
+func (c *codexConverter) notify(out, main map[string]any) {
+	if n, ok := main["notify"].([]any); ok {
+		if slices.ContainsFunc(n, func(v any) bool { _, ok := v.(string); return !ok }) {
+			c.skip("notify", "not a list of strings")
+		} else {
+			out["notify"] = n
+		}
+	}
+	t, ok := main["tui"].(map[string]any)
+	if !ok {
+		return
+	}
+	tui := map[string]any{}
+	for _, k := range sortedKeys(t) {
+		switch v := t[k].(type) {
+		case bool:
+			if k == "notifications" {
+				tui[k] = v
+				continue
+			}
+		case []any:
+			if k == "notifications" {
+				tui[k] = len(v) > 0
+				continue
+			}
+		case string:
+			if k == "notification_method" && slices.Contains(notificationMethods, v) {
+				tui[k] = v
+				continue
+			}
+		}
+		c.skip("tui."+quoteKey(k), "agent-ls has no such setting")
+	}
+	if len(tui) > 0 {
+		out["tui"] = tui
+	}
 }

@@ -22,10 +22,9 @@ func TestImportCodex(t *testing.T) {
 		"mcp_servers.github.env_vars: agent-ls has no such setting",
 		"model_providers.azure.env_key_instructions: agent-ls has no such setting",
 		"model_providers.azure.supports_websockets: agent-ls has no such setting",
-		"notify: agent-ls has no such setting",
 		"profiles.review.chatgpt_base_url: agent-ls has no such setting",
 		"shell_environment_policy.experimental_use_profile: agent-ls has no such setting",
-		"tui: agent-ls has no such setting",
+		"tui.theme: agent-ls has no such setting",
 	}
 	if !slices.Equal(imp.Skipped, want) {
 		t.Errorf("skipped\n got %q\nwant %q", imp.Skipped, want)
@@ -42,6 +41,9 @@ func TestImportCodex(t *testing.T) {
 	if r.Model != "o3" || r.ApprovalPolicy != policy.Untrusted || r.SandboxMode != policy.ReadOnly || r.ModelReasoningEffort != "medium" ||
 		r.ModelReasoningSummary != "detailed" || r.ModelVerbosity != "low" || r.ProjectDocMaxBytes != 65536 || r.ModelContextWindow != 400000 || r.ModelAutoCompactTokenLimit != 350000 || r.Tools.WebSearch || r.Tools.ViewImage {
 		t.Errorf("settings: %+v", r.Config)
+	}
+	if !slices.Equal(r.Notify, []string{"notify-send", "codex"}) || !r.TUI.Notifications || r.TUI.NotificationMethod != "osc9" {
+		t.Errorf("notify %q, tui %+v", r.Notify, r.TUI)
 	}
 	sw := r.SandboxWorkspaceWrite
 	if !slices.Equal(sw.WritableRoots, []string{"/srv/cache"}) || !sw.NetworkAccess || !sw.ExcludeTmpdirEnvVar || sw.ExcludeSlashTmp {

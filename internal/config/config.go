@@ -31,6 +31,23 @@ type Config struct {
 	// sandbox is read-only. Only the user's own config sets it: a
 	// project file cannot, and neither can the editor's settings.
 	AllowHomeWorkspace bool `toml:"allow_home_workspace"`
+	// Notify is a program (argv) run, outside the sandbox and without
+	// waiting for it, with one more argument: a JSON object saying that a
+	// turn ended or waits on the user (Codex's key and payload). Like
+	// hooks, only the user's own config sets it.
+	Notify []string `toml:"notify"`
+	// TUI tunes agent-ls exec on a terminal.
+	TUI TUI `toml:"tui"`
+}
+
+// TUI is the [tui] table: what agent-ls exec does on a terminal.
+type TUI struct {
+	// Notifications rings the terminal when a turn ends or waits on the
+	// user, if stderr is a terminal.
+	Notifications bool `toml:"notifications"`
+	// NotificationMethod is how: "auto" (an OSC 9 desktop notification on
+	// terminals known to show one, the bell elsewhere), "osc9" or "bel".
+	NotificationMethod string `toml:"notification_method"`
 }
 
 // Settings are the keys a profile may set; at the top level they are the

@@ -38,6 +38,12 @@ func (c *checker) values(tree map[string]any) {
 			}
 		}
 	}
+	if n, ok := tree["notify"].([]any); ok {
+		c.program("notify", n)
+	}
+	if t, ok := tree["tui"].(map[string]any); ok {
+		c.oneOf(t, "notification_method", "tui", notificationMethods)
+	}
 	if hooks, ok := tree["hooks"].([]any); ok {
 		for i, h := range hooks {
 			if m, ok := h.(map[string]any); ok {
@@ -150,15 +156,7 @@ func (c *checker) hook(prefix string, m map[string]any) {
 	}
 	c.oneOf(m, "event", prefix, hookEvents)
 	argv, _ := m["command"].([]any)
-	if len(argv) == 0 {
-		c.add(join(prefix, "command"), "is missing or empty: give the program and its arguments as an array")
-	} else if s, _ := argv[0].(string); s == "" {
-		c.add(join(prefix, "command"), "the program name is empty")
-	} else if !filepath.IsAbs(s) && strings.ContainsAny(s, `/\`) {
-		// Taken against the session's folder, a file of whatever project
-		// is open would run as the hook.
-		c.add(join(prefix, "command"), "%q is a relative path: give an absolute path, or a program name to look up on PATH", s)
-	}
+	c.program(join(prefix, "command"), argv)
 	c.atLeast(m, "timeout_ms", prefix, 0)
 	tools, _ := m["tools"].([]any)
 	for i, t := range tools {
@@ -201,4 +199,18 @@ func decodeInto(m map[string]any, v any) error {
 		return err
 	}
 	return toml.Unmarshal(data, v)
+}
+
+// program checks the argv of a program the user's config runs outside the
+// sandbox (a hook, notify).
+func (c *checker) program(key string, argv []any) {
+	if len(argv) == 0 {
+		c.add(key, "is missing or empty: give the program and its arguments as an array")
+	} else if s, _ := argv[0].(string); s == "" {
+		c.add(key, "the program name is empty")
+	} else if !filepath.IsAbs(s) && strings.ContainsAny(s, `/\`) {
+		// Taken against the session's folder, a file of whatever project
+		// is open would run.
+		c.add(key, "%q is a relative path: give an absolute path, or a program name to look up on PATH", s)
+	}
 }
