@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -18,9 +19,10 @@ const (
 	commandInterrupt        = "agent.interrupt"
 	commandNewSession       = "agent.newSession"
 	commandShowConversation = "agent.showConversation"
+	commandResumeQueue      = "agent.resumeQueue"
 )
 
-var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation}
+var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation, commandResumeQueue}
 
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	argument := func(v any) error {
@@ -71,6 +73,8 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
 		}
 		result = info
+	case commandResumeQueue:
+		result, err = s.resumeQueueCommand(ctx, hasArgument, argument)
 	case commandShowConversation:
 		var args showConversationParams
 		if hasArgument {
@@ -90,4 +94,41 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		return nil, err
 	}
 	return protocol.LSPAny(b), nil
+}
+
+// resumeQueueCommand is agent.resumeQueue ({sessionId}, or none for the
+// current conversation): Agent: Resume queue, for clients that have no
+// agent/resumeQueue of their own.
+func (s *server) resumeQueueCommand(ctx context.Context, hasArgument bool, argument func(any) error) (any, error) {
+	var args struct {
+		SessionID string `json:"sessionId"`
+	}
+	if hasArgument {
+		if err := argument(&args); err != nil {
+			return nil, err
+		}
+	}
+	if args.SessionID == "" {
+		args.SessionID = s.convs.Current()
+	}
+	if args.SessionID == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: no conversation to resume the queue of", commandResumeQueue)
+	}
+	a, err := s.theAgent()
+	if err != nil {
+		return nil, err
+	}
+	items, _, err := a.QueueOf(args.SessionID)
+	if err != nil {
+		return nil, queueError(err)
+	}
+	res, err := s.resumeQueue(a, args.SessionID)
+	switch {
+	case err != nil:
+	case len(items) == 0:
+		s.notice(ctx, protocol.MessageTypeInfo, "Agent: no queued prompts wait")
+	case res.TurnID == "":
+		s.notice(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Agent: the %d queued prompt(s) run when the current turn ends", len(items)))
+	}
+	return res, err
 }

@@ -37,6 +37,9 @@ type Queuer interface {
 	// ResumeQueue lets a paused queue go on; it returns the turn it
 	// started, "" when none.
 	ResumeQueue(sessionID string) (string, error)
+	// QueueOf returns the session's waiting prompts and whether they
+	// wait for the user (after a turn that did not complete).
+	QueueOf(sessionID string) ([]event.QueuedPrompt, bool, error)
 	// Steer adds a message (or the queued prompt queuedTurnID) to the
 	// running turn, or starts a turn when none runs.
 	Steer(sessionID string, in agent.TurnInput, queuedTurnID string) (agent.SteerResult, error)
@@ -82,6 +85,33 @@ func (s *server) queued(ctx context.Context, sessionID string, sub agent.Submitt
 	return &startTurnResult{SessionID: sessionID, TurnID: sub.TurnID, Queued: true}, nil
 }
 
+// resumeQueue lets the session's paused queue go on.
+func (s *server) resumeQueue(a Agent, sessionID string) (*resumeQueueResult, error) {
+	turnID, err := a.ResumeQueue(sessionID)
+	if err != nil {
+		return nil, queueError(err)
+	}
+	if turnID != "" {
+		s.convs.started(sessionID, turnID)
+	}
+	return &resumeQueueResult{TurnID: turnID}, nil
+}
+
+// pausedQueue is the number of prompts that wait for the user to resume
+// the current conversation's queue (Agent: Resume queue), 0 when none.
+func (s *server) pausedQueue() int {
+	id := s.convs.Current()
+	a, err := s.theAgent()
+	if id == "" || err != nil {
+		return 0
+	}
+	items, paused, err := a.QueueOf(id)
+	if err != nil || !paused {
+		return 0
+	}
+	return len(items)
+}
+
 // queueMethod handles agent/steer, agent/updateQueued, agent/removeQueued
 // and agent/resumeQueue.
 func (s *server) queueMethod(ctx context.Context, method string, params []byte) (any, error) {
@@ -100,14 +130,7 @@ func (s *server) queueMethod(ctx context.Context, method string, params []byte) 
 	case methodSteer:
 		return s.steer(ctx, a, p)
 	case methodResumeQueue:
-		turnID, err := a.ResumeQueue(p.SessionID)
-		if err != nil {
-			return nil, queueError(err)
-		}
-		if turnID != "" {
-			s.convs.started(p.SessionID, turnID)
-		}
-		return resumeQueueResult{TurnID: turnID}, nil
+		return s.resumeQueue(a, p.SessionID)
 	}
 	if p.TurnID == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: turnId is required", method)
@@ -207,7 +230,7 @@ func (p *plain) queueEvent(ctx context.Context, ev event.Event) bool {
 		p.noteQueued(ev.SessionID, e.Items)
 		if e.Paused && !was {
 			p.s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf(
-				"Agent: %d queued prompt(s) wait, since the last turn did not complete: the next prompt you send runs first, then they follow", len(e.Items)))
+				"Agent: %d queued prompt(s) wait, since the last turn did not complete: the next prompt you send runs first, then they follow (the code action “Agent: Resume queue” runs them now)", len(e.Items)))
 		}
 		return true
 	}

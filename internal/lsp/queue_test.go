@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ type fakeQueue struct {
 	items   map[string][]string // session → queued turn ids
 	calls   []string
 	cleared []string
+	paused  map[string]bool
 }
 
 func (a *fakeAgent) queueState() *fakeQueue {
@@ -73,7 +75,24 @@ func (a *fakeAgent) ClearQueue(sessionID string) error {
 }
 
 func (a *fakeAgent) ResumeQueue(sessionID string) (string, error) {
-	return "", a.record("resume " + sessionID)
+	if err := a.record("resume " + sessionID); err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.queueState().paused, sessionID)
+	return "", nil
+}
+
+func (a *fakeAgent) QueueOf(sessionID string) ([]event.QueuedPrompt, bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	q := a.queueState()
+	var items []event.QueuedPrompt
+	for _, id := range q.items[sessionID] {
+		items = append(items, event.QueuedPrompt{TurnID: id})
+	}
+	return items, q.paused[sessionID], nil
 }
 
 func (a *fakeAgent) Steer(sessionID string, in agent.TurnInput, queuedTurnID string) (agent.SteerResult, error) {
@@ -237,5 +256,37 @@ func TestPlainClientHearsAQueuedTurnStart(t *testing.T) {
 		if strings.Contains(m.Message, "queued “other”") {
 			t.Errorf("a turn that was not queued was announced as queued: %q", m.Message)
 		}
+	}
+}
+
+// TestResumeQueueForStockClients: while the current conversation's queue
+// waits for the user, a code action offers Agent: Resume queue, and its
+// command (agent.resumeQueue, listed among the commands) resumes it.
+func TestResumeQueueForStockClients(t *testing.T) {
+	h := newHarness(t)
+	h.initialize(editor.Options{})
+	if !slices.Contains(commands, commandResumeQueue) {
+		t.Errorf("commands %q lack %s", commands, commandResumeQueue)
+	}
+	turn := h.startTurn(map[string]any{"prompt": "first"})
+	h.startTurn(map[string]any{"sessionId": turn.SessionID, "prompt": "second"})
+	params := map[string]any{"textDocument": map[string]string{"uri": "file:///x.go"},
+		"range": map[string]any{"start": map[string]int{}, "end": map[string]int{}}, "context": map[string]any{"diagnostics": []any{}}}
+	if got := titles(codeActions(t, h, params)); slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "Agent: Resume queue") }) {
+		t.Errorf("Resume queue offered while nothing is paused: %q", got)
+	}
+	h.agent.mu.Lock()
+	h.agent.queueState().paused = map[string]bool{turn.SessionID: true}
+	h.agent.mu.Unlock()
+	if got := titles(codeActions(t, h, params)); !slices.Contains(got, "Agent: Resume queue (1 waiting)") {
+		t.Errorf("code actions %q", got)
+	}
+	execute(t, h, commandResumeQueue)
+	if calls := h.agent.queueCalls(); !slices.Contains(calls, "resume "+turn.SessionID) {
+		t.Errorf("calls %q", calls)
+	}
+	waitMessage(t, h, protocol.MessageTypeInfo, "Agent: the 1 queued prompt(s) run when the current turn ends")
+	if got := titles(codeActions(t, h, params)); slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "Agent: Resume queue") }) {
+		t.Errorf("Resume queue still offered: %q", got)
 	}
 }
