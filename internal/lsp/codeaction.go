@@ -84,6 +84,9 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	if len(s.convs.Running()) > 0 {
 		actions = append(actions, commandAction("Agent: Stop", commandInterrupt))
 	}
+	if len(s.terms.sessions()) > 0 {
+		actions = append(actions, commandAction("Agent: Stop terminals", commandStopTerminals))
+	}
 	if n := s.pausedQueue(); n > 0 {
 		actions = append(actions, commandAction(fmt.Sprintf("Agent: Resume queue (%d waiting)", n), commandResumeQueue))
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -31,8 +30,11 @@ const (
 type Terminals struct {
 	emit func(event.Payload)
 
-	mu     sync.Mutex
-	procs  map[int]*terminal
+	mu    sync.Mutex
+	procs map[int]*terminal
+	// listed are the sessions the user sees listed (Terminals.List): the
+	// kept ones and the latest that were let go.
+	listed []*terminal
 	next   int
 	closed bool
 	ctx    context.Context // ended by Close: kills every command
@@ -79,14 +81,7 @@ func (ts *Terminals) idsLocked() string {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	s := ""
-	for i, id := range ids {
-		if i > 0 {
-			s += ", "
-		}
-		s += strconv.Itoa(id)
-	}
-	return s
+	return IDList(ids)
 }
 
 // get returns the session with id.
@@ -128,6 +123,9 @@ func (ts *Terminals) Close() {
 		procs = append(procs, t)
 	}
 	ts.mu.Unlock()
+	for _, t := range procs {
+		t.markKilled("when the agent session closed")
+	}
 	ts.cancel()
 	for _, t := range procs {
 		<-t.done
