@@ -2,8 +2,8 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 
