@@ -92,10 +92,18 @@ func questionForm(qs []agent.Question) *elicit.Schema {
 		}
 		s.Fields = append(s.Fields,
 			elicit.Field{Name: name, Kind: elicit.Enum, Title: q.Header, Description: desc.String(), Choices: choices, MinLength: -1, MaxLength: -1, MinItems: -1, MaxItems: -1},
-			elicit.Field{Name: name + otherSuffix, Kind: elicit.String, Title: "Other (" + q.Header + ")", Description: "Or answer in your own words.",
+			elicit.Field{Name: name + otherSuffix, Kind: elicit.String, Title: otherTitle(q), Description: "Or answer in your own words.",
 				MinLength: -1, MaxLength: -1, MinItems: -1, MaxItems: -1})
 	}
 	return s
+}
+
+// otherTitle is the title of q's "Other" field.
+func otherTitle(q *agent.Question) string {
+	if strings.TrimSpace(q.Header) == "" {
+		return "Other"
+	}
+	return "Other (" + q.Header + ")"
 }
 
 func fieldName(i int, q *agent.Question) string { return strconv.Itoa(i+1) + "_" + q.ID }
