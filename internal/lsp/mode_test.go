@@ -42,7 +42,7 @@ func (a *fakeAgent) ApprovePlan(sessionID string) (agent.Submitted, error) {
 	a.sessions[sessionID] = o
 	a.nextID++
 	id := fmt.Sprintf("t%d", a.nextID)
-	return agent.Submitted{TurnID: id, Queued: a.running[sessionID] != ""}, a.queueState().note("approvePlan "+sessionID)
+	return agent.Submitted{TurnID: id, Queued: a.running[sessionID] != ""}, a.queueState().note("approvePlan " + sessionID)
 }
 
 func (q *fakeQueue) note(call string) error {

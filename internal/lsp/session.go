@@ -113,9 +113,11 @@ func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
 	if err := checkPolicies(p.ApprovalPolicy, p.SandboxMode); err != nil {
 		return nil, err
 	}
-	mode, err := agent.ParseMode(p.Mode)
-	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", methodNewSession, err)
+	var mode agent.Mode // none: the default
+	if p.Mode != "" {
+		if mode, err = agent.ParseMode(p.Mode); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", methodNewSession, err)
+		}
 	}
 	cwd := s.defaultCwd()
 	if p.Cwd != "" {
