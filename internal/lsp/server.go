@@ -56,6 +56,8 @@ type Agent interface {
 	Close()
 	// Queuer keeps the prompts sent while a turn runs and the steers.
 	Queuer
+	// Moder switches sessions into and out of plan mode.
+	Moder
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -249,6 +251,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.listMCPServers()
 		case methodSteer, methodUpdateQueued, methodRemoveQueued, methodResumeQueue:
 			return s.queueMethod(ctx, method, req.Params())
+		case methodSetMode, methodApprovePlan:
+			return s.modeMethod(ctx, method, req.Params())
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

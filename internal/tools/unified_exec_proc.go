@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
@@ -23,6 +24,9 @@ type terminal struct {
 	cwd       string
 	tty       bool
 	sandboxed bool
+	// readOnly: it runs in the read-only sandbox (plan mode's), so what
+	// is typed into it cannot change files either.
+	readOnly bool
 
 	cmd   *sandbox.Cmd
 	input io.WriteCloser // the pty master, or the stdin pipe
@@ -51,7 +55,8 @@ type terminalSpec struct {
 // unless !spec.sandboxed; the command ends when ts closes.
 func (ts *Terminals) start(env *Env, spec terminalSpec) (*terminal, error) {
 	t := &terminal{command: spec.argv, cwd: spec.dir, tty: spec.tty, sandboxed: spec.sandboxed,
-		done: make(chan struct{}), out: newCaptureOf(terminalBufferBytes / 2)}
+		readOnly: spec.sandboxed && env.Boundary != nil && env.Boundary.Mode() == policy.ReadOnly,
+		done:     make(chan struct{}), out: newCaptureOf(terminalBufferBytes / 2)}
 	id, err := ts.add(t)
 	if err != nil {
 		return nil, err
