@@ -109,7 +109,7 @@ func (t *turn) appendPrompt(input []model.Item) {
 // around them (nil when there are none).
 func (t *turn) toolEnv(log *slog.Logger) (*tools.Env, *turnHooks) {
 	s, opts := t.s, t.s.mgr.opts
-	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: startingApprover{turnApprover{t}}, Changes: turnChanger{t}, Terminals: s.terminals,
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: startingApprover{turnApprover{t}}, Changes: turnChanger{t}, Asker: turnAsker{t}, Terminals: s.terminals,
 		Exec: s.execConfig(opts.HelperPath), Log: log}
 	if t.plan {
 		// Commands run in the read-only sandbox, with the network off
@@ -140,7 +140,7 @@ func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam f
 		// Each request offers the tools registered now (MCP servers come
 		// and go, the first request waits for those still starting); its
 		// calls run against the same snapshot.
-		snap := s.toolSnapshot(ctx)
+		snap := t.questionTools(s.toolSnapshot(ctx))
 		// Near the context window, the history is summarised first
 		// (once per answer of the model: a history that stays over the
 		// limit after it goes to the model as it is).
