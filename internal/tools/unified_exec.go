@@ -92,6 +92,14 @@ func (ts *Terminals) get(id int) (*terminal, bool) {
 	return t, ok
 }
 
+// ReadOnly reports whether command session id runs in the read-only
+// sandbox, where nothing typed into it can change files; false for a
+// session that does not exist.
+func (ts *Terminals) ReadOnly(id int) bool {
+	t, ok := ts.get(id)
+	return ok && t.readOnly
+}
+
 // forget lets a session go (it ended and the model read all of it, or
 // it never started).
 func (ts *Terminals) forget(id int) {
