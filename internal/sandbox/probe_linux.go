@@ -37,6 +37,7 @@ func Probe() Capabilities {
 		c.Namespaces, c.PIDNamespace = false, false
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv
 	}
+	c.SessionNetwork, c.SessionNetworkNote = sessionNetSupport(c)
 	return c
 }
 
@@ -153,6 +154,7 @@ func explainSeccomp(line func(string, ...any), p Policy, c Capabilities) {
 		line("         and abstract Unix sockets outside the sandbox")
 	}
 	explainUnixSockets(line, p, c)
+	explainLoopback(line, p, c)
 }
 
 // explainProtected says for --explain which paths stay read-only inside

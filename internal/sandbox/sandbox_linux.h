@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/types.h>
 
 struct seccomp_notif;
 
@@ -22,6 +23,23 @@ extern const char *agentls_ns_step;
 // The namespace probe: the same steps in a child sharing this process's
 // memory; 0, or the errno of the step it names.
 int agentls_probe_namespaces(int *pidns, const char **step);
+
+// nsenter_linux.c: writing a file whole; mapping our ids onto themselves
+// in a fresh user namespace; running a function in a child that shares
+// this process's memory (flags adds to CLONE_VM | CLONE_VFORK).
+int agentls_write(const char *path, const char *s);
+int agentls_map_ids(uid_t uid, gid_t gid, const char **step);
+int agentls_vm_child(int (*fn)(void *), void *arg, int flags, const char **step);
+
+// netns_linux.c: the network namespace a session's commands share. Go
+// makes it (agentls_new_session_net: 0, or the errno of the step it
+// names); the helper joins it before its own namespaces; the supervisor
+// makes the connect and bind of TCP and UDP sockets there (the errno to
+// answer, -1 when a child answers).
+extern int agentls_net_joined;
+int agentls_new_session_net(int *user, int *net, const char **step);
+int agentls_join_session_net(const char **step);
+int agentls_inet_call(uint64_t id, int nr, int sock, int domain, const void *sa, unsigned len);
 
 // reaper_linux.c: the processes that supervise the command.
 extern int agentls_supervisor;
