@@ -161,3 +161,11 @@ func explainLoopback(line func(string, ...any), p Policy, c Capabilities) {
 	line("         (lo, addresses and routes stay as they are); `agent-ls sandbox` alone runs")
 	line("         outside any session: no loopback there")
 }
+
+// loopbackSummary is the loopback part of Capabilities.Summary.
+func loopbackSummary(c Capabilities) string {
+	if !c.SessionNetwork {
+		return "; commands of a session share no loopback network here (" + c.SessionNetworkNote + "): TCP and UDP sockets are refused, so a server one command starts must listen on a Unix socket in the workspace for the next to reach it"
+	}
+	return "; besides, the commands of one session share a loopback network of their own (127.0.0.1 and ::1, TCP and UDP sockets allowed there): a server one command starts on a port is reached by the session's next commands, while the host's network, its loopback and other sessions' stay unreachable"
+}

@@ -537,3 +537,35 @@ func TestSessionNetOnlyWithNetworkOffInNamespaces(t *testing.T) {
 	alone := Policy{Mode: WorkspaceWrite, Cwd: cwd}
 	wantErrno(t, attack(t, alone, "tcp-self"), unix.EPERM, "TCP outside a session")
 }
+
+// TestSessionNetExplained: --explain and the summary say whether a
+// session's commands share a loopback network, and where they do not,
+// that TCP is refused and Unix sockets in the workspace are the way.
+func TestSessionNetExplained(t *testing.T) {
+	requireLandlock(t)
+	cwd, _ := workspace(t)
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd}
+	c := Probe()
+	explain, summary := Explain(p, c), c.Summary()
+	if c.SessionNetwork {
+		if !strings.Contains(explain, "share a network namespace of their") || !strings.Contains(summary, "share a loopback network of their own") {
+			t.Errorf("the loopback network is not explained:\n%s\n%s", explain, summary)
+		}
+	}
+	t.Setenv(NoNamespaceEnv, "1")
+	c = Probe()
+	if c.SessionNetwork {
+		t.Fatal("a session network without the helper's namespaces")
+	}
+	explain, summary = Explain(p, c), c.Summary()
+	if !strings.Contains(explain, "share no loopback network here") || !strings.Contains(explain, "use Unix sockets in the workspace") {
+		t.Errorf("--explain does not say there is no loopback network:\n%s", explain)
+	}
+	if !strings.Contains(summary, "share no loopback network here") {
+		t.Errorf("the summary does not say there is no loopback network:\n%s", summary)
+	}
+	r := helperCLI(t, cwd, testEnv(NoNamespaceEnv+"=1"), "--explain", "--cwd", cwd)
+	if !strings.Contains(r.stdout, "share no loopback network here") {
+		t.Errorf("agent-ls sandbox --explain without namespaces:\n%v", r)
+	}
+}

@@ -2,8 +2,9 @@
 // from a constructor (nsenter_linux.c), before the Go runtime starts;
 // cgo compiles every *_linux.c file of the package and links it into each
 // binary that imports it (agent-ls and agent-ls-sandbox). The Go side
-// writes the plan (plan_linux.go) that the C carries out; the one C
-// function Go calls is the namespace probe (probe_ns_linux.go).
+// writes the plan (plan_linux.go) that the C carries out; the C functions
+// Go calls are the namespace probe (probe_ns_linux.go) and the making of a
+// session's network namespace (netns_cgo_linux.go).
 // `make test-c` compiles each file alone with every warning an error.
 #ifndef AGENTLS_SANDBOX_LINUX_H
 #define AGENTLS_SANDBOX_LINUX_H
