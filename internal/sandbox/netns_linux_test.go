@@ -569,3 +569,46 @@ func TestSessionNetExplained(t *testing.T) {
 		t.Errorf("agent-ls sandbox --explain without namespaces:\n%v", r)
 	}
 }
+
+// TestSessionDevServer: Python's http.server, started on a fixed port by
+// one command of a session (nothing else can hold a port there), serves
+// the next command, over IPv4 and IPv6.
+func TestSessionDevServer(t *testing.T) {
+	requireSessionNet(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	cwd, _ := workspace(t)
+	if err := os.WriteFile(filepath.Join(cwd, "index.html"), []byte("served in the session\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := new(SocketRegistry)
+	t.Cleanup(func() { reg.Close() })
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd, Sockets: reg}
+	for _, host := range []string{"127.0.0.1", "::1"} {
+		srv, err := Command(context.Background(), p, []string{"python3", "-m", "http.server", "8765", "--bind", host}, testEnv(), selfPath(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		url := "http://" + net.JoinHostPort(host, "8765") + "/"
+		client := `import time, urllib.request
+for i in range(200):
+    try:
+        print(urllib.request.urlopen("` + url + `").read().decode(), end="")
+        break
+    except OSError as e:
+        err = e
+        time.sleep(0.05)
+else:
+    raise SystemExit(str(err))`
+		r := runIn(t, p, nil, "python3", "-c", client)
+		KillGroup(srv)
+		srv.Wait()
+		if r.code != 0 || r.stdout != "served in the session\n" {
+			t.Errorf("the next command does not reach the dev server at %s:\n%v", url, r)
+		}
+	}
+}
