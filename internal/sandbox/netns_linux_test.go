@@ -32,6 +32,7 @@ func init() {
 		"add-address":    addAddress,
 		"add-route":      addRoute,
 		"session-holder": sessionHolder,
+		"socket-of":      socketOf,
 	} {
 		attacks[name] = fn
 	}
@@ -116,6 +117,17 @@ func tcpSelf([]string) error {
 func firstLine(out string) string {
 	line, _, _ := strings.Cut(out, "\n")
 	return strings.TrimSpace(line)
+}
+
+// socketOf makes a socket of family a[0] and type a[1] (numbers).
+func socketOf(a []string) error {
+	fam, _ := strconv.Atoi(a[0])
+	typ, _ := strconv.Atoi(a[1])
+	fd, err := unix.Socket(fam, typ|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	return unix.Close(fd)
 }
 
 // printNetns prints the command's network namespace ("net:[N]").
@@ -611,4 +623,26 @@ else:
 			t.Errorf("the next command does not reach the dev server at %s:\n%v", url, r)
 		}
 	}
+}
+
+// TestSessionSocketRules: in a session's namespace the filter lets TCP
+// and UDP sockets be made, and nothing more than before: no raw, packet
+// or netlink socket, no Unix datagram socket, no sendto with an address.
+func TestSessionSocketRules(t *testing.T) {
+	requireSessionNet(t)
+	cwd, _ := workspace(t)
+	reg := new(SocketRegistry)
+	t.Cleanup(func() { reg.Close() })
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd, Sockets: reg}
+	n := func(v int) string { return strconv.Itoa(v) }
+	for _, s := range [][2]int{{unix.AF_INET, unix.SOCK_STREAM}, {unix.AF_INET, unix.SOCK_DGRAM}, {unix.AF_INET6, unix.SOCK_STREAM}, {unix.AF_INET6, unix.SOCK_DGRAM}, {unix.AF_UNIX, unix.SOCK_STREAM}} {
+		if r := attack(t, p, "socket-of", n(s[0]), n(s[1])); r.code != 0 {
+			t.Errorf("socket(%d, %d) in the session:\n%v", s[0], s[1], r)
+		}
+	}
+	for _, s := range [][2]int{{unix.AF_INET, unix.SOCK_RAW}, {unix.AF_INET6, unix.SOCK_RAW}, {unix.AF_INET, unix.SOCK_SEQPACKET}, {unix.AF_PACKET, unix.SOCK_RAW},
+		{unix.AF_NETLINK, unix.SOCK_RAW}, {unix.AF_UNIX, unix.SOCK_DGRAM}, {unix.AF_UNIX, unix.SOCK_RAW}, {unix.AF_VSOCK, unix.SOCK_STREAM}, {unix.AF_INET + 1<<32, unix.SOCK_STREAM}} {
+		mustBlockByFilter(t, attack(t, p, "socket-of", n(s[0]), n(s[1])), fmt.Sprintf("socket(%#x, %d) in the session", s[0], s[1]))
+	}
+	mustBlockByFilter(t, attack(t, p, "sendto-address", "stream", "@agent-ls-nowhere"), "sendto with an address in the session")
 }
