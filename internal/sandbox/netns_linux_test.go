@@ -33,6 +33,7 @@ func init() {
 		"add-route":      addRoute,
 		"session-holder": sessionHolder,
 		"socket-of":      socketOf,
+		"passed-connect": passedConnect,
 	} {
 		attacks[name] = fn
 	}
@@ -128,6 +129,34 @@ func socketOf(a []string) error {
 		return err
 	}
 	return unix.Close(fd)
+}
+
+// passedConnect connects to the Unix socket a[0], takes the TCP socket
+// passed over it, and connects that to a[1] (host:port).
+func passedConnect(a []string) error {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return err
+	}
+	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: a[0]}); err != nil {
+		return fmt.Errorf("connect to %s: %w", a[0], err)
+	}
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, 0)
+	if err != nil {
+		return fmt.Errorf("recvmsg: %w", err)
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return fmt.Errorf("no descriptor passed: %v", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return fmt.Errorf("no descriptor passed: %v", err)
+	}
+	host, port, _ := net.SplitHostPort(a[1])
+	pn, _ := strconv.Atoi(port)
+	return unix.Connect(fds[0], &unix.SockaddrInet4{Port: pn, Addr: [4]byte(net.ParseIP(host).To4())})
 }
 
 // printNetns prints the command's network namespace ("net:[N]").
@@ -645,4 +674,53 @@ func TestSessionSocketRules(t *testing.T) {
 		mustBlockByFilter(t, attack(t, p, "socket-of", n(s[0]), n(s[1])), fmt.Sprintf("socket(%#x, %d) in the session", s[0], s[1]))
 	}
 	mustBlockByFilter(t, attack(t, p, "sendto-address", "stream", "@agent-ls-nowhere"), "sendto with an address in the session")
+}
+
+// TestSessionPassedSocket: a TCP socket made in the host's network and
+// passed to a command of a session (over a Unix socket the user allows
+// below the project root) is not connected by the supervisor.
+func TestSessionPassedSocket(t *testing.T) {
+	requireSessionNet(t)
+	cwd, _ := workspace(t)
+	reg := new(SocketRegistry)
+	t.Cleanup(func() { reg.Close() })
+	p := Policy{Mode: WorkspaceWrite, Cwd: cwd, Sockets: reg, AllowProjectSockets: true}
+	host, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	go func() {
+		for {
+			c, err := host.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	path := filepath.Join(cwd, "passer.sock")
+	ul, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ul.Close()
+	go func() {
+		for {
+			c, err := ul.AcceptUnix()
+			if err != nil {
+				return
+			}
+			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+			if err == nil {
+				c.WriteMsgUnix([]byte("x"), unix.UnixRights(fd), nil)
+				unix.Close(fd)
+			}
+			c.Close()
+		}
+	}()
+	if r := unconfined(t, "passed-connect", path, host.Addr().String()); r.code != 0 {
+		t.Fatalf("the passed socket does not connect unconfined:\n%v", r)
+	}
+	wantErrno(t, attack(t, p, "passed-connect", path, host.Addr().String()), unix.EPERM, "a host TCP socket passed into the session connects")
 }
