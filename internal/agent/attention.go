@@ -10,7 +10,8 @@ type Attention struct {
 	TurnID    string
 	Cwd       string
 	// Waiting says the agent waits on the user; What says on what: an
-	// approval's kind, "form" (an MCP server's question) or "review".
+	// approval's kind, "question" (request_user_input), "form" (an MCP
+	// server's question) or "review".
 	Waiting bool
 	What    string
 	// Command is the command an exec approval is about.

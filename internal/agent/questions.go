@@ -93,5 +93,6 @@ func (a turnAsker) AskUser(ctx context.Context, callID string, qs []tools.Questi
 		return nil, errors.New(why + "; decide yourself and say what you assumed, or ask in your answer")
 	}
 	fe := s.mgr.opts.Frontend.(Asker)
+	a.t.attention(Attention{Waiting: true, What: "question"})
 	return fe.AskUser(ctx, &AskRequest{SessionID: s.info.SessionID, TurnID: a.t.id, CallID: callID, Questions: qs})
 }

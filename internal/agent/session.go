@@ -48,7 +48,10 @@ type session struct {
 	// undo keeps what the latest turns changed, for agent/undoTurn.
 	undo *undoStore
 	// sockets records the Unix sockets the session's sandboxed commands
-	// bind: a server one command starts is reached by the next.
+	// bind, and holds the loopback network they share with the network
+	// off: a server one command starts, on a Unix socket in the
+	// workspace or on 127.0.0.1, is reached by the next. Closing it with
+	// the session releases that network.
 	sockets *tools.SocketRegistry
 	// terminals are the command sessions exec_command started: they
 	// live across turns and end with the session.

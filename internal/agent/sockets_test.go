@@ -4,8 +4,9 @@ import "testing"
 
 // TestSessionSharesSocketRegistry: the commands of one session share one
 // socket registry (a Unix server one command starts is reached by the
-// next), other sessions have their own, and allow_project_sockets reaches
-// the exec settings.
+// next, and so is a server on the loopback network the registry holds),
+// other sessions have their own, and allow_project_sockets reaches the
+// exec settings.
 func TestSessionSharesSocketRegistry(t *testing.T) {
 	mgr := managerWith(t, &scriptedModel{}, newRecorder(), func(o *Options) { o.AllowProjectSockets = true })
 	a, err := mgr.NewSession(SessionOptions{})

@@ -12,8 +12,8 @@ import (
 
 // BenchmarkSandboxTrue: the wall time of `true` run plainly, through the
 // runner and helper (workspace-write, with namespaces, with the protected
-// paths present or missing, and Landlock+seccomp only), and through
-// bubblewrap. Besides ns/op (a mean) each reports its median in ms.
+// paths present or missing, in a session's loopback network, and
+// Landlock+seccomp only), and through bubblewrap. Besides ns/op (a mean) each reports its median in ms.
 // bench/sandbox.sh prints the same comparison as ratios.
 func BenchmarkSandboxTrue(b *testing.B) {
 	requireLandlock(b)
@@ -28,14 +28,22 @@ func BenchmarkSandboxTrue(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	sandboxed := func(cwd string, noNS bool) func() error {
+	// One session's registry: its commands join the session's loopback
+	// network (made at the first, before the timing starts).
+	session := new(SocketRegistry)
+	b.Cleanup(func() { session.Close() })
+	sandboxedIn := func(cwd string, noNS bool, reg *SocketRegistry) func() error {
 		return func() error {
-			c, err := Command(context.Background(), Policy{Cwd: cwd, NoNamespace: noNS}, []string{"true"}, testEnv(), selfPath(b))
+			c, err := Command(context.Background(), Policy{Cwd: cwd, NoNamespace: noNS, Sockets: reg}, []string{"true"}, testEnv(), selfPath(b))
 			if err != nil {
 				return err
 			}
 			return c.Run()
 		}
+	}
+	sandboxed := func(cwd string, noNS bool) func() error { return sandboxedIn(cwd, noNS, nil) }
+	if err := sandboxedIn(bare, false, session)(); err != nil {
+		b.Fatal(err)
 	}
 	cases := []struct {
 		name string
@@ -44,6 +52,7 @@ func BenchmarkSandboxTrue(b *testing.B) {
 		{"plain", func() error { return exec.Command(truePath).Run() }},
 		{"helper-namespace-protected-paths-present", sandboxed(present, false)},
 		{"helper-namespace-protected-paths-missing", sandboxed(bare, false)},
+		{"helper-namespace-session-loopback", sandboxedIn(bare, false, session)},
 		{"helper-landlock-seccomp-only", sandboxed(bare, true)},
 	}
 	if bwrap, err := exec.LookPath("bwrap"); err == nil {
@@ -84,5 +93,21 @@ func BenchmarkProbeNamespaces(b *testing.B) {
 		if _, err := probeNamespaces(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSessionNet: making a session's loopback network (its user and
+// network namespaces, lo up), as the first command of each session does,
+// and releasing it.
+func BenchmarkSessionNet(b *testing.B) {
+	if c := Probe(); !c.SessionNetwork {
+		b.Skip("no session network here: " + c.SessionNetworkNote)
+	}
+	for b.Loop() {
+		n, err := newSessionNet()
+		if err != nil {
+			b.Fatal(err)
+		}
+		n.close()
 	}
 }

@@ -28,6 +28,12 @@ type Capabilities struct {
 	// UnixSocketsNote says why not.
 	UnixSockets     bool
 	UnixSocketsNote string
+	// SessionNetwork tells whether, with the network off, the commands of
+	// one session share a network namespace with only loopback in it
+	// (netns_linux.go); SessionNetworkNote says why not. Where not, they
+	// may make no TCP or UDP socket at all.
+	SessionNetwork     bool
+	SessionNetworkNote string
 	// PidsCgroup is where each command gets a pids cgroup of its own that
 	// bounds its processes (pids_linux.go), of cgroup version
 	// PidsCgroupVersion; "" where none can be made (PidsCgroupNote says

@@ -6,11 +6,13 @@ package sandbox
 // plan before the Go runtime starts (nsenter_linux.c, exec_plan_linux.c),
 // the processes that supervise the command (reaper_linux.c) and their
 // seccomp user notifications (notify_linux.c, notify_sock_linux.c,
-// chmod_notify_linux.c), the mounts (nosuid_linux.c) and the process limit
-// (pids_exec_linux.c). sandbox_linux.h declares what they share and
-// syscalls_linux.h what older C libraries lack. Go calls one C function,
-// the namespace probe (probe_ns_linux.go); this file makes the package a
-// cgo package, so that the C is built at all.
+// chmod_notify_linux.c), the mounts (nosuid_linux.c), the process limit
+// (pids_exec_linux.c) and a session's loopback network (netns_linux.c).
+// sandbox_linux.h declares what they share and syscalls_linux.h what older
+// C libraries lack. Go calls two C functions, the namespace probe
+// (probe_ns_linux.go) and the making of a session's network namespace
+// (netns_cgo_linux.go); this file makes the package a cgo package, so that
+// the C is built at all.
 
 /*
 #include "sandbox_linux.h"

@@ -216,16 +216,49 @@
 // denied outright, and [Probe] and --explain say so; a Unix server there
 // needs the network enabled.
 //
+// # A loopback network per session
+//
+// With the network off, the commands that share a [SocketRegistry] (one
+// agent session's) also share one network namespace holding only lo, up
+// (netns_linux.go, netns_linux.c): a dev server one command starts on
+// 127.0.0.1 or ::1 is reached by the session's next commands, and by no
+// other session's. agent-ls makes it with a user namespace that owns it
+// (our ids mapped onto themselves) at the session's first command, in a
+// child that shares its memory and descriptors and exits at once, and
+// holds both by descriptor: no process stands by. Closing the registry
+// (the session's end) releases them, as does agent-ls's death, kill -9
+// included, and the kernel frees the namespace once the last command in
+// it has ended. The helper joins both before it makes its own user, mount
+// and PID namespaces, so its user namespace is a child of the session's:
+// the command has no capability over the session's network (lo, its
+// addresses and routes stay as they are) and drops those of its own. The
+// filter then also lets AF_INET and AF_INET6 stream and datagram sockets
+// be made, Landlock's TCP rules are off, and their connect and bind go to
+// the supervisor like those of Unix sockets, which makes them on its
+// duplicate of the caller's socket only when that socket lives in the
+// session's namespace (its namespace cookie, Linux 5.14) and so reaches
+// nothing else. Abstract Unix sockets belong to a network namespace: the
+// host's are out of reach there too (and the supervisor refuses abstract
+// names anyway). sendto with an address stays refused (UDP: connect,
+// then send). Where the helper enters no namespaces (no user namespaces,
+// NoNamespace), the supervisor cannot decide connect and bind, a Policy
+// has no registry (`agent-ls sandbox` typed by a person) or the network
+// is on, nothing changes: no network at all, or the host's. [Probe] says
+// whether it holds here ([Capabilities.SessionNetwork]), and --explain
+// says so.
+//
 // # Platforms and building
 //
 // The sandbox is Linux's: everything above lives in *_linux.go files and,
 // for the helper, in C: *_linux.c files beside them (nsenter_linux.c, the
 // constructor; exec_plan_linux.c, the plan; reaper_linux.c, the
 // supervising processes; notify_linux.c, notify_sock_linux.c and
-// chmod_notify_linux.c, the user notifications; nosuid_linux.c, the
+// chmod_notify_linux.c, the user notifications; netns_linux.c, the
+// session's loopback network; nosuid_linux.c, the
 // mounts; pids_exec_linux.c, the process limit), with sandbox_linux.h
 // declaring what they share and syscalls_linux.h what older C libraries
-// lack. Go calls one C function, the namespace probe (probe_ns_linux.go);
+// lack. Go calls two C functions, the namespace probe (probe_ns_linux.go)
+// and the making of a session's network namespace (netns_cgo_linux.go);
 // cgo_linux.go makes this a cgo package, so that cgo compiles the C and
 // links it, constructor included,
 // into agent-ls and agent-ls-sandbox alike. `make test-c` compiles each C

@@ -59,6 +59,7 @@ struct agentls_plan {
 	size_t sock_roots_len;
 	int sock_registry; // the descriptor of the socket registry, 0: none
 	int notify; // the filter has notifications without socket roots too
+	int join; // the command runs in the session's network namespace
 };
 
 extern char **environ;
@@ -244,8 +245,9 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 	close(fd);
 }
 
-// agentls_load_seccomp loads the filter. With socket roots its connect and
-// bind rules notify, and with the 'D' record its set-group-ID chmod rules
+// agentls_load_seccomp loads the filter. With socket roots or in the
+// session's network namespace ('J') its connect and bind rules notify,
+// and with the 'D' record its set-group-ID chmod rules
 // (chmod_notify_linux.c): the filter is loaded with a listener, which goes to
 // the supervisor (notify_linux.c) and is closed here, before the command runs.
 // Where a listener cannot be had (a filter with one is already in force:
@@ -253,7 +255,7 @@ static void agentls_ll_rule(int ruleset, const char *path, uint64_t access, int 
 // kernel answers those calls ENOSYS: denied.
 static void agentls_load_seccomp(struct agentls_plan *pl) {
 	struct sock_fprog prog = {.len = pl->bpf_len, .filter = pl->bpf};
-	if (pl->sock_roots_len || pl->notify) {
+	if (pl->sock_roots_len || pl->notify || pl->join) {
 		int listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 		// No socket roots: one empty one, so the message is not empty.
 		const char *roots = pl->sock_roots_len ? pl->sock_roots : "";
@@ -294,6 +296,14 @@ static void agentls_parse_plan(const unsigned char *buf, size_t len, struct agen
 		case 'A': pl->argv[pl->argc++] = agentls_str(p, n); break;
 		case 'U': pl->unconfined = 1; break;
 		case 'D': pl->notify = 1; break;
+		case 'J':
+			// The session's network namespace, joined by the
+			// constructor (netns_linux.c): the filter lets TCP and
+			// UDP sockets be made, and connect and bind notify.
+			if (n != 8)
+				agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": a bad network namespace record", 0);
+			pl->join = 1;
+			break;
 		case 'M': case 'H': case 'W': case 'X': case 'R': case 'r': case 'N': case 'G': case 'T': break; // second pass
 		case 'K': {
 			// A socket root for the supervisor (notify_linux.c).
@@ -356,6 +366,10 @@ static void agentls_check_plan(const struct agentls_plan *pl, int in_ns) {
 	}
 	if (in_ns && agentls_ns_errno != 0)
 		agentls_die(PLAN_SETUP_FAILED, "entering the user and mount namespace: ", agentls_ns_step, agentls_ns_errno > 0 ? agentls_ns_errno : EINVAL);
+	// A filter that lets TCP and UDP sockets be made is only ever
+	// loaded in the session's own network namespace.
+	if (pl->join && !agentls_net_joined)
+		agentls_die(PLAN_SETUP_FAILED, "reading the plan", ": the session's network namespace was not joined", 0);
 	if (agentls_sup_errno != 0)
 		agentls_die(PLAN_SETUP_FAILED, "starting the process that ends everything the command starts: ", agentls_sup_step, agentls_sup_errno > 0 ? agentls_sup_errno : EINVAL);
 	if (!pl->cwd || !pl->path || pl->argc == 0)

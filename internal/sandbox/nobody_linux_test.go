@@ -65,7 +65,9 @@ func TestAsNobody(t *testing.T) {
 	t.Logf("the package's tests as nobody:\n%s", summary)
 	for _, must := range []string{"--- PASS: TestEverydayWork", "--- PASS: TestFilesystemEscapes", "--- PASS: TestHostServicesUnreachable", "--- PASS: TestUnixSocketRules",
 		"--- PASS: TestUnixServerInWorkspace", "--- PASS: TestUnixSocketsOutsideRoots", "--- PASS: TestUnixConnectAddressRace",
-		"--- PASS: TestUnixSocketSecondName", "--- PASS: TestUnixSocketAcrossCommands", "--- PASS: TestUnixProjectSockets"} {
+		"--- PASS: TestUnixSocketSecondName", "--- PASS: TestUnixSocketAcrossCommands", "--- PASS: TestUnixProjectSockets",
+		"--- PASS: TestSessionLoopback (", "--- PASS: TestSessionLoopbackHostUnreachable", "--- PASS: TestSessionNetNoAdmin",
+		"--- PASS: TestSessionNetLifetime", "--- PASS: TestSessionNetGoneAfterKill", "--- PASS: TestSessionSocketRules"} {
 		if !strings.Contains(summary, must) {
 			t.Errorf("as nobody, %q is missing", must)
 		}

@@ -15,6 +15,8 @@ var errNoCgo = errors.New("agent-ls was built without cgo, so without libseccomp
 
 func seccompAvailable() (bool, string) { return false, errNoCgo.Error() }
 
-func seccompProgram(bool, bool) ([]byte, error) { return nil, errNoCgo }
+func seccompProgram(bool, bool, bool) ([]byte, error) { return nil, errNoCgo }
 
 func seccompAPI() (uint, error) { return 0, errNoCgo }
+
+func newSessionNet() (*sessionNet, error) { return nil, errNoCgo }

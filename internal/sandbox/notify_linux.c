@@ -205,7 +205,9 @@ static int agentls_decide(struct seccomp_notif *req) {
 		return EPERM;
 	struct sockaddr_un *sa = (struct sockaddr_un *)sab;
 	const char *path = sab + off;
-	if (sa->sun_family != AF_UNIX || path[0] != '/')
+	// TCP and UDP in the session's own network namespace (netns_linux.c).
+	int inet = agentls_net_joined && (sa->sun_family == AF_INET || sa->sun_family == AF_INET6);
+	if (!inet && (sa->sun_family != AF_UNIX || path[0] != '/'))
 		return EPERM;
 	int pidfd = syscall(SYS_pidfd_open, req->pid, PIDFD_THREAD);
 	if (pidfd < 0 && errno == EINVAL)
@@ -229,6 +231,8 @@ static int agentls_decide(struct seccomp_notif *req) {
 	int err;
 	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &domain, &l1) != 0 || getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &l2) != 0)
 		err = errno == ENOTSOCK ? ENOTSOCK : EPERM;
+	else if (inet)
+		err = domain == sa->sun_family ? agentls_inet_call(req->id, nr, sock, domain, sab, (unsigned)addrlen) : EPERM;
 	else if (domain != AF_UNIX || (type != SOCK_STREAM && type != SOCK_SEQPACKET))
 		err = EPERM;
 	else if (nr == SYS_connect)

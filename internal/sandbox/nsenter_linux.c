@@ -20,7 +20,7 @@
 int agentls_ns_errno = -1;
 const char *agentls_ns_step = "";
 
-static int agentls_write(const char *path, const char *s) {
+int agentls_write(const char *path, const char *s) {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -75,7 +75,6 @@ __attribute__((constructor)) static void agentls_enter_namespaces(void) {
 static int agentls_new_namespaces(int *pidns, const char **step) {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	char map[64];
 	// A PID namespace where the kernel allows one; otherwise a subreaper.
 	*pidns = 1;
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) {
@@ -83,8 +82,14 @@ static int agentls_new_namespaces(int *pidns, const char **step) {
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
 			{ *step = "unshare(CLONE_NEWUSER|CLONE_NEWNS)"; return -1; }
 	}
-	// Map our own ids onto themselves: the only mapping an unprivileged
-	// process may write, and the command keeps its identity.
+	return agentls_map_ids(uid, gid, step);
+}
+
+// agentls_map_ids maps uid and gid, this process's ids before it entered
+// a fresh user namespace, onto themselves there: the only mapping an
+// unprivileged process may write, and the command keeps its identity.
+int agentls_map_ids(uid_t uid, gid_t gid, const char **step) {
+	char map[64];
 	if (agentls_write("/proc/self/setgroups", "deny") != 0 && errno != ENOENT)
 		{ *step = "writing /proc/self/setgroups"; return -1; }
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
@@ -112,7 +117,9 @@ static void agentls_enter(int in_ns) {
 
 	int pidns;
 	const char *step = "";
-	if (agentls_new_namespaces(&pidns, &step) != 0) {
+	// The session's network namespace first (netns_linux.c): the user
+	// namespace made next is then a child of the one that owns it.
+	if (agentls_join_session_net(&step) != 0 || agentls_new_namespaces(&pidns, &step) != 0) {
 		agentls_ns_errno = errno ? errno : EINVAL;
 		agentls_ns_step = step;
 		return;
@@ -153,12 +160,14 @@ static int agentls_probe_child(void *arg) {
 	_exit(0);
 }
 
-int agentls_probe_namespaces(int *pidns, const char **step) {
-	struct agentls_probe p = {0, 0, ""};
+// agentls_vm_child runs fn(arg) in a child that shares this process's
+// memory (and, with CLONE_FILES in flags, its descriptors) and waits for
+// it to exit; 0, or the errno of what failed with *step naming it.
+int agentls_vm_child(int (*fn)(void *), void *arg, int flags, const char **step) {
 	const size_t size = 64 * 1024;
 	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
-		*step = "allocating the probe's stack";
+		*step = "allocating the child's stack";
 		return errno;
 	}
 	// The child runs on this thread's memory until it exits: no signal
@@ -168,7 +177,7 @@ int agentls_probe_namespaces(int *pidns, const char **step) {
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid_t pid = clone(agentls_probe_child, stack + size, CLONE_VM | CLONE_VFORK, &p);
+	pid_t pid = clone(fn, stack + size, CLONE_VM | CLONE_VFORK | flags, arg);
 	int err = pid < 0 ? errno : 0;
 	if (pid > 0)
 		while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
@@ -179,6 +188,14 @@ int agentls_probe_namespaces(int *pidns, const char **step) {
 		*step = "clone";
 		return err;
 	}
+	return 0;
+}
+
+int agentls_probe_namespaces(int *pidns, const char **step) {
+	struct agentls_probe p = {0, 0, ""};
+	int err = agentls_vm_child(agentls_probe_child, &p, 0, step);
+	if (err != 0)
+		return err;
 	*pidns = p.pidns;
 	*step = p.step;
 	return p.err;

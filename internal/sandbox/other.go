@@ -162,3 +162,8 @@ func (c *Cmd) Wait() error {
 func (c *Cmd) PlaceholderTime() time.Duration { return 0 }
 
 func (c *Cmd) done() { running.remove(c) }
+
+// sessionNet is the loopback network of a session, which only Linux has.
+type sessionNet struct{}
+
+func (*sessionNet) close() {}

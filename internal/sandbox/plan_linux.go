@@ -55,6 +55,10 @@ type plan struct {
 	// supervisor (chmod_notify_linux.c), socket roots or not.
 	notify      bool
 	hasLandlock bool
+	// netUser and netNS are the session's user and network namespaces,
+	// which the helper joins before its own (netns_linux.go); the plan
+	// then begins with the record naming them.
+	netUser, netNS *os.File
 	// cacheRoot is the toolchain cache root, opened where it was checked;
 	// the helper gets it as descriptor 4 (cacheRootRule) and the runner
 	// closes it once the helper started.
@@ -123,6 +127,7 @@ const (
 	tagPids       = 'G'
 	tagNproc      = 'T'
 	tagNotify     = 'D'
+	tagJoin       = 'J'
 )
 
 func (p *plan) encode() []byte {
@@ -138,6 +143,10 @@ func (p *plan) encode() []byte {
 			out = binary.LittleEndian.AppendUint64(out, v)
 		}
 		return out
+	}
+	if p.netNS != nil {
+		// First: the helper's constructor peeks at it alone.
+		rec(tagJoin, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(p.fd(p.netUser))), uint32(p.fd(p.netNS))))
 	}
 	if p.fail != nil {
 		rec(tagFail, append([]byte{byte(p.fail.code)}, p.fail.msg...))
@@ -289,6 +298,11 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 		pl.close()
 		return failPlan(ExitSetupFailed, err), env
 	}
+	loopback := pl.joinNet(p, inNS)
+	if loopback {
+		// TCP in a namespace with nothing but lo reaches nothing else.
+		pl.landlock.handledNet = 0
+	}
 	pl.hasLandlock = true
 	pl.socketRoots = unixSocketRoots(p, b, env, pl.cacheRoot)
 	if pl.socketRoots != nil {
@@ -297,7 +311,7 @@ func buildPlan(p Policy, argv, env []string, held []string, inNS bool) (*plan, [
 			return failPlan(ExitSetupFailed, err), env
 		}
 	}
-	if pl.seccomp, err = seccompProgram(p.Network, pl.socketRoots != nil); err != nil {
+	if pl.seccomp, err = seccompProgram(p.Network, pl.socketRoots != nil || loopback, loopback); err != nil {
 		pl.close()
 		return failPlan(ExitSetupFailed, err), env
 	}
@@ -333,10 +347,10 @@ func (p *plan) fd(f *os.File) int {
 
 // files are the descriptors the helper gets besides the plan (from 4 on):
 // the cache root first (cacheRootRule), then the socket registry, then
-// the pids cgroup's cgroup.procs.
+// the pids cgroup's cgroup.procs, then the session's namespaces.
 func (p *plan) files() []*os.File {
 	var fs []*os.File
-	for _, f := range []*os.File{p.cacheRoot, p.sockets, p.pids} {
+	for _, f := range []*os.File{p.cacheRoot, p.sockets, p.pids, p.netUser, p.netNS} {
 		if f != nil {
 			fs = append(fs, f)
 		}

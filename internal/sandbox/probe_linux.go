@@ -37,6 +37,7 @@ func Probe() Capabilities {
 		c.Namespaces, c.PIDNamespace = false, false
 		c.NamespaceNote = "disabled by " + NoNamespaceEnv
 	}
+	c.SessionNetwork, c.SessionNetworkNote = sessionNetSupport(c)
 	return c
 }
 
@@ -51,7 +52,9 @@ func (c Capabilities) Summary() string {
 	if c.Seccomp {
 		b.WriteString("; with the network off, seccomp refuses every socket but Unix stream and seqpacket ones (so socketpairs and pipes to children work")
 		b.WriteString(unixSocketSummary(c))
-		b.WriteString("); ptrace and io_uring are always refused")
+		b.WriteString(")")
+		b.WriteString(loopbackSummary(c))
+		b.WriteString("; ptrace and io_uring are always refused")
 	}
 	if c.Namespaces {
 		b.WriteString("; .git, .agents and .agent-ls stay read-only through a private mount namespace, as do agent-ls's own config, state, binaries and the programs its config runs, wherever they are")
@@ -143,16 +146,22 @@ func explainSeccomp(line func(string, ...any), p Policy, c Capabilities) {
 		denied = []string{"connect and bind (but see unix sockets below)"}
 	}
 	line("network: off; seccomp denies %s, %s, TIOCSTI,", strings.Join(denied, " "), strings.Join(alwaysDenied, " "))
-	line("         every socket but Unix stream and seqpacket ones (no datagram sockets),")
+	if c.SessionNetwork && !p.NoNamespace {
+		line("         every socket but Unix stream and seqpacket ones (no datagram sockets)")
+		line("         and, in a session's loopback network (below), TCP and UDP ones,")
+	} else {
+		line("         every socket but Unix stream and seqpacket ones (no datagram sockets),")
+	}
 	line("         and sendto with an address; sockets the command holds (socketpairs")
 	line("         to its children) keep send, recv, sendmsg, recvmsg and socket options")
 	if c.LandlockABI >= 4 {
-		line("         Landlock also denies TCP bind and connect")
+		line("         Landlock also denies TCP bind and connect (but in a session's loopback network)")
 	}
 	if c.LandlockABI >= 6 {
 		line("         and abstract Unix sockets outside the sandbox")
 	}
 	explainUnixSockets(line, p, c)
+	explainLoopback(line, p, c)
 }
 
 // explainProtected says for --explain which paths stay read-only inside

@@ -2,8 +2,9 @@
 // from a constructor (nsenter_linux.c), before the Go runtime starts;
 // cgo compiles every *_linux.c file of the package and links it into each
 // binary that imports it (agent-ls and agent-ls-sandbox). The Go side
-// writes the plan (plan_linux.go) that the C carries out; the one C
-// function Go calls is the namespace probe (probe_ns_linux.go).
+// writes the plan (plan_linux.go) that the C carries out; the C functions
+// Go calls are the namespace probe (probe_ns_linux.go) and the making of a
+// session's network namespace (netns_cgo_linux.go).
 // `make test-c` compiles each file alone with every warning an error.
 #ifndef AGENTLS_SANDBOX_LINUX_H
 #define AGENTLS_SANDBOX_LINUX_H
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/types.h>
 
 struct seccomp_notif;
 
@@ -22,6 +24,23 @@ extern const char *agentls_ns_step;
 // The namespace probe: the same steps in a child sharing this process's
 // memory; 0, or the errno of the step it names.
 int agentls_probe_namespaces(int *pidns, const char **step);
+
+// nsenter_linux.c: writing a file whole; mapping our ids onto themselves
+// in a fresh user namespace; running a function in a child that shares
+// this process's memory (flags adds to CLONE_VM | CLONE_VFORK).
+int agentls_write(const char *path, const char *s);
+int agentls_map_ids(uid_t uid, gid_t gid, const char **step);
+int agentls_vm_child(int (*fn)(void *), void *arg, int flags, const char **step);
+
+// netns_linux.c: the network namespace a session's commands share. Go
+// makes it (agentls_new_session_net: 0, or the errno of the step it
+// names); the helper joins it before its own namespaces; the supervisor
+// makes the connect and bind of TCP and UDP sockets there (the errno to
+// answer, -1 when a child answers).
+extern int agentls_net_joined;
+int agentls_new_session_net(int *user, int *net, const char **step);
+int agentls_join_session_net(const char **step);
+int agentls_inet_call(uint64_t id, int nr, int sock, int domain, const void *sa, unsigned len);
 
 // reaper_linux.c: the processes that supervise the command.
 extern int agentls_supervisor;

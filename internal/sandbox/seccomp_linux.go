@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -22,42 +23,46 @@ import (
 // filter cannot see.
 var offlineSocketTypes = []uint64{unix.SOCK_STREAM, unix.SOCK_SEQPACKET}
 
-// seccompPrograms caches the compiled filter per network setting and
-// whether the supervisor decides connect and bind: it depends on nothing
-// else, and compiling it costs more than loading it.
+// seccompPrograms caches the compiled filter per network setting, whether
+// the supervisor decides connect and bind, and whether the command runs
+// in its session's network namespace: it depends on nothing else, and
+// compiling it costs more than loading it.
 var seccompPrograms struct {
 	sync.Mutex
-	bpf [2][2][]byte
+	bpf map[filterKind][]byte
 }
+
+// filterKind is what a command's filter depends on.
+type filterKind struct{ network, notify, loopback bool }
 
 // seccompProgram returns the filter of a command, compiled to the BPF
 // program the helper loads (exec_plan_linux.c) with no_new_privs set. It is
 // inherited across exec. Calls from a foreign architecture (i386 int 0x80,
 // x32) kill the process. With notify (network off only), connect and bind
-// go to the supervisor instead of failing (see offlineNotified).
-func seccompProgram(network, notify bool) ([]byte, error) {
+// go to the supervisor instead of failing (see offlineNotified). With
+// loopback (network off and notify only: the command runs in its
+// session's network namespace, netns_linux.go) TCP and UDP sockets may be
+// made too.
+func seccompProgram(network, notify, loopback bool) ([]byte, error) {
 	notify = notify && !network
-	i, j := 0, 0
-	if network {
-		i = 1
-	}
-	if notify {
-		j = 1
-	}
+	k := filterKind{network, notify, loopback && notify}
 	seccompPrograms.Lock()
 	defer seccompPrograms.Unlock()
-	if b := seccompPrograms.bpf[i][j]; b != nil {
+	if b := seccompPrograms.bpf[k]; b != nil {
 		return b, nil
 	}
-	b, err := compileSeccomp(network, notify)
+	b, err := compileSeccomp(k)
 	if err != nil {
 		return nil, err
 	}
-	seccompPrograms.bpf[i][j] = b
+	if seccompPrograms.bpf == nil {
+		seccompPrograms.bpf = map[filterKind][]byte{}
+	}
+	seccompPrograms.bpf[k] = b
 	return b, nil
 }
 
-func compileSeccomp(network, notify bool) ([]byte, error) {
+func compileSeccomp(k filterKind) ([]byte, error) {
 	f, err := seccomp.NewFilter(seccomp.ActAllow)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
@@ -68,7 +73,7 @@ func compileSeccomp(network, notify bool) ([]byte, error) {
 	if err := f.SetBadArchAction(seccomp.ActKillProcess); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
-	if err := addRules(f, network, notify); err != nil {
+	if err := addRules(f, k); err != nil {
 		return nil, err
 	}
 	return exportBPF(f)
@@ -99,7 +104,7 @@ func exportBPF(f *seccomp.ScmpFilter) ([]byte, error) {
 	return b, nil
 }
 
-func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
+func addRules(f *seccomp.ScmpFilter, k filterKind) error {
 	eperm := seccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
 	deny := func(name string, conds ...seccomp.ScmpCondition) error {
 		sc, err := seccomp.GetSyscallFromName(name)
@@ -118,7 +123,7 @@ func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
 	}
 	names := alwaysDenied
 	switch {
-	case notify:
+	case k.notify:
 		for _, n := range offlineNotified {
 			sc, err := seccomp.GetSyscallFromName(n)
 			if err != nil {
@@ -128,7 +133,7 @@ func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
 				return fmt.Errorf("seccomp: rule for %s: %w", n, err)
 			}
 		}
-	case !network:
+	case !k.network:
 		names = append(names[:len(names):len(names)], offlineDenied...)
 	}
 	for _, n := range names {
@@ -151,8 +156,8 @@ func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
 	if err := addSetIDRules(f, setgidDirsNotified()); err != nil {
 		return err
 	}
-	if !network {
-		return denyOfflineSockets(deny)
+	if !k.network {
+		return denyOfflineSockets(deny, k.loopback)
 	}
 	return nil
 }
@@ -164,26 +169,21 @@ func addRules(f *seccomp.ScmpFilter, network, notify bool) error {
 // send, recv, sendmsg, recvmsg, their mmsg forms, socket options,
 // getsockname, getpeername and shutdown stay allowed: on such sockets they
 // reach nothing but the peer. Rules for one call are alternatives: any one
-// that matches denies it.
-func denyOfflineSockets(deny func(string, ...seccomp.ScmpCondition) error) error {
-	notUnix, err := seccomp.MakeCondition(0, seccomp.CompareNotEqual, unix.AF_UNIX)
+// that matches denies it. With loopback (the session's network namespace,
+// where only lo exists) socket also makes AF_INET and AF_INET6 sockets of
+// a type in loopbackSocketTypes.
+func denyOfflineSockets(deny func(string, ...seccomp.ScmpCondition) error, loopback bool) error {
+	socketConds, err := offlineSocketConds(loopback)
 	if err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+		return err
 	}
-	conds := []seccomp.ScmpCondition{notUnix}
-	for typ := uint64(0); typ <= 0xf; typ++ {
-		if slices.Contains(offlineSocketTypes, typ) {
-			continue
-		}
-		c, err := seccomp.MakeCondition(1, seccomp.CompareMaskedEqual, 0xf, typ)
-		if err != nil {
-			return fmt.Errorf("seccomp: %w", err)
-		}
-		conds = append(conds, c)
+	pairConds, err := offlineSocketConds(false)
+	if err != nil {
+		return err
 	}
-	for _, n := range []string{"socket", "socketpair"} {
+	for n, conds := range map[string][][]seccomp.ScmpCondition{"socket": socketConds, "socketpair": pairConds} {
 		for _, c := range conds {
-			if err := deny(n, c); err != nil {
+			if err := deny(n, c...); err != nil {
 				return err
 			}
 		}
@@ -193,6 +193,65 @@ func denyOfflineSockets(deny func(string, ...seccomp.ScmpCondition) error) error
 		return fmt.Errorf("seccomp: %w", err)
 	}
 	return deny("sendto", withAddress)
+}
+
+// loopbackSocketTypes are the types of AF_INET and AF_INET6 sockets a
+// command may make in its session's network namespace: TCP and UDP. (Raw
+// and ICMP sockets would need capabilities the command lacks there.)
+var loopbackSocketTypes = []uint64{unix.SOCK_STREAM, unix.SOCK_DGRAM}
+
+// offlineSocketConds are the conditions, each a rule of its own, under
+// which socket (or socketpair) is denied with the network off: a family
+// other than AF_UNIX (and, with loopback, AF_INET and AF_INET6), or a
+// type the family may not have.
+func offlineSocketConds(loopback bool) ([][]seccomp.ScmpCondition, error) {
+	families := map[uint64][]uint64{unix.AF_UNIX: offlineSocketTypes}
+	if loopback {
+		families[unix.AF_INET] = loopbackSocketTypes
+		families[unix.AF_INET6] = loopbackSocketTypes
+	}
+	var out [][]seccomp.ScmpCondition
+	add := func(conds ...seccomp.ScmpCondition) { out = append(out, conds) }
+	cond := func(arg uint, op seccomp.ScmpCompareOp, v ...uint64) (seccomp.ScmpCondition, error) {
+		c, err := seccomp.MakeCondition(arg, op, v...)
+		if err != nil {
+			return c, fmt.Errorf("seccomp: %w", err)
+		}
+		return c, nil
+	}
+	// Every family above the largest allowed one, and each one below it
+	// that is not allowed.
+	top := slices.Max(slices.Collect(maps.Keys(families)))
+	c, err := cond(0, seccomp.CompareGreater, top)
+	if err != nil {
+		return nil, err
+	}
+	add(c)
+	for fam := uint64(0); fam < top; fam++ {
+		if _, ok := families[fam]; ok {
+			continue
+		}
+		if c, err = cond(0, seccomp.CompareEqual, fam); err != nil {
+			return nil, err
+		}
+		add(c)
+	}
+	for fam, types := range families {
+		famCond, err := cond(0, seccomp.CompareEqual, fam)
+		if err != nil {
+			return nil, err
+		}
+		for typ := uint64(0); typ <= 0xf; typ++ {
+			if slices.Contains(types, typ) {
+				continue
+			}
+			if c, err = cond(1, seccomp.CompareMaskedEqual, 0xf, typ); err != nil {
+				return nil, err
+			}
+			add(famCond, c)
+		}
+	}
+	return out, nil
 }
 
 // seccompAvailable reports whether the kernel takes seccomp filters.

@@ -16,10 +16,22 @@ import (
 //
 // The registry lives in a memory file that only agent-ls and the
 // commands' supervisors hold, never a command (notify_linux.c).
+//
+// The registry also holds the session's loopback network: with the
+// network off, and where the kernel allows it, the commands that share a
+// registry share one network namespace with only lo in it, made at the
+// first command that needs it and gone once the registry is closed and
+// the last of those commands has ended (netns_linux.go). A server one
+// command starts on 127.0.0.1 is so reached by the next, and by no
+// command of another registry.
 type SocketRegistry struct {
 	mu     sync.Mutex
 	f      *os.File
 	closed bool
+	// net is the session's user and network namespaces, once made;
+	// netErr why they could not be (not asked again).
+	net    *sessionNet
+	netErr error
 }
 
 // Close releases the registry; commands started with it afterwards fail.
@@ -30,6 +42,8 @@ func (r *SocketRegistry) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
+	r.net.close()
+	r.net = nil
 	if r.f == nil {
 		return nil
 	}
