@@ -199,6 +199,12 @@ var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is de
 // in flow, in a workspace that is a git repository.
 func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string, prepare ...func(ws string)) (*editorRun, string) {
 	t.Helper()
+	return startPluginDriver(t, nvim, "plugin.lua", m, flow, prepare...)
+}
+
+// startPluginDriver is startPlugin with the driver testdata/<driver>.
+func startPluginDriver(t *testing.T, nvim, driverName string, m *fakemodel.Server, flow string, prepare ...func(ws string)) (*editorRun, string) {
+	t.Helper()
 	ws, home := workspace(t)
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -210,7 +216,7 @@ func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string, pr
 	if err := os.WriteFile(init, []byte(pluginSnippet(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	driver, err := filepath.Abs(filepath.Join("testdata", "plugin.lua"))
+	driver, err := filepath.Abs(filepath.Join("testdata", driverName))
 	if err != nil {
 		t.Fatal(err)
 	}

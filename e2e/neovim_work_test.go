@@ -1,0 +1,103 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+)
+
+// The commands the terminal flow's model starts with exec_command: a
+// prompt in a pty that the user answers by typing into its buffer, and
+// a command on pipes that runs until it is killed.
+const (
+	terminalAsk   = `printf 'Name? '; read n; echo "hello $n"`
+	terminalSleep = `echo started; exec sleep 600`
+)
+
+// TestNeovimPluginTerminals: a turn starts two command sessions with
+// exec_command; :AgentTerminals lists them and opens one as a terminal
+// buffer fed by the output events, named after its command; what the
+// user types in terminal mode reaches the command, which ends, and the
+// buffer says so; :AgentKillTerminal kills the other (testdata/
+// plugin_work.lua, flow "terminal").
+func TestNeovimPluginTerminals(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(
+				fakemodel.Answer(
+					fakemodel.FunctionCall("e1", "exec_command", `{"cmd":"`+strings.ReplaceAll(terminalAsk, `"`, `\"`)+`","tty":true,"login":false,"yield_time_ms":500}`),
+					fakemodel.FunctionCall("e2", "exec_command", `{"cmd":"`+terminalSleep+`","login":false,"yield_time_ms":500}`)),
+				fakemodel.Say("Both run."),
+			)
+			t.Cleanup(m.Close)
+			r, _ := startPluginDriver(t, nvim, "plugin_work.lua", m, "terminal")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if testing.Verbose() {
+				t.Logf("editor output:\n%s", r.out.String())
+			}
+			if n := len(m.Requests()); n != 2 {
+				t.Fatalf("%d model requests, want 2", n)
+			}
+		})
+	}
+}
+
+// TestNeovimPluginQueue: while a turn runs, :AgentAsk queues three
+// prompts (each time saying how many wait); :AgentQueue edits one,
+// removes one and sends the last now; :AgentSteer sends a message into
+// the turn. Both messages reach the model's next request of the running
+// turn and show in the conversation; the edited prompt then runs as a
+// turn of its own, the removed one never does. The turn's end is told
+// with vim.notify, since the cursor is in the file's window.
+func TestNeovimPluginQueue(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			// After the first response's first few events: the turn runs
+			// and stays running until the driver has queued and steered.
+			hold := fakemodel.NewGate(5)
+			t.Cleanup(hold.Release)
+			first := fakemodel.Answer(fakemodel.Message(fakemodel.Words("Working on it.")...),
+				fakemodel.FunctionCall("u1", "update_plan", `{"plan":[{"step":"Work","status":"in_progress"}]}`))
+			first.Gate = hold
+			m := fakemodel.New(first, fakemodel.Say("First done."), fakemodel.Say("Edited one answered."))
+			t.Cleanup(m.Close)
+			r, _ := startPluginDriver(t, nvim, "plugin_work.lua", m, "queue")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, []prompt{
+				{"queued and steered", regexp.MustCompile(`DRIVER: steered\n`), func(string) (string, error) {
+					hold.Release()
+					return "", nil
+				}},
+			}, pluginBad...)
+			if testing.Verbose() {
+				t.Logf("editor output:\n%s", r.out.String())
+			}
+			reqs := m.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d model requests, want 3", len(reqs))
+			}
+			second, third := string(reqs[1].Body), string(reqs[2].Body)
+			for _, want := range []string{"Also check the tests.", "Fourth prompt."} {
+				if !strings.Contains(second, want) {
+					t.Errorf("the running turn's next request lacks the steered %q:\n%s", want, second)
+				}
+			}
+			if !strings.Contains(third, "Third prompt, edited.") {
+				t.Errorf("the queued turn did not run the edited prompt:\n%s", third)
+			}
+			for i, req := range reqs {
+				if strings.Contains(string(req.Body), "Second prompt.") {
+					t.Errorf("request %d holds the removed prompt", i)
+				}
+			}
+		})
+	}
+}
