@@ -17,21 +17,24 @@ import (
 const (
 	terminalAsk   = `printf 'Name? '; read n; echo "hello $n"`
 	terminalSleep = `echo started; exec sleep 600`
+	terminalIdle  = `exec sleep 601`
 )
 
-// TestNeovimPluginTerminals: a turn starts two command sessions with
+// TestNeovimPluginTerminals: a turn starts three command sessions with
 // exec_command; :AgentTerminals lists them and opens one as a terminal
 // buffer fed by the output events, named after its command; what the
 // user types in terminal mode reaches the command, which ends, and the
-// buffer says so; :AgentKillTerminal kills the other (testdata/
-// plugin_work.lua, flow "terminal").
+// buffer says so; :AgentKillTerminal kills the second, opened on its
+// own, and :AgentStopTerminals the third (testdata/plugin_work.lua, flow
+// "terminal").
 func TestNeovimPluginTerminals(t *testing.T) {
 	for name, nvim := range neovims(t) {
 		t.Run(name, func(t *testing.T) {
 			m := fakemodel.New(
 				fakemodel.Answer(
 					fakemodel.FunctionCall("e1", "exec_command", `{"cmd":"`+strings.ReplaceAll(terminalAsk, `"`, `\"`)+`","tty":true,"login":false,"yield_time_ms":500}`),
-					fakemodel.FunctionCall("e2", "exec_command", `{"cmd":"`+terminalSleep+`","login":false,"yield_time_ms":500}`)),
+					fakemodel.FunctionCall("e2", "exec_command", `{"cmd":"`+terminalSleep+`","login":false,"yield_time_ms":500}`),
+					fakemodel.FunctionCall("e3", "exec_command", `{"cmd":"`+terminalIdle+`","login":false,"yield_time_ms":250}`)),
 				fakemodel.Say("Both run."),
 			)
 			t.Cleanup(m.Close)
@@ -99,5 +102,51 @@ func TestNeovimPluginQueue(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// questionsCall is the model's request_user_input: two questions.
+const questionsCall = `{"questions":[` +
+	`{"id":"db","header":"Database","question":"Which database should the service use?","options":[{"label":"Postgres","description":"Matches production."},{"label":"SQLite","description":"No server to run in tests."}]},` +
+	`{"id":"name","header":"Name","question":"What should it be called?","options":[{"label":"svc","description":"Short."},{"label":"service","description":"Plain."}]}]}`
+
+// TestNeovimPluginQuestion: the model's questions (request_user_input)
+// are asked in vim.ui.select, options and Other, whose text is asked with
+// vim.ui.input; the model reads the answers. question-withdraw: a
+// question left open is withdrawn when :AgentStop ends its turn.
+func TestNeovimPluginQuestion(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		for _, flow := range []string{"question", "question-withdraw"} {
+			t.Run(name+"/"+flow, func(t *testing.T) {
+				steps := []fakemodel.Step{fakemodel.Answer(fakemodel.FunctionCall("q1", "request_user_input", questionsCall))}
+				if flow == "question" {
+					steps = append(steps, fakemodel.Say("Noted."))
+				}
+				m := fakemodel.New(steps...)
+				t.Cleanup(m.Close)
+				r, _ := startPluginDriver(t, nvim, "plugin_work.lua", m, flow)
+				ctx, cancel := context.WithTimeout(context.Background(), deadline)
+				defer cancel()
+				r.play(ctx, nil, nil, pluginBad...)
+				if testing.Verbose() {
+					t.Logf("editor output:\n%s", r.out.String())
+				}
+				reqs := m.Requests()
+				if flow == "question-withdraw" {
+					if len(reqs) != 1 {
+						t.Fatalf("%d model requests, want 1", len(reqs))
+					}
+					return
+				}
+				if len(reqs) != 2 {
+					t.Fatalf("%d model requests, want 2", len(reqs))
+				}
+				for _, want := range []string{"SQLite", "my-service"} {
+					if !strings.Contains(string(reqs[1].Body), want) {
+						t.Errorf("the model was not told the answer %q:\n%s", want, reqs[1].Body)
+					}
+				}
+			})
+		}
 	}
 }

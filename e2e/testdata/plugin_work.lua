@@ -57,6 +57,9 @@ vim.ui.select = function(items, opts, on_choice)
   end
   table.insert(asked, { prompt = opts.prompt, items = shown, kind = opts.kind })
   local want = table.remove(choose, 1)
+  if want == false then
+    return -- a picker the user leaves open
+  end
   for i, s in ipairs(shown) do
     if want and s:find(want, 1, true) then
       on_choice(items[i], i)
@@ -112,8 +115,9 @@ end
 
 local flows = {}
 
--- terminal: two command sessions outlive their turn; one opens as a
--- terminal buffer, is typed into and ends; the other is killed.
+-- terminal: three command sessions outlive their turn; one opens as a
+-- terminal buffer, is typed into and ends; the second is killed, the
+-- third stopped with all the others.
 function flows.terminal(conv, buf)
   local function conv_has(want)
     return function()
@@ -125,9 +129,9 @@ function flows.terminal(conv, buf)
   choose = { 'read n' }
   run('AgentTerminals')
   local pick = asked[#asked]
-  if not pick or pick.kind ~= 'agent-ls.terminal' or #pick.items ~= 2 or not has(pick.items[1], 'running')
+  if not pick or pick.kind ~= 'agent-ls.terminal' or #pick.items ~= 3 or not has(pick.items[1], 'running')
     or not has(table.concat(pick.items, '\n'), 'exec sleep 600') then
-    fail(':AgentTerminals did not list both running terminals: ' .. vim.inspect(pick))
+    fail(':AgentTerminals did not list the three running terminals: ' .. vim.inspect(pick))
   end
   local term = vim.api.nvim_get_current_buf()
   if vim.bo[term].buftype ~= 'terminal' or not has(vim.api.nvim_buf_get_name(term), 'agent-ls://terminal/') or not has(vim.api.nvim_buf_get_name(term), 'read n') then
@@ -161,10 +165,15 @@ function flows.terminal(conv, buf)
     return has(vim.api.nvim_buf_get_name(sleeper), '[exited')
   end)
   say('killed')
-  choose = {}
-  run('AgentTerminals')
-  if not has(asked[#asked].items[2] or '', 'exited') then
-    fail('the killed terminal is not listed as exited: ' .. vim.inspect(asked[#asked]))
+  vim.cmd('AgentStopTerminals')
+  wait('the last terminal to be stopped', function()
+    choose = {}
+    run('AgentTerminals')
+    return has(asked[#asked].items[3] or '', 'exited')
+  end)
+  local items = asked[#asked].items
+  if not has(items[1], 'exited 0') or not has(items[2], 'exited') then
+    fail('the ended terminals are not listed as exited: ' .. vim.inspect(items))
   end
 end
 
@@ -226,6 +235,48 @@ function flows.queue(conv, buf)
   end
   if vim.api.nvim_get_current_buf() ~= buf or not noted('agent-ls: turn done') then
     fail('the end of the turn was not told: ' .. vim.inspect(notes))
+  end
+end
+
+-- question: the model's two questions, one answered with an option,
+-- one with Other and a text.
+function flows.question(conv)
+  choose = { 'SQLite', 'Other' }
+  inputs = { 'my-service' }
+  vim.cmd('AgentAsk Set up the service.')
+  wait('the answer', function()
+    return has(buffer_text(conv.buf), 'Noted.')
+  end)
+  local q1, q2 = asked[1], asked[2]
+  if not q1 or q1.kind ~= 'agent-ls.question' or q1.prompt ~= 'Database: Which database should the service use?'
+    or q1.items[1] ~= 'Postgres — Matches production.' or q1.items[3] ~= 'Other (type an answer)' then
+    fail('the first question: ' .. vim.inspect(q1))
+  end
+  if not q2 or q2.kind ~= 'agent-ls.question' or not has(q2.prompt, 'Name: What should it be called?') or not asked[3] or asked[3].kind ~= 'input' then
+    fail('the second question and its Other: ' .. vim.inspect(asked))
+  end
+  if not noted('agent-ls: waiting for you (question)') then
+    fail('the question was not told: ' .. vim.inspect(notes))
+  end
+end
+
+-- question-withdraw: a question left open is withdrawn when the user
+-- stops the turn.
+flows['question-withdraw'] = function(conv)
+  choose = { false }
+  vim.cmd('AgentAsk Set up the service.')
+  wait('the question', function()
+    return asked[1] ~= nil and asked[1].kind == 'agent-ls.question'
+  end)
+  vim.cmd('AgentStop')
+  wait('the interrupted turn', function()
+    return has(buffer_text(conv.buf), '_Turn interrupted._')
+  end)
+  wait('the question to be withdrawn', function()
+    return noted('the question was withdrawn')
+  end)
+  if #asked ~= 1 then
+    fail('the second question was asked after the withdrawal: ' .. vim.inspect(asked))
   end
 end
 

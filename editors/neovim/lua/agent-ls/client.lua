@@ -43,6 +43,11 @@ function M.find_root(path)
   if vim.fn.isdirectory(dir) == 0 then
     dir = vim.fn.fnamemodify(dir, ':h')
   end
+  -- A folder is named without its trailing slash (:p adds one), as the
+  -- folder of a file is: one name, one server.
+  if #dir > 1 then
+    dir = dir:gsub('/+$', '')
+  end
   while dir and dir ~= '' do
     for _, marker in ipairs(options.root_markers) do
       if uv.fs_stat(dir .. '/' .. marker) then
@@ -286,6 +291,10 @@ function M.for_buffer(buf, start)
   local conv = conversation.of_buffer(buf)
   if conv and alive(conv.client_id) then
     return alive(conv.client_id), conv
+  end
+  local terminal_client = alive((terminals.of_buffer(buf)))
+  if terminal_client then
+    return terminal_client, conversation.get(terminal_client.id, terminal_client.config.root_dir)
   end
   local reviewing = alive(review.client_of(buf))
   if reviewing then

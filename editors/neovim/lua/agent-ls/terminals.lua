@@ -116,6 +116,9 @@ function M.merge_list(client_id, session_id, list)
     term.session_id = session_id
     term.title = command_line(it.command)
     term.cwd = it.cwd or term.cwd
+    if it.tty ~= nil then
+      term.tty = it.tty == true
+    end
     local was_running = term.running
     term.running = it.running == true
     term.exit_code = it.exitCode or term.exit_code
