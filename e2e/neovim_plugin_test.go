@@ -315,7 +315,9 @@ func TestNeovimPluginHelp(t *testing.T) {
 				tag, _, _ := strings.Cut(line, "\t")
 				defined[tag] = true
 			}
-			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-review", "agent-ls-review-option", "agent-ls-health"} {
+			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-review", "agent-ls-review-option", "agent-ls-health",
+				":AgentSteer", ":AgentQueue", ":AgentResume", ":AgentTerminals", ":AgentKillTerminal", ":AgentStopTerminals", ":AgentPlan", ":AgentApprovePlan",
+				"agent-ls-queue", "agent-ls-terminals", "agent-ls-questions", "agent-ls-plan", "agent-ls-attention"} {
 				if !defined[want] {
 					t.Errorf("no help tag %s", want)
 				}
