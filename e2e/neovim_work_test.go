@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -148,5 +150,43 @@ func TestNeovimPluginQuestion(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestNeovimPluginPlan: :AgentPlan switches to plan mode and asks; the
+// model's patch is refused there and the file stays as it was; the bar
+// says "plan mode". :AgentApprovePlan goes back to the default mode and
+// starts the turn that carries the plan out, whose patch lands.
+func TestNeovimPluginPlan(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(
+				fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch)),
+				fakemodel.Say("The plan: greet in German."),
+				fakemodel.Answer(fakemodel.CustomToolCall("p2", "apply_patch", greetPatch)),
+				fakemodel.Say("Carried out."),
+			)
+			t.Cleanup(m.Close)
+			r, ws := startPluginDriver(t, nvim, "plugin_work.lua", m, "plan")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if testing.Verbose() {
+				t.Logf("editor output:\n%s", r.out.String())
+			}
+			reqs := m.Requests()
+			if len(reqs) != 4 {
+				t.Fatalf("%d model requests, want 4", len(reqs))
+			}
+			if !strings.Contains(string(reqs[1].Body), "plan mode") {
+				t.Errorf("the model was not told that plan mode refused the patch:\n%s", reqs[1].Body)
+			}
+			if !strings.Contains(string(reqs[2].Body), "Plan approved") {
+				t.Errorf("the approval's turn does not carry the plan out:\n%s", reqs[2].Body)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetAfter {
+				t.Errorf("after the approved plan the file holds:\n%s", b)
+			}
+		})
 	}
 }

@@ -280,6 +280,41 @@ flows['question-withdraw'] = function(conv)
   end
 end
 
+-- plan: :AgentPlan asks in plan mode, where the model's patch is
+-- refused; :AgentApprovePlan carries the plan out, and the patch lands.
+function flows.plan(conv, buf)
+  local function conv_has(want)
+    return function()
+      return has(buffer_text(conv.buf), want)
+    end
+  end
+  local before = buffer_text(buf)
+  vim.cmd('AgentPlan Plan the greeting fix.')
+  wait('the plan', conv_has('The plan: greet in German.'))
+  wait('the planning turn to end', conv_has('_Turn completed._'))
+  if conv.mode ~= 'plan' or not has(vim.wo[conv:windows()[1]][bar_option], 'plan mode') then
+    fail('plan mode is not shown: ' .. tostring(conv.mode) .. ' ' .. vim.wo[conv:windows()[1]][bar_option])
+  end
+  if buffer_text(buf) ~= before then
+    fail('the file changed in plan mode:\n' .. buffer_text(buf))
+  end
+  say('planned')
+  vim.cmd('AgentApprovePlan')
+  wait('the plan carried out', conv_has('Carried out.'))
+  wait('its turn to end', function()
+    return not conv.running
+  end)
+  if conv.mode ~= 'default' or has(vim.wo[conv:windows()[1]][bar_option], 'plan mode') then
+    fail('plan mode is still shown: ' .. tostring(conv.mode) .. ' ' .. vim.wo[conv:windows()[1]][bar_option])
+  end
+  if not has(buffer_text(buf), 'Grüß dich') then
+    fail('the approved plan did not change the file:\n' .. buffer_text(buf))
+  end
+  if not has(buffer_text(conv.buf), '_Default mode._') then
+    fail('the return to the default mode is not shown:\n' .. buffer_text(conv.buf))
+  end
+end
+
 local function main()
   vim.opt.swapfile = false
   vim.cmd('edit ' .. ws .. '/greet.js')

@@ -319,7 +319,7 @@ function Conv:set_queue(ev)
   local items = {}
   for _, it in ipairs(type(ev.items) == 'table' and ev.items or {}) do
     if type(it) == 'table' and type(it.turnId) == 'string' then
-      table.insert(items, { turnId = it.turnId, prompt = tostring(it.prompt or '') })
+      table.insert(items, { turnId = it.turnId, prompt = tostring(it.prompt or ''), mode = it.mode })
     end
   end
   local was_paused = self.queue.paused
@@ -546,6 +546,10 @@ function Conv:on_event(ev)
     end
   elseif t == 'queueChanged' then
     self:set_queue(ev)
+  elseif t == 'modeChanged' then
+    self.mode = ev.mode
+    self:put({ ev.mode == 'plan' and '_Plan mode: the agent investigates and plans, and changes nothing._' or '_Default mode._' })
+    self:update_bar()
   elseif t == 'steered' then
     local lines = { '## You (while it worked)', '' }
     vim.list_extend(lines, split_lines(ev.text))

@@ -1,7 +1,7 @@
--- Plan mode (protocol: agent/setMode, agent/approvePlan): the session
--- investigates read-only and ends with a plan; approving it switches the
--- session back to the default mode and starts the turn that carries it
--- out.
+-- Plan mode (protocol section 2.2: agent/setMode, agent/approvePlan):
+-- the session investigates read-only and ends with a plan; approving it
+-- switches the session back to the default mode and starts the turn that
+-- carries it out. The mode shown follows the modeChanged events.
 local client = require('agent-ls.client')
 
 local M = {}
@@ -68,11 +68,15 @@ function M.approve()
       agent().notify(agent().error_text(err), vim.log.levels.ERROR)
       return
     end
-    conv.mode = 'default'
-    if type(result) == 'table' and result.turnId then
+    if type(result) ~= 'table' then
+      return
+    end
+    if result.queued then
+      -- The session stays in plan mode until that turn starts.
+      agent().notify(string.format('plan approved: it is carried out after the running turn (queued, %d waiting)', conv:queued_count(result.turnId)))
+    elseif result.turnId then
       conv.turn_id = result.turnId
     end
-    conv:update_bar()
   end)
 end
 

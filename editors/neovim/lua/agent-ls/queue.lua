@@ -98,6 +98,9 @@ function M.list()
     prompt = prompt,
     kind = 'agent-ls.queue',
     format_item = function(it)
+      if it.mode == 'default' then
+        return first_line(it.prompt) .. ' (the approved plan)'
+      end
       return first_line(it.prompt)
     end,
   }, function(item)
