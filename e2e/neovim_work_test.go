@@ -107,6 +107,37 @@ func TestNeovimPluginQueue(t *testing.T) {
 	}
 }
 
+// TestNeovimPluginQueueResume: a prompt queued behind a turn that
+// :AgentStop interrupts waits, and the bar and the conversation say so;
+// :AgentResume runs it.
+func TestNeovimPluginQueueResume(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			// Holds the first turn streaming until it is stopped.
+			hold := fakemodel.NewGate(5)
+			t.Cleanup(hold.Release)
+			first := fakemodel.Answer(fakemodel.Message(fakemodel.Words("Working on it, slowly.")...))
+			first.Gate = hold
+			m := fakemodel.New(first, fakemodel.Say("Later answered."))
+			t.Cleanup(m.Close)
+			r, _ := startPluginDriver(t, nvim, "plugin_work.lua", m, "resume")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if testing.Verbose() {
+				t.Logf("editor output:\n%s", r.out.String())
+			}
+			reqs := m.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d model requests, want 2", len(reqs))
+			}
+			if !strings.Contains(string(reqs[1].Body), "Later prompt.") {
+				t.Errorf("the resumed turn did not send the queued prompt:\n%s", reqs[1].Body)
+			}
+		})
+	}
+}
+
 // questionsCall is the model's request_user_input: two questions.
 const questionsCall = `{"questions":[` +
 	`{"id":"db","header":"Database","question":"Which database should the service use?","options":[{"label":"Postgres","description":"Matches production."},{"label":"SQLite","description":"No server to run in tests."}]},` +

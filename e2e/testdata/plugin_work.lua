@@ -1,6 +1,8 @@
 -- Drives headless Neovim with the agent-ls plugin set up as the README
 -- says, through what a user does while the agent works: the terminals
--- it started (flow "terminal"), the queue and steering (flow "queue").
+-- it started (flow "terminal"), the queue and steering (flows "queue"
+-- and "resume"), the model's questions ("question", "question-withdraw")
+-- and plan mode ("plan").
 -- vim.ui.select and vim.ui.input are stubbed the way telescope or
 -- dressing replace them. The flow runs in a coroutine that gives the
 -- main loop a turn while it waits, so that typed keys (terminal mode)
@@ -312,6 +314,39 @@ function flows.plan(conv, buf)
   end
   if not has(buffer_text(conv.buf), '_Default mode._') then
     fail('the return to the default mode is not shown:\n' .. buffer_text(conv.buf))
+  end
+end
+
+-- resume: a prompt queued behind a turn the user stops waits, paused,
+-- until :AgentResume.
+function flows.resume(conv)
+  local function conv_has(want)
+    return function()
+      return has(buffer_text(conv.buf), want)
+    end
+  end
+  vim.cmd('AgentAsk Start working.')
+  wait('the turn to stream', conv_has('Working'))
+  vim.cmd('AgentAsk Later prompt.')
+  wait('the queued prompt', function()
+    return #conv.queue.items == 1
+  end)
+  vim.cmd('AgentStop')
+  wait('the paused queue', function()
+    return conv.queue.paused and has(buffer_text(conv.buf), ':AgentResume sends them on')
+  end)
+  local bar = vim.wo[conv:windows()[1]][bar_option]
+  if not has(bar, '1 queued (paused)') then
+    fail('the ' .. bar_option .. ' does not show the paused queue: ' .. bar)
+  end
+  say('paused')
+  vim.cmd('AgentResume')
+  wait('the queued prompt to run', conv_has('Later answered.'))
+  wait('its turn to end', function()
+    return not conv.running and #conv.queue.items == 0
+  end)
+  if not has(buffer_text(conv.buf), '## You\n\nLater prompt.') then
+    fail('the resumed prompt is not shown:\n' .. buffer_text(conv.buf))
   end
 end
 
