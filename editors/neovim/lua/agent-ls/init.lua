@@ -165,6 +165,7 @@ function M.new()
     conv:reset()
     conv.session_id = result and result.sessionId
     conv.model = result and result.model or conv.model
+    conv.mode = result and result.mode
     conv:update_bar()
     notify('new conversation')
   end)
