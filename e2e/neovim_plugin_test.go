@@ -199,6 +199,12 @@ var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is de
 // in flow, in a workspace that is a git repository.
 func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string, prepare ...func(ws string)) (*editorRun, string) {
 	t.Helper()
+	return startPluginDriver(t, nvim, "plugin.lua", m, flow, prepare...)
+}
+
+// startPluginDriver is startPlugin with the driver testdata/<driver>.
+func startPluginDriver(t *testing.T, nvim, driverName string, m *fakemodel.Server, flow string, prepare ...func(ws string)) (*editorRun, string) {
+	t.Helper()
 	ws, home := workspace(t)
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -210,7 +216,7 @@ func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string, pr
 	if err := os.WriteFile(init, []byte(pluginSnippet(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	driver, err := filepath.Abs(filepath.Join("testdata", "plugin.lua"))
+	driver, err := filepath.Abs(filepath.Join("testdata", driverName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +315,9 @@ func TestNeovimPluginHelp(t *testing.T) {
 				tag, _, _ := strings.Cut(line, "\t")
 				defined[tag] = true
 			}
-			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-review", "agent-ls-review-option", "agent-ls-health"} {
+			for _, want := range []string{"agent-ls.txt", "agent-ls.setup()", ":AgentAsk", ":AgentNew", ":AgentStop", ":AgentSessions", ":AgentUndo", ":AgentLog", ":AgentToggle", "agent-ls-approvals", "agent-ls-review", "agent-ls-review-option", "agent-ls-health",
+				":AgentSteer", ":AgentQueue", ":AgentResume", ":AgentTerminals", ":AgentKillTerminal", ":AgentStopTerminals", ":AgentPlan", ":AgentApprovePlan",
+				"agent-ls-queue", "agent-ls-terminals", "agent-ls-questions", "agent-ls-plan", "agent-ls-attention"} {
 				if !defined[want] {
 					t.Errorf("no help tag %s", want)
 				}

@@ -2,9 +2,12 @@
 -- exists, start_client and buf_attach_client before), the handlers of
 -- what it sends, and requests to it.
 local approval = require('agent-ls.approval')
+local attention = require('agent-ls.attention')
 local conversation = require('agent-ls.conversation')
 local edits = require('agent-ls.edits')
+local questions = require('agent-ls.questions')
 local review = require('agent-ls.review')
+local terminals = require('agent-ls.terminals')
 local config = require('agent-ls.config')
 local visible = require('agent-ls.visible')
 
@@ -39,6 +42,11 @@ function M.find_root(path)
   local dir = vim.fn.fnamemodify(path, ':p')
   if vim.fn.isdirectory(dir) == 0 then
     dir = vim.fn.fnamemodify(dir, ':h')
+  end
+  -- A folder is named without its trailing slash (:p adds one), as the
+  -- folder of a file is: one name, one server.
+  if #dir > 1 then
+    dir = dir:gsub('/+$', '')
   end
   while dir and dir ~= '' do
     for _, marker in ipairs(options.root_markers) do
@@ -143,6 +151,12 @@ local function on_event(_, params, ctx)
   if type(params) ~= 'table' or type(params.type) ~= 'string' then
     return
   end
+  -- Terminals belong to the session, not to what the conversation
+  -- shows.
+  local tok, is_terminal = pcall(terminals.on_event, ctx.client_id, params)
+  if not tok or is_terminal then
+    return
+  end
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local conv = conversation.get(ctx.client_id, client and client.config.root_dir)
   if params.type == 'turnStarted' and options.conversation.open_on_turn then
@@ -159,14 +173,26 @@ local function on_event(_, params, ctx)
   -- the review.
   if params.type == 'turnCompleted' then
     review.turn_ended(ctx.client_id, params.sessionId, params.turnId)
+    questions.turn_ended(ctx.client_id, params.sessionId, params.turnId)
+    attention.turn_done(ctx.client_id, params.status)
+  end
+end
+
+-- waiting wraps the handler of a request that waits on the user: the
+-- user is told first when they look elsewhere.
+local function waiting(what, handler)
+  return function(err, params, ctx)
+    attention.waiting(ctx and ctx.client_id, what)
+    return handler(err, params, ctx)
   end
 end
 
 local function handlers()
   return {
     ['agent/event'] = on_event,
-    ['agent/requestApproval'] = approval.request_approval,
-    ['agent/requestReview'] = review.request_review,
+    ['agent/requestApproval'] = waiting('approval', approval.request_approval),
+    ['agent/requestReview'] = waiting('review', review.request_review),
+    ['agent/askUser'] = waiting('question', questions.ask_user),
     ['window/showMessageRequest'] = approval.show_message_request,
     ['workspace/applyEdit'] = edits.apply_edit,
     ['$/progress'] = progress,
@@ -176,7 +202,7 @@ end
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  caps.experimental.agent = { events = true, approvals = true, review = options.review }
+  caps.experimental.agent = { events = true, approvals = true, review = options.review, questions = true }
   return caps
 end
 
@@ -200,6 +226,7 @@ local function client_config(root)
     on_exit = function(_, _, client_id)
       vim.schedule(function()
         review.client_exited(client_id)
+        terminals.client_exited(client_id)
         conversation.detach(client_id)
       end)
       for r, id in pairs(roots) do
@@ -264,6 +291,10 @@ function M.for_buffer(buf, start)
   local conv = conversation.of_buffer(buf)
   if conv and alive(conv.client_id) then
     return alive(conv.client_id), conv
+  end
+  local terminal_client = alive((terminals.of_buffer(buf)))
+  if terminal_client then
+    return terminal_client, conversation.get(terminal_client.id, terminal_client.config.root_dir)
   end
   local reviewing = alive(review.client_of(buf))
   if reviewing then

@@ -33,6 +33,13 @@ M.defaults = {
   },
   -- $/progress as vim.notify messages.
   notify_progress = true,
+  -- When a turn ends or waits on you (approval, question, review) and
+  -- the current window is not the conversation's: vim.notify, and the
+  -- terminal bell when the UI is a terminal.
+  attention = {
+    notify = true,
+    bell = false,
+  },
   -- Mappings (false, or a key set to false, leaves it out).
   keymaps = {
     ask = '<leader>aa', -- normal and visual: :AgentAsk
@@ -94,6 +101,9 @@ function M.resolve(opts)
   check_type('review', c.review, 'boolean')
   check_type('auto_attach', c.auto_attach, 'boolean')
   check_type('notify_progress', c.notify_progress, 'boolean')
+  check_type('attention', c.attention, 'table')
+  check_type('attention.notify', c.attention.notify, 'boolean')
+  check_type('attention.bell', c.attention.bell, 'boolean')
   check_type('conversation', c.conversation, 'table')
   check_enum('conversation.layout', c.conversation.layout)
   check_type('conversation.size', c.conversation.size, 'number')

@@ -112,6 +112,8 @@ function Conv:reset(title)
   self.changed_turns = {}
   self.usage = nil
   self.running = false
+  self.queue = { items = {}, paused = false }
+  self.mode = nil
   self:edit(function()
     vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, { '# agent-ls — ' .. visible.line(title or vim.fn.fnamemodify(self.root, ':~')) })
   end)
@@ -288,10 +290,44 @@ function Conv:bar_text()
       end
     end
   end
+  if self.mode == 'plan' then
+    table.insert(parts, 'plan mode')
+  end
   if self.running then
     table.insert(parts, 'running…')
   end
+  local queued = #self.queue.items
+  if queued > 0 then
+    table.insert(parts, string.format('%d queued%s', queued, self.queue.paused and ' (paused)' or ''))
+  end
   return table.concat(parts, ' · ')
+end
+
+--- How many prompts wait, counting turn_id (just queued) when the
+--- queueChanged event that holds it has not come yet.
+function Conv:queued_count(turn_id)
+  for _, it in ipairs(self.queue.items) do
+    if it.turnId == turn_id then
+      return #self.queue.items
+    end
+  end
+  return #self.queue.items + 1
+end
+
+--- Takes in a queueChanged event: the session's whole queue.
+function Conv:set_queue(ev)
+  local items = {}
+  for _, it in ipairs(type(ev.items) == 'table' and ev.items or {}) do
+    if type(it) == 'table' and type(it.turnId) == 'string' then
+      table.insert(items, { turnId = it.turnId, prompt = tostring(it.prompt or ''), mode = it.mode })
+    end
+  end
+  local was_paused = self.queue.paused
+  self.queue = { items = items, paused = ev.paused == true }
+  if self.queue.paused and not was_paused and #items > 0 and not self.replaying then
+    self:put({ string.format('_%d queued prompt(s) wait, since the last turn did not complete: :AgentResume sends them on, :AgentQueue edits them._', #items) })
+  end
+  self:update_bar()
 end
 
 function Conv:update_bar()
@@ -508,6 +544,19 @@ function Conv:on_event(ev)
     if ev.decision ~= 'autoAllow' then
       self:add({ string.format('  ⚑ %s: %s', tostring(ev.kind or 'approval'), tostring(ev.decision or '')) })
     end
+  elseif t == 'queueChanged' then
+    self:set_queue(ev)
+  elseif t == 'modeChanged' then
+    self.mode = ev.mode
+    self:put({ ev.mode == 'plan' and '_Plan mode: the agent investigates and plans, and changes nothing._' or '_Default mode._' })
+    self:update_bar()
+  elseif t == 'steered' then
+    local lines = { '## You (while it worked)', '' }
+    vim.list_extend(lines, split_lines(ev.text))
+    vim.list_extend(lines, { '', '## Agent' })
+    self:put(lines)
+    self.stream_item = nil
+    self.last_call = nil
   elseif t == 'usage' then
     self.usage = ev
     self:update_bar()
@@ -535,6 +584,7 @@ function Conv:replay(res)
   self:reset(res.sessionId)
   self.session_id = res.sessionId
   self.model = res.model or self.model
+  self.mode = res.mode or self.mode
   self.replaying = true
   local ok, err = pcall(function()
     for _, item in ipairs(res.items or {}) do

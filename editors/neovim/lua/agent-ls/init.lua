@@ -15,6 +15,7 @@ M.options = nil
 local function notify(msg, level)
   vim.notify('agent-ls: ' .. visible.text(msg), level or vim.log.levels.INFO)
 end
+M.notify = notify
 
 local function error_text(err)
   if type(err) == 'table' then
@@ -22,6 +23,7 @@ local function error_text(err)
   end
   return tostring(err)
 end
+M.error_text = error_text
 
 -- current returns the client and conversation for the current buffer,
 -- starting the server when there is none.
@@ -34,6 +36,7 @@ local function current()
   end
   return c, conv
 end
+M.current = current
 
 -- utf16_len is the length of line in UTF-16 code units (LSP positions).
 local function utf16_len(line)
@@ -86,26 +89,36 @@ function M.ask(prompt, range)
     end
   end
   conv:show()
-  local function start()
+  M.with_session(c, conv, function()
     args.sessionId = conv.session_id
     client.command(c, 'agent.startTurn', { args }, function(err, result)
       if err then
         notify(error_text(err), vim.log.levels.ERROR)
         return
       end
-      if type(result) == 'table' then
-        conv.session_id = result.sessionId or conv.session_id
+      if type(result) ~= 'table' then
+        return
+      end
+      conv.session_id = result.sessionId or conv.session_id
+      if result.queued then
+        -- The turn runs after those before it: the running turn stays
+        -- the one :AgentStop stops.
+        notify(string.format('queued (%d waiting)', conv:queued_count(result.turnId)))
+      else
         conv.turn_id = result.turnId or conv.turn_id
       end
     end)
-  end
+  end)
+end
+
+--- Calls f once the conversation has a session: a first question starts
+--- a new one (made the current one, so code actions continue it);
+--- :AgentSessions brings back an earlier one.
+function M.with_session(c, conv, f)
   if conv.session_id then
-    start()
+    f()
     return
   end
-  -- The window shows what it draws: a first question starts a new
-  -- conversation (made the current one, so code actions continue it);
-  -- :AgentSessions brings back an earlier one.
   client.request(c, 'agent/newSession', vim.empty_dict(), function(err, result)
     if err then
       notify(error_text(err), vim.log.levels.ERROR)
@@ -113,8 +126,9 @@ function M.ask(prompt, range)
     end
     conv.session_id = result and result.sessionId
     conv.model = result and result.model or conv.model
+    conv.mode = result and result.mode or conv.mode
     conv:update_bar()
-    start()
+    f()
   end)
 end
 
@@ -151,6 +165,7 @@ function M.new()
     conv:reset()
     conv.session_id = result and result.sessionId
     conv.model = result and result.model or conv.model
+    conv.mode = result and result.mode
     conv:update_bar()
     notify('new conversation')
   end)
@@ -289,6 +304,17 @@ local function commands()
   cmd('AgentUndo', M.undo, { desc = "agent-ls: undo the last turn's file changes" })
   cmd('AgentLog', M.log, { desc = "agent-ls: open the LSP log" })
   cmd('AgentToggle', M.toggle, { desc = 'agent-ls: show or hide the conversation' })
+  local queue = require('agent-ls.queue')
+  cmd('AgentSteer', queue.steer_command, { nargs = '*', desc = 'agent-ls: tell the running turn' })
+  cmd('AgentQueue', queue.list, { desc = 'agent-ls: the queued prompts: send now, edit, remove' })
+  cmd('AgentResume', queue.resume, { desc = 'agent-ls: let a paused queue go on' })
+  local plan = require('agent-ls.plan')
+  cmd('AgentPlan', plan.command, { nargs = '*', bang = true, desc = 'agent-ls: plan mode (with !: back to the default mode)' })
+  cmd('AgentApprovePlan', plan.approve, { desc = 'agent-ls: carry out the plan' })
+  local terminals = require('agent-ls.terminals')
+  cmd('AgentTerminals', terminals.command, { nargs = '?', desc = "agent-ls: the agent's terminals" })
+  cmd('AgentKillTerminal', terminals.kill_command, { nargs = '?', desc = 'agent-ls: kill a terminal of the agent' })
+  cmd('AgentStopTerminals', terminals.stop_all, { desc = "agent-ls: kill all the agent's terminals" })
 end
 
 -- Commands the server's code actions carry that the plugin runs itself.
@@ -336,6 +362,7 @@ function M.setup(opts)
   M.options = o
   client.setup(o)
   conversation.setup(o)
+  require('agent-ls.attention').setup(o)
   require('agent-ls.edits').setup(o)
   commands()
   lsp_commands()

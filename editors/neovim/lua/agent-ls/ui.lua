@@ -9,23 +9,30 @@
 -- that answers synchronously do; the handler waits for it otherwise.
 local M = {}
 
---- select(items, opts) asks with vim.ui.select and returns the choice
---- (nil when dismissed).
-function M.select(items, opts)
+-- answered calls ask(on_answer) and returns what on_answer was called
+-- with: yielding in a coroutine, waiting on the main thread. withdraw
+-- (when given) is set to a function that ends the wait with nil.
+local function answered(ask, withdraw)
   local co, main = coroutine.running()
   local in_coroutine = co ~= nil and not main
-  local done, choice, yielded = false, nil, false
-  vim.ui.select(items, opts, function(item)
+  local done, answer, yielded = false, nil, false
+  local function finish(value)
     if done then
       return
     end
-    done, choice = true, item
+    done, answer = true, value
     if yielded then
       vim.schedule(function()
         coroutine.resume(co)
       end)
     end
-  end)
+  end
+  if withdraw then
+    withdraw.cancel = function()
+      finish(nil)
+    end
+  end
+  ask(finish)
   if not done then
     if in_coroutine then
       yielded = true
@@ -38,7 +45,23 @@ function M.select(items, opts)
       end
     end
   end
-  return choice
+  return answer
+end
+
+--- select(items, opts, withdraw) asks with vim.ui.select and returns the
+--- choice (nil when dismissed, or withdrawn through withdraw.cancel).
+function M.select(items, opts, withdraw)
+  return answered(function(finish)
+    vim.ui.select(items, opts, finish)
+  end, withdraw)
+end
+
+--- input(opts, withdraw) asks with vim.ui.input and returns the text
+--- (nil when dismissed or withdrawn).
+function M.input(opts, withdraw)
+  return answered(function(finish)
+    vim.ui.input(opts, finish)
+  end, withdraw)
 end
 
 --- The diff of a patch in a scratch window, to read before deciding.
