@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/model"
@@ -202,6 +203,13 @@ func planned(t *testing.T, mgr *Manager, rec *recorder) string {
 	}
 	if end := rec.wait(t); end.Status != event.StatusCompleted {
 		t.Fatalf("the plan turn ended %+v", end)
+	}
+	// The session notes the plan as the turn's end is settled, just
+	// after turnCompleted is sent.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if kept, err := mgr.Record(info.SessionID); err == nil && kept.Planned {
+			break
+		}
 	}
 	return info.SessionID
 }

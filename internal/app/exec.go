@@ -84,21 +84,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	r.mcpNotices.Listen(func(msg string) {
 		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
 	})
-	fe := newTermFrontend(stdout, stderr, o.jsonOut)
-	nobodyAsked := true
-	switch {
-	case o.yes, o.bypass:
-		fe.answer = func(context.Context, *agent.ApprovalRequest) (string, error) { return agent.AllowOnce, nil }
-		fe.noAsk = "nobody is there to answer under --yes"
-	case isTerminal(stdin):
-		lines := readLines(stdin)
-		fe.answer = terminalPrompt(lines, stderr)
-		fe.ask = terminalForm(lines, stderr)
-		fe.askUser = terminalQuestions(lines, stderr)
-		nobodyAsked = false
-	default:
-		fe.noAsk = "stdin is not a terminal"
-	}
+	fe, nobodyAsked := execFrontend(&o, stdin, stdout, stderr)
 	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass, ring: ring, nobodyAsked: nobodyAsked})
 	if err != nil {
 		execError(stderr, err)
@@ -136,6 +122,28 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer signal.Stop(sig)
 	defer stopCommands()
 	return runExecTurn(mgr, info.SessionID, o.prompt, sig, stderr)
+}
+
+// execFrontend is exec's terminal front end, answering questions as o
+// says; nobodyAsked is true when no question reaches the user (--yes, no
+// terminal).
+func execFrontend(o *execOptions, stdin io.Reader, stdout, stderr io.Writer) (fe *termFrontend, nobodyAsked bool) {
+	fe = newTermFrontend(stdout, stderr, o.jsonOut)
+	nobodyAsked = true
+	switch {
+	case o.yes, o.bypass:
+		fe.answer = func(context.Context, *agent.ApprovalRequest) (string, error) { return agent.AllowOnce, nil }
+		fe.noAsk = "nobody is there to answer under --yes"
+	case isTerminal(stdin):
+		lines := readLines(stdin)
+		fe.answer = terminalPrompt(lines, stderr)
+		fe.ask = terminalForm(lines, stderr)
+		fe.askUser = terminalQuestions(lines, stderr)
+		nobodyAsked = false
+	default:
+		fe.noAsk = "stdin is not a terminal"
+	}
+	return fe, nobodyAsked
 }
 
 // execError reports err on the terminal. Errors quote the model, the
