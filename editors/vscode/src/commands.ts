@@ -31,6 +31,11 @@ export function registerCommands(
       view.reveal();
     }),
     command('agentLs.stop', () => conversation.stop()),
+    // The commands the agent started (exec_command) that still run.
+    command('agentLs.stopTerminals', async () => {
+      const c = await server.get();
+      await c.sendRequest('workspace/executeCommand', { command: 'agent.stopTerminals', arguments: [] });
+    }),
     command('agentLs.undoLastTurn', async () => {
       const files = await conversation.undoLastTurn();
       void vscode.window.showInformationMessage(`Agent: restored ${files.length} file(s) to their state before the last turn.`);
