@@ -30,6 +30,10 @@ type family struct {
 	// unifiedExec: Codex gives the model exec_command and write_stdin
 	// instead of shell.
 	unifiedExec bool
+	// requestUserInput: Codex's toolset for the model lists
+	// request_user_input, so it is offered in default mode too (in plan
+	// mode every model has it).
+	requestUserInput bool
 }
 
 // families maps model name prefixes to families; the first match wins, so
@@ -38,8 +42,8 @@ var families = []struct {
 	prefix string
 	family
 }{
-	{"gpt-5", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, verbosity: true, webSearch: true, contextWindow: 272_000, unifiedExec: true}},
-	{"codex-", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000, unifiedExec: true}},
+	{"gpt-5", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, verbosity: true, webSearch: true, contextWindow: 272_000, unifiedExec: true, requestUserInput: true}},
+	{"codex-", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000, unifiedExec: true, requestUserInput: true}},
 	{"o3-mini", family{reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000}},
 	{"o3", family{reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 200_000}},
 	{"o4-mini", family{reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 200_000}},

@@ -81,6 +81,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		lines := readLines(stdin)
 		fe.answer = terminalPrompt(lines, stderr)
 		fe.ask = terminalForm(lines, stderr)
+		fe.askUser = terminalQuestions(lines, stderr)
 	default:
 		fe.noAsk = "stdin is not a terminal"
 	}

@@ -44,6 +44,9 @@ type termFrontend struct {
 	// nil declines it, saying why: noAsk.
 	ask   func(context.Context, *agent.ElicitRequest) (elicit.Result, error)
 	noAsk string
+	// askUser puts the model's questions to the user (term_ask.go); nil
+	// refuses them, saying why: noAsk.
+	askUser func(context.Context, *agent.AskRequest) ([]agent.Answer, error)
 	// stderr is errw's writer, for what goroutines other than the
 	// turn's write at once (a server's question comes on its own).
 	stderr io.Writer

@@ -39,6 +39,9 @@ type ClientCapabilities struct {
 	AgentReview    bool
 	// AgentElicitation: MCP servers' questions go out as agent/elicit.
 	AgentElicitation bool
+	// AgentQuestions: the model's questions (request_user_input) go out
+	// as agent/askUser; without it, as window/showMessageRequest.
+	AgentQuestions bool
 	// PositionEncoding is the negotiated position encoding.
 	PositionEncoding workspace.Encoding
 }
@@ -74,6 +77,8 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 				Review    bool `json:"review"`
 				// Elicitation: agent/elicit (elicit.go).
 				Elicitation bool `json:"elicitation"`
+				// Questions: agent/askUser (ask.go).
+				Questions bool `json:"questions"`
 			} `json:"agent"`
 		}
 		if err := json.Unmarshal(c.Experimental, &exp); err != nil {
@@ -81,7 +86,7 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 		}
 		if a := exp.Agent; a != nil {
 			caps.AgentEvents, caps.AgentApprovals, caps.AgentReview = a.Events, a.Approvals, a.Review
-			caps.AgentElicitation = a.Elicitation
+			caps.AgentElicitation, caps.AgentQuestions = a.Elicitation, a.Questions
 		}
 	}
 	return caps, nil

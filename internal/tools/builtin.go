@@ -15,5 +15,6 @@ func Builtin() []Handler {
 		GrepFiles{},
 		Glob{},
 		ViewImage{},
+		RequestUserInput{},
 	}
 }

@@ -31,6 +31,16 @@ type FinishFunc func(call *Call, h Handler, r Result)
 // interrupted.
 const AbortedOutput = "aborted: the user interrupted the turn before this call finished"
 
+// abortedText is the output of a call of h that an interrupt cut short:
+// AbortedOutput, or the tool's own words when it has some (a question
+// withdrawn is not an action left half done).
+func abortedText(h Handler) string {
+	if a, ok := h.(interface{ AbortedOutput() string }); ok {
+		return a.AbortedOutput()
+	}
+	return AbortedOutput
+}
+
 // Run executes calls against the registry's current snapshot; see
 // Snapshot.Run.
 func (r *Registry) Run(ctx context.Context, env *Env, calls []*Call, finish FinishFunc) []Result {
@@ -56,7 +66,7 @@ func (s *Snapshot) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 		res := s.runOne(ctx, env, call)
 		if res.Output.Failed && ctx.Err() != nil {
 			// The failure is the interrupt's doing; say so plainly.
-			res = Result{Output: Output{Text: AbortedOutput, Failed: true}, Duration: res.Duration, Aborted: true}
+			res = Result{Output: Output{Text: abortedText(h), Failed: true}, Duration: res.Duration, Aborted: true}
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -99,7 +109,7 @@ func (s *Snapshot) Run(ctx context.Context, env *Env, calls []*Call, finish Fini
 	for i, call := range calls {
 		if !done[i] {
 			h, _ := s.Lookup(call.Name)
-			results[i] = Result{Output: Output{Text: AbortedOutput, Failed: true}, Aborted: true}
+			results[i] = Result{Output: Output{Text: abortedText(h), Failed: true}, Aborted: true}
 			finish(call, h, results[i])
 		}
 	}

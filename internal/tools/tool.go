@@ -91,6 +91,9 @@ type Env struct {
 	Exec ExecConfig
 	// Changes applies file changes (apply_patch, write_file).
 	Changes Changer
+	// Asker puts the model's questions to the user (request_user_input);
+	// nil when nobody can be asked.
+	Asker Asker
 	// Terminals are the agent session's command sessions (exec_command,
 	// write_stdin); nil when it has none.
 	Terminals *Terminals
