@@ -87,6 +87,8 @@ export type SessionMode = 'default' | 'plan';
 export interface AskUserParams {
   sessionId: string;
   turnId: string;
+  /** The request_user_input call's id (its toolCall event). */
+  callId?: string;
   questions: Question[];
 }
 
