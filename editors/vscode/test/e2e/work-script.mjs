@@ -12,6 +12,7 @@ export const workPrompts = {
   question: 'ZQQUESTION set up the database',
   plan: 'ZQPLAN plan the rename',
   withdraw: 'ZQWITHDRAW ask me something',
+  other: 'ZQOTHER set up the server',
   notify: 'ZQNOTIFY run the tests',
 };
 
@@ -28,6 +29,12 @@ export const questions = [
       { label: 'SQLite', description: 'a file, for development' },
     ],
   },
+];
+
+/** Two questions: one answered with an option, one in the user's own words. */
+export const twoQuestions = [
+  { id: 'lang', header: 'Language', question: 'Which language?', options: [{ label: 'Go', description: 'one binary' }, { label: 'Rust', description: 'no GC' }] },
+  { id: 'port', header: 'Port', question: 'Which port?', options: [{ label: '8080', description: 'the usual' }, { label: '443', description: 'TLS' }] },
 ];
 
 export const workScript = {
@@ -57,6 +64,12 @@ export const workScript = {
       reply: { items: [{ type: 'function_call', callId: 'u1', name: 'request_user_input', arguments: { questions } }] },
     },
     { name: 'question-answer', bodyContains: 'ZQQUESTION', reply: { items: [{ type: 'message', text: 'SQLite it is.' }] } },
+    {
+      name: 'other-ask',
+      bodyContains: 'ZQOTHER',
+      reply: { items: [{ type: 'function_call', callId: 'u3', name: 'request_user_input', arguments: { questions: twoQuestions } }] },
+    },
+    { name: 'other-answer', bodyContains: 'ZQOTHER', reply: { items: [{ type: 'message', text: 'Go on port 8443.' }] } },
     {
       name: 'withdraw-ask',
       bodyContains: 'ZQWITHDRAW',

@@ -205,6 +205,27 @@ describe('agent-ls in VS Code while the agent works', () => {
     assert.match(bodies('question-answer')[0], /SQLite/);
   });
 
+  test('several questions: an option for one, Other for the next, then Send answers', async () => {
+    const { page } = vs;
+    await newTurn(page, workPrompts.other);
+    const card = view(page).locator('#approvals .card.ask');
+    await card.waitFor();
+    assert.equal(await card.locator('.question').count(), 2);
+    await card.locator('.question[data-id="lang"] button.option', { hasText: 'Go' }).click();
+    await card.locator('.question[data-id="lang"] button.option.chosen', { hasText: 'Go' }).waitFor();
+    const other = card.locator('.question[data-id="port"] input.question-other');
+    await other.fill('8443');
+    await card.locator('.question[data-id="port"] button[data-action="questionOther"]').click();
+    await card.locator('.question[data-id="port"] input.question-other[value="8443"]').waitFor();
+    await vs.screenshot('questions-two');
+    await card.locator('button[data-action="questionSubmit"]').click();
+    await card.waitFor({ state: 'detached' });
+    await lastTurn(page).locator('.message', { hasText: 'Go on port 8443.' }).waitFor();
+    const told = bodies('other-answer')[0];
+    assert.match(told, /\\"lang\\":\{\\"answers\\":\[\\"Go\\"\]/);
+    assert.match(told, /user_note: 8443/);
+  });
+
   test('Stop withdraws an open question: its card goes', async () => {
     const { page } = vs;
     await newTurn(page, workPrompts.withdraw);
