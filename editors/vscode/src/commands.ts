@@ -34,7 +34,9 @@ export function registerCommands(
     // The commands the agent started (exec_command) that still run.
     command('agentLs.stopTerminals', async () => {
       const c = await server.get();
-      await c.sendRequest('workspace/executeCommand', { command: 'agent.stopTerminals', arguments: [] });
+      const res = await c.sendRequest<{ stopped?: unknown[] } | null>('workspace/executeCommand', { command: 'agent.stopTerminals', arguments: [] });
+      const n = res?.stopped?.length ?? 0;
+      void vscode.window.showInformationMessage(n ? `Agent: stopped ${n} command${n === 1 ? '' : 's'}.` : 'Agent: no command of the agent was running.');
     }),
     command('agentLs.undoLastTurn', async () => {
       const files = await conversation.undoLastTurn();

@@ -7,6 +7,8 @@ const waitFor = (name) => `while [ ! -e ${name} ]; do sleep 0.2; done`;
 
 export const workPrompts = {
   terminal: 'ZQTERM start the watcher',
+  type: 'ZQTYPE ask for a name',
+  kill: 'ZQKILL start two servers',
   queue: 'ZQQUEUE run the slow build',
   pause: 'ZQPAUSE run the slow build again',
   question: 'ZQQUESTION set up the database',
@@ -45,6 +47,23 @@ export const workScript = {
       reply: { items: [{ type: 'function_call', callId: 'x1', name: 'exec_command', arguments: { cmd: terminalCommand, tty: true, yield_time_ms: 1000 } }] },
     },
     { name: 'term-answer', bodyContains: 'ZQTERM', reply: { items: [{ type: 'message', text: 'The watcher runs in a terminal.' }] } },
+    {
+      name: 'type-start',
+      bodyContains: 'ZQTYPE',
+      reply: { items: [{ type: 'function_call', callId: 'x2', name: 'exec_command', arguments: { cmd: "read -r -p 'name? ' n; echo hi-$n", tty: true, yield_time_ms: 1000 } }] },
+    },
+    { name: 'type-answer', bodyContains: 'ZQTYPE', reply: { items: [{ type: 'message', text: 'It waits for a name.' }] } },
+    {
+      name: 'kill-start',
+      bodyContains: 'ZQKILL',
+      reply: {
+        items: [
+          { type: 'function_call', callId: 'x3', name: 'exec_command', arguments: { cmd: 'echo long-one; sleep 313', yield_time_ms: 500 } },
+          { type: 'function_call', callId: 'x4', name: 'exec_command', arguments: { cmd: 'echo long-two; sleep 317', yield_time_ms: 500 } },
+        ],
+      },
+    },
+    { name: 'kill-answer', bodyContains: 'ZQKILL', reply: { items: [{ type: 'message', text: 'Both run on.' }] } },
     {
       name: 'queue-run',
       bodyContains: 'ZQQUEUE',

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test as nodeTest } from 'node:test';
 import { launch, waitFor } from './harness.mjs';
 import { files } from './script.mjs';
@@ -43,6 +44,25 @@ function bodies(step) {
 async function showView(page) {
   await page.locator('.statusbar-item', { hasText: /Agent/ }).first().click();
   await view(page).locator('#prompt').waitFor();
+}
+
+/** Brings the agent's terminal named name to the front; its rows. */
+async function openTerminal(page, name) {
+  if (!(await page.locator('.terminal-tabs-entry').first().isVisible())) await command(page, 'View: Toggle Terminal');
+  const tab = page.locator('.terminal-tabs-entry', { hasText: name }).first();
+  await tab.waitFor();
+  await tab.click();
+  return page.locator('.terminal-wrapper.active .xterm-rows');
+}
+
+/** Whether a process whose command line has text runs on this machine. */
+function running(text) {
+  try {
+    execFileSync('pgrep', ['-f', text]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Starts a new session from the view and sends the prompt. */
@@ -90,11 +110,7 @@ describe('agent-ls in VS Code while the agent works', () => {
     await newTurn(page, workPrompts.terminal);
     await lastTurn(page).locator('.message', { hasText: 'The watcher runs in a terminal.' }).waitFor();
     // The terminal is listed, not brought to the front.
-    await command(page, 'View: Toggle Terminal');
-    const tab = page.locator('.terminal-tabs-entry', { hasText: 'Agent: echo hello-from-agent' }).first();
-    await tab.waitFor();
-    await tab.click();
-    const rows = page.locator('.terminal-wrapper.active .xterm-rows');
+    const rows = await openTerminal(page, 'Agent: echo hello-from-agent');
     await rows.filter({ hasText: 'hello-from-agent' }).waitFor();
     await vs.screenshot('terminal-running');
     touch('term-go');
@@ -103,6 +119,40 @@ describe('agent-ls in VS Code while the agent works', () => {
     await vs.screenshot('terminal-ended');
     // Ended, it stays readable.
     assert.match(await rows.innerText(), /hello-from-agent[\s\S]*bye-from-agent/);
+    await showView(page);
+  });
+
+  test('what the user types in the terminal goes to the command', async () => {
+    const { page } = vs;
+    await newTurn(page, workPrompts.type);
+    await lastTurn(page).locator('.message', { hasText: 'It waits for a name.' }).waitFor();
+    const rows = await openTerminal(page, "Agent: read -r -p 'name? ' n; echo hi-$n");
+    await rows.filter({ hasText: 'name?' }).waitFor();
+    await page.locator('.terminal-wrapper.active .xterm').click();
+    await page.keyboard.type('ada');
+    await page.keyboard.press('Enter');
+    await rows.filter({ hasText: 'hi-ada' }).waitFor();
+    await rows.filter({ hasText: 'The command exited with code 0' }).waitFor();
+    await vs.screenshot('terminal-typed');
+    await showView(page);
+  });
+
+  test('closing a running terminal stops its command; Agent: Stop Terminals stops the rest', async () => {
+    const { page } = vs;
+    await newTurn(page, workPrompts.kill);
+    await lastTurn(page).locator('.message', { hasText: 'Both run on.' }).waitFor();
+    assert.equal(running('sleep 313'), true);
+    await openTerminal(page, 'Agent: echo long-one; sleep 313');
+    await command(page, 'Terminal: Kill the Active Terminal Instance');
+    await page.locator('.terminal-tabs-entry', { hasText: 'Agent: echo long-one' }).waitFor({ state: 'detached' });
+    await waitFor('the closed terminal\'s command to end', async () => !running('sleep 313'));
+    assert.equal(running('sleep 317'), true, 'the other one runs on');
+    const rows = await openTerminal(page, 'Agent: echo long-two; sleep 317');
+    await command(page, 'Agent: Stop Terminals');
+    await page.locator('.notifications-toasts', { hasText: 'Agent: stopped 1 command.' }).waitFor();
+    await rows.filter({ hasText: /The command (was killed|exited)/ }).waitFor();
+    assert.equal(running('sleep 317'), false);
+    await vs.screenshot('terminal-stopped');
     await showView(page);
   });
 
