@@ -688,7 +688,7 @@ func TestACPModesAndConfigOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Modes == nil || res.Modes.CurrentModeId != "auto" || len(res.Modes.AvailableModes) != 3 || len(res.ConfigOptions) != 3 {
+	if res.Modes == nil || res.Modes.CurrentModeId != "auto" || len(res.Modes.AvailableModes) != 3 || len(res.ConfigOptions) != 4 {
 		t.Fatalf("modes %+v, %d config options", res.Modes, len(res.ConfigOptions))
 	}
 	if _, err := r.conn.SetSessionMode(r.ctx, sdk.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "read-only"}); err != nil {

@@ -26,6 +26,7 @@ var compactCommand = sdk.AvailableCommand{Name: "compact", Description: "Summari
 // commandList is what the server offers.
 func (s *server) commandList() []sdk.AvailableCommand {
 	list := append([]sdk.AvailableCommand(nil), commands...)
+	list = append(list, approveCommand)
 	if s.opts.Compact {
 		list = append(list, compactCommand)
 	}
@@ -79,6 +80,10 @@ func (s *server) runCommand(ctx context.Context, ss *session, name, args string)
 		// A turn of its own: cancellable, its summary told by the
 		// agent's compacted event.
 		return s.runTurn(ss, false, a.Compact)
+	}
+	if name == "approve" {
+		// A turn, or a prompt that waits behind the running one.
+		return s.approve(ctx, a, ss)
 	}
 	ss.mu.Lock()
 	busy := ss.turn != nil
@@ -141,7 +146,7 @@ func (s *server) newConversation(a Agent, ss *session) (string, error) {
 	servers := ss.servers
 	ss.mu.Unlock()
 	// The new conversation keeps the session's MCP servers.
-	info, err := a.NewSession(agent.SessionOptions{Cwd: old.Cwd, Model: old.Model, ApprovalPolicy: old.ApprovalPolicy, SandboxMode: old.SandboxMode, ReasoningEffort: effort, Tools: servers})
+	info, err := a.NewSession(agent.SessionOptions{Cwd: old.Cwd, Model: old.Model, ApprovalPolicy: old.ApprovalPolicy, SandboxMode: old.SandboxMode, ReasoningEffort: effort, Tools: servers, Mode: old.Mode})
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/textcut"
 )
@@ -125,6 +126,9 @@ func (s *server) queueEvent(ev event.Event) {
 	if tc, ok := ev.Payload.(event.TurnStarted); ok && !ss.titled && tc.Prompt != "" {
 		ss.titled = true
 		s.push(ss, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{SessionUpdate: "session_info_update", Title: sdk.Ptr(title(tc.Prompt))}})
+	}
+	if mc, ok := ev.Payload.(event.ModeChanged); ok {
+		s.modeChanged(ss, agent.Mode(mc.Mode))
 	}
 	ss.noteEvent(ev)
 	for _, u := range ss.view.updates(ev, ss.info.Cwd, false) {

@@ -69,6 +69,12 @@ func (s *server) configOptions(ss *session) []sdk.SessionConfigOption {
 	ss.mu.Lock()
 	info, effort := ss.info, ss.effort
 	ss.mu.Unlock()
+	return s.configOptionsOf(info, effort)
+}
+
+// configOptionsOf are the config options of a session with info and
+// effort.
+func (s *server) configOptionsOf(info agent.SessionInfo, effort string) []sdk.SessionConfigOption {
 	sel := func(id, name string, cat sdk.SessionConfigOptionCategory, cur string, opts []sdk.SessionConfigSelectOption) sdk.SessionConfigOption {
 		u := sdk.SessionConfigSelectOptionsUngrouped(opts)
 		return sdk.SessionConfigOption{Select: &sdk.SessionConfigOptionSelect{Type: "select", Id: sdk.SessionConfigId(id), Name: name,
@@ -96,6 +102,7 @@ func (s *server) configOptions(ss *session) []sdk.SessionConfigOption {
 		sel("mode", "Mode", sdk.SessionConfigOptionCategoryMode, modeOf(info).id, modeOpts),
 		sel("model", "Model", sdk.SessionConfigOptionCategoryModel, info.Model, modelOpts),
 		sel("reasoning_effort", "Reasoning effort", sdk.SessionConfigOptionCategoryThoughtLevel, effort, effortOpts),
+		planOption(info),
 	}
 }
 
@@ -158,8 +165,8 @@ func (s *server) update(ss *session, f func(*agent.SessionOptions)) error {
 	return nil
 }
 
-// SetSessionConfigOption sets the mode, the model or the reasoning
-// effort, and answers the whole new list.
+// SetSessionConfigOption sets the mode, the model, the reasoning effort
+// or plan mode (plan.go), and answers the whole new list.
 func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	v := p.ValueId
 	if v == nil {
@@ -176,6 +183,8 @@ func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 		if err == nil {
 			s.push(ss, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{SessionUpdate: "current_mode_update", CurrentModeId: sdk.SessionModeId(value)}})
 		}
+	case "plan":
+		err = s.setPlan(ss, value)
 	case "model":
 		if strings.TrimSpace(value) == "" {
 			return sdk.SetSessionConfigOptionResponse{}, invalidParams("empty model name")

@@ -70,6 +70,10 @@ type Agent interface {
 	// Forget drops a session the client closed from the agent; its
 	// record stays, for session/load.
 	Forget(sessionID string) error
+	// ApprovePlan ends the session's plan mode and starts, or queues
+	// behind the running turn, the turn that carries out the plan
+	// (/approve); the handle ends when that turn does.
+	ApprovePlan(sessionID string) (agent.Submitted, error)
 	// Close interrupts every running turn; the agent is not used after.
 	Close()
 }

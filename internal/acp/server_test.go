@@ -211,7 +211,7 @@ func TestCompactCommand(t *testing.T) {
 			}
 		}
 		rec.mu.Unlock()
-		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/new/compact" {
+		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/new/approve/compact" {
 			t.Errorf("compaction told as %q; commands %s", text, names)
 		}
 	}

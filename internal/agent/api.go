@@ -53,6 +53,9 @@ type SessionOptions struct {
 	SandboxMode    policy.SandboxMode
 	// ReasoningEffort overrides the defaults' model_reasoning_effort.
 	ReasoningEffort string
+	// Mode is how the session works: ModeDefault ("" too) or ModePlan
+	// (plan.go).
+	Mode Mode
 	// Tools are tools of this session alone (the MCP servers a client
 	// names for it), offered beside the manager's registry; nil means
 	// none. Whoever made them stops them.
@@ -69,6 +72,9 @@ type SessionInfo struct {
 	Provider       string                `json:"provider,omitempty"`
 	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
 	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
+	// Mode is the session's mode, ModeDefault or ModePlan (a record of
+	// an older agent-ls has none: the default mode).
+	Mode Mode `json:"mode,omitempty"`
 }
 
 // TurnInput is what the user gives a turn.

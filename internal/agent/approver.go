@@ -17,7 +17,11 @@ type turnApprover struct{ t *turn }
 
 func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.ExecDecision, error) {
 	s := a.t.s
-	v, sandboxed, reason := execVerdict(s.info.ApprovalPolicy, s.info.SandboxMode, req)
+	mode := s.info.SandboxMode
+	if a.t.plan {
+		mode = policy.ReadOnly
+	}
+	v, sandboxed, reason := execVerdict(s.info.ApprovalPolicy, mode, req)
 	outside := "this command would run outside the sandbox"
 	if _, why := s.mgr.sandboxState(); why != "" && sandboxed {
 		v, sandboxed, reason = unconfinedVerdict(s.info.ApprovalPolicy, why, v, reason)
@@ -25,6 +29,9 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 	}
 	if s.mgr.opts.Unattended && v == ask && !sandboxed {
 		v, reason = forbid, unattendedRefusal(outside)
+	}
+	if a.t.plan && v != forbid && !sandboxed {
+		v, reason = forbid, planRefusal(outside)
 	}
 	scope := scopeOf(sandboxed)
 	if stored, ok := s.approvals.lookupCommand(req.Command, req.Cwd, scope); ok {
@@ -54,6 +61,9 @@ func (a turnApprover) Exec(ctx context.Context, req tools.ExecRequest) (tools.Ex
 
 func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecRequest, output string) (tools.Decision, error) {
 	s := a.t.s
+	if a.t.plan {
+		return a.refuse(ApprovalExec, planRefusal("the read-only sandbox blocked this command, so it was not run again without the sandbox")), nil
+	}
 	switch s.info.ApprovalPolicy {
 	case policy.OnRequest, policy.Never:
 		// The denial goes back to the model, which may ask for
@@ -81,6 +91,9 @@ func (a turnApprover) RetryUnsandboxed(ctx context.Context, req tools.ExecReques
 
 func (a turnApprover) Patch(ctx context.Context, req tools.PatchRequest) (tools.Decision, error) {
 	s := a.t.s
+	if a.t.plan {
+		return a.refuse(ApprovalPatch, planRefusal("this change would write files")), nil
+	}
 	outside := outsideTargets(req.Targets)
 	if len(req.Targets) != len(req.Paths) {
 		// Every path must have been resolved against the boundary.
@@ -126,6 +139,9 @@ func (a turnApprover) Tool(ctx context.Context, req tools.ToolRequest) (tools.De
 	}
 	key := toolKey{req.Server, req.Tool}
 	name := fmt.Sprintf("%s (MCP server %s)", req.Tool, req.Server)
+	if a.t.plan {
+		return a.refuse(ApprovalTool, planRefusal(name+" is not marked read-only, so it may change things")), nil
+	}
 	if decided, allowed := s.approvals.toolDecided(key); decided && !allowed {
 		return a.refuse(ApprovalTool, "refused: the user rejected calls of "+name+" for the rest of the session"), nil
 	}

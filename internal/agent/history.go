@@ -95,6 +95,9 @@ type SessionRecord struct {
 	// Queue is the prompts that wait, first to run first; restored, the
 	// queue is paused.
 	Queue []event.QueuedPrompt
+	// Planned: a turn in plan mode completed since the session's plan
+	// mode began, so its plan may be approved (Info.Mode is the mode).
+	Planned bool
 }
 
 // Record returns the session's record as it is now.
@@ -104,12 +107,13 @@ func (m *Manager) Record(sessionID string) (SessionRecord, error) {
 		return SessionRecord{}, err
 	}
 	s.mu.Lock()
-	turns, info, usage, queue := s.turns, s.info, s.usage, s.queue.snapshot()
+	turns, info, usage, queue, planned := s.turns, s.info, s.usage, s.queue.snapshot(), s.planned
+	info.Mode = s.mode()
 	s.mu.Unlock()
 	s.emitMu.Lock()
 	seq := s.seq
 	s.emitMu.Unlock()
-	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq, Usage: usage, Queue: queue}, nil
+	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq, Usage: usage, Queue: queue, Planned: planned}, nil
 }
 
 // unanswered returns aborted outputs for the calls of a history that have
@@ -148,8 +152,12 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	if _, err := m.session(rec.Info.SessionID); err == nil {
 		return SessionInfo{}, errSessionExists
 	}
+	mode, err := ParseMode(string(rec.Info.Mode))
+	if err != nil {
+		mode = ModeDefault // a later agent-ls's mode: this one has none such
+	}
 	s, err := m.newSession(rec.Info.SessionID, SessionOptions{Cwd: rec.Info.Cwd, Model: rec.Info.Model,
-		ApprovalPolicy: rec.Info.ApprovalPolicy, SandboxMode: rec.Info.SandboxMode})
+		ApprovalPolicy: rec.Info.ApprovalPolicy, SandboxMode: rec.Info.SandboxMode, Mode: mode})
 	if err != nil {
 		return SessionInfo{}, err
 	}
@@ -163,6 +171,7 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 		s.approvals.restore(r)
 	}
 	s.restoreQueue(rec.Queue)
+	s.planned = rec.Planned && s.mode() == ModePlan
 	m.observe(s, true)
 	if len(s.queue.items) > 0 {
 		s.emitQueue("") // the client learns that the queue waits

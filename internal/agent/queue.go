@@ -57,6 +57,9 @@ type queuedPrompt struct {
 	// wait is how its sender waits for it; nil when nobody does (a
 	// restored queue, a steer the turn did not take).
 	wait *waiter
+	// mode is the mode its turn switches the session to (an approved
+	// plan's: ModeDefault); "" leaves the mode as it is.
+	mode Mode
 }
 
 // waiter is how the sender of a queued prompt waits for its turn.
@@ -255,7 +258,7 @@ func (q *promptQueue) take(turnID string) (queuedPrompt, bool) {
 func (q *promptQueue) snapshot() []event.QueuedPrompt {
 	out := make([]event.QueuedPrompt, 0, len(q.items))
 	for _, it := range q.items {
-		out = append(out, event.QueuedPrompt{TurnID: it.id, Prompt: it.in.Prompt})
+		out = append(out, event.QueuedPrompt{TurnID: it.id, Prompt: it.in.Prompt, Mode: string(it.mode)})
 	}
 	return out
 }
@@ -331,7 +334,7 @@ func (s *session) startNext() (string, error) {
 	next := s.queue.items[0]
 	s.queue.items = s.queue.items[1:]
 	s.emitQueue("")
-	if _, err := s.launch(next.in, false, next.id, next.wait); err != nil {
+	if _, err := s.launchQueued(next); err != nil {
 		s.queue.items = append([]queuedPrompt{next}, s.queue.items...)
 		s.queue.paused = true
 		s.emitQueue("")
@@ -351,7 +354,11 @@ func (s *session) restoreQueue(items []event.QueuedPrompt) {
 		if n, err := strconv.Atoi(strings.TrimPrefix(it.TurnID, s.info.SessionID+"-t")); err == nil && n > s.turns {
 			s.turns = n
 		}
-		s.queue.items = append(s.queue.items, queuedPrompt{id: it.TurnID, in: TurnInput{Prompt: it.Prompt}})
+		mode, err := ParseMode(it.Mode)
+		if it.Mode == "" || err != nil {
+			mode = ""
+		}
+		s.queue.items = append(s.queue.items, queuedPrompt{id: it.TurnID, in: TurnInput{Prompt: it.Prompt}, mode: mode})
 	}
 	s.queue.paused = len(s.queue.items) > 0
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -31,6 +32,9 @@ type session struct {
 	// queue holds the prompts that wait for the running turn to end and
 	// the steers it has yet to take (queue.go, steer.go).
 	queue promptQueue
+	// planned: a turn in plan mode completed since plan mode began, so
+	// there is a plan to approve (plan.go).
+	planned bool
 	// usage is the session's token use so far.
 	usage event.UsageTotal
 	// reported is what the model last said the context holds: the
@@ -134,6 +138,14 @@ func (s *session) launch(in TurnInput, compactOnly bool, id string, w *waiter) (
 	if err := s.refresh(); err != nil {
 		return nil, err
 	}
+	var readOnly *policy.Boundary // a turn in plan mode's
+	if !compactOnly && s.info.Mode == ModePlan {
+		b, err := s.readOnlyBoundary()
+		if err != nil {
+			return nil, err
+		}
+		readOnly = b
+	}
 	if id == "" {
 		id = s.nextTurnID()
 	}
@@ -146,6 +158,9 @@ func (s *session) launch(in TurnInput, compactOnly bool, id string, w *waiter) (
 		done:     make(chan struct{}),
 		ending:   make(chan struct{}),
 		promptAt: -1,
+	}
+	if readOnly != nil {
+		t.plan, t.readOnly = true, readOnly
 	}
 	s.running = t
 	if !compactOnly {
@@ -160,6 +175,7 @@ func (s *session) launch(in TurnInput, compactOnly bool, id string, w *waiter) (
 		}
 		s.mu.Lock()
 		s.running = nil
+		s.planEnded(t)
 		s.afterTurn(t)
 		s.mu.Unlock()
 		cancel()

@@ -37,6 +37,9 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	if info.ApprovalPolicy, info.SandboxMode, err = parsePolicies(info.ApprovalPolicy, info.SandboxMode); err != nil {
 		return sessionSettings{}, err
 	}
+	if info.Mode, err = ParseMode(string(o.Mode)); err != nil {
+		return sessionSettings{}, err
+	}
 	if info.SandboxMode == policy.WorkspaceWrite && !cfg.AllowHomeWorkspace && homeWorkspace(info.Cwd) {
 		// The home folder holds the shell's start-up files, ~/.ssh and
 		// agent-ls's own config: a command that may write it may run
@@ -89,12 +92,22 @@ func (s *session) update(update func(*SessionOptions)) (sessionSettings, error) 
 	defer s.mu.Unlock()
 	o := s.opts
 	update(&o)
+	return s.choose(o)
+}
+
+// choose makes o what the session chose for itself (its cwd stays), and
+// reports a change of its mode (modeChanged). Called with s.mu held.
+func (s *session) choose(o SessionOptions) (sessionSettings, error) {
 	o.Cwd = s.opts.Cwd
 	st, err := s.mgr.settle(s.info.SessionID, o)
 	if err != nil {
 		return sessionSettings{}, err
 	}
+	was := s.mode()
 	s.opts = o
+	if st.info.Mode != was {
+		s.modeChanged(st.info.Mode)
+	}
 	if s.running != nil {
 		// The turn reads its settings without the lock: the next turn
 		// settles them again (refresh sees a generation that never
@@ -110,7 +123,11 @@ func (s *session) update(update func(*SessionOptions)) (sessionSettings, error) 
 // from its settings so far, its next turn tells the model, and a change of
 // its SessionInfo goes to its observer. Called with s.mu held.
 func (s *session) adopt(st sessionSettings) {
-	if st.info != s.info || !reflect.DeepEqual(st.cfg, s.cfg) {
+	// The mode reaches the model through its instructions (plan.go),
+	// not the environment context.
+	was, now := s.info, st.info
+	was.Mode, now.Mode = "", ""
+	if now != was || !reflect.DeepEqual(st.cfg, s.cfg) {
 		s.changed = true
 	}
 	if st.info != s.info {

@@ -1,8 +1,15 @@
 package agent
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/agent-ls/agent-ls/internal/event"
 )
+
+// ErrModeSwitchSteer: a queued prompt that changes the session's mode
+// (an approved plan) cannot join the running turn.
+var ErrModeSwitchSteer = errors.New("this queued prompt cannot be sent into the running turn")
 
 // steerNote tells the model that the message after it came while it
 // worked.
@@ -44,13 +51,16 @@ func (m *Manager) Steer(sessionID string, in TurnInput, queuedTurnID string) (St
 			// It started on its own meanwhile.
 			return SteerResult{TurnID: t.id, Started: true}, nil
 		}
+		if i := s.queue.find(queuedTurnID); t != nil && i >= 0 && s.queue.items[i].mode != "" {
+			return SteerResult{}, fmt.Errorf("%w: turn %s approves the plan and changes the mode, so it runs as a turn of its own when turn %s ends", ErrModeSwitchSteer, queuedTurnID, t.id)
+		}
 		it, ok := s.queue.take(queuedTurnID)
 		if !ok {
 			return SteerResult{}, notQueued(queuedTurnID)
 		}
 		if t == nil {
 			s.emitQueue("")
-			turn, err := s.launch(it.in, false, it.id, it.wait)
+			turn, err := s.launchQueued(it)
 			if err != nil {
 				s.queue.items = append([]queuedPrompt{it}, s.queue.items...)
 				return SteerResult{}, err

@@ -57,6 +57,8 @@ func (a turnApprover) Input(ctx context.Context, req tools.InputRequest) (tools.
 	s := a.t.s
 	shown := strconv.QuoteToASCII(req.Chars)
 	switch {
+	case a.t.plan:
+		return a.refuse(ApprovalExec, planRefusal("command session "+strconv.Itoa(req.SessionID)+" runs outside the sandbox, so it takes no input")), nil
 	case s.mgr.opts.Unattended:
 		return a.refuse(ApprovalExec, unattendedRefusal("command session "+strconv.Itoa(req.SessionID)+" runs outside the sandbox, so it takes no input")), nil
 	case s.info.ApprovalPolicy == policy.Never:

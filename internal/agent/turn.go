@@ -11,6 +11,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -39,6 +40,10 @@ type turn struct {
 	// steered are the senders of queued prompts the turn took as steers
 	// (steer.go), told how it ended.
 	steered []*waiter
+	// plan: the turn runs in plan mode (plan.go), its commands with
+	// readOnly, the session's boundary with the read-only sandbox.
+	plan     bool
+	readOnly *policy.Boundary
 }
 
 // run is the turn loop: ask the model, run the tools it calls, feed the
@@ -46,7 +51,11 @@ type turn struct {
 // interrupts, or the request limit is hit.
 func (t *turn) run(ctx context.Context) {
 	s := t.s
-	t.emit(event.TurnStarted{Prompt: t.input.Prompt})
+	started := event.TurnStarted{Prompt: t.input.Prompt}
+	if t.plan {
+		started.Mode = string(ModePlan)
+	}
+	t.emit(started)
 	log := s.mgr.log.With("session", s.info.SessionID, "turn", t.id)
 	log.Info("turn started")
 	// Command sessions started under wider settings than the turn's end
@@ -108,10 +117,16 @@ func (t *turn) toolEnv(log *slog.Logger) (*tools.Env, *turnHooks) {
 	s, opts := t.s, t.s.mgr.opts
 	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: startingApprover{turnApprover{t}}, Changes: turnChanger{t}, Asker: turnAsker{t}, Terminals: s.terminals,
 		Exec: s.execConfig(opts.HelperPath), Log: log}
+	if t.plan {
+		// Commands run in the read-only sandbox, with the network off
+		// (protocol section 8); what would change anything is refused.
+		env.Boundary, env.Exec.Network = t.readOnly, false
+		env.Hooks = append(env.Hooks, planGate(t))
+	}
 	var hooks *turnHooks
 	if opts.Hooks != nil {
 		hooks = &turnHooks{t: t, hooks: opts.Hooks, log: log}
-		env.Hooks = []tools.Hook{hooks.toolHook()}
+		env.Hooks = append(env.Hooks, hooks.toolHook())
 	}
 	return env, hooks
 }
@@ -270,7 +285,7 @@ func (t *turn) newRequest(fam family, specs []tools.Spec, input []model.Item) *m
 	s := t.s
 	req := &model.Request{
 		Model:             s.info.Model,
-		Instructions:      baseInstructions,
+		Instructions:      t.instructions(),
 		Input:             input,
 		Tools:             modelTools(specs),
 		PromptCacheKey:    s.info.SessionID,

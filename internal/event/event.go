@@ -157,6 +157,8 @@ const (
 
 type TurnStarted struct {
 	Prompt string `json:"prompt"`
+	// Mode is "plan" for a turn that runs in plan mode, empty otherwise.
+	Mode string `json:"mode,omitempty"`
 }
 
 type MessageDelta struct {

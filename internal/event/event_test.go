@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // ones too) and text that needs escaping, so the golden files pin the
 // whole wire shape.
 var samples = []Payload{
-	TurnStarted{Prompt: "Fix the failing test in <main.go> & \"explain\"\n"},
+	TurnStarted{Prompt: "Fix the failing test in <main.go> & \"explain\"\n", Mode: "plan"},
 	MessageDelta{ItemID: "msg_1", Delta: "Fixed "},
 	Message{ItemID: "msg_1", Text: "Fixed the test.\nIt failed on 日本 input."},
 	ReasoningDelta{ItemID: "rs_1", Delta: "Looking "},

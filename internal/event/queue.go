@@ -12,6 +12,10 @@ const (
 type QueuedPrompt struct {
 	TurnID string `json:"turnId"`
 	Prompt string `json:"prompt"`
+	// Mode is the mode the session switches to when the prompt starts
+	// (agent/approvePlan queued behind a running turn: "default"); empty
+	// for a prompt that leaves the mode as it is.
+	Mode string `json:"mode,omitempty"`
 }
 
 // QueueChanged is the session's whole queue after a change, first to run

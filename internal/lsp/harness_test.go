@@ -71,7 +71,7 @@ func (a *fakeAgent) NewSession(opts agent.SessionOptions) (agent.SessionInfo, er
 		model = "fake-model"
 	}
 	return agent.SessionInfo{SessionID: id, Cwd: opts.Cwd, Model: model,
-		ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite}, nil
+		ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite, Mode: opts.Mode}, nil
 }
 
 func (a *fakeAgent) StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn, error) {

@@ -58,6 +58,8 @@ type Agent interface {
 	Queuer
 	// Terminals lets the user see and act on the command sessions.
 	Terminals
+	// Moder switches sessions into and out of plan mode.
+	Moder
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -255,6 +257,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.queueMethod(ctx, method, req.Params())
 		case methodListTerminals, methodKillTerminal, methodWriteTerminal:
 			return s.terminalMethod(ctx, method, req.Params())
+		case methodSetMode, methodApprovePlan:
+			return s.modeMethod(ctx, method, req.Params())
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

@@ -38,6 +38,8 @@ type newSessionParams struct {
 	Model          string                `json:"model"`
 	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
 	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
+	// Mode is "default" (or empty) or "plan".
+	Mode string `json:"mode"`
 }
 
 // sessionResult is agent.SessionInfo on the wire, where paths are URIs.
@@ -48,6 +50,7 @@ type sessionResult struct {
 	Provider       string                `json:"provider"`
 	ApprovalPolicy policy.ApprovalPolicy `json:"approvalPolicy"`
 	SandboxMode    policy.SandboxMode    `json:"sandboxMode"`
+	Mode           agent.Mode            `json:"mode"`
 }
 
 type startTurnParams struct {
@@ -121,6 +124,12 @@ func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
 	if err := checkPolicies(p.ApprovalPolicy, p.SandboxMode); err != nil {
 		return nil, err
 	}
+	var mode agent.Mode // none: the default
+	if p.Mode != "" {
+		if mode, err = agent.ParseMode(p.Mode); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", methodNewSession, err)
+		}
+	}
 	cwd := s.defaultCwd()
 	if p.Cwd != "" {
 		cwd = p.Cwd
@@ -137,6 +146,7 @@ func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
 		Model:          p.Model,
 		ApprovalPolicy: p.ApprovalPolicy,
 		SandboxMode:    p.SandboxMode,
+		Mode:           mode,
 	})
 	if err != nil {
 		return nil, agentError(err)
@@ -148,6 +158,7 @@ func (s *server) createSession(p newSessionParams) (*sessionResult, error) {
 		Provider:       info.Provider,
 		ApprovalPolicy: info.ApprovalPolicy,
 		SandboxMode:    info.SandboxMode,
+		Mode:           cmpMode(info.Mode),
 	}, nil
 }
 
@@ -337,4 +348,12 @@ func (s *server) interruptTurn(ctx context.Context, method string, p interruptPa
 	case <-ctx.Done():
 		return nil, protocol.ErrRequestCancelled
 	}
+}
+
+// cmpMode is the mode as the wire names it: "default" for none.
+func cmpMode(m agent.Mode) agent.Mode {
+	if m == "" {
+		return agent.ModeDefault
+	}
+	return m
 }

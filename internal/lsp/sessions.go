@@ -32,6 +32,7 @@ type resumeSessionResult struct {
 	SessionID string            `json:"sessionId"`
 	Cwd       string            `json:"cwd"`
 	Model     string            `json:"model"`
+	Mode      agent.Mode        `json:"mode"`
 	Items     []json.RawMessage `json:"items"`
 }
 
@@ -78,7 +79,7 @@ func (s *server) resumeSession(ctx context.Context, params []byte) (any, error) 
 // into the answer instead of through the encoder, which would check and
 // copy each of them again, the most of a resume's time.
 func encodeResumed(rs *agent.ResumedSession) (json.RawMessage, error) {
-	head, err := json.Marshal(resumeSessionResult{SessionID: rs.Info.SessionID, Cwd: string(uri.File(rs.Info.Cwd)), Model: rs.Info.Model})
+	head, err := json.Marshal(resumeSessionResult{SessionID: rs.Info.SessionID, Cwd: string(uri.File(rs.Info.Cwd)), Model: rs.Info.Model, Mode: cmpMode(rs.Info.Mode)})
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ var redrawn = map[event.Type]bool{
 	event.TypeTurnStarted: true, event.TypeMessage: true, event.TypeReasoning: true,
 	event.TypeToolCall: true, event.TypeToolResult: true, event.TypeFileChange: true,
 	event.TypePlan: true, event.TypeCompacted: true, event.TypeTurnCompleted: true,
-	event.TypeSteered: true,
+	event.TypeSteered: true, event.TypeModeChanged: true,
 }
 
 // stoppedDuringTurn is the error of a turn that agent-ls did not finish.
@@ -104,6 +104,8 @@ type reader struct {
 	// turn id of the last event read.
 	head []byte
 	turn string
+	// planTurn is the last turn started in plan mode.
+	planTurn string
 }
 
 // knownTypes are the event types by name, so reading one allocates
@@ -316,6 +318,13 @@ func (r *reader) event(b []byte) error {
 		// on after the highest one.
 		rec.Turns = max(rec.Turns+1, turnNumber(rec.Info.SessionID, l.Turn))
 		r.open, r.openItems, r.openMessages = l.Turn, map[string]bool{}, nil
+		r.turnMode(l.Turn, item.JSON)
+	case event.TypeModeChanged:
+		var mc event.ModeChanged
+		if err := json.Unmarshal(item.JSON, &mc); err != nil {
+			return err
+		}
+		rec.Info.Mode, rec.Planned = agent.Mode(mc.Mode), false
 	case event.TypeMessage:
 		if r.open == l.Turn {
 			r.openMessages = append(r.openMessages, item)
@@ -324,6 +333,7 @@ func (r *reader) event(b []byte) error {
 		if r.open == l.Turn {
 			r.open = ""
 		}
+		r.planEnded(l.Turn, item.JSON)
 	case event.TypeUsage:
 		// Each usage event carries the session's total so far: the
 		// last one is the session's.
@@ -345,6 +355,31 @@ func (r *reader) event(b []byte) error {
 		r.ld.Items = append(r.ld.Items, item)
 	}
 	return nil
+}
+
+// turnMode notes turn as the last one started in plan mode when its
+// turnStarted (ev) says so.
+func (r *reader) turnMode(turn string, ev []byte) {
+	r.planTurn = ""
+	if bytes.Contains(ev, []byte(`"mode"`)) {
+		var ts event.TurnStarted
+		if err := json.Unmarshal(ev, &ts); err == nil && ts.Mode == string(agent.ModePlan) {
+			r.planTurn = turn
+		}
+	}
+}
+
+// planEnded notes a plan to approve when turn, started in plan mode,
+// completed (its turnCompleted is ev) while the session is in plan mode.
+func (r *reader) planEnded(turn string, ev []byte) {
+	rec := &r.ld.Record
+	if r.planTurn != turn || rec.Info.Mode != agent.ModePlan {
+		return
+	}
+	var tc event.TurnCompleted
+	if json.Unmarshal(ev, &tc) == nil && tc.Status == event.StatusCompleted {
+		rec.Planned = true
+	}
 }
 
 // turnNumber is the number of turn id turn of session id (agent-ls

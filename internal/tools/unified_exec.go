@@ -31,8 +31,8 @@ const (
 type Terminals struct {
 	emit func(event.Payload)
 
-	mu     sync.Mutex
-	procs  map[int]*terminal
+	mu    sync.Mutex
+	procs map[int]*terminal
 	// listed are the sessions the user sees listed (Terminals.List): the
 	// kept ones and the latest that were let go.
 	listed []*terminal
@@ -98,6 +98,14 @@ func (ts *Terminals) get(id int) (*terminal, bool) {
 	defer ts.mu.Unlock()
 	t, ok := ts.procs[id]
 	return t, ok
+}
+
+// ReadOnly reports whether command session id runs in the read-only
+// sandbox, where nothing typed into it can change files; false for a
+// session that does not exist.
+func (ts *Terminals) ReadOnly(id int) bool {
+	t, ok := ts.get(id)
+	return ok && t.readOnly
 }
 
 // forget lets a session go (it ended and the model read all of it, or

@@ -32,6 +32,9 @@ type terminal struct {
 	network bool
 	// cancel kills the command and everything it started.
 	cancel context.CancelFunc
+	// readOnly: it runs in the read-only sandbox (plan mode's), so what
+	// is typed into it cannot change files either.
+	readOnly bool
 
 	cmd   *sandbox.Cmd
 	input io.WriteCloser // the pty master, or the stdin pipe
@@ -63,7 +66,8 @@ type terminalSpec struct {
 // unless !spec.sandboxed; the command ends when ts closes.
 func (ts *Terminals) start(env *Env, spec terminalSpec) (*terminal, error) {
 	t := &terminal{command: spec.argv, cwd: spec.dir, tty: spec.tty, sandboxed: spec.sandboxed,
-		done: make(chan struct{}), out: newCaptureOf(terminalBufferBytes / 2)}
+		readOnly: spec.sandboxed && env.Boundary != nil && env.Boundary.Mode() == policy.ReadOnly,
+		done:     make(chan struct{}), out: newCaptureOf(terminalBufferBytes / 2)}
 	if env.Boundary != nil {
 		t.mode = env.Boundary.Mode()
 	}

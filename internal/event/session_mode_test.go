@@ -1,0 +1,5 @@
+package event
+
+func init() {
+	samples = append(samples, ModeChanged{Mode: "plan"})
+}
