@@ -215,11 +215,15 @@ export class Conversation implements vscode.Disposable {
   async approvePlan(): Promise<TurnRef> {
     const s = this.current;
     const { c } = await this.session();
-    const res = await c.sendRequest<{ turnId: string }>(Methods.approvePlan, { sessionId: s.sessionId });
-    s.mode = 'default';
-    this.nextMode = 'default';
-    this.changed.fire();
-    return { sessionId: s.sessionId!, turnId: res.turnId };
+    const res = await c.sendRequest<{ turnId: string; queued?: boolean }>(Methods.approvePlan, { sessionId: s.sessionId });
+    // Behind a running turn the approval waits in the queue, and the
+    // session stays in plan mode until it starts (modeChanged).
+    if (!res.queued) {
+      s.mode = 'default';
+      this.nextMode = 'default';
+      this.changed.fire();
+    }
+    return { sessionId: s.sessionId!, turnId: res.turnId, queued: res.queued };
   }
 
   private async session(): Promise<{ c: LanguageClient }> {

@@ -30,6 +30,8 @@ export interface Turn {
   items: Item[];
   status: 'running' | 'completed' | 'interrupted' | 'failed';
   error?: string;
+  /** The turn ran in plan mode: it changed nothing and ends with a plan. */
+  plan?: boolean;
 }
 
 export interface Usage {
@@ -62,6 +64,16 @@ export function emptyState(sessionId?: string): State {
 export function running(s: State): Turn | undefined {
   const t = s.turns[s.turns.length - 1];
   return t && t.status === 'running' ? t : undefined;
+}
+
+/**
+ * The session has a plan to approve: it is in plan mode, nothing runs,
+ * its last turn ran in plan mode and completed, and no approval waits in
+ * the queue already.
+ */
+export function planToApprove(s: State): boolean {
+  const last = s.turns[s.turns.length - 1];
+  return s.mode === 'plan' && !!last?.plan && last.status === 'completed' && !s.queue.some((q) => q.mode === 'default');
 }
 
 /** What a running turn is doing now, in a few words (status bar). */
@@ -124,7 +136,7 @@ export function reduce(s: State, ev: AgentEvent): State {
       return s;
     // Session-level events: between turns their turnId is "".
     case 'queueChanged':
-      s.queue = (ev.items ?? []).map((q) => ({ turnId: q.turnId, prompt: q.prompt }));
+      s.queue = (ev.items ?? []).map((q) => ({ turnId: q.turnId, prompt: q.prompt, ...(q.mode ? { mode: q.mode } : {}) }));
       s.queuePaused = !!ev.paused && s.queue.length > 0;
       return s;
     case 'modeChanged':
@@ -140,6 +152,7 @@ export function reduce(s: State, ev: AgentEvent): State {
     case 'turnStarted':
       t.prompt = ev.prompt ?? t.prompt;
       t.status = 'running';
+      if (ev.mode === 'plan') t.plan = true;
       break;
     case 'messageDelta':
     case 'reasoningDelta': {

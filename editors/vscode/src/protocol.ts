@@ -79,6 +79,8 @@ export type AgentEvent = EventBase & {
 export interface QueuedPrompt {
   turnId: string;
   prompt: string;
+  /** The mode the session takes when it starts: `default` for an approved plan. */
+  mode?: SessionMode;
 }
 
 export type SessionMode = 'default' | 'plan';

@@ -121,7 +121,8 @@ export function renderTurn(t: Turn, approvable = false): string {
   if (t.status === 'interrupted') end = `<div class="turn-end interrupted">■ Stopped</div>`;
   else if (t.status === 'failed') end = `<div class="turn-end failed">✗ ${text(t.error || 'The turn failed')}</div>`;
   else if (t.status === 'running') end = `<div class="turn-end working"><span class="spinner"></span> Working…</div>`;
-  return `<section class="turn ${escapeHtml(t.status)}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${text(t.prompt)}</div>${items}${end}</section>`;
+  const mode = t.plan ? '<span class="tag" title="This turn ran in plan mode: it changed nothing">plan</span> ' : '';
+  return `<section class="turn ${escapeHtml(t.status)}${t.plan ? ' plan-mode' : ''}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${mode}${text(t.prompt)}</div>${items}${end}</section>`;
 }
 
 export function renderState(s: State): { turns: string; usage: string; working: boolean } {
@@ -204,6 +205,13 @@ export function renderQueue(items: readonly QueuedPrompt[], paused: boolean): st
       const id = escapeHtml(q.turnId);
       const btn = (label: string, action: string, title: string) =>
         `<button class="link" data-action="${action}" data-turn="${id}" title="${escapeHtml(title)}">${label}</button>`;
+      // An approved plan waits to start its turn: it is no prompt to
+      // edit or to send into the running turn.
+      if (q.mode === 'default')
+        return (
+          `<div class="queued approval" data-turn="${id}"><span class="dim">${i + 1}.</span> <span class="queued-text">Approved plan: carry it out</span>` +
+          `<span class="queued-actions">${btn('Remove', 'removeQueued', 'Take the approval back')}</span></div>`
+        );
       return (
         `<div class="queued" data-turn="${id}"><span class="dim">${i + 1}.</span> <span class="queued-text">${text(q.prompt)}</span>` +
         `<span class="queued-actions">${btn('Edit', 'editQueued', 'Edit this prompt')} ${btn('Remove', 'removeQueued', 'Remove it from the queue')} ` +

@@ -10,7 +10,7 @@ import type { Conversation } from './agent';
 import { renderApproval, renderQuestion, renderQueue, renderReview, renderTurn } from './render';
 import type { ReviewAction } from './reviewUi';
 import type { QuestionAction } from './questionUi';
-import { usageLabel } from './conversation';
+import { planToApprove, usageLabel } from './conversation';
 
 export type FromWebview =
   | { type: 'ready' }
@@ -176,7 +176,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     const s = c.state;
     const last = s.turns[s.turns.length - 1];
     // In plan mode, the last turn's plan waits for the user's approval.
-    const approvable = s.mode === 'plan' && last?.status === 'completed' && s.queue.length === 0;
+    const approvable = planToApprove(s);
     void this.view.webview.postMessage({
       type: 'render',
       sessionId: s.sessionId ?? '',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyState, reduce, type State } from '../../src/conversation';
+import { emptyState, planToApprove, reduce, type State } from '../../src/conversation';
 import type { AgentEvent } from '../../src/protocol';
 import { renderQueue, renderTurn } from '../../src/render';
 
@@ -74,4 +74,22 @@ test('the last turn of a plan offers Approve', () => {
   const s = play([ev('turnStarted', { prompt: 'plan it' }), ev('turnCompleted', { status: 'completed' })]);
   assert.doesNotMatch(renderTurn(s.turns[0]), /approvePlan/);
   assert.match(renderTurn(s.turns[0], true), /<button data-action="approvePlan">Approve plan<\/button>/);
+});
+
+test('a plan waits for approval once a turn in plan mode completed, until the mode changes or the approval waits', () => {
+  const s = play([ev('modeChanged', { turnId: '', mode: 'plan' }), ev('turnStarted', { turnId: 't1', prompt: 'plan it', mode: 'plan' })]);
+  assert.equal(planToApprove(s), false, 'the turn still runs');
+  assert.match(renderTurn(s.turns[0]), /<div class="prompt"><span class="tag"[^>]*>plan<\/span> plan it/);
+  reduce(s, ev('turnCompleted', { turnId: 't1', status: 'completed' }));
+  assert.equal(planToApprove(s), true);
+  reduce(s, ev('queueChanged', { turnId: '', items: [{ turnId: 't2', prompt: 'Plan approved', mode: 'default' }] }));
+  assert.equal(planToApprove(s), false, 'approved already, waiting in the queue');
+  const html = renderQueue(s.queue, false);
+  assert.match(html, /Approved plan: carry it out/);
+  assert.doesNotMatch(html, /sendNow|editQueued/, 'an approval is not sent into the turn nor edited');
+  reduce(s, ev('queueChanged', { turnId: '', items: [] }));
+  reduce(s, ev('modeChanged', { turnId: '', mode: 'default' }));
+  assert.equal(planToApprove(s), false, 'default mode');
+  const failed = play([ev('modeChanged', { sessionId: 's2', turnId: '', mode: 'plan' }), ev('turnStarted', { sessionId: 's2', turnId: 't1', mode: 'plan' }), ev('turnCompleted', { sessionId: 's2', turnId: 't1', status: 'interrupted' })]);
+  assert.equal(planToApprove(failed), false, 'a stopped turn left no plan');
 });
