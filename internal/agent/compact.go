@@ -288,7 +288,7 @@ func (t *turn) runCompaction(ctx context.Context) {
 	s := t.s
 	t.emit(event.TurnStarted{Prompt: t.input.Prompt})
 	fam := familyFor(s.info.Model, s.mgr.log)
-	snap := s.toolSnapshot(ctx)
+	snap := t.questionTools(s.toolSnapshot(ctx))
 	status, errText := event.StatusCompleted, ""
 	if err := t.compact(ctx, fam, snap.Specs()); err != nil {
 		status, errText = event.StatusFailed, err.Error()

@@ -272,9 +272,9 @@ func TestFamilyTable(t *testing.T) {
 		known bool
 		want  family
 	}{
-		{"GPT-5.1-Codex-Max", true, family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 272_000, unifiedExec: true}},
-		{"openrouter/openai/gpt-5-mini", true, family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, verbosity: true, webSearch: true, contextWindow: 272_000, unifiedExec: true}},
-		{"codex-mini-latest", true, family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000, unifiedExec: true}},
+		{"GPT-5.1-Codex-Max", true, family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 272_000, unifiedExec: true, requestUserInput: true}},
+		{"openrouter/openai/gpt-5-mini", true, family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, verbosity: true, webSearch: true, contextWindow: 272_000, unifiedExec: true, requestUserInput: true}},
+		{"codex-mini-latest", true, family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000, unifiedExec: true, requestUserInput: true}},
 		{"o3-mini", true, family{reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000}},
 		{"o3", true, family{reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 200_000}},
 		{"gpt-oss:20b", true, family{reasoningEffort: true, contextWindow: 131_072}},

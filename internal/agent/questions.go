@@ -42,20 +42,22 @@ type (
 )
 
 // questionTools is snap with request_user_input offered only where the
-// session may ask (see noQuestions); elsewhere a call of it still runs,
+// turn may ask (see noQuestions); elsewhere a call of it still runs,
 // unoffered, and is told why nobody answers.
-func (s *session) questionTools(snap *tools.Snapshot) *tools.Snapshot {
-	if s.noQuestions() != "" {
+func (t *turn) questionTools(snap *tools.Snapshot) *tools.Snapshot {
+	if t.noQuestions() != "" {
 		return snap.Unoffered(tools.RequestUserInputName)
 	}
 	return snap
 }
 
-// noQuestions says why the session's model may not ask the user, or ""
-// when it may: in plan mode always, in default mode when its family
-// knows the tool (Codex offers it there) and the approval policy is not
-// "never"; never in an unattended run, nor when the frontend cannot ask.
-func (s *session) noQuestions() string {
+// noQuestions says why the turn's model may not ask the user, or "" when
+// it may: in plan mode (the mode the turn started in) always, in default
+// mode when its family knows the tool (Codex offers it there) and the
+// approval policy is not "never"; never in an unattended run, nor when
+// the frontend cannot ask.
+func (t *turn) noQuestions() string {
+	s := t.s
 	opts := s.mgr.opts
 	if opts.Unattended {
 		return "nobody answers questions in this run (agent-ls runs unattended: exec --yes or --full-auto)"
@@ -64,7 +66,7 @@ func (s *session) noQuestions() string {
 	if !ok || !fe.CanAsk(s.info.SessionID) {
 		return "this client cannot put questions to the user"
 	}
-	return questionsRule(s.planMode(), s.info.Model, s.info.ApprovalPolicy)
+	return questionsRule(t.plan, s.info.Model, s.info.ApprovalPolicy)
 }
 
 // questionsRule is the mode's part of noQuestions.
@@ -87,7 +89,7 @@ type turnAsker struct{ t *turn }
 
 func (a turnAsker) AskUser(ctx context.Context, callID string, qs []tools.Question) ([]tools.Answer, error) {
 	s := a.t.s
-	if why := s.noQuestions(); why != "" {
+	if why := a.t.noQuestions(); why != "" {
 		return nil, errors.New(why + "; decide yourself and say what you assumed, or ask in your answer")
 	}
 	fe := s.mgr.opts.Frontend.(Asker)

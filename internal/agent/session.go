@@ -94,7 +94,7 @@ func (s *session) toolSnapshot(ctx context.Context) *tools.Snapshot {
 		s.tools.Ready(ctx)
 		snap = snap.With(s.tools.Snapshot())
 	}
-	return s.questionTools(s.execTools(snap.Without(s.cfg.DisabledTools...)))
+	return s.execTools(snap.Without(s.cfg.DisabledTools...))
 }
 
 // busy returns the running turn, if any; a turn that is only left to

@@ -151,7 +151,7 @@ func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam f
 		// Each request offers the tools registered now (MCP servers come
 		// and go, the first request waits for those still starting); its
 		// calls run against the same snapshot.
-		snap := s.toolSnapshot(ctx)
+		snap := t.questionTools(s.toolSnapshot(ctx))
 		// Near the context window, the history is summarised first
 		// (once per answer of the model: a history that stays over the
 		// limit after it goes to the model as it is).

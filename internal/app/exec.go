@@ -40,6 +40,13 @@ read-only (unless the server's config says approval = "auto"); the model
 is told why. Nothing runs unsandboxed unattended unless you
 say --dangerously-bypass-sandbox.
 
+--plan runs the turn in plan mode: commands run in the read-only sandbox,
+nothing is changed (file changes, escalations and MCP tools not marked
+read-only are refused, and the model is told why), and the model ends
+with a plan: its checklist on stderr, the plan on stdout. Without --plan
+the turn runs in the default mode, also in a session --resume brings
+back from plan mode: agent-ls exec --resume ID PROMPT carries the plan out.
+
 Exit status: 0 completed, 1 failed, 130 interrupted, 2 usage error.
 
 Flags:
@@ -110,7 +117,11 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer r.sessions.Notify(nil)
 	}
 	if r.sessions != nil && !o.jsonOut {
-		defer fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT continues it)\n", info.SessionID, info.SessionID)
+		next := "continues it"
+		if o.plan {
+			next = "carries out the plan"
+		}
+		defer fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT %s)\n", info.SessionID, info.SessionID, next)
 	}
 
 	sig := make(chan os.Signal, 2)
@@ -130,8 +141,12 @@ func execError(stderr io.Writer, err error) {
 // execSession is the session exec's turn runs in: a new one, or the one
 // --resume or --last brings back.
 func execSession(mgr *agent.Manager, r *root, o execOptions, stderr io.Writer) (agent.SessionInfo, error) {
+	mode := agent.ModeDefault
+	if o.plan {
+		mode = agent.ModePlan
+	}
 	if o.resume == "" && !o.last {
-		return mgr.NewSession(agent.SessionOptions{})
+		return mgr.NewSession(agent.SessionOptions{Mode: mode})
 	}
 	cwd := o.cwd
 	if cwd == "" {
@@ -146,6 +161,9 @@ func execSession(mgr *agent.Manager, r *root, o execOptions, stderr io.Writer) (
 		return agent.SessionInfo{}, err
 	}
 	describeResumed(stderr, ld)
+	if err := mgr.SetMode(id, mode); err != nil {
+		return agent.SessionInfo{}, err
+	}
 	rec, err := mgr.Record(id)
 	return rec.Info, err
 }
@@ -157,6 +175,8 @@ type execOptions struct {
 	cwd         string // absolute; "" for the current directory
 	jsonOut     bool
 	yes, bypass bool
+	// plan: the turn runs in plan mode.
+	plan bool
 	// resume names the session to go on with; last: the most recent one
 	// of the directory's workspace.
 	resume string
@@ -174,6 +194,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	resume := fs.String("resume", "", "go on with the kept session of this `ID` (agent-ls sessions lists them): its history, undo and \"always\" answers")
 	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
+	plan := fs.Bool("plan", false, "plan mode: investigate in the read-only sandbox, change nothing, and end with a plan")
 	res, code, done := parseSettings(fs, flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
@@ -186,7 +207,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 		setUnlessFlagged(&flags.layer, "sandbox_mode", string(policy.WorkspaceWrite), "--full-auto")
 		setUnlessFlagged(&flags.layer, "approval_policy", string(policy.OnRequest), "--full-auto")
 	}
-	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last}
+	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last, plan: *plan}
 	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)

@@ -146,8 +146,9 @@ func (p pipes) Close() error {
 
 // Options are what the editor announces at initialize.
 type Options struct {
-	// Events, Approvals, Review: the experimental.agent opt-ins.
-	Events, Approvals, Review bool
+	// Events, Approvals, Review, Questions: the experimental.agent
+	// opt-ins (Questions: agent/askUser, answered by Config.Request).
+	Events, Approvals, Review, Questions bool
 	// Progress: window.workDoneProgress.
 	Progress bool
 	// ApplyEdit, DocumentChanges, ResourceOperations, ChangeAnnotations:
@@ -241,7 +242,7 @@ func capabilities(o Options) protocol.ClientCapabilities {
 		}
 	}
 	exp, _ := json.Marshal(map[string]any{"agent": map[string]bool{
-		"events": o.Events, "approvals": o.Approvals, "review": o.Review,
+		"events": o.Events, "approvals": o.Approvals, "review": o.Review, "questions": o.Questions,
 	}})
 	c.Experimental = exp
 	return c

@@ -212,14 +212,14 @@ func (s *Snapshot) Without(names ...string) *Snapshot {
 // Unoffered returns the snapshot with the tools named left out of what
 // is offered to the model (Specs, Names) while a call of one still runs:
 // a tool another one stands in for, which models trained on it may still
-// call. Names of no tool are ignored.
+// call. Names of no tool are ignored; tools s already leaves out stay
+// out.
 func (s *Snapshot) Unoffered(names ...string) *Snapshot {
 	if !slices.ContainsFunc(names, func(n string) bool { _, ok := s.byName[n]; return ok }) {
 		return s
 	}
-	out := newSnapshot(s.byName, s.hooks)
-	out.sorted = slices.DeleteFunc(out.sorted, func(e *entry) bool { return slices.Contains(names, e.spec.Name) })
-	return out
+	sorted := slices.DeleteFunc(slices.Clone(s.sorted), func(e *entry) bool { return slices.Contains(names, e.spec.Name) })
+	return &Snapshot{byName: s.byName, sorted: sorted, hooks: s.hooks}
 }
 
 // With returns the snapshot with the tools of other added (a session's

@@ -385,3 +385,18 @@ func TestSnapshotWith(t *testing.T) {
 		t.Errorf("the registry's snapshot changed: %s", got)
 	}
 }
+
+// TestSnapshotUnofferedAddsUp: each Unoffered leaves out its tools and
+// keeps out those an earlier one left out; every one of them still runs.
+func TestSnapshotUnofferedAddsUp(t *testing.T) {
+	r := newRegistry(t, UpdatePlan{}, ViewImage{}, RequestUserInput{})
+	snap := r.Snapshot().Unoffered("view_image").Unoffered(RequestUserInputName)
+	if got := strings.Join(snap.Names(), ","); got != "update_plan" {
+		t.Errorf("offered %s", got)
+	}
+	for _, name := range []string{"view_image", RequestUserInputName} {
+		if _, ok := snap.Lookup(name); !ok {
+			t.Errorf("%s cannot be called", name)
+		}
+	}
+}
