@@ -292,7 +292,7 @@ describe('agent-ls in VS Code while the agent works', () => {
     await view(page).locator('#empty').waitFor();
     await view(page).locator('#mode').selectOption('plan');
     await ask(page, workPrompts.plan);
-    const turn = lastTurn(page);
+    const turn = view(page).locator('section.turn').first();
     await turn.locator('.message', { hasText: 'That is the plan' }).waitFor();
     assert.deepEqual(await turn.locator('.plan .step').allInnerTexts(), ['☐ Rename add to sum', '☐ Update the callers']);
     const approve = turn.locator('button[data-action="approvePlan"]');
@@ -303,5 +303,7 @@ describe('agent-ls in VS Code while the agent works', () => {
     assert.equal(await view(page).locator('#mode').inputValue(), 'default');
     await view(page).locator('button[data-action="approvePlan"]').waitFor({ state: 'detached' });
     assert.match(bodies('plan-propose')[0], /read-only/, 'plan mode ran read-only');
+    assert.match(bodies('plan-carry-out')[0], /Plan approved/);
+    assert.match(await view(page).locator('section.turn').first().locator('.prompt .tag').innerText(), /plan/);
   });
 });
