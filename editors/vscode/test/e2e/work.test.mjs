@@ -10,7 +10,7 @@ import { after, before, describe, test as nodeTest } from 'node:test';
 import { launch, waitFor } from './harness.mjs';
 import { files } from './script.mjs';
 import { questions, workPrompts, workScript } from './work-script.mjs';
-import { ask, command, lastTurn, notificationButton, view } from './ui.mjs';
+import { ask, command, lastTurn, notificationButton, statusShows, view } from './ui.mjs';
 
 const apiKey = 'sk-vscode-test-work-51c2';
 let vs;
@@ -248,6 +248,7 @@ describe('agent-ls in VS Code while the agent works', () => {
     assert.match(await card.innerText(), new RegExp(questions[0].question));
     assert.deepEqual(await card.locator('button.option').allInnerTexts(), ['Postgres', 'SQLite']);
     await card.locator('input.question-other').waitFor();
+    await statusShows(page, /Agent: asks you/);
     await vs.screenshot('question-open');
     await card.locator('button.option', { hasText: 'SQLite' }).click();
     await card.waitFor({ state: 'detached' });
