@@ -8,7 +8,18 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { emptyState, reduce, running, sameFolder, type State } from './conversation';
 import type { Prompt } from './approval';
 import type { Review } from './review';
-import { Methods, type AgentEvent, type ContextEntry, type ResumedSession, type SessionInfo, type SessionSummary, type TurnRef } from './protocol';
+import type { OpenQuestion } from './question';
+import {
+  Methods,
+  type AgentEvent,
+  type ContextEntry,
+  type ResumedSession,
+  type SessionInfo,
+  type SessionMode,
+  type SessionSummary,
+  type SteerResult,
+  type TurnRef,
+} from './protocol';
 
 /** An approval waiting for the user, as the view shows it. */
 export interface OpenApproval extends Prompt {
@@ -37,6 +48,13 @@ export class Conversation implements vscode.Disposable {
   approvals: OpenApproval[] = [];
   /** Changes waiting for the user's review, oldest first. */
   reviews: Review[] = [];
+  /** Questions of the model waiting for the user's answers, oldest first. */
+  questions: OpenQuestion[] = [];
+  /** The mode the next new session starts in (the view's switch before any session). */
+  private nextMode: SessionMode = 'default';
+  private readonly waitingForUser = new vscode.EventEmitter<'approval' | 'question' | 'review'>();
+  /** Fires when the agent starts to wait on the user. */
+  readonly onWaitingForUser = this.waitingForUser.event;
 
   constructor(private readonly source: ClientSource) {}
 
@@ -44,6 +62,7 @@ export class Conversation implements vscode.Disposable {
     this.changed.dispose();
     this.turnStarted.dispose();
     this.turnEnded.dispose();
+    this.waitingForUser.dispose();
   }
 
   get state(): State {
@@ -60,6 +79,7 @@ export class Conversation implements vscode.Disposable {
     this.current = emptyState();
     this.approvals = [];
     this.reviews = [];
+    this.questions = [];
     this.changed.fire();
   }
 
@@ -75,7 +95,7 @@ export class Conversation implements vscode.Disposable {
       // the view follows the session where work happens.
       this.setCurrent(s);
     }
-    if (ev.type === 'turnCompleted') this.turnEnded.fire({ sessionId: ev.sessionId, turnId: ev.turnId });
+    if (ev.type === 'turnCompleted') this.turnEnded.fire({ sessionId: ev.sessionId, turnId: ev.turnId, status: ev.status });
     if (s === this.current) this.changed.fire();
     if (ev.type === 'turnStarted') this.turnStarted.fire();
   }
@@ -116,6 +136,7 @@ export class Conversation implements vscode.Disposable {
     }
     if (this.current.sessionId) return false; // the user started something meanwhile
     const s = emptyState(res.sessionId);
+    if (res.mode) s.mode = res.mode;
     for (const ev of res.items) reduce(s, ev);
     this.sessions.set(res.sessionId, s);
     this.setCurrent(s);
@@ -123,10 +144,18 @@ export class Conversation implements vscode.Disposable {
     return true;
   }
 
+  /** The mode the view's switch shows: the session's, or the next one's. */
+  get mode(): SessionMode {
+    return this.current.sessionId ? this.current.mode : this.nextMode;
+  }
+
   async newSession(): Promise<SessionInfo> {
     const c = await this.source.client();
-    const info = await c.sendRequest<SessionInfo>(Methods.newSession, {});
+    // A new session keeps the mode the switch shows.
+    const mode = this.mode;
+    const info = await c.sendRequest<SessionInfo>(Methods.newSession, mode === 'plan' ? { mode } : {});
     const s = emptyState(info.sessionId);
+    s.mode = info.mode ?? mode;
     this.sessions.set(info.sessionId, s);
     this.setCurrent(s);
     this.changed.fire();
@@ -138,6 +167,68 @@ export class Conversation implements vscode.Disposable {
     const c = await this.source.client();
     const params = { sessionId: this.current.sessionId, prompt, context };
     return c.sendRequest<TurnRef>(Methods.startTurn, params);
+  }
+
+  /**
+   * A message for the running turn (agent/steer); with no turn running it
+   * starts one.
+   */
+  async steer(prompt: string): Promise<SteerResult> {
+    if (!this.current.sessionId) await this.newSession();
+    const c = await this.source.client();
+    return c.sendRequest<SteerResult>(Methods.steer, { sessionId: this.current.sessionId, prompt });
+  }
+
+  /** "Send now": a waiting prompt goes into the running turn (or starts one). */
+  async sendNow(turnId: string): Promise<SteerResult> {
+    return (await this.session()).c.sendRequest<SteerResult>(Methods.steer, { sessionId: this.current.sessionId, turnId });
+  }
+
+  async updateQueued(turnId: string, prompt: string): Promise<void> {
+    await (await this.session()).c.sendRequest(Methods.updateQueued, { sessionId: this.current.sessionId, turnId, prompt });
+  }
+
+  async removeQueued(turnId: string): Promise<void> {
+    await (await this.session()).c.sendRequest(Methods.removeQueued, { sessionId: this.current.sessionId, turnId });
+  }
+
+  async resumeQueue(): Promise<void> {
+    await (await this.session()).c.sendRequest(Methods.resumeQueue, { sessionId: this.current.sessionId });
+  }
+
+  /** The view's mode switch: the session's mode, or the next session's. */
+  async setMode(mode: SessionMode): Promise<void> {
+    const s = this.current;
+    if (!s.sessionId) {
+      this.nextMode = mode;
+      this.changed.fire();
+      return;
+    }
+    const c = await this.source.client();
+    await c.sendRequest(Methods.setMode, { sessionId: s.sessionId, mode });
+    s.mode = mode;
+    this.nextMode = mode;
+    this.changed.fire();
+  }
+
+  /** Approves the plan: back to default mode, and a turn carries it out. */
+  async approvePlan(): Promise<TurnRef> {
+    const s = this.current;
+    const { c } = await this.session();
+    const res = await c.sendRequest<{ turnId: string; queued?: boolean }>(Methods.approvePlan, { sessionId: s.sessionId });
+    // Behind a running turn the approval waits in the queue, and the
+    // session stays in plan mode until it starts (modeChanged).
+    if (!res.queued) {
+      s.mode = 'default';
+      this.nextMode = 'default';
+      this.changed.fire();
+    }
+    return { sessionId: s.sessionId!, turnId: res.turnId, queued: res.queued };
+  }
+
+  private async session(): Promise<{ c: LanguageClient }> {
+    if (!this.current.sessionId) throw new Error('There is no session yet.');
+    return { c: await this.source.client() };
   }
 
   isRunning(): boolean {
@@ -169,10 +260,28 @@ export class Conversation implements vscode.Disposable {
   openApproval(a: OpenApproval): void {
     this.approvals.push(a);
     this.changed.fire();
+    this.waitingForUser.fire('approval');
   }
 
   openReview(r: Review): void {
     this.reviews.push(r);
+    this.changed.fire();
+    this.waitingForUser.fire('review');
+  }
+
+  openQuestion(q: OpenQuestion): void {
+    this.questions.push(q);
+    this.changed.fire();
+    this.waitingForUser.fire('question');
+  }
+
+  /** An open question's picks changed. */
+  questionChanged(): void {
+    this.changed.fire();
+  }
+
+  closeQuestion(key: string): void {
+    this.questions = this.questions.filter((q) => q.key !== key);
     this.changed.fire();
   }
 

@@ -31,6 +31,13 @@ export function registerCommands(
       view.reveal();
     }),
     command('agentLs.stop', () => conversation.stop()),
+    // The commands the agent started (exec_command) that still run.
+    command('agentLs.stopTerminals', async () => {
+      const c = await server.get();
+      const res = await c.sendRequest<{ stopped?: unknown[] } | null>('workspace/executeCommand', { command: 'agent.stopTerminals', arguments: [] });
+      const n = res?.stopped?.length ?? 0;
+      void vscode.window.showInformationMessage(n ? `Agent: stopped ${n} command${n === 1 ? '' : 's'}.` : 'Agent: no command of the agent was running.');
+    }),
     command('agentLs.undoLastTurn', async () => {
       const files = await conversation.undoLastTurn();
       void vscode.window.showInformationMessage(`Agent: restored ${files.length} file(s) to their state before the last turn.`);

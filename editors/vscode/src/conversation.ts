@@ -3,7 +3,7 @@
 // one (so the view can be hidden, shown and rebuilt) and the webview runs
 // the same code on the events it is sent.
 
-import type { AgentEvent, FileChangeEntry, PlanStep, Tokens } from './protocol';
+import type { AgentEvent, FileChangeEntry, PlanStep, QueuedPrompt, SessionMode, Tokens } from './protocol';
 
 export type Item =
   | { kind: 'message'; itemId: string; text: string; done: boolean }
@@ -20,7 +20,9 @@ export type Item =
     }
   | { kind: 'fileChange'; callId: string; changes: FileChangeEntry[]; diff: string; status: string }
   | { kind: 'plan'; explanation?: string; steps: PlanStep[] }
-  | { kind: 'notice'; text: string };
+  | { kind: 'notice'; text: string }
+  /** A message of the user that entered the turn while it ran. */
+  | { kind: 'steered'; text: string };
 
 export interface Turn {
   turnId: string;
@@ -28,6 +30,8 @@ export interface Turn {
   items: Item[];
   status: 'running' | 'completed' | 'interrupted' | 'failed';
   error?: string;
+  /** The turn ran in plan mode: it changed nothing and ends with a plan. */
+  plan?: boolean;
 }
 
 export interface Usage {
@@ -42,18 +46,34 @@ export interface State {
   usage?: Usage;
   /** The last seq seen, to notice a gap. */
   seq: number;
+  /** The prompts waiting to run after the running turn, first first. */
+  queue: QueuedPrompt[];
+  /** The queue waits for the user (after a turn that did not complete). */
+  queuePaused: boolean;
+  /** The session's mode: plan investigates and proposes, changes nothing. */
+  mode: SessionMode;
 }
 
 /** Bounds the live output kept per command card (the tail is what matters). */
 export const maxOutputChars = 20000;
 
 export function emptyState(sessionId?: string): State {
-  return { sessionId, turns: [], seq: 0 };
+  return { sessionId, turns: [], seq: 0, queue: [], queuePaused: false, mode: 'default' };
 }
 
 export function running(s: State): Turn | undefined {
   const t = s.turns[s.turns.length - 1];
   return t && t.status === 'running' ? t : undefined;
+}
+
+/**
+ * The session has a plan to approve: it is in plan mode, nothing runs,
+ * its last turn ran in plan mode and completed, and no approval waits in
+ * the queue already.
+ */
+export function planToApprove(s: State): boolean {
+  const last = s.turns[s.turns.length - 1];
+  return s.mode === 'plan' && !!last?.plan && last.status === 'completed' && !s.queue.some((q) => q.mode === 'default');
 }
 
 /** What a running turn is doing now, in a few words (status bar). */
@@ -110,15 +130,29 @@ export function reduce(s: State, ev: AgentEvent): State {
   if (s.sessionId && ev.sessionId !== s.sessionId) return s;
   s.sessionId = ev.sessionId;
   s.seq = Math.max(s.seq, ev.seq ?? 0);
-  if (ev.type === 'usage') {
-    s.usage = addUsage(s.usage, ev);
-    return s;
+  switch (ev.type) {
+    case 'usage':
+      s.usage = addUsage(s.usage, ev);
+      return s;
+    // Session-level events: between turns their turnId is "".
+    case 'queueChanged':
+      s.queue = (ev.items ?? []).map((q) => ({ turnId: q.turnId, prompt: q.prompt, ...(q.mode ? { mode: q.mode } : {}) }));
+      s.queuePaused = !!ev.paused && s.queue.length > 0;
+      return s;
+    case 'modeChanged':
+      if (ev.mode === 'plan' || ev.mode === 'default') s.mode = ev.mode;
+      return s;
+    case 'terminalStarted':
+    case 'terminalOutput':
+    case 'terminalExited':
+      return s; // the terminals show them (terminals.ts)
   }
   const t = turnFor(s, ev);
   switch (ev.type) {
     case 'turnStarted':
       t.prompt = ev.prompt ?? t.prompt;
       t.status = 'running';
+      if (ev.mode === 'plan') t.plan = true;
       break;
     case 'messageDelta':
     case 'reasoningDelta': {
@@ -177,6 +211,9 @@ export function reduce(s: State, ev: AgentEvent): State {
     }
     case 'retry':
       t.items.push({ kind: 'notice', text: `Retrying (attempt ${ev.attempt ?? '?'}): ${ev.message ?? ''}` });
+      break;
+    case 'steered':
+      t.items.push({ kind: 'steered', text: ev.text ?? '' });
       break;
     case 'compacted':
       t.items.push({ kind: 'notice', text: 'Older history was summarised to fit the context.' });

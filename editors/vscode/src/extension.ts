@@ -7,8 +7,11 @@ import { Approvals } from './approvalUi';
 import { readSettings, Server } from './client';
 import { registerCommands, reporting } from './commands';
 import { DiffView } from './diffView';
-import { Methods, type AgentEvent, type ApprovalParams, type ReviewParams } from './protocol';
+import { notifications } from './notify';
+import { Methods, type AgentEvent, type ApprovalParams, type AskUserParams, type ReviewParams } from './protocol';
+import { Questions } from './questionUi';
 import { Reviews } from './reviewUi';
+import { Terminals } from './terminals';
 import { agentSettings, configurationChange, needsRestart } from './settings';
 import { StatusItem } from './status';
 import { ConversationView } from './view';
@@ -26,15 +29,25 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   });
   const approvals = new Approvals(conversation, diffs, output);
   const reviews = new Reviews(conversation, diffs, output);
+  const questions = new Questions(conversation, output);
+  const terminals = new Terminals(() => srv.running, output);
   const srv = new Server(
     ctx,
     output,
     (c) => {
-      c.onNotification(Methods.event, (ev: AgentEvent) => conversation.handleEvent(ev));
+      c.onNotification(Methods.event, (ev: AgentEvent) => {
+        conversation.handleEvent(ev);
+        terminals.handleEvent(ev);
+      });
       c.onRequest(Methods.requestApproval, (p: ApprovalParams, token: vscode.CancellationToken) => approvals.ask(p, token));
       c.onRequest(Methods.requestReview, (p: ReviewParams, token: vscode.CancellationToken) => reviews.ask(p, token));
+      c.onRequest(Methods.askUser, (p: AskUserParams, token: vscode.CancellationToken) => questions.ask(p, token));
     },
-    () => conversation.reset(),
+    () => {
+      questions.withdraw();
+      terminals.reset();
+      conversation.reset();
+    },
     // A reloaded window (or a restarted server) shows the conversation
     // it showed before, brought back from the server's record.
     async (c) => {
@@ -56,6 +69,7 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     },
     answerApproval: (key, index) => approvals.answer(key, index),
     review: (key, action) => reviews.act(key, action),
+    question: (key, action) => questions.act(key, action),
   });
   conversation.onTurnStarted(() => view.reveal());
 
@@ -69,8 +83,11 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
     workspaceWarning,
     diffs,
     reviews,
+    questions,
+    terminals,
     conversation,
     view,
+    notifications(conversation, view),
     new StatusItem(conversation),
     vscode.window.registerWebviewViewProvider(ConversationView.id, view),
     ...registerCommands(ctx, { conversation, server: srv, view, output }),

@@ -59,7 +59,54 @@ export type AgentEvent = EventBase & {
   summary?: string;
   error?: string;
   lastMessage?: string;
+  /** terminalStarted: the argv (the shell, its flag, the command line). */
+  command?: string[];
+  cwd?: string;
+  tty?: boolean;
+  terminalId?: string;
+  data?: string;
+  exitCode?: number;
+  /** queueChanged: the whole queue, first to run first. */
+  items?: QueuedPrompt[];
+  paused?: boolean;
+  /** steered: the waiting prompt the message came from. */
+  queuedTurnId?: string;
+  /** modeChanged: the session's mode now. */
+  mode?: SessionMode;
 } & Partial<Tokens>;
+
+/** A prompt waiting in a session's queue (protocol section 2.1). */
+export interface QueuedPrompt {
+  turnId: string;
+  prompt: string;
+  /** The mode the session takes when it starts: `default` for an approved plan. */
+  mode?: SessionMode;
+}
+
+export type SessionMode = 'default' | 'plan';
+
+/** agent/askUser's params: the model's questions (one to three). */
+export interface AskUserParams {
+  sessionId: string;
+  turnId: string;
+  /** The request_user_input call's id (its toolCall event). */
+  callId?: string;
+  questions: Question[];
+}
+
+export interface Question {
+  id: string;
+  header: string;
+  question: string;
+  options: { label: string; description?: string }[];
+}
+
+/** One answer: an option's label, or the user's own text ("Other"). */
+export interface QuestionAnswer {
+  id: string;
+  label?: string;
+  text?: string;
+}
 
 export interface ApprovalParams {
   sessionId: string;
@@ -85,11 +132,22 @@ export interface SessionInfo {
   model: string;
   approvalPolicy: string;
   sandboxMode: string;
+  mode?: SessionMode;
 }
 
 export interface TurnRef {
   sessionId: string;
   turnId: string;
+  /** The prompt waits in the session's queue (a turn was running). */
+  queued?: boolean;
+  /** onTurnEnded: how the turn ended. */
+  status?: string;
+}
+
+/** agent/steer's result: the turn the message went to, or started. */
+export interface SteerResult {
+  turnId: string;
+  started: boolean;
 }
 
 export interface ContextEntry {
@@ -133,6 +191,7 @@ export interface ResumedSession {
   sessionId: string;
   cwd: string;
   model: string;
+  mode?: SessionMode;
   items: AgentEvent[];
 }
 
@@ -146,4 +205,13 @@ export const Methods = {
   startTurn: 'agent/startTurn',
   interrupt: 'agent/interrupt',
   undoTurn: 'agent/undoTurn',
+  updateQueued: 'agent/updateQueued',
+  removeQueued: 'agent/removeQueued',
+  resumeQueue: 'agent/resumeQueue',
+  steer: 'agent/steer',
+  writeTerminal: 'agent/writeTerminal',
+  killTerminal: 'agent/killTerminal',
+  askUser: 'agent/askUser',
+  setMode: 'agent/setMode',
+  approvePlan: 'agent/approvePlan',
 } as const;

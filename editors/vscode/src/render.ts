@@ -9,6 +9,8 @@
 import MarkdownIt from 'markdown-it';
 import type { Prompt } from './approval';
 import { counts, type Review } from './review';
+import type { OpenQuestion } from './question';
+import type { QueuedPrompt } from './protocol';
 import type { Item, State, Turn } from './conversation';
 import { usageLabel } from './conversation';
 import { visible, visibleLine } from './visible';
@@ -86,6 +88,8 @@ export function renderItem(it: Item, turnId: string): string {
     }
     case 'notice':
       return `<div class="notice dim">${text(it.text)}</div>`;
+    case 'steered':
+      return `<div class="prompt steered"><div class="dim">You, while it worked:</div>${text(it.text)}</div>`;
   }
 }
 
@@ -103,19 +107,28 @@ function changeTitle(status: string): string {
   return 'File changes';
 }
 
-export function renderTurn(t: Turn): string {
-  const items = t.items.map((it) => renderItem(it, t.turnId)).join('');
+/**
+ * A turn; approvable adds the Approve button under it (the last turn of
+ * a session in plan mode, once it has ended).
+ */
+export function renderTurn(t: Turn, approvable = false): string {
+  let items = t.items.map((it) => renderItem(it, t.turnId)).join('');
+  if (approvable)
+    items +=
+      `<div class="card plan-approve"><span class="title">Approve the plan to carry it out in default mode, or send another prompt to refine it.</span>` +
+      `<div class="actions"><button data-action="approvePlan">Approve plan</button></div></div>`;
   let end = '';
   if (t.status === 'interrupted') end = `<div class="turn-end interrupted">■ Stopped</div>`;
   else if (t.status === 'failed') end = `<div class="turn-end failed">✗ ${text(t.error || 'The turn failed')}</div>`;
   else if (t.status === 'running') end = `<div class="turn-end working"><span class="spinner"></span> Working…</div>`;
-  return `<section class="turn ${escapeHtml(t.status)}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${text(t.prompt)}</div>${items}${end}</section>`;
+  const mode = t.plan ? '<span class="tag" title="This turn ran in plan mode: it changed nothing">plan</span> ' : '';
+  return `<section class="turn ${escapeHtml(t.status)}${t.plan ? ' plan-mode' : ''}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${mode}${text(t.prompt)}</div>${items}${end}</section>`;
 }
 
 export function renderState(s: State): { turns: string; usage: string; working: boolean } {
   const last = s.turns[s.turns.length - 1];
   return {
-    turns: s.turns.map(renderTurn).join(''),
+    turns: s.turns.map((t) => renderTurn(t)).join(''),
     usage: usageLabel(s.usage),
     working: !!last && last.status === 'running',
   };
@@ -178,4 +191,67 @@ export function renderReview(r: Review): string {
     `<textarea class="review-comment" data-key="${key}" rows="2" placeholder="A comment for the agent (optional)">${escapeHtml(r.comment)}</textarea>` +
     `<div class="actions">${btn('Apply accepted hunks', 'submit', '', '')} ${btn('Accept all', 'acceptAll', '')} ${btn('Reject all', 'rejectAll', '')}</div></div>`
   );
+}
+
+/**
+ * The prompts waiting to run after the running turn, under the input: each
+ * with Edit, Remove and Send now (into the running turn); Resume when
+ * the queue waits after a turn that did not complete.
+ */
+export function renderQueue(items: readonly QueuedPrompt[], paused: boolean): string {
+  if (!items.length) return '';
+  const rows = items
+    .map((q, i) => {
+      const id = escapeHtml(q.turnId);
+      const btn = (label: string, action: string, title: string) =>
+        `<button class="link" data-action="${action}" data-turn="${id}" title="${escapeHtml(title)}">${label}</button>`;
+      // An approved plan waits to start its turn: it is no prompt to
+      // edit or to send into the running turn.
+      if (q.mode === 'default')
+        return (
+          `<div class="queued approval" data-turn="${id}"><span class="dim">${i + 1}.</span> <span class="queued-text">Approved plan: carry it out</span>` +
+          `<span class="queued-actions">${btn('Remove', 'removeQueued', 'Take the approval back')}</span></div>`
+        );
+      return (
+        `<div class="queued" data-turn="${id}"><span class="dim">${i + 1}.</span> <span class="queued-text">${text(q.prompt)}</span>` +
+        `<span class="queued-actions">${btn('Edit', 'editQueued', 'Edit this prompt')} ${btn('Remove', 'removeQueued', 'Remove it from the queue')} ` +
+        `${btn('Send now', 'sendNow', 'Send it into the running turn now')}</span></div>`
+      );
+    })
+    .join('');
+  const head = paused
+    ? `<div class="queue-head">The queue waits: the last turn did not complete. <button data-action="resumeQueue">Resume queue</button></div>`
+    : `<div class="queue-head dim">Queued: runs when the turn ends</div>`;
+  return `<div class="queue${paused ? ' paused' : ''}">${head}${rows}</div>`;
+}
+
+/** The model's questions: options as buttons, an Other box, and Send when there are several. */
+export function renderQuestion(q: OpenQuestion): string {
+  const key = escapeHtml(q.key);
+  const many = q.questions.length > 1;
+  const blocks = q.questions
+    .map((x) => {
+      const id = escapeHtml(x.id);
+      const pick = q.picks[x.id];
+      const options = x.options
+        .map((o, i) => {
+          const chosen = pick?.label === o.label && pick.text === undefined;
+          const desc = o.description ? ` title="${text(visibleLine(o.description))}"` : '';
+          return (
+            `<button class="${chosen ? 'chosen' : 'secondary'} option" data-action="question" data-key="${key}" data-id="${id}" data-index="${i}"${desc}>${text(visibleLine(o.label))}</button>` +
+            (o.description ? `<span class="dim option-desc">${text(visibleLine(o.description))}</span>` : '')
+          );
+        })
+        .join('');
+      const other = pick?.text !== undefined ? escapeHtml(pick.text) : '';
+      return (
+        `<div class="question" data-id="${id}"><div class="question-head">${x.header ? `<span class="tag">${text(visibleLine(x.header))}</span> ` : ''}${text(x.question)}</div>` +
+        `<div class="options">${options}</div>` +
+        `<div class="other"><input class="question-other" data-key="${key}" data-id="${id}" placeholder="Other: your own answer" value="${other}">` +
+        `<button class="secondary" data-action="questionOther" data-key="${key}" data-id="${id}">${many ? 'Use' : 'Send'}</button></div></div>`
+      );
+    })
+    .join('');
+  const submit = many ? `<div class="actions"><button data-action="questionSubmit" data-key="${key}">Send answers</button></div>` : '';
+  return `<div class="card ask" data-key="${key}"><div class="card-head"><span class="icon">?</span> <span class="title">The agent asks</span></div>${blocks}${submit}</div>`;
 }

@@ -19,9 +19,14 @@ export class StatusItem implements vscode.Disposable {
 
   update(): void {
     const s = this.conversation.state;
-    const { text, state } = statusText(currentStep(s), this.conversation.approvals.length + this.conversation.reviews.length, usageLabel(s.usage));
+    const { text, state } = statusText(
+      currentStep(s),
+      this.conversation.approvals.length + this.conversation.reviews.length,
+      usageLabel(s.usage),
+      this.conversation.questions.length,
+    );
     this.item.text = text;
-    this.item.tooltip = `agent-ls: ${state} — click to open the conversation`;
+    this.item.tooltip = `agent-ls: ${state === 'approval' ? 'waits for you' : state} — click to open the conversation`;
     this.item.backgroundColor = state === 'approval' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     void vscode.commands.executeCommand('setContext', 'agentLs.working', state !== 'idle');
   }

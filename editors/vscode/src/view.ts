@@ -7,9 +7,10 @@
 import * as vscode from 'vscode';
 import { visibleLine } from './visible';
 import type { Conversation } from './agent';
-import { renderApproval, renderReview, renderTurn } from './render';
+import { renderApproval, renderQuestion, renderQueue, renderReview, renderTurn } from './render';
 import type { ReviewAction } from './reviewUi';
-import { usageLabel } from './conversation';
+import type { QuestionAction } from './questionUi';
+import { planToApprove, usageLabel } from './conversation';
 
 export type FromWebview =
   | { type: 'ready' }
@@ -20,7 +21,15 @@ export type FromWebview =
   | { type: 'openDiff'; turnId: string; callId: string; index: number }
   | { type: 'approval'; key: string; index: number }
   | { type: 'review'; key: string; action: string; file?: number; hunk?: number }
-  | { type: 'reviewComment'; key: string; text: string };
+  | { type: 'reviewComment'; key: string; text: string }
+  | { type: 'steer'; text: string }
+  | { type: 'sendNow'; turnId: string }
+  | { type: 'updateQueued'; turnId: string; prompt: string }
+  | { type: 'removeQueued'; turnId: string }
+  | { type: 'resumeQueue' }
+  | { type: 'setMode'; mode: string }
+  | { type: 'approvePlan' }
+  | { type: 'question'; key: string; id?: string; index?: number; text?: string; submit?: boolean };
 
 export interface ViewActions {
   ask(text: string): Promise<void>;
@@ -29,6 +38,7 @@ export interface ViewActions {
   openDiff(turnId: string, callId: string, index: number): Promise<void>;
   answerApproval(key: string, index: number): Promise<void>;
   review(key: string, action: ReviewAction): Promise<void>;
+  question(key: string, action: QuestionAction): void;
 }
 
 export class ConversationView implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -47,6 +57,17 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
+  }
+
+  /** The view is on screen (its panel open, its tab chosen). */
+  get visible(): boolean {
+    return !!this.view?.visible;
+  }
+
+  /** Shows the view and gives it the focus. */
+  show(): void {
+    if (this.view) this.view.show(false);
+    else void vscode.commands.executeCommand(`${ConversationView.id}.focus`);
   }
 
   /** Shows the view without taking the focus from the editor. */
@@ -91,6 +112,32 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         case 'approval':
           await this.actions.answerApproval(m.key, m.index);
           break;
+        case 'steer':
+          await this.conversation.steer(m.text);
+          break;
+        case 'sendNow':
+          await this.conversation.sendNow(m.turnId);
+          break;
+        case 'updateQueued':
+          await this.conversation.updateQueued(m.turnId, m.prompt);
+          break;
+        case 'removeQueued':
+          await this.conversation.removeQueued(m.turnId);
+          break;
+        case 'resumeQueue':
+          await this.conversation.resumeQueue();
+          break;
+        case 'setMode':
+          await this.conversation.setMode(m.mode === 'plan' ? 'plan' : 'default').finally(() => this.post());
+          break;
+        case 'approvePlan':
+          await this.conversation.approvePlan();
+          break;
+        case 'question':
+          if (m.submit) this.actions.question(m.key, { action: 'submit' });
+          else if (m.text !== undefined) this.actions.question(m.key, { action: 'other', id: m.id ?? '', text: m.text });
+          else this.actions.question(m.key, { action: 'option', id: m.id ?? '', index: m.index ?? -1 });
+          break;
         case 'reviewComment':
           await this.actions.review(m.key, { action: 'comment', text: m.text });
           break;
@@ -125,16 +172,21 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 
   private post(): void {
     if (!this.view) return;
-    const s = this.conversation.state;
+    const c = this.conversation;
+    const s = c.state;
     const last = s.turns[s.turns.length - 1];
+    // In plan mode, the last turn's plan waits for the user's approval.
+    const approvable = planToApprove(s);
     void this.view.webview.postMessage({
       type: 'render',
       sessionId: s.sessionId ?? '',
-      sessions: this.conversation.sessionIds,
-      turns: s.turns.map((t) => ({ id: t.turnId, html: renderTurn(t) })),
+      sessions: c.sessionIds,
+      turns: s.turns.map((t) => ({ id: t.turnId, html: renderTurn(t, approvable && t === last) })),
       usage: usageLabel(s.usage),
       working: !!last && last.status === 'running',
-      approvals: this.conversation.approvals.map(renderApproval).join('') + this.conversation.reviews.map(renderReview).join(''),
+      approvals: c.questions.map(renderQuestion).join('') + c.approvals.map(renderApproval).join('') + c.reviews.map(renderReview).join(''),
+      queue: renderQueue(s.queue, s.queuePaused),
+      mode: c.mode,
     });
   }
 
@@ -154,17 +206,23 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <body>
 <header class="bar">
   <select id="session" title="Session"></select>
+  <select id="mode" title="Mode: Plan investigates and proposes a plan, changing nothing, until you approve it">
+    <option value="default">Default</option>
+    <option value="plan">Plan</option>
+  </select>
   <span id="usage" class="dim"></span>
 </header>
-<main id="turns"><div id="empty" class="dim">Ask the agent about this workspace. Enter sends, Shift+Enter starts a new line.</div></main>
+<main id="turns"><div id="empty" class="dim">Ask the agent about this workspace. Enter sends, Shift+Enter starts a new line. While it works, Enter queues and Ctrl+Enter steers.</div></main>
 <div id="approvals"></div>
 <footer class="composer">
   <textarea id="prompt" rows="3" placeholder="Ask the agent…"></textarea>
   <div class="buttons">
     <button id="send" title="Send (Enter)">Send</button>
+    <button id="steer" class="secondary" title="Send into the running turn (Ctrl+Enter)" hidden>Steer</button>
     <button id="stop" class="secondary" title="Stop the running turn" hidden>Stop</button>
   </div>
 </footer>
+<div id="queue"></div>
 <script nonce="${nonce}" src="${js}"></script>
 </body>
 </html>`;

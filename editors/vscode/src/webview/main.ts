@@ -13,6 +13,8 @@ interface RenderMessage {
   usage: string;
   working: boolean;
   approvals: string;
+  queue: string;
+  mode: string;
 }
 
 const vscode = acquireVsCodeApi();
@@ -24,23 +26,123 @@ const stop = document.getElementById('stop') as HTMLButtonElement;
 const session = document.getElementById('session') as HTMLSelectElement;
 const usage = document.getElementById('usage')!;
 const approvals = document.getElementById('approvals')!;
+const steer = document.getElementById('steer') as HTMLButtonElement;
+const queue = document.getElementById('queue')!;
+const mode = document.getElementById('mode') as HTMLSelectElement;
 const shown = new Map<string, string>(); // turn id -> html shown
 let shownApprovals = '';
+let shownQueue = '';
+let working = false;
+/** The queued prompt being edited: its turn id and the text typed so far. */
+let editing: { turnId: string; text: string } | undefined;
 
-function submit(): void {
+// Enter sends (while a turn runs: queues); Ctrl+Enter, or Steer, sends
+// into the running turn.
+function submit(type: 'ask' | 'steer'): void {
   const text = prompt.value.trim();
   if (!text) return;
-  vscode.postMessage({ type: 'ask', text });
+  vscode.postMessage({ type, text });
   prompt.value = '';
 }
 
 prompt.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
-    submit();
+    submit((e.ctrlKey || e.metaKey) && working ? 'steer' : 'ask');
   }
 });
-send.addEventListener('click', submit);
+send.addEventListener('click', () => submit('ask'));
+steer.addEventListener('click', () => submit('steer'));
+mode.addEventListener('change', () => vscode.postMessage({ type: 'setMode', mode: mode.value }));
+turnsEl.addEventListener('click', (e) => {
+  if ((e.target as HTMLElement).closest('button[data-action="approvePlan"]')) vscode.postMessage({ type: 'approvePlan' });
+});
+
+// The queue: Edit turns a prompt into a box (Enter or Save keeps it,
+// Escape or Cancel leaves it as it was), Remove, Send now, Resume.
+queue.addEventListener('click', (e) => {
+  const b = (e.target as HTMLElement).closest('button[data-action]') as HTMLButtonElement | null;
+  if (!b) return;
+  const turnId = b.dataset.turn ?? '';
+  switch (b.dataset.action) {
+    case 'editQueued': {
+      const row = b.closest('.queued');
+      editing = { turnId, text: row?.querySelector('.queued-text')?.textContent ?? '' };
+      showEditor();
+      break;
+    }
+    case 'saveQueued':
+      saveEdit();
+      break;
+    case 'cancelQueued':
+      editing = undefined;
+      renderQueue(shownQueue, true);
+      break;
+    case 'removeQueued':
+    case 'sendNow':
+      vscode.postMessage({ type: b.dataset.action, turnId });
+      break;
+    case 'resumeQueue':
+      vscode.postMessage({ type: 'resumeQueue' });
+      break;
+  }
+});
+queue.addEventListener('input', (e) => {
+  const t = e.target as HTMLElement;
+  if (editing && t instanceof HTMLTextAreaElement) editing.text = t.value;
+});
+queue.addEventListener('keydown', (e) => {
+  if (!(e.target instanceof HTMLTextAreaElement)) return;
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    saveEdit();
+  } else if (e.key === 'Escape') {
+    editing = undefined;
+    renderQueue(shownQueue, true);
+  }
+});
+
+function saveEdit(): void {
+  if (!editing) return;
+  const text = editing.text.trim();
+  if (text) vscode.postMessage({ type: 'updateQueued', turnId: editing.turnId, prompt: text });
+  editing = undefined;
+  renderQueue(shownQueue, true);
+}
+
+/** Puts the edit box in place of the prompt being edited (gone: the edit ends). */
+function showEditor(): void {
+  if (!editing) return;
+  const row = [...queue.querySelectorAll<HTMLElement>('.queued')].find((r) => r.dataset.turn === editing!.turnId);
+  if (!row) {
+    editing = undefined;
+    return;
+  }
+  const box = document.createElement('textarea');
+  box.className = 'queued-edit';
+  box.rows = 2;
+  box.value = editing.text;
+  const actions = document.createElement('span');
+  actions.className = 'queued-actions';
+  for (const [label, action] of [['Save', 'saveQueued'], ['Cancel', 'cancelQueued']]) {
+    const b = document.createElement('button');
+    b.className = 'link';
+    b.textContent = label;
+    b.dataset.action = action;
+    b.dataset.turn = editing.turnId;
+    actions.append(b, ' ');
+  }
+  row.querySelector('.queued-text')?.replaceWith(box);
+  row.querySelector('.queued-actions')?.replaceWith(actions);
+  box.focus();
+}
+
+function renderQueue(html: string, force = false): void {
+  if (!force && html === shownQueue) return;
+  queue.innerHTML = html;
+  shownQueue = html;
+  showEditor();
+}
 stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
 session.addEventListener('change', () => {
   if (session.value === '') vscode.postMessage({ type: 'newSession' });
@@ -51,6 +153,15 @@ turnsEl.addEventListener('click', (e) => {
   if (b) vscode.postMessage({ type: 'openDiff', turnId: b.dataset.turn, callId: b.dataset.call, index: Number(b.dataset.index) });
 });
 approvals.addEventListener('click', (e) => {
+  const q = (e.target as HTMLElement).closest('button[data-action^="question"]') as HTMLButtonElement | null;
+  if (q) {
+    const key = q.dataset.key;
+    if (q.dataset.action === 'questionSubmit') vscode.postMessage({ type: 'question', key, submit: true });
+    else if (q.dataset.action === 'questionOther') {
+      const box = [...approvals.querySelectorAll<HTMLInputElement>('input.question-other')].find((i) => i.dataset.key === key && i.dataset.id === q.dataset.id);
+      if (box?.value.trim()) vscode.postMessage({ type: 'question', key, id: q.dataset.id, text: box.value });
+    } else vscode.postMessage({ type: 'question', key, id: q.dataset.id, index: Number(q.dataset.index) });
+  }
   const b = (e.target as HTMLElement).closest('button[data-action="approval"]') as HTMLButtonElement | null;
   if (b) vscode.postMessage({ type: 'approval', key: b.dataset.key, index: Number(b.dataset.index) });
   const r = (e.target as HTMLElement).closest('button[data-action="review"]') as HTMLButtonElement | null;
@@ -62,6 +173,14 @@ approvals.addEventListener('click', (e) => {
       file: r.dataset.file === undefined ? undefined : Number(r.dataset.file),
       hunk: r.dataset.hunk === undefined ? undefined : Number(r.dataset.hunk),
     });
+});
+// Enter in a question's Other box answers with the text.
+approvals.addEventListener('keydown', (e) => {
+  const t = e.target as HTMLElement;
+  if (t instanceof HTMLInputElement && t.classList.contains('question-other') && e.key === 'Enter' && t.value.trim()) {
+    e.preventDefault();
+    vscode.postMessage({ type: 'question', key: t.dataset.key, id: t.dataset.id, text: t.value });
+  }
 });
 // A review's comment goes to the extension as it is typed, so that a
 // button (or a CodeLens in the diff editor) sends it along.
@@ -119,17 +238,28 @@ function render(m: RenderMessage): void {
   emptyEl.hidden = m.turns.length > 0;
   usage.textContent = m.usage;
   stop.hidden = !m.working;
+  steer.hidden = !m.working;
+  working = m.working;
+  prompt.placeholder = m.working ? 'Queue a prompt (Enter), or steer the running turn (Ctrl+Enter)…' : 'Ask the agent…';
+  send.textContent = m.working ? 'Queue' : 'Send';
   document.body.classList.toggle('working', m.working);
+  mode.value = m.mode;
+  document.body.classList.toggle('plan-mode', m.mode === 'plan');
+  renderQueue(m.queue);
   if (shownApprovals !== m.approvals) {
-    // What the user is typing in a review's comment box stays.
-    const typing = document.activeElement instanceof HTMLTextAreaElement && approvals.contains(document.activeElement) ? document.activeElement : undefined;
-    const kept = new Map([...approvals.querySelectorAll<HTMLTextAreaElement>('textarea.review-comment')].map((t) => [t.dataset.key, t.value]));
+    // What the user is typing in a review's comment box or a question's
+    // Other box stays.
+    const active = document.activeElement;
+    const typing = (active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement) && approvals.contains(active) ? active : undefined;
+    const boxes = () => [...approvals.querySelectorAll<HTMLTextAreaElement | HTMLInputElement>('textarea.review-comment, input.question-other')];
+    const id = (t: HTMLElement) => `${t.dataset.key}|${t.dataset.id ?? ''}`;
+    const kept = new Map(boxes().map((t) => [id(t), t.value]));
     approvals.innerHTML = m.approvals;
     shownApprovals = m.approvals;
-    for (const t of approvals.querySelectorAll<HTMLTextAreaElement>('textarea.review-comment')) {
-      const v = kept.get(t.dataset.key);
+    for (const t of boxes()) {
+      const v = kept.get(id(t));
       if (v !== undefined) t.value = v;
-      if (typing && typing.dataset.key === t.dataset.key) t.focus();
+      if (typing && id(typing) === id(t)) t.focus();
     }
   }
   document.body.classList.toggle('needs-approval', m.approvals !== '');

@@ -76,6 +76,7 @@ test('a dangerous command asks in a modal; a patch offers Show Diff', () => {
 
 test('status bar text', () => {
   assert.deepEqual(statusTextFor(undefined, 0, ''), { text: '$(hubot) Agent', state: 'idle' });
+  assert.deepEqual(statusTextFor('Run go test', 0, '', 1), { text: '$(bell-dot) Agent: asks you', state: 'approval' });
   assert.deepEqual(statusTextFor('Run go test', 0, '1.2k tokens'), { text: '$(sync~spin) Agent: Run go test · 1.2k tokens', state: 'working' });
   assert.deepEqual(statusTextFor('Run go test', 1, ''), { text: '$(bell-dot) Agent: needs approval', state: 'approval' });
 });
