@@ -266,7 +266,7 @@ func TestConfigImportCodex(t *testing.T) {
 	}
 	out, code := run()
 	path := filepath.Join(home, "agent-ls", "config.toml")
-	if code != 0 || !strings.Contains(out, "not carried over: notify") || !strings.Contains(out, "wrote "+path) {
+	if code != 0 || !strings.Contains(out, "not carried over: tui.theme") || !strings.Contains(out, "wrote "+path) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
