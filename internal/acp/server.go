@@ -164,6 +164,10 @@ type server struct {
 	agent    Agent
 	buildErr error // NewAgent's
 	client   sdk.ClientCapabilities
+	// termMeta: the client takes live command output as
+	// _meta.terminal_output updates (terminals.go). Set at initialize,
+	// before any session.
+	termMeta atomic.Bool
 	sessions map[string]*session // by ACP session id
 	byAgent  map[string]*session // by the agent's session id (differs after /new)
 	closed   bool
