@@ -298,16 +298,21 @@ func (m *Manager) Defaults() Defaults {
 // settings it started with. update runs with the manager locked, so
 // concurrent updates do not lose each other's changes; it must not call
 // the manager.
+//
+// Command sessions that run with more than the new settings allow are
+// killed now (see allowance.exceeds).
 func (m *Manager) UpdateDefaults(update func(*Defaults)) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	d := m.defaults.clone()
 	update(&d)
 	if err := d.complete(); err != nil {
+		m.mu.Unlock()
 		return fmt.Errorf("agent: defaults: %w", err)
 	}
 	m.defaults = d
 	m.generation++
+	m.mu.Unlock()
+	m.narrowAll(d)
 	return nil
 }
 

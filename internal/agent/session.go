@@ -49,6 +49,12 @@ type session struct {
 	// terminals are the command sessions exec_command started: they
 	// live across turns and end with the session.
 	terminals *tools.Terminals
+	// notes are what the model learns before its next request about
+	// command sessions that ended by the user's hand or a stricter
+	// policy; interruptedTerminals: a turn was interrupted while some
+	// ran (terminal_control.go).
+	notes                []string
+	interruptedTerminals bool
 
 	emitMu sync.Mutex
 	seq    int64

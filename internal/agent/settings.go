@@ -74,14 +74,25 @@ func (m *Manager) UpdateSession(id string, update func(*SessionOptions)) (Sessio
 	if err != nil {
 		return SessionInfo{}, err
 	}
+	st, err := s.update(update)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	// A stricter policy ends the commands that run with more now.
+	s.narrowTerminals(id, allowanceOf(st.info, st.cfg))
+	return st.info, nil
+}
+
+// update is UpdateSession's change of s, under s.mu.
+func (s *session) update(update func(*SessionOptions)) (sessionSettings, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.opts
 	update(&o)
 	o.Cwd = s.opts.Cwd
-	st, err := m.settle(id, o)
+	st, err := s.mgr.settle(s.info.SessionID, o)
 	if err != nil {
-		return SessionInfo{}, err
+		return sessionSettings{}, err
 	}
 	s.opts = o
 	if s.running != nil {
@@ -89,10 +100,10 @@ func (m *Manager) UpdateSession(id string, update func(*SessionOptions)) (Sessio
 		// settles them again (refresh sees a generation that never
 		// matches).
 		s.generation = staleGeneration
-		return st.info, nil
+		return st, nil
 	}
 	s.adopt(st)
-	return st.info, nil
+	return st, nil
 }
 
 // adopt makes st the settings of s, which runs no turn: if they differ

@@ -49,6 +49,9 @@ func (t *turn) run(ctx context.Context) {
 	t.emit(event.TurnStarted{Prompt: t.input.Prompt})
 	log := s.mgr.log.With("session", s.info.SessionID, "turn", t.id)
 	log.Info("turn started")
+	// Command sessions started under wider settings than the turn's end
+	// before it (those a running turn started after the change).
+	s.narrowTerminals(s.info.SessionID, allowanceOf(s.info, s.cfg))
 	input, err := t.expandPrompt(ctx)
 	if err != nil {
 		// A prompt of a server that cannot run is the user's to fix:
@@ -89,6 +92,9 @@ func (t *turn) appendPrompt(input []model.Item) {
 		s.changed = false
 		s.history.Append(model.Item{Type: model.ItemMessage, Role: model.RoleUser, Text: s.environmentContext()})
 	}
+	if note, ok := s.takeNotes(); ok {
+		s.history.Append(note)
+	}
 	if input == nil {
 		input = []model.Item{userMessage(t.input, s.info.Cwd)}
 	}
@@ -120,7 +126,12 @@ func (t *turn) loop(ctx context.Context, env *tools.Env, hooks *turnHooks, fam f
 		if n == s.cfg.MaxRequests {
 			return turnEnd{status: event.StatusFailed, err: fmt.Sprintf("the turn reached its limit of %d model requests", s.cfg.MaxRequests), limited: true}
 		}
-		// What the user sent meanwhile goes in first.
+		// What the user sent or did meanwhile goes in first.
+		if n > 0 {
+			if note, ok := s.takeNotes(); ok {
+				s.history.Append(note)
+			}
+		}
 		t.takeSteers()
 		// Each request offers the tools registered now (MCP servers come
 		// and go, the first request waits for those still starting); its
@@ -196,6 +207,11 @@ func (t *turn) finish(end turnEnd, log *slog.Logger) {
 		} else {
 			s.obs.UndoKept(t.id, ut.files, ut.spool)
 		}
+	}
+	if end.status == event.StatusInterrupted && len(s.terminals.Running()) > 0 {
+		s.mu.Lock()
+		s.interruptedTerminals = true
+		s.mu.Unlock()
 	}
 	t.result = TurnResult{Status: end.status, Error: end.err, LastMessage: t.lastMessage, RequestLimit: end.limited && end.status == event.StatusFailed,
 		Refused: t.refused && end.status == event.StatusCompleted}

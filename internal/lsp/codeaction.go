@@ -84,6 +84,9 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	if len(s.convs.Running()) > 0 {
 		actions = append(actions, commandAction("Agent: Stop", commandInterrupt))
 	}
+	if len(s.terms.sessions()) > 0 {
+		actions = append(actions, commandAction("Agent: Stop terminals", commandStopTerminals))
+	}
 	actions = append(actions,
 		commandAction("Agent: New conversation", commandNewSession),
 		commandAction("Agent: Show conversation", commandShowConversation))

@@ -18,9 +18,10 @@ const (
 	commandInterrupt        = "agent.interrupt"
 	commandNewSession       = "agent.newSession"
 	commandShowConversation = "agent.showConversation"
+	commandStopTerminals    = "agent.stopTerminals"
 )
 
-var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation}
+var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation, commandStopTerminals}
 
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	argument := func(v any) error {
@@ -67,7 +68,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		}
 		var info *sessionResult
 		if info, err = s.createSession(args); err == nil {
-			s.convs.setCurrent(info.SessionID)
+			s.makeCurrentNew(info.SessionID)
 			s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
 		}
 		result = info
@@ -79,6 +80,14 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			}
 		}
 		result, err = s.showConversation(ctx, args)
+	case commandStopTerminals:
+		var args stopTerminalsArgs
+		if hasArgument {
+			if err := argument(&args); err != nil {
+				return nil, err
+			}
+		}
+		result, err = s.stopTerminals(ctx, args)
 	default:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q (this server has %v)", p.Command, commands)
 	}

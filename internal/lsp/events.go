@@ -22,6 +22,7 @@ var _ agent.Frontend = (*server)(nil)
 // not wait for a slow editor.
 func (s *server) Event(ev event.Event) {
 	s.convs.observe(ev)
+	s.terms.observe(ev)
 	s.out.push(outItem{event: &ev})
 }
 

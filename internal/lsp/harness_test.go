@@ -43,6 +43,8 @@ type fakeAgent struct {
 	mcp []MCPServer
 	// queue is what the queue methods were asked (queue_test.go).
 	queue *fakeQueue
+	// terminals are the command sessions (terminals_test.go).
+	terminals *fakeTerminals
 }
 
 func newFakeAgent(cfg AgentConfig) *fakeAgent {

@@ -42,7 +42,7 @@ func newPlain(s *server) *plain {
 }
 
 func (p *plain) event(ctx context.Context, ev event.Event) {
-	if p.queueEvent(ctx, ev) {
+	if p.queueEvent(ctx, ev) || p.terminalEvent(ctx, ev) {
 		return
 	}
 	key := turnKey{ev.SessionID, ev.TurnID}
@@ -76,7 +76,11 @@ func (p *plain) event(ctx context.Context, ev event.Event) {
 		}
 	case event.TurnCompleted:
 		delete(p.turns, key)
-		p.s.showMessage(ctx, protocol.MessageTypeInfo, p.final(ev.SessionID, t, e))
+		msg := p.final(ev.SessionID, t, e)
+		if e.Status == event.StatusInterrupted {
+			msg += p.s.stillRunning(ev.SessionID)
+		}
+		p.s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
 }
 

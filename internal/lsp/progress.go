@@ -98,6 +98,10 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 		p.report(ctx, tp, fmt.Sprintf("Retrying (attempt %d): %s", e.Attempt, textcut.FirstLine(e.Message, 100)))
 	case event.Compacted:
 		p.report(ctx, tp, "Compacted the conversation")
+	case event.TerminalStarted:
+		p.report(ctx, tp, "Command session "+e.TerminalID+" started: "+textcut.FirstLine(commandLine(e.Command), 100))
+	case event.TerminalExited:
+		p.report(ctx, tp, fmt.Sprintf("Command session %s ended (exit code %d)", e.TerminalID, e.ExitCode))
 	case event.TurnCompleted:
 		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(textcut.VisibleLine(summary(tp.tools, tp.files, e)))})
 		// Before the editor accepted the token, everything waits for its

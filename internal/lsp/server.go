@@ -56,6 +56,8 @@ type Agent interface {
 	Close()
 	// Queuer keeps the prompts sent while a turn runs and the steers.
 	Queuer
+	// Terminals lets the user see and act on the command sessions.
+	Terminals
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -183,6 +185,7 @@ type server struct {
 	client protocol.Client
 	out    *outbox
 	convs  *conversations
+	terms  *terminalTracker
 
 	state      atomic.Int32
 	exited     chan struct{}
@@ -214,6 +217,7 @@ func newServer(opts Options) *server {
 		store:  workspace.NewStore(),
 		exited: make(chan struct{}),
 		convs:  newConversations(),
+		terms:  newTerminalTracker(),
 	}
 	s.out = newOutbox(s)
 	return s
@@ -249,6 +253,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.listMCPServers()
 		case methodSteer, methodUpdateQueued, methodRemoveQueued, methodResumeQueue:
 			return s.queueMethod(ctx, method, req.Params())
+		case methodListTerminals, methodKillTerminal, methodWriteTerminal:
+			return s.terminalMethod(ctx, method, req.Params())
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

@@ -95,8 +95,19 @@ func (s *server) newSession(params []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.convs.setCurrent(info.SessionID)
+	s.makeCurrentNew(info.SessionID)
 	return info, nil
+}
+
+// makeCurrentNew makes a session just created the current one: the
+// session it replaces is closed for the user, its command sessions
+// killed (protocol section 3.1).
+func (s *server) makeCurrentNew(session string) {
+	old := s.convs.Current()
+	s.convs.setCurrent(session)
+	if a, err := s.theAgent(); err == nil {
+		s.closeReplaced(a, old, session)
+	}
 }
 
 func (s *server) createSession(p newSessionParams) (*sessionResult, error) {

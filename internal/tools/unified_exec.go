@@ -33,6 +33,9 @@ type Terminals struct {
 
 	mu     sync.Mutex
 	procs  map[int]*terminal
+	// listed are the sessions the user sees listed (Terminals.List): the
+	// kept ones and the latest that were let go.
+	listed []*terminal
 	next   int
 	closed bool
 	ctx    context.Context // ended by Close: kills every command
@@ -128,6 +131,9 @@ func (ts *Terminals) Close() {
 		procs = append(procs, t)
 	}
 	ts.mu.Unlock()
+	for _, t := range procs {
+		t.markKilled("when the agent session closed")
+	}
 	ts.cancel()
 	for _, t := range procs {
 		<-t.done

@@ -64,6 +64,9 @@ func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, 
 	if ended {
 		ts.forget(t.id)
 		fmt.Fprintf(&b, "Process exited with code %d\n", t.exitCode)
+		if why := t.info().Killed; why != "" {
+			fmt.Fprintf(&b, "agent-ls killed this command session %s\n", why)
+		}
 	} else {
 		fmt.Fprintf(&b, "Process running with session ID %d\n", t.id)
 		if n := ts.Live(); n >= warnTerminals {

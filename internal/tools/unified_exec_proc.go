@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
@@ -23,6 +25,13 @@ type terminal struct {
 	cwd       string
 	tty       bool
 	sandboxed bool
+	// mode is the session's sandbox mode when it started, network
+	// whether a sandboxed command may use the network: what a stricter
+	// policy later is compared with.
+	mode    policy.SandboxMode
+	network bool
+	// cancel kills the command and everything it started.
+	cancel context.CancelFunc
 
 	cmd   *sandbox.Cmd
 	input io.WriteCloser // the pty master, or the stdin pipe
@@ -35,6 +44,9 @@ type terminal struct {
 	mu     sync.Mutex // guards out and the order of output events
 	out    *capture   // output the model has not read yet
 	carry  []byte     // an incomplete character at the end of the last read
+	// killed says why agent-ls ended the command ("" when it ended by
+	// itself), for the model's next answer and the listing.
+	killed string
 	inputM sync.Mutex // one write at a time
 }
 
@@ -52,11 +64,18 @@ type terminalSpec struct {
 func (ts *Terminals) start(env *Env, spec terminalSpec) (*terminal, error) {
 	t := &terminal{command: spec.argv, cwd: spec.dir, tty: spec.tty, sandboxed: spec.sandboxed,
 		done: make(chan struct{}), out: newCaptureOf(terminalBufferBytes / 2)}
+	if env.Boundary != nil {
+		t.mode = env.Boundary.Mode()
+	}
+	t.network = spec.sandboxed && env.Exec.Network && t.mode == policy.WorkspaceWrite
 	id, err := ts.add(t)
 	if err != nil {
 		return nil, err
 	}
 	if err := t.run(ts, env, spec); err != nil {
+		if t.cancel != nil {
+			t.cancel()
+		}
 		ts.forget(id)
 		close(t.done)
 		return nil, err
@@ -71,7 +90,9 @@ func (t *terminal) run(ts *Terminals, env *Env, spec terminalSpec) error {
 		return err
 	}
 	environ := terminalEnviron(env.Exec.Env.Environ(os.Environ()), spec.tty)
-	cmd, err := sandbox.Command(ts.ctx, commandPolicy(env, spec.dir, spec.sandboxed), spec.argv, environ, helper)
+	ctx, cancel := context.WithCancel(ts.ctx)
+	t.cancel = cancel
+	cmd, err := sandbox.Command(ctx, commandPolicy(env, spec.dir, spec.sandboxed), spec.argv, environ, helper)
 	if errors.Is(err, sandbox.ErrNotFound) || errors.Is(err, exec.ErrNotFound) {
 		return fmt.Errorf("command not found: %s", spec.argv[0])
 	}
@@ -93,6 +114,7 @@ func (t *terminal) run(ts *Terminals, env *Env, spec terminalSpec) error {
 	if err != nil {
 		return fmt.Errorf("start %s: %w", spec.argv[0], err)
 	}
+	ts.list(t)
 	ts.emit(event.TerminalStarted{TerminalID: termID, CallID: spec.callID, Command: spec.argv, Cwd: spec.dir, TTY: spec.tty})
 	go t.wait(ts, termID, readerDone)
 	return nil
@@ -174,6 +196,7 @@ func (t *terminal) wait(ts *Terminals, termID string, readerDone chan struct{}) 
 	}
 	t.exitCode = exitCodeOf(t.cmd.ProcessState, err)
 	t.live.close()
+	t.cancel()
 	ts.emit(event.TerminalExited{TerminalID: termID, ExitCode: t.exitCode})
 	close(t.done)
 }
