@@ -1,7 +1,11 @@
 package acp
 
 import (
+	"fmt"
+	"slices"
+
 	"encoding/json"
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +154,128 @@ func TestTerminalOutputText(t *testing.T) {
 	}
 	if !strings.Contains(last, `ready\nGET /\n`) || !strings.Contains(last, "Command session 1000 exited with code 143.") || strings.Contains(last, "after the end") || strings.Contains(last, `"status"`) {
 		t.Errorf("the last update: %s", last)
+	}
+}
+
+func (f *fakeAgent) ListTerminals(string) ([]agent.TerminalInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.terminals), nil
+}
+
+func (f *fakeAgent) KillTerminal(_ string, id int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, t := range f.terminals {
+		if t.ID != id {
+			continue
+		}
+		if !t.Running {
+			return fmt.Errorf("%w: command session %d exited with code %d", agent.ErrTerminalEnded, id, t.ExitCode)
+		}
+		f.terminals[i].Running, f.terminals[i].ExitCode, f.terminals[i].Killed = false, 137, "at the user's request"
+		return nil
+	}
+	return fmt.Errorf("%w: %d", agent.ErrUnknownTerminal, id)
+}
+
+func (f *fakeAgent) StopTerminals(string) ([]int, error) {
+	f.mu.Lock()
+	var ids []int
+	for _, t := range f.terminals {
+		if t.Running {
+			ids = append(ids, t.ID)
+		}
+	}
+	f.mu.Unlock()
+	for _, id := range ids {
+		f.KillTerminal("", id)
+	}
+	return ids, nil
+}
+
+// TestTerminalCommands: /terminals and /kill are offered beside the
+// other commands; /terminals lists the sessions, /kill N stops one (an
+// unknown or ended one is told, not an error), /kill all the others,
+// and a bad argument gets the usage.
+func TestTerminalCommands(t *testing.T) {
+	fa := &fakeAgent{terminals: []agent.TerminalInfo{
+		{ID: 1000, Command: []string{"bash", "-lc", "npm run dev"}, Running: true},
+		{ID: 1001, Command: []string{"bash", "-lc", "printf '\x1b[2J'"}, Running: false, ExitCode: 3},
+		{ID: 1002, Command: []string{"bash", "-lc", "python3 -i"}, Running: true, TTY: true},
+	}}
+	conn, rec, ctx := serve(t, Options{NewAgent: func(c Config) (Agent, error) { fa.fe = c.Frontend; return fa, nil }})
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: "/w", McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Offered beside the others, after session/new's answer.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var names []string
+		rec.mu.Lock()
+		for _, u := range rec.updates {
+			if u.AvailableCommandsUpdate != nil {
+				for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+					names = append(names, c.Name)
+				}
+			}
+		}
+		rec.mu.Unlock()
+		if strings.Join(names, " ") == "undo new terminals kill" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("commands offered: %v", names)
+		}
+	}
+	say := func(prompt string) string {
+		t.Helper()
+		rec.mu.Lock()
+		rec.updates = nil
+		rec.mu.Unlock()
+		pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: res.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock(prompt)}})
+		if err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("%s: %+v %v", prompt, pr, err)
+		}
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		var text string
+		for _, u := range rec.updates {
+			if u.AgentMessageChunk != nil {
+				text += u.AgentMessageChunk.Content.Text.Text
+			}
+		}
+		return text
+	}
+	list := say("/terminals")
+	if strings.Contains(list, "\x1b") {
+		t.Errorf("/terminals shows an escape sequence:\n%s", list)
+	}
+	for _, want := range []string{"- 1000: npm run dev (running)\n", "(exited with code 3)", "- 1002: python3 -i (running)\n", "/kill N stops one"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("/terminals lacks %q:\n%s", want, list)
+		}
+	}
+	for prompt, want := range map[string]string{
+		"/kill 1000":  "Stopped command session 1000, with all it started.",
+		"/kill 1000 ": "command session 1000 exited with code 137.",
+		"/kill 77":    "There is no command session 77: /terminals lists them.",
+		"/kill x":     "Usage: /kill N",
+	} {
+		if got := say(prompt); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", prompt, got, want)
+		}
+	}
+	if got := say("/kill all"); got != "Stopped command session 1002, with all it started." {
+		t.Errorf("/kill all: %q", got)
+	}
+	if got := say("/kill"); got != "No command session was running." {
+		t.Errorf("/kill with none running: %q", got)
+	}
+	if list := say("/terminals"); !strings.Contains(list, "- 1000: npm run dev (exited with code 137, stopped at the user's request)") {
+		t.Errorf("/terminals after the kills:\n%s", list)
 	}
 }
