@@ -88,6 +88,12 @@ func (s *server) terminalOutput(ss *session, p event.TerminalOutput) {
 		return
 	}
 	tv.out.write(p.Data)
+	s.pushTerminal(ss, tv)
+}
+
+// pushTerminal queues the update that shows tv as it is when it goes out
+// (terminalUpdate); one queued at a time.
+func (s *server) pushTerminal(ss *session, tv *termView) {
 	s.out.push("term:"+ss.id+":"+tv.id, func() {
 		ss.mu.Lock()
 		u := s.terminalUpdate(tv)
@@ -128,7 +134,7 @@ func (s *server) terminalExited(ss *session, p event.TerminalExited) {
 	}
 	if !s.termMeta.Load() {
 		// The text, its exit code said, once the output before it is.
-		s.terminalOutput(ss, event.TerminalOutput{TerminalID: tv.id})
+		s.pushTerminal(ss, tv)
 		return
 	}
 	s.push(ss, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{SessionUpdate: "tool_call_update", ToolCallId: sdk.ToolCallId(tv.callID),

@@ -67,6 +67,8 @@ func terminalRun(t *testing.T, meta bool) []string {
 	updates(`"completed"`)
 	// Between turns: the call ended, the command runs on.
 	emit("", event.TerminalOutput{TerminalID: "1000", Data: "GET /\n"})
+	updates("GET /")
+	// The exit alone, its output all shown already.
 	emit("", event.TerminalExited{TerminalID: "1000", ExitCode: 143})
 	emit("", event.TerminalOutput{TerminalID: "1000", Data: "after the end\n"})
 	return updates("143")
