@@ -70,6 +70,7 @@ var rank = map[string]int{
 	"bench/inittime":                         7,
 	"bench/outputbench":                      7,
 	"bench/sandboxbench":                     7,
+	"bench/execbench":                        7,
 	"bench/sessionbench":                     7,
 	"e2e":                                    7,
 	"docs":                                   7,
