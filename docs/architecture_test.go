@@ -130,6 +130,7 @@ var allowed = map[string][]string{
 	"bench/inittime":                         {"internal/lspframe"},
 	"bench/outputbench":                      {"internal/editor", "internal/model/fakemodel"},
 	"bench/sandboxbench":                     {"internal/sandbox"},
+	"bench/execbench":                        {"internal/event", "internal/policy", "internal/sandbox", "internal/tools", "internal/workspace"},
 	"bench/sessionbench":                     {"internal/agent", "internal/editor", "internal/event", "internal/model", "internal/session"},
 	"e2e":                                    nil,
 	"docs":                                   nil,
