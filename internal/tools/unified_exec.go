@@ -31,8 +31,8 @@ const (
 type Terminals struct {
 	emit func(event.Payload)
 
-	mu     sync.Mutex
-	procs  map[int]*terminal
+	mu    sync.Mutex
+	procs map[int]*terminal
 	// listed are the sessions the user sees listed (Terminals.List): the
 	// kept ones and the latest that were let go.
 	listed []*terminal

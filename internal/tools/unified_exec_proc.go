@@ -41,9 +41,9 @@ type terminal struct {
 	done     chan struct{}
 	exitCode int
 
-	mu     sync.Mutex // guards out and the order of output events
-	out    *capture   // output the model has not read yet
-	carry  []byte     // an incomplete character at the end of the last read
+	mu    sync.Mutex // guards out, carry, killed and the order of output events
+	out   *capture   // output the model has not read yet
+	carry []byte     // an incomplete character at the end of the last read
 	// killed says why agent-ls ended the command ("" when it ended by
 	// itself), for the model's next answer and the listing.
 	killed string
