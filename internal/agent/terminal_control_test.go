@@ -221,6 +221,7 @@ func TestAllowanceExceeds(t *testing.T) {
 	}{
 		{allowance{mode: ww, approval: policy.OnRequest}, TerminalInfo{Mode: full}, true},
 		{allowance{mode: full, approval: policy.Never}, TerminalInfo{Mode: full}, false},
+		{allowance{mode: ww, approval: policy.OnRequest}, TerminalInfo{Mode: full, Sandboxed: true}, true},
 		{allowance{mode: ww, approval: policy.OnRequest}, TerminalInfo{Mode: ww}, false},
 		{allowance{mode: ro, approval: policy.OnRequest}, TerminalInfo{Mode: ww}, true},
 		{allowance{mode: ww, approval: policy.Never}, TerminalInfo{Mode: ww}, true},

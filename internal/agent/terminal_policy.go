@@ -53,7 +53,7 @@ func modeRank(m policy.SandboxMode) int {
 // (a narrower sandbox mode, or "never"), writing the workspace under
 // read-only, with the network where a has it off.
 func (a allowance) exceeds(ti TerminalInfo) string {
-	if !ti.Sandboxed {
+	if !ti.Sandboxed || ti.Mode == policy.DangerFullAccess {
 		switch {
 		case a.mode == policy.DangerFullAccess:
 			return ""

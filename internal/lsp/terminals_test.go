@@ -253,3 +253,28 @@ func TestNewSessionClosesTheTerminalsOfTheOld(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalsInProgress: a turn's progress reports the command
+// sessions it starts and that end while it runs.
+func TestTerminalsInProgress(t *testing.T) {
+	h := newHarness(t)
+	h.initialize(editor.Options{Progress: true})
+	turn := h.startTurn(map[string]any{"prompt": "serve"})
+	h.agent.emit(turn.SessionID, turn.TurnID, event.TurnStarted{Prompt: "serve"})
+	h.agent.startTerminal(turn.SessionID, turn.TurnID, 1000, "make watch")
+	h.agent.emit(turn.SessionID, turn.TurnID, event.TerminalExited{TerminalID: "1000", ExitCode: 2})
+	h.agent.complete(turn.SessionID, turn.TurnID, event.StatusCompleted)
+	if _, err := h.ed.WaitProgress(h.ctx, func(p editor.Progress) bool { return p.Kind == "end" }); err != nil {
+		t.Fatal(err)
+	}
+	var reports []string
+	for _, p := range h.ed.Progress() {
+		if p.Kind == "report" {
+			reports = append(reports, p.Message)
+		}
+	}
+	want := []string{"Command session 1000 started: make watch", "Command session 1000 ended (exit code 2)"}
+	if strings.Join(reports, "|") != strings.Join(want, "|") {
+		t.Errorf("reports %q, want %q", reports, want)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -82,14 +81,7 @@ func (ts *Terminals) idsLocked() string {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	s := ""
-	for i, id := range ids {
-		if i > 0 {
-			s += ", "
-		}
-		s += strconv.Itoa(id)
-	}
-	return s
+	return IDList(ids)
 }
 
 // get returns the session with id.
