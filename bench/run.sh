@@ -26,6 +26,10 @@ echo "== sandbox: cost per command next to bubblewrap"
 bench/sandbox.sh
 
 echo
+echo "== commands: the classic shell tool next to exec_command's round trip (start, yield, poll), through the real tools and sandbox"
+go run ./bench/execbench -bin "$bin"
+
+echo
 echo "== grep_files next to ripgrep"
 bench/grep.sh "$bin"
 

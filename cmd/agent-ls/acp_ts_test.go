@@ -27,7 +27,9 @@ const tsClientDir = "../../internal/acp/testdata/tsclient"
 // content, a plan, a change set whose second write the client refuses
 // (the restore shown before it is written), cancel during a slow stream,
 // then after a restart session/list (without the session nobody
-// prompted), session/load and /undo.
+// prompted), session/load and /undo; and in a client that advertises
+// _meta.terminal_output, a command session's live output as
+// terminal_output and terminal_exit, and /terminals.
 func TestACPWithTypeScriptClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if _, serr := os.Stat(filepath.Join(tsClientDir, "node_modules", "@agentclientprotocol", "sdk")); err != nil || serr != nil {
@@ -66,6 +68,8 @@ func TestACPWithTypeScriptClient(t *testing.T) {
 		fakemodel.Answer(fakemodel.CustomToolCall("ed3", "apply_patch", "*** Begin Patch\n*** Update File: c1.txt\n@@\n-c one\n+C ONE\n*** Update File: c2.txt\n@@\n-c two\n+C TWO\n*** End Patch")),
 		fakemodel.Say("refused"),
 		fakemodel.Step{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("a ", "slow ", "answer ", "that ", "never ", "ends")}}, Gate: slow},
+		fakemodel.Answer(fakemodel.FunctionCall("tx1", "exec_command", `{"cmd":"echo first; sleep 0.5; echo second","login":false,"yield_time_ms":250}`)),
+		fakemodel.Say("it runs"),
 	)
 	t.Cleanup(m.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -30,7 +30,7 @@ func (s *server) commandList() []sdk.AvailableCommand {
 	if s.opts.Compact {
 		list = append(list, compactCommand)
 	}
-	return list
+	return append(list, terminalCommands...)
 }
 
 // sendCommands tells the client the session's slash commands: agent-ls's
@@ -86,8 +86,18 @@ func (s *server) runCommand(ctx context.Context, ss *session, name, args string)
 		return s.approve(ctx, a, ss)
 	}
 	ss.mu.Lock()
-	busy := ss.turn != nil
+	busy, agentID := ss.turn != nil, ss.agentID
 	ss.mu.Unlock()
+	if isTerminalCommand(name) {
+		// While a turn runs too: the user stops a runaway server.
+		msg, err := terminalCommand(a, agentID, name, args)
+		if err != nil {
+			return sdk.PromptResponse{}, requestError(err)
+		}
+		s.push(ss, sdk.UpdateAgentMessageText(msg))
+		s.out.flush(ctx)
+		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+	}
 	if busy {
 		return sdk.PromptResponse{}, requestError(fmt.Errorf("%w; /%s waits until it ends", agent.ErrTurnRunning, name))
 	}

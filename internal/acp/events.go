@@ -25,7 +25,8 @@ const (
 // messages arrived as deltas.
 type eventView struct {
 	calls  map[string]*callView
-	deltas map[string]bool // item ids whose text streamed as deltas
+	deltas map[string]bool      // item ids whose text streamed as deltas
+	terms  map[string]*termView // command sessions by terminalId (terminals.go)
 }
 
 type callView struct {
@@ -35,10 +36,13 @@ type callView struct {
 	out     tail
 	diffs   []sdk.ToolCallContent
 	locs    []sdk.ToolCallLocation
+	title   string
+	raw     any
+	term    *termView // the command session the call started
 }
 
 func newEventView() *eventView {
-	return &eventView{calls: map[string]*callView{}, deltas: map[string]bool{}}
+	return &eventView{calls: map[string]*callView{}, deltas: map[string]bool{}, terms: map[string]*termView{}}
 }
 
 // tail keeps the end of a command's output.
@@ -58,6 +62,13 @@ func (t *tail) write(s string) {
 		t.dropped += cut
 		t.buf = append(t.buf[:0], t.buf[cut:]...)
 	}
+}
+
+// take returns what String does and empties t.
+func (t *tail) take() string {
+	s := t.String()
+	t.buf, t.dropped = t.buf[:0], 0
+	return s
 }
 
 func (t *tail) String() string {
@@ -129,6 +140,9 @@ func (s *server) queueEvent(ev event.Event) {
 	}
 	if mc, ok := ev.Payload.(event.ModeChanged); ok {
 		s.modeChanged(ss, agent.Mode(mc.Mode))
+	}
+	if s.terminalEvent(ss, ev) {
+		return
 	}
 	ss.noteEvent(ev)
 	for _, u := range ss.view.updates(ev, ss.info.Cwd, false) {
@@ -257,6 +271,7 @@ func (v *eventView) toolCall(p event.ToolCall, cwd string, replay bool) *sdk.Ses
 		return nil
 	}
 	c.locs = argLocations(p.Arguments, cwd)
+	c.title, c.raw = textcut.VisibleLine(p.Title), rawInput(p.Arguments)
 	// Calls that may need an approval wait as pending until they start
 	// (CallStarted) or show output; the others run at once.
 	status := sdk.ToolCallStatusInProgress
@@ -265,7 +280,7 @@ func (v *eventView) toolCall(p event.ToolCall, cwd string, replay bool) *sdk.Ses
 	}
 	c.running = status == sdk.ToolCallStatusInProgress
 	return &sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{SessionUpdate: "tool_call", ToolCallId: sdk.ToolCallId(p.CallID),
-		Title: textcut.VisibleLine(p.Title), Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: rawInput(p.Arguments)}}
+		Title: c.title, Kind: toolKind(p.Kind), Status: status, Locations: c.locs, RawInput: c.raw}}
 }
 
 // fileChange gives a call the diff blocks and the files of its change.

@@ -13,6 +13,7 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 	caps := p.ClientCapabilities
 	s.mu.Lock()
 	s.client = caps
+	s.termMeta.Store(clientTerminalOutput(caps))
 	s.mu.Unlock()
 	s.build(caps)
 	name := "unknown"
@@ -20,7 +21,7 @@ func (s *server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 		name = p.ClientInfo.Name
 	}
 	s.log.Info("acp: initialize", "client", name, "protocolVersion", p.ProtocolVersion,
-		"fs.read", caps.Fs.ReadTextFile, "fs.write", caps.Fs.WriteTextFile)
+		"fs.read", caps.Fs.ReadTextFile, "fs.write", caps.Fs.WriteTextFile, "terminal_output", clientTerminalOutput(caps))
 	return s.initializeResponse(), nil
 }
 

@@ -67,6 +67,13 @@ type Agent interface {
 	// (the configured ones and the session's own), run as slash
 	// commands /<server>:<prompt> in session/prompt.
 	Prompts(sessionID string) ([]agent.Prompt, error)
+	// ListTerminals lists a session's command sessions (/terminals).
+	ListTerminals(sessionID string) ([]agent.TerminalInfo, error)
+	// KillTerminal stops one command session and all it started (/kill
+	// N); StopTerminals stops every running one (/kill, /kill all) and
+	// returns their ids.
+	KillTerminal(sessionID string, id int) error
+	StopTerminals(sessionID string) ([]int, error)
 	// Forget drops a session the client closed from the agent; its
 	// record stays, for session/load.
 	Forget(sessionID string) error
@@ -168,6 +175,10 @@ type server struct {
 	agent    Agent
 	buildErr error // NewAgent's
 	client   sdk.ClientCapabilities
+	// termMeta: the client takes live command output as
+	// _meta.terminal_output updates (terminals.go). Set at initialize,
+	// before any session.
+	termMeta atomic.Bool
 	sessions map[string]*session // by ACP session id
 	byAgent  map[string]*session // by the agent's session id (differs after /new)
 	closed   bool

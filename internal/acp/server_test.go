@@ -34,6 +34,7 @@ type fakeAgent struct {
 	tools     agent.SessionTools // what NewSession was given
 	servers   *fakeServers
 	prompts   []agent.Prompt // what Prompts answers
+	terminals []agent.TerminalInfo
 }
 
 // fakeServers stand in for a session's MCP servers.
@@ -211,7 +212,7 @@ func TestCompactCommand(t *testing.T) {
 			}
 		}
 		rec.mu.Unlock()
-		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/new/approve/compact" {
+		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/new/approve/compact/terminals/kill" {
 			t.Errorf("compaction told as %q; commands %s", text, names)
 		}
 	}

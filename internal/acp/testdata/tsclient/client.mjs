@@ -289,5 +289,45 @@ await second.run(async (ctx) => {
 second.proc.stdin.end();
 await new Promise((r) => second.proc.on("exit", r));
 
+// A client that takes live command output as codex-acp's
+// _meta.terminal_output (as Zed does): a command session shows on its
+// exec_command call as terminal content, its output after the turn ended
+// as terminal_output, its end as terminal_exit; /terminals lists it.
+const third = start("third");
+await third.run(async (ctx) => {
+  await ctx.request(methods.agent.initialize, {
+    protocolVersion: PROTOCOL_VERSION,
+    clientCapabilities: { ...clientCapabilities, _meta: { terminal_output: true } },
+    clientInfo: { name: "ts-sdk-test", version: "1" },
+  });
+  const sid = (await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [] })).sessionId;
+  const exited = new Promise((resolve) => {
+    third.onUpdate = (u) => {
+      if (u._meta?.terminal_exit) resolve(u);
+    };
+  });
+  let res = await ctx.request(methods.agent.session.prompt, { sessionId: sid, prompt: [{ type: "text", text: "start a session" }] });
+  check(res.stopReason === "end_turn", "terminal prompt stopReason " + res.stopReason);
+  const exit = (await exited)._meta.terminal_exit;
+  third.onUpdate = null;
+  check(exit.terminal_id === "tx1" && exit.exit_code === 0 && exit.signal === null, "terminal_exit " + JSON.stringify(exit));
+  const started = third.updates.find((u) => u._meta?.terminal_info);
+  check(
+    started?.sessionUpdate === "tool_call" && started.content?.[0]?.type === "terminal" && started.content[0].terminalId === "tx1" && started._meta.terminal_info.cwd === ws,
+    "terminal_info " + JSON.stringify(started),
+  );
+  const data = third.updates.filter((u) => u._meta?.terminal_output).map((u) => u._meta.terminal_output.data).join("");
+  check(data === "first\nsecond\n", "terminal_output " + JSON.stringify(data));
+  ok("live command output as _meta.terminal_output");
+
+  third.updates.length = 0;
+  res = await ctx.request(methods.agent.session.prompt, { sessionId: sid, prompt: [{ type: "text", text: "/terminals" }] });
+  const listed = text(third.updates);
+  check(res.stopReason === "end_turn" && listed.includes("- 1000: echo first; sleep 0.5; echo second (exited with code 0)"), "/terminals said " + listed);
+  ok("slash-command terminals");
+});
+third.proc.stdin.end();
+await new Promise((r) => third.proc.on("exit", r));
+
 check(schemaErrors.length === 0, "the SDK reported messages it could not take:\n" + schemaErrors.join("\n"));
 console.log("PASS");

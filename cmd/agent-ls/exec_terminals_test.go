@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/proctest"
+)
+
+// TestExecKillsCommandSessions: agent-ls exec shows a command session's
+// output on stderr, live, and when exec ends, by the turn's end, its
+// failure, SIGINT or SIGTERM, no process of any command session
+// survives it (each session runs a daemon of its own beside its
+// command).
+func TestExecKillsCommandSessions(t *testing.T) {
+	for _, how := range []string{"end", "error", "SIGINT", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			marker := proctest.Marker()
+			cmdline := "echo started-$((6*7)); (exec -a " + marker + " sleep 1000 &); exec -a " + marker + " sleep 1000"
+			start := fakemodel.Answer(fakemodel.FunctionCall("c1", "exec_command", `{"cmd":`+quoteJSON(cmdline)+`,"login":false,"yield_time_ms":250}`))
+			steps := []fakemodel.Step{start}
+			var gate *fakemodel.Gate
+			switch how {
+			case "end":
+				steps = append(steps, fakemodel.Say("it runs"))
+			case "SIGINT", "SIGTERM":
+				gate = fakemodel.NewGate(2)
+				t.Cleanup(gate.Release)
+				step := fakemodel.Say("a long answer that never ends")
+				step.Gate = gate
+				steps = append(steps, step)
+			} // error: no second step, the next request fails
+			m := fakemodel.New(steps...)
+			t.Cleanup(m.Close)
+			var stdout, stderr bytes.Buffer
+			cmd := execCmd(t, m, "start a server")
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			switch how {
+			case "error":
+				want = 1
+			case "SIGINT", "SIGTERM":
+				<-gate.Reached()
+				if len(proctest.Find(marker)) == 0 {
+					t.Fatal("the command session is not running while the turn runs")
+				}
+				sig := syscall.SIGINT
+				if how == "SIGTERM" {
+					sig = syscall.SIGTERM
+				}
+				cmd.Process.Signal(sig)
+				want = 130
+			}
+			if code := exitCode(cmd.Wait()); code != want {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, want, stderr.String())
+			}
+			proctest.Gone(t, marker)
+			if !strings.Contains(stderr.String(), "started-42\n") {
+				t.Errorf("the command session's output is not on stderr:\n%s", stderr.String())
+			}
+		})
+	}
+}
