@@ -12,11 +12,11 @@ import (
 
 // TestExecKillsCommandSessions: agent-ls exec shows a command session's
 // output on stderr, live, and when exec ends, by the turn's end, its
-// failure, SIGINT or SIGTERM, no process of any command session
+// failure, SIGINT, SIGTERM or SIGKILL, no process of any command session
 // survives it (each session runs a daemon of its own beside its
 // command).
 func TestExecKillsCommandSessions(t *testing.T) {
-	for _, how := range []string{"end", "error", "SIGINT", "SIGTERM"} {
+	for _, how := range []string{"end", "error", "SIGINT", "SIGTERM", "SIGKILL"} {
 		t.Run(how, func(t *testing.T) {
 			marker := proctest.Marker()
 			cmdline := "echo started-$((6*7)); (exec -a " + marker + " sleep 1000 &); exec -a " + marker + " sleep 1000"
@@ -26,7 +26,7 @@ func TestExecKillsCommandSessions(t *testing.T) {
 			switch how {
 			case "end":
 				steps = append(steps, fakemodel.Say("it runs"))
-			case "SIGINT", "SIGTERM":
+			case "SIGINT", "SIGTERM", "SIGKILL":
 				gate = fakemodel.NewGate(2)
 				t.Cleanup(gate.Release)
 				step := fakemodel.Say("a long answer that never ends")
@@ -45,17 +45,22 @@ func TestExecKillsCommandSessions(t *testing.T) {
 			switch how {
 			case "error":
 				want = 1
-			case "SIGINT", "SIGTERM":
+			case "SIGINT", "SIGTERM", "SIGKILL":
 				<-gate.Reached()
 				if len(proctest.Find(marker)) == 0 {
 					t.Fatal("the command session is not running while the turn runs")
 				}
-				sig := syscall.SIGINT
-				if how == "SIGTERM" {
+				sig, code := syscall.SIGINT, 130
+				switch how {
+				case "SIGTERM":
 					sig = syscall.SIGTERM
+				case "SIGKILL":
+					// Nothing of agent-ls runs after it: the sandbox's
+					// supervisors end the sessions when their parent dies.
+					sig, code = syscall.SIGKILL, -1
 				}
 				cmd.Process.Signal(sig)
-				want = 130
+				want = code
 			}
 			if code := exitCode(cmd.Wait()); code != want {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, want, stderr.String())
