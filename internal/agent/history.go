@@ -95,6 +95,9 @@ type SessionRecord struct {
 	// Queue is the prompts that wait, first to run first; restored, the
 	// queue is paused.
 	Queue []event.QueuedPrompt
+	// Queued is the editor context and images of the queued prompts that
+	// carry any, by turn id (Observer.Queued).
+	Queued map[string]TurnInput
 	// Planned: a turn in plan mode completed since the session's plan
 	// mode began, so its plan may be approved (Info.Mode is the mode).
 	Planned bool
@@ -108,12 +111,13 @@ func (m *Manager) Record(sessionID string) (SessionRecord, error) {
 	}
 	s.mu.Lock()
 	turns, info, usage, queue, planned := s.turns, s.info, s.usage, s.queue.snapshot(), s.planned
+	queued := s.queue.carried()
 	info.Mode = s.mode()
 	s.mu.Unlock()
 	s.emitMu.Lock()
 	seq := s.seq
 	s.emitMu.Unlock()
-	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq, Usage: usage, Queue: queue, Planned: planned}, nil
+	return SessionRecord{Info: info, History: s.history.Items(), Turns: turns, Seq: seq, Usage: usage, Queue: queue, Queued: queued, Planned: planned}, nil
 }
 
 // unanswered returns aborted outputs for the calls of a history that have
@@ -170,7 +174,7 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	for _, r := range rec.Approvals {
 		s.approvals.restore(r)
 	}
-	s.restoreQueue(rec.Queue)
+	s.restoreQueue(rec.Queue, rec.Queued)
 	s.planned = rec.Planned && s.mode() == ModePlan
 	m.observe(s, true)
 	if len(s.queue.items) > 0 {

@@ -104,6 +104,7 @@ func (m *Manager) Submit(sessionID string, in TurnInput) (Submitted, error) {
 	}
 	id, w := s.nextTurnID(), newWaiter()
 	s.queue.items = append(s.queue.items, queuedPrompt{id: id, in: in, wait: w})
+	s.noteCarried(id, in)
 	s.mgr.log.Info("prompt queued", "session", s.info.SessionID, "turn", id, "behind", t.id, "waiting", len(s.queue.items))
 	s.emitQueue(t.id)
 	return Submitted{TurnID: id, Queued: true, Waiting: len(s.queue.items), Turn: NewTurn(id, w.done, &w.result)}, nil
@@ -305,7 +306,9 @@ func (s *session) afterTurn(t *turn) {
 	if changed {
 		front := make([]queuedPrompt, 0, len(q.pending)+len(q.items))
 		for _, st := range q.pending {
-			front = append(front, queuedPrompt{id: s.nextTurnID(), in: st.in, wait: st.wait})
+			id := s.nextTurnID()
+			front = append(front, queuedPrompt{id: id, in: st.in, wait: st.wait})
+			s.noteCarried(id, st.in)
 		}
 		q.items, q.pending = append(front, q.items...), nil
 	}
@@ -346,7 +349,7 @@ func (s *session) startNext() (string, error) {
 // restoreQueue brings back a recorded queue, paused: nothing starts
 // before the user says so. Turn ids go on after the queued ones. Called
 // before the session can be reached.
-func (s *session) restoreQueue(items []event.QueuedPrompt) {
+func (s *session) restoreQueue(items []event.QueuedPrompt, carried map[string]TurnInput) {
 	for _, it := range items {
 		if it.TurnID == "" || strings.TrimSpace(it.Prompt) == "" || len(s.queue.items) >= MaxQueued {
 			continue
@@ -358,7 +361,9 @@ func (s *session) restoreQueue(items []event.QueuedPrompt) {
 		if it.Mode == "" || err != nil {
 			mode = ""
 		}
-		s.queue.items = append(s.queue.items, queuedPrompt{id: it.TurnID, in: TurnInput{Prompt: it.Prompt}, mode: mode})
+		in := carried[it.TurnID]
+		in.Prompt = it.Prompt
+		s.queue.items = append(s.queue.items, queuedPrompt{id: it.TurnID, in: in, mode: mode})
 	}
 	s.queue.paused = len(s.queue.items) > 0
 }
@@ -368,4 +373,27 @@ func (m *Manager) isClosed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.closed
+}
+
+// noteCarried has the record keep the editor context and images of the
+// prompt queued as id. Called with s.mu held.
+func (s *session) noteCarried(id string, in TurnInput) {
+	if len(in.Context) > 0 || len(in.Images) > 0 {
+		s.obs.Queued(id, TurnInput{Context: in.Context, Images: in.Images})
+	}
+}
+
+// carried is the editor context and images of the waiting prompts that
+// carry any, by turn id. Called with the session's mu held.
+func (q *promptQueue) carried() map[string]TurnInput {
+	var m map[string]TurnInput
+	for _, it := range q.items {
+		if len(it.in.Context) > 0 || len(it.in.Images) > 0 {
+			if m == nil {
+				m = map[string]TurnInput{}
+			}
+			m[it.id] = TurnInput{Context: it.in.Context, Images: it.in.Images}
+		}
+	}
+	return m
 }

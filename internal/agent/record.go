@@ -28,6 +28,10 @@ type Observer interface {
 	Undone(turnID string)
 	// Remembered: the user answered "always".
 	Remembered(rule ApprovalRule)
+	// Queued: a prompt with editor context or images (in, without its
+	// text, which queueChanged carries) waits in the queue as turnID, so
+	// that a restart keeps what it carries.
+	Queued(turnID string, in TurnInput)
 	// Compacted: a compaction replaced the whole history by items.
 	Compacted(items []model.Item)
 	// Settings: the session runs with new settings from its next turn on
@@ -89,6 +93,7 @@ func (noObserver) Undone(string)                            {}
 func (noObserver) Remembered(ApprovalRule)                  {}
 func (noObserver) Settings(SessionInfo)                     {}
 func (noObserver) Compacted([]model.Item)                   {}
+func (noObserver) Queued(string, TurnInput)                 {}
 
 // observe gives s its observer (Options.Observe), and wires it to the
 // history and the approvals.

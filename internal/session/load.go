@@ -209,7 +209,29 @@ func (r *reader) read(f io.Reader) error {
 		return errors.New("the record has no complete line")
 	}
 	r.closeOpen()
+	r.keepQueued()
 	return nil
+}
+
+// keepQueued keeps what the prompts still queued carry, and forgets that
+// of prompts that ran or were removed.
+func (r *reader) keepQueued() {
+	rec := &r.ld.Record
+	if len(rec.Queued) == 0 {
+		return
+	}
+	waiting := make(map[string]bool, len(rec.Queue))
+	for _, q := range rec.Queue {
+		waiting[q.TurnID] = true
+	}
+	for id := range rec.Queued {
+		if !waiting[id] {
+			delete(rec.Queued, id)
+		}
+	}
+	if len(rec.Queued) == 0 {
+		rec.Queued = nil
+	}
 }
 
 // first reads the first line, the session's.
@@ -275,6 +297,13 @@ func (r *reader) line(b []byte) error {
 	case kindApproval:
 		if l.Rule != nil {
 			rec.Approvals = append(rec.Approvals, *l.Rule)
+		}
+	case kindQueued:
+		if l.Input != nil && l.Turn != "" {
+			if rec.Queued == nil {
+				rec.Queued = map[string]agent.TurnInput{}
+			}
+			rec.Queued[l.Turn] = *l.Input
 		}
 	}
 	return nil

@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -25,7 +27,8 @@ func (h *heldModel) Stream(ctx context.Context, _ *model.Request, _ func(model.E
 }
 
 // TestQueueSurvivesRestart: the prompts waiting when agent-ls stopped
-// come back from the record, paused, and run after the next prompt.
+// come back from the record, paused, with the editor context and images
+// they carry, and run after the next prompt.
 func TestQueueSurvivesRestart(t *testing.T) {
 	dir, ws := stateDir(t), t.TempDir()
 	st := New(dir, nil)
@@ -41,8 +44,14 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	}
 	<-held.entered
 	var want []event.QueuedPrompt
+	carried := agent.TurnInput{Context: []agent.ContextItem{{Path: ws + "/a.go", StartLine: 3, EndLine: 4, Text: "func carried() {}", Diagnostics: []string{"unused"}}},
+		Images: []string{"data:image/png;base64,iVBORw0KGgo="}}
 	for _, p := range []string{"second", "third"} {
-		sub, err := mgr.Submit(info.SessionID, agent.TurnInput{Prompt: p})
+		in := agent.TurnInput{Prompt: p}
+		if p == "second" {
+			in.Context, in.Images = carried.Context, carried.Images
+		}
+		sub, err := mgr.Submit(info.SessionID, in)
 		if err != nil || !sub.Queued {
 			t.Fatalf("submit %q: %+v, %v", p, sub, err)
 		}
@@ -59,6 +68,9 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	}
 	if !slices.Equal(ld.Record.Queue, want) {
 		t.Fatalf("recorded queue %+v, want %+v", ld.Record.Queue, want)
+	}
+	if got := ld.Record.Queued; len(got) != 1 || !reflect.DeepEqual(got[want[0].TurnID], carried) {
+		t.Fatalf("recorded context and images %+v", got)
 	}
 	m2 := &script{replies: [][]model.Item{answer("a1", "new"), answer("a2", "2"), answer("a3", "3")}}
 	fe2 := newFrontend("")
@@ -84,10 +96,14 @@ func TestQueueSurvivesRestart(t *testing.T) {
 	}
 	var prompts []string
 	for _, r := range m2.requests {
-		prompts = append(prompts, r.Input[len(r.Input)-1].Text)
+		prompts = append(prompts, strings.SplitN(r.Input[len(r.Input)-1].Text, "\n", 2)[0])
 	}
 	if !slices.Equal(prompts, []string{"new", "second", "third"}) {
 		t.Errorf("prompts after the restart %q", prompts)
+	}
+	if second := m2.requests[1].Input[len(m2.requests[1].Input)-1]; !strings.Contains(second.Text, "func carried() {}") ||
+		!strings.Contains(second.Text, "- unused") || !slices.Equal(second.Images, carried.Images) {
+		t.Errorf("the restored prompt lost what it carried: %+v", second)
 	}
 	mgr2.Close()
 	st2.Close()

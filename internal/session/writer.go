@@ -26,6 +26,7 @@ const (
 	kindApproval   = "approval"
 	kindCompaction = "compaction"
 	kindSettings   = "settings"
+	kindQueued     = "queued"
 )
 
 // line is every kind of line; each kind sets its own fields. An event
@@ -45,6 +46,7 @@ type line struct {
 	Seq   int64               `json:"seq,omitempty"`
 	Type  event.Type          `json:"type,omitempty"`
 	Ev    json.RawMessage     `json:"ev,omitempty"`
+	Input *agent.TurnInput    `json:"input,omitempty"`
 }
 
 // evKey starts the event of an event line; the header before it holds
@@ -339,6 +341,11 @@ func (w *writer) Settings(info agent.SessionInfo) { w.write(line{T: kindSettings
 
 // Compacted records that a compaction replaced the history by items.
 func (w *writer) Compacted(items []model.Item) { w.write(line{T: kindCompaction, Items: items}) }
+
+// Queued records the editor context and images of a queued prompt.
+func (w *writer) Queued(turnID string, in agent.TurnInput) {
+	w.write(line{T: kindQueued, Turn: turnID, Input: &in})
+}
 
 // Undone records that a turn was undone.
 func (w *writer) Undone(turnID string) { w.write(line{T: kindUndone, Turn: turnID}) }
