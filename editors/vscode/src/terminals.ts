@@ -124,13 +124,37 @@ export class Terminals implements vscode.Disposable {
     return [...this.open.values()].filter((a) => a.running).length;
   }
 
+  /**
+   * What the user typed goes to the session in order: one request at a
+   * time per terminal (the server may handle requests side by side), the
+   * keys typed meanwhile sent together with the next.
+   */
   typed(a: AgentTerminal, data: string): void {
-    void this.send(Methods.writeTerminal, { sessionId: a.sessionId, terminalId: a.terminalId, data });
+    const w = this.typing.get(a) ?? { busy: false, buf: '' };
+    this.typing.set(a, w);
+    w.buf += data;
+    if (!w.busy) void this.flushTyping(a, w);
+  }
+
+  private async flushTyping(a: AgentTerminal, w: { busy: boolean; buf: string }): Promise<void> {
+    w.busy = true;
+    try {
+      while (w.buf !== '') {
+        const data = w.buf;
+        w.buf = '';
+        await this.send(Methods.writeTerminal, { sessionId: a.sessionId, terminalId: a.terminalId, data });
+      }
+    } finally {
+      w.busy = false;
+      this.typing.delete(a);
+    }
   }
 
   closedByUser(a: AgentTerminal): void {
     if (a.running) void this.send(Methods.killTerminal, { sessionId: a.sessionId, terminalId: a.terminalId });
   }
+
+  private readonly typing = new Map<AgentTerminal, { busy: boolean; buf: string }>();
 
   private forget(key: string, a: AgentTerminal): void {
     this.open.delete(key);

@@ -232,8 +232,13 @@ end
 
 -- writer sends what the user types to the session of the terminal.
 -- A refusal is said once per terminal, not once per key.
+-- Keys go in order: one request at a time per terminal (the server may
+-- handle requests side by side), those typed meanwhile sent together
+-- with the next.
 local function writer(c)
-  return function(term, data)
+  local function flush(term)
+    local data = term.unsent
+    term.unsent, term.writing = '', true
     local params = { sessionId = term.session_id, terminalId = term.id, data = data }
     require('agent-ls.client').request(c, 'agent/writeTerminal', params, function(err)
       if err and not term.write_failed then
@@ -242,7 +247,17 @@ local function writer(c)
       elseif not err then
         term.write_failed = nil
       end
+      term.writing = false
+      if term.unsent ~= '' then
+        flush(term)
+      end
     end)
+  end
+  return function(term, data)
+    term.unsent = (term.unsent or '') .. data
+    if not term.writing then
+      flush(term)
+    end
   end
 end
 
