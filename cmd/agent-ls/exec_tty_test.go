@@ -139,3 +139,50 @@ func TestExecAlwaysOnTheTerminalCoversOnlyTheExactCommand(t *testing.T) {
 		t.Error("the longer command ran outside the sandbox on the strength of an \"always\" for its prefix")
 	}
 }
+
+// onTerminal runs cmdline (a shell command line) under `script`, so it has
+// a terminal, in dir with env; each time the screen shows a prompt's
+// text it types its answer, once, in order. It returns the whole screen
+// once the command ended, and how it ended.
+func onTerminal(t *testing.T, dir string, env []string, cmdline string, answers ...[2]string) (string, error) {
+	t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("SKIPPING: no `script` (util-linux) to give the command a terminal")
+	}
+	cmd := exec.Command("script", "-qec", cmdline, "/dev/null")
+	cmd.Dir, cmd.Env = dir, env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	seen := make(chan string, 1)
+	go func() {
+		var all strings.Builder
+		next := 0
+		r := bufio.NewReader(stdout)
+		for {
+			chunk := make([]byte, 4096)
+			n, err := r.Read(chunk)
+			all.Write(chunk[:n])
+			if next < len(answers) && strings.Contains(all.String(), answers[next][0]) {
+				io.WriteString(stdin, answers[next][1])
+				next++
+			}
+			if err != nil {
+				seen <- all.String()
+				return
+			}
+		}
+	}()
+	// Read to the end before Wait, which closes the pipe and would drop
+	// what is still unread.
+	select {
+	case out := <-seen:
+		return out, cmd.Wait()
+	case <-time.After(60 * time.Second):
+		t.Fatal("the command did not finish")
+		return "", nil
+	}
+}

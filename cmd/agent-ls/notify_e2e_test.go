@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,52 +73,17 @@ func TestNotifyProgramWhenTheTurnEnds(t *testing.T) {
 // (OSC 9 on a terminal known to show it), and the notify program hears
 // of both.
 func TestNotifyOnTheTerminal(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("SKIPPING: no `script` (util-linux) to give the command a terminal")
-	}
 	m := fakemodel.New(
 		fakemodel.Answer(shellCall("c1", "touch", "made-on-tty")),
 		fakemodel.Say("made it"),
 	)
 	defer m.Close()
 	out := filepath.Join(t.TempDir(), "notified")
-	cmd := exec.Command("script", "-qec", binary+" exec --approval-policy untrusted 'make a file'", "/dev/null")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex", "TERM_PROGRAM=WezTerm",
+	env := append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-5-codex", "TERM_PROGRAM=WezTerm",
 		writeConfig(t, notifyConfig(out, "[tui]\nnotifications = true\n")))
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	seen := make(chan string, 1)
-	go func() {
-		r := bufio.NewReader(stdout)
-		var all strings.Builder
-		asked := false
-		for {
-			chunk := make([]byte, 4096)
-			n, err := r.Read(chunk)
-			all.Write(chunk[:n])
-			if !asked && strings.Contains(all.String(), "[y] allow once") {
-				asked = true
-				io.WriteString(stdin, "y\n")
-			}
-			if err != nil {
-				seen <- all.String()
-				return
-			}
-		}
-	}()
-	var screen string
-	select {
-	case screen = <-seen:
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("exec on a terminal: %v\n%s", err, screen)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("exec did not finish")
+	screen, err := onTerminal(t, t.TempDir(), env, binary+" exec --approval-policy untrusted 'make a file'", [2]string{"[y] allow once", "y\n"})
+	if err != nil {
+		t.Fatalf("exec on a terminal: %v\n%s", err, screen)
 	}
 	waiting, asked := strings.Index(screen, "\x1b]9;agent-ls: waiting for you\a"), strings.Index(screen, "[y] allow once")
 	answered, done := strings.Index(screen, "made it"), strings.Index(screen, "\x1b]9;agent-ls: turn done\a")
