@@ -125,46 +125,11 @@ func TestExecAskUserRefusedUnattended(t *testing.T) {
 // the model's family (gpt-4.1's Codex toolset does not list it), and the
 // answer reaches the model.
 func TestExecAskUserInPlanMode(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("SKIPPING: no `script` (util-linux) to give the command a terminal")
-	}
 	m := fakemodel.New(askSteps(`{"questions":[{"id":"db","header":"Database","question":"Which one?","options":[{"label":"Postgres","description":"As in production."},{"label":"SQLite","description":"No server."}]}]}`)...)
 	defer m.Close()
-	cmd := exec.Command("script", "-qec", binary+" exec --plan 'plan the service'", "/dev/null")
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-4.1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	seen := make(chan string, 1)
-	go func() {
-		var all strings.Builder
-		answered := false
-		r := bufio.NewReader(stdout)
-		for {
-			chunk := make([]byte, 4096)
-			n, err := r.Read(chunk)
-			all.Write(chunk[:n])
-			if !answered && strings.Contains(all.String(), "or Enter to skip] > ") {
-				answered = true
-				io.WriteString(stdin, "1\n")
-			}
-			if err != nil {
-				seen <- all.String()
-				return
-			}
-		}
-	}()
-	select {
-	case out := <-seen:
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("exec --plan on a terminal: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("exec did not finish")
+	env := append(os.Environ(), "OPENAI_BASE_URL="+m.URL(), "OPENAI_API_KEY=test", "AGENT_LS_MODEL=gpt-4.1")
+	if out, err := onTerminal(t, t.TempDir(), env, binary+" exec --plan 'plan the service'", [2]string{"or Enter to skip] > ", "1\n"}); err != nil {
+		t.Fatalf("exec --plan on a terminal: %v\n%s", err, out)
 	}
 	reqs := m.Requests()
 	if len(reqs) != 2 || !offers(t, reqs[0], "request_user_input") {
