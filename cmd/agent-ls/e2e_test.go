@@ -20,6 +20,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/lspframe"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
+	"github.com/agent-ls/agent-ls/internal/testenv"
 )
 
 // binary is the agent-ls built for these tests.
@@ -37,6 +38,12 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	if binary, err = buildBinaries(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "build:", err)
+		os.Exit(1)
+	}
+	// So do the user's login-shell start-up files, which the commands
+	// of these tests (`bash -lc …`) would otherwise run.
+	if err := testenv.PrivateHome(filepath.Join(dir, "home")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
