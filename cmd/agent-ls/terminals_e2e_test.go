@@ -290,10 +290,10 @@ func TestTerminalPromptAnsweredByTheUser(t *testing.T) {
 func TestTerminalsStopForPlainClients(t *testing.T) {
 	m1, m2, m3 := proctest.Marker(), proctest.Marker(), proctest.Marker()
 	s := startWith(t, nil, editor.Config{}, editor.Options{},
-		fakemodel.Answer(execCommand(t, "c1", map[string]any{"cmd": "exec sleep 1000 " + m1, "yield_time_ms": 250}),
-			execCommand(t, "c2", map[string]any{"cmd": "(sleep 1000 " + m2 + ") & exec sleep 1000 " + m2, "yield_time_ms": 250})),
+		fakemodel.Answer(execCommand(t, "c1", map[string]any{"cmd": "exec -a " + m1 + " sleep 1000", "yield_time_ms": 250}),
+			execCommand(t, "c2", map[string]any{"cmd": "(exec -a " + m2 + " sleep 1000) & exec -a " + m2 + " sleep 1000", "yield_time_ms": 250})),
 		fakemodel.Say("Two run."),
-		fakemodel.Answer(execCommand(t, "c3", map[string]any{"cmd": "exec sleep 1000 " + m3, "yield_time_ms": 250})),
+		fakemodel.Answer(execCommand(t, "c3", map[string]any{"cmd": "exec -a " + m3 + " sleep 1000", "yield_time_ms": 250})),
 		fakemodel.Say("One more."),
 	)
 	runCommand := func(command string, args ...any) json.RawMessage {
@@ -333,7 +333,7 @@ func TestTerminalsStopForPlainClients(t *testing.T) {
 
 	runCommand("agent.startTurn", map[string]any{"prompt": "start two"})
 	waitMessage("Two run.")
-	waitMessage("command session 1001 started: (sleep 1000 " + m2)
+	waitMessage("command session 1001 started: (exec -a " + m2)
 	if !slices.Contains(actions(), "Agent: Stop terminals") {
 		t.Fatalf("no Stop terminals among %q", actions())
 	}
@@ -366,7 +366,7 @@ func TestTerminalsStopForPlainClients(t *testing.T) {
 func TestTerminalStricterPolicyKills(t *testing.T) {
 	marker := proctest.Marker()
 	s := start(t, nil,
-		fakemodel.Answer(execCommand(t, "c1", map[string]any{"cmd": "exec sleep 1000 " + marker, "yield_time_ms": 250})),
+		fakemodel.Answer(execCommand(t, "c1", map[string]any{"cmd": "exec -a " + marker + " sleep 1000", "yield_time_ms": 250})),
 		fakemodel.Say("Running."),
 		fakemodel.Say("Understood."),
 	)
