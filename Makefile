@@ -14,7 +14,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-c test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions
+.PHONY: all build install demo test test-c test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions gopls
 
 all: build
 
@@ -42,7 +42,7 @@ install: build
 demo: build
 	$(BIN) demo
 
-test: deps test-c cross test-vscode mcp-test-servers acp-client-deps neovim-versions
+test: deps test-c cross test-vscode mcp-test-servers acp-client-deps neovim-versions gopls
 	$(GO) vet ./...
 	AGENT_LS_ACP_CLIENT=required AGENT_LS_NEOVIMS=$(abspath $(NEOVIM_CACHE)) $(GO) test -race -count=1 -timeout 30m ./...
 
@@ -85,6 +85,16 @@ $(ACPX)/node_modules/.package-lock.json: $(ACPX)/package-lock.json
 NEOVIM_CACHE ?= .cache/neovim
 neovim-versions:
 	@scripts/neovim.sh $(NEOVIM_CACHE)
+
+# gopls, pinned, from the Go module proxy into .cache/bin: the language
+# server the Neovim plugin's language tests in e2e ask through agent-ls.
+GOPLS_VERSION := v0.23.0
+GOPLS_STAMP   := .cache/bin/.gopls-$(GOPLS_VERSION)
+gopls: $(GOPLS_STAMP)
+
+$(GOPLS_STAMP):
+	GOBIN=$(abspath .cache/bin) $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
+	touch $@
 
 # Builds without cgo, for Linux and cross-compiled for CROSS, and vets the
 # code behind the build tags of each. On Windows internal/tools is left to

@@ -205,6 +205,13 @@ func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string, pr
 // startPluginDriver is startPlugin with the driver testdata/<driver>.
 func startPluginDriver(t *testing.T, nvim, driverName string, m *fakemodel.Server, flow string, prepare ...func(ws string)) (*editorRun, string) {
 	t.Helper()
+	return startPluginDriverEnv(t, nvim, driverName, m, flow, nil, prepare...)
+}
+
+// startPluginDriverEnv is startPluginDriver with more environment
+// variables for the editor.
+func startPluginDriverEnv(t *testing.T, nvim, driverName string, m *fakemodel.Server, flow string, env []string, prepare ...func(ws string)) (*editorRun, string) {
+	t.Helper()
 	ws, home := workspace(t)
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -222,7 +229,7 @@ func startPluginDriver(t *testing.T, nvim, driverName string, m *fakemodel.Serve
 	}
 	cmd := exec.Command(nvim, "-n", "--headless", "--clean", "-u", init, "-c", "luafile "+driver)
 	cmd.Dir = ws
-	cmd.Env = environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws, "AGENT_LS_TEST_FLOW="+flow)
+	cmd.Env = append(environment(home, m.URL(), "AGENT_LS_TEST_WS="+ws, "AGENT_LS_TEST_FLOW="+flow), env...)
 	return startEditor(t, cmd), ws
 }
 

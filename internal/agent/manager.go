@@ -178,6 +178,10 @@ type Defaults struct {
 	// (model_auto_compact_token_limit); 0 means 90% of the context
 	// window, and never when that is unknown.
 	AutoCompactTokenLimit int64
+	// LanguageQueryTimeout bounds one question to the editor's language
+	// servers (language_query_timeout_ms); 0 means
+	// DefaultLanguageQueryTimeout.
+	LanguageQueryTimeout time.Duration
 }
 
 // clone returns a copy of d that shares no slice or map with it.

@@ -97,7 +97,7 @@ func (s *session) toolSnapshot(ctx context.Context) *tools.Snapshot {
 		s.tools.Ready(ctx)
 		snap = snap.With(s.tools.Snapshot())
 	}
-	return s.execTools(snap.Without(s.cfg.DisabledTools...))
+	return s.languageTools(s.execTools(snap.Without(s.cfg.DisabledTools...)))
 }
 
 // busy returns the running turn, if any; a turn that is only left to

@@ -115,7 +115,7 @@ func (t *turn) appendPrompt(input []model.Item) {
 // around them (nil when there are none).
 func (t *turn) toolEnv(log *slog.Logger) (*tools.Env, *turnHooks) {
 	s, opts := t.s, t.s.mgr.opts
-	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: startingApprover{turnApprover{t}}, Changes: turnChanger{t}, Asker: turnAsker{t}, Terminals: s.terminals,
+	env := &tools.Env{Cwd: s.info.Cwd, Emit: t.emit, Files: opts.Files, Boundary: s.boundary, Approver: startingApprover{turnApprover{t}}, Changes: turnChanger{t}, Asker: turnAsker{t}, Language: t.language(), Terminals: s.terminals,
 		Exec: s.execConfig(opts.HelperPath), Log: log}
 	if t.plan {
 		// Commands run in the read-only sandbox, with the network off

@@ -155,7 +155,10 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		CacheRoot:           s.SandboxWorkspaceWrite.CacheRoot,
 		AllowProjectSockets: s.SandboxWorkspaceWrite.AllowProjectSockets,
 		AllowHomeWorkspace:  s.AllowHomeWorkspace,
-		OwnFiles:            s.ownFiles(),
+		// The config's default is 10000; 0 (no config at all) is the
+		// agent's default, the same.
+		LanguageQueryTimeout: msDuration(s.LanguageQueryTimeoutMs),
+		OwnFiles:             s.ownFiles(),
 		// The zero policy is the default: everything but what looks
 		// like a secret.
 		ShellEnvironmentPolicy: s.ShellEnvironmentPolicy.Policy(),

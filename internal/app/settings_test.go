@@ -123,7 +123,8 @@ func TestRootBuildsManagersFromSettings(t *testing.T) {
 	defer mgr.Close()
 	want := agent.Defaults{ModelName: "llama3", Provider: "openai", ApprovalPolicy: policy.Untrusted, SandboxMode: policy.WorkspaceWrite,
 		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true,
-		ShellEnvironmentPolicy: policy.EnvPolicy{Inherit: policy.InheritAll}, OwnFiles: s.ownFiles()}
+		ShellEnvironmentPolicy: policy.EnvPolicy{Inherit: policy.InheritAll}, OwnFiles: s.ownFiles(),
+		LanguageQueryTimeout: 10 * time.Second}
 	if got := mgr.Defaults(); !reflect.DeepEqual(got, want) {
 		t.Errorf("manager defaults\n got %+v\nwant %+v", got, want)
 	}

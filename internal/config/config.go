@@ -38,6 +38,10 @@ type Config struct {
 	Notify []string `toml:"notify"`
 	// TUI tunes agent-ls exec on a terminal.
 	TUI TUI `toml:"tui"`
+	// LanguageQueryTimeoutMs bounds one question to the editor's
+	// language servers (the lsp_* tools), in milliseconds. Like every
+	// limit, only the user's own config sets it.
+	LanguageQueryTimeoutMs int64 `toml:"language_query_timeout_ms"`
 }
 
 // TUI is the [tui] table: what agent-ls exec does on a terminal.
@@ -212,13 +216,14 @@ const (
 // defaults is the bottom layer: what no file, variable or flag says.
 func defaults() map[string]any {
 	return map[string]any{
-		"model":                   "gpt-5-codex",
-		"model_provider":          ProviderOpenAI,
-		"model_reasoning_effort":  "medium",
-		"model_reasoning_summary": "auto",
-		"approval_policy":         string(policy.DefaultApprovalPolicy),
-		"sandbox_mode":            string(policy.DefaultSandboxMode),
-		"project_doc_max_bytes":   int64(32 << 10),
+		"model":                     "gpt-5-codex",
+		"model_provider":            ProviderOpenAI,
+		"model_reasoning_effort":    "medium",
+		"model_reasoning_summary":   "auto",
+		"approval_policy":           string(policy.DefaultApprovalPolicy),
+		"sandbox_mode":              string(policy.DefaultSandboxMode),
+		"project_doc_max_bytes":     int64(32 << 10),
+		"language_query_timeout_ms": int64(10000),
 		"sandbox_workspace_write": map[string]any{
 			"network_access":         false,
 			"exclude_tmpdir_env_var": false,

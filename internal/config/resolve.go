@@ -127,7 +127,7 @@ func narrow(project *Layer, base map[string]any) (*Layer, []Problem) {
 		switch k {
 		case "model", "model_reasoning_effort", "model_reasoning_summary", "model_verbosity":
 			keep[k] = v
-		case "project_doc_max_bytes", "model_context_window", "model_auto_compact_token_limit":
+		case "project_doc_max_bytes", "model_context_window", "model_auto_compact_token_limit", "language_query_timeout_ms":
 			// Lower is not always narrower: a tiny context window or
 			// compaction limit makes every turn summarise away what the
 			// user said, a tiny AGENTS.md budget drops the user's own

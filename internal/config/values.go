@@ -17,6 +17,7 @@ import (
 // on a tree whose types check passed.
 func (c *checker) values(tree map[string]any) {
 	c.settings("", tree)
+	c.atLeast(tree, "language_query_timeout_ms", "", 1)
 	if m, ok := tree["profiles"].(map[string]any); ok {
 		for _, name := range sortedKeys(m) {
 			if p, ok := m[name].(map[string]any); ok {

@@ -149,6 +149,9 @@ type Options struct {
 	// Events, Approvals, Review, Questions: the experimental.agent
 	// opt-ins (Questions: agent/askUser, answered by Config.Request).
 	Events, Approvals, Review, Questions bool
+	// Language: experimental.agent.language (agent/languageQuery,
+	// answered by Config.Request).
+	Language bool
 	// Progress: window.workDoneProgress.
 	Progress bool
 	// ApplyEdit, DocumentChanges, ResourceOperations, ChangeAnnotations:
@@ -243,6 +246,7 @@ func capabilities(o Options) protocol.ClientCapabilities {
 	}
 	exp, _ := json.Marshal(map[string]any{"agent": map[string]bool{
 		"events": o.Events, "approvals": o.Approvals, "review": o.Review, "questions": o.Questions,
+		"language": o.Language,
 	}})
 	c.Experimental = exp
 	return c

@@ -42,6 +42,9 @@ type ClientCapabilities struct {
 	// AgentQuestions: the model's questions (request_user_input) go out
 	// as agent/askUser; without it, as window/showMessageRequest.
 	AgentQuestions bool
+	// AgentLanguage: the client answers agent/languageQuery with the
+	// editor's language servers, and the model gets the lsp_* tools.
+	AgentLanguage bool
 	// PositionEncoding is the negotiated position encoding.
 	PositionEncoding workspace.Encoding
 }
@@ -79,6 +82,8 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 				Elicitation bool `json:"elicitation"`
 				// Questions: agent/askUser (ask.go).
 				Questions bool `json:"questions"`
+				// Language: agent/languageQuery (language.go).
+				Language bool `json:"language"`
 			} `json:"agent"`
 		}
 		if err := json.Unmarshal(c.Experimental, &exp); err != nil {
@@ -87,6 +92,7 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 		if a := exp.Agent; a != nil {
 			caps.AgentEvents, caps.AgentApprovals, caps.AgentReview = a.Events, a.Approvals, a.Review
 			caps.AgentElicitation, caps.AgentQuestions = a.Elicitation, a.Questions
+			caps.AgentLanguage = a.Language
 		}
 	}
 	return caps, nil

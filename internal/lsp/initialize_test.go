@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
@@ -179,5 +181,39 @@ func TestConnectionLost(t *testing.T) {
 	defer h.agent.mu.Unlock()
 	if !h.agent.closed {
 		t.Error("the agent was not closed")
+	}
+}
+
+// TestLanguageCapability: only a client that declares
+// experimental.agent.language answers language queries (the agent offers
+// the lsp_* tools to no other), in the encoding negotiated.
+func TestLanguageCapability(t *testing.T) {
+	for _, tc := range []struct {
+		caps string
+		want bool
+		enc  workspace.Encoding
+	}{
+		{`{"experimental":{"agent":{"events":true,"language":true}},"general":{"positionEncodings":["utf-8","utf-16"]}}`, true, workspace.UTF8},
+		{`{"experimental":{"agent":{"events":true,"language":true}}}`, true, workspace.UTF16},
+		{`{"experimental":{"agent":{"events":true,"questions":true}}}`, false, workspace.UTF16},
+		{`{}`, false, workspace.UTF16},
+	} {
+		var c protocol.ClientCapabilities
+		if err := json.Unmarshal([]byte(tc.caps), &c); err != nil {
+			t.Fatal(err)
+		}
+		caps, err := parseCapabilities(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &server{caps: caps}
+		if enc, ok := s.LanguageEncoding("s1"); ok != tc.want || enc != tc.enc {
+			t.Errorf("%s: answers %v in %v, want %v in %v", tc.caps, ok, enc, tc.want, tc.enc)
+		}
+		if !tc.want {
+			if _, err := s.LanguageQuery(context.Background(), &agent.LanguageRequest{Kind: "definition"}); err == nil {
+				t.Errorf("%s: a query was sent to a client that did not opt in", tc.caps)
+			}
+		}
 	}
 }

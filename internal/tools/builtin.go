@@ -16,5 +16,12 @@ func Builtin() []Handler {
 		Glob{},
 		ViewImage{},
 		RequestUserInput{},
+		LSPDefinition{},
+		LSPReferences{},
+		LSPHover{},
+		LSPDiagnostics{},
+		LSPSymbols{},
+		LSPDocumentSymbols{},
+		LSPRename{},
 	}
 }

@@ -94,6 +94,9 @@ type Env struct {
 	// Asker puts the model's questions to the user (request_user_input);
 	// nil when nobody can be asked.
 	Asker Asker
+	// Language asks the editor's language servers (the lsp_* tools);
+	// nil when the client cannot answer.
+	Language Language
 	// Terminals are the agent session's command sessions (exec_command,
 	// write_stdin); nil when it has none.
 	Terminals *Terminals

@@ -40,12 +40,13 @@ export function bundledBinary(extensionPath: string): string | undefined {
 /**
  * Opts into the agent/* surface (protocol section 1); review (section
  * 5.5) when the user turned on agentLs.reviewChanges; the model's
- * questions (agent/askUser) as cards in the view.
+ * questions (agent/askUser) as cards in the view; questions about code
+ * (agent/languageQuery) answered by VS Code's language features.
  */
 function agentCapabilities(review: boolean): StaticFeature {
   return {
     fillClientCapabilities(caps: ClientCapabilities) {
-      caps.experimental = { ...(caps.experimental as object | undefined), agent: { events: true, approvals: true, review, questions: true } };
+      caps.experimental = { ...(caps.experimental as object | undefined), agent: { events: true, approvals: true, review, questions: true, language: true } };
     },
     initialize() {},
     getState() {

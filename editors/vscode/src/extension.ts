@@ -8,7 +8,8 @@ import { readSettings, Server } from './client';
 import { registerCommands, reporting } from './commands';
 import { DiffView } from './diffView';
 import { notifications } from './notify';
-import { Methods, type AgentEvent, type ApprovalParams, type AskUserParams, type ReviewParams } from './protocol';
+import { languageQuery } from './languageHost';
+import { Methods, type AgentEvent, type ApprovalParams, type AskUserParams, type LanguageQueryParams, type ReviewParams } from './protocol';
 import { Questions } from './questionUi';
 import { Reviews } from './reviewUi';
 import { Terminals } from './terminals';
@@ -42,6 +43,9 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
       c.onRequest(Methods.requestApproval, (p: ApprovalParams, token: vscode.CancellationToken) => approvals.ask(p, token));
       c.onRequest(Methods.requestReview, (p: ReviewParams, token: vscode.CancellationToken) => reviews.ask(p, token));
       c.onRequest(Methods.askUser, (p: AskUserParams, token: vscode.CancellationToken) => questions.ask(p, token));
+      c.onRequest(Methods.languageQuery, (p: LanguageQueryParams) =>
+        languageQuery(p, c.initializeResult?.capabilities.positionEncoding as string | undefined),
+      );
     },
     () => {
       questions.withdraw();

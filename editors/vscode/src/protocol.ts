@@ -85,6 +85,19 @@ export interface QueuedPrompt {
 
 export type SessionMode = 'default' | 'plan';
 
+/** agent/languageQuery's params: a question about code for the editor's language features. */
+export interface LanguageQueryParams {
+  sessionId: string;
+  turnId: string;
+  callId?: string;
+  kind: 'definition' | 'references' | 'hover' | 'diagnostics' | 'workspaceSymbols' | 'documentSymbols' | 'rename';
+  uri?: string;
+  position?: { line: number; character: number };
+  query?: string;
+  newName?: string;
+  includeDeclaration?: boolean;
+}
+
 /** agent/askUser's params: the model's questions (one to three). */
 export interface AskUserParams {
   sessionId: string;
@@ -212,6 +225,7 @@ export const Methods = {
   writeTerminal: 'agent/writeTerminal',
   killTerminal: 'agent/killTerminal',
   askUser: 'agent/askUser',
+  languageQuery: 'agent/languageQuery',
   setMode: 'agent/setMode',
   approvePlan: 'agent/approvePlan',
 } as const;

@@ -5,6 +5,7 @@ local approval = require('agent-ls.approval')
 local attention = require('agent-ls.attention')
 local conversation = require('agent-ls.conversation')
 local edits = require('agent-ls.edits')
+local language = require('agent-ls.language')
 local questions = require('agent-ls.questions')
 local review = require('agent-ls.review')
 local terminals = require('agent-ls.terminals')
@@ -193,6 +194,7 @@ local function handlers()
     ['agent/requestApproval'] = waiting('approval', approval.request_approval),
     ['agent/requestReview'] = waiting('review', review.request_review),
     ['agent/askUser'] = waiting('question', questions.ask_user),
+    ['agent/languageQuery'] = language.query,
     ['window/showMessageRequest'] = approval.show_message_request,
     ['workspace/applyEdit'] = edits.apply_edit,
     ['$/progress'] = progress,
@@ -202,7 +204,7 @@ end
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  caps.experimental.agent = { events = true, approvals = true, review = options.review, questions = true }
+  caps.experimental.agent = { events = true, approvals = true, review = options.review, questions = true, language = true }
   return caps
 end
 

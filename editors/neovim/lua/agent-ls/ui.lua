@@ -48,6 +48,10 @@ local function answered(ask, withdraw)
   return answer
 end
 
+--- await(ask, withdraw) calls ask(finish) and returns what finish was
+--- called with, without blocking Neovim's loop on 0.9 and later.
+M.await = answered
+
 --- select(items, opts, withdraw) asks with vim.ui.select and returns the
 --- choice (nil when dismissed, or withdrawn through withdraw.cancel).
 function M.select(items, opts, withdraw)
