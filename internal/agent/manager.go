@@ -126,6 +126,10 @@ type Defaults struct {
 	// WritableRoots are folders besides the session cwd (and /tmp) that
 	// commands and file changes may write in workspace-write mode.
 	WritableRoots []string
+	// Folders are the frontend's workspace folders (an editor's
+	// workspaceFolders), absolute: every session's workspace holds
+	// them besides its cwd (folders.go).
+	Folders []string
 	// ExcludeTmpdirEnvVar and ExcludeSlashTmp take $TMPDIR and /tmp out
 	// of the writable roots of workspace-write mode, for commands and file
 	// changes alike ([sandbox_workspace_write] exclude_tmpdir_env_var and
@@ -183,6 +187,7 @@ type Defaults struct {
 // clone returns a copy of d that shares no slice or map with it.
 func (d Defaults) clone() Defaults {
 	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.Folders = slices.Clone(d.Folders)
 	d.DisabledTools = slices.Clone(d.DisabledTools)
 	d.OwnFiles = slices.Clone(d.OwnFiles)
 	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
@@ -213,6 +218,7 @@ func (d *Defaults) complete() error {
 		return fmt.Errorf("unknown verbosity %q (want low, medium or high)", d.Verbosity)
 	}
 	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.Folders = slices.Clone(d.Folders)
 	d.DisabledTools = slices.Clone(d.DisabledTools)
 	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
 	if err := d.ShellEnvironmentPolicy.Validate(); err != nil {

@@ -45,6 +45,8 @@ type fakeAgent struct {
 	queue *fakeQueue
 	// terminals are the command sessions (terminals_test.go).
 	terminals *fakeTerminals
+	// folders are the workspace folders set, each time (folders_test.go).
+	folders [][]string
 }
 
 func newFakeAgent(cfg AgentConfig) *fakeAgent {

@@ -133,7 +133,7 @@ func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams
 		cfg := AgentConfig{Frontend: s, Files: s.store, Init: init, Client: caps, Settings: json.RawMessage(params.InitializationOptions),
 			Show: func(msgs ...Message) { s.show(context.Background(), msgs...) }}
 		if len(folders) > 0 {
-			cfg.Cwd = folders[0]
+			cfg.Cwd, cfg.Folders = folders[0], slices.Clone(folders)
 		}
 		if caps.AgentReview {
 			cfg.Reviewer = s
@@ -178,6 +178,9 @@ func (s *server) initializeResult(enc workspace.Encoding) *protocol.InitializeRe
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
 				Commands: commands,
 			},
+			// Every workspace folder is in the sessions' workspace.
+			Workspace: &protocol.WorkspaceOptions{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
+				Supported: &t, ChangeNotifications: protocol.Boolean(true)}},
 			Experimental: protocol.LSPAny(`{"agent":{"version":1}}`),
 		},
 		ServerInfo: info,

@@ -60,6 +60,11 @@ type Agent interface {
 	Terminals
 	// Moder switches sessions into and out of plan mode.
 	Moder
+	// SetFolders makes folders the workspace folders of every session
+	// (workspace/didChangeWorkspaceFolders; the first is the root) and
+	// returns what the user should be told, such as a folder that stays
+	// read-only.
+	SetFolders(folders []string) []Message
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -83,8 +88,11 @@ type AgentConfig struct {
 	// Files is the editor's view of the files, unsaved edits included.
 	Files *workspace.Store
 	// Cwd is the first workspace folder (or the root), "" if none.
-	Cwd  string
-	Init InitOptions
+	Cwd string
+	// Folders are all the workspace folders, Cwd first: every session's
+	// workspace holds them.
+	Folders []string
+	Init    InitOptions
 	// Settings are the initializationOptions as the editor sent them, for
 	// the settings Init does not name.
 	Settings json.RawMessage
