@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/search"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -251,6 +252,9 @@ type Manager struct {
 	summaryOnce sync.Once
 	summary     string
 	unavailable string // why no sandbox confines commands, "" when one does
+
+	// mentions are the files and folders @-mentions complete (mentions.go).
+	mentions search.FileIndex
 }
 
 // NewManager returns a manager with opts, defaults filled in.
@@ -288,7 +292,9 @@ func NewManager(opts Options) (*Manager, error) {
 	if err := d.complete(); err != nil {
 		return nil, err
 	}
-	return &Manager{opts: opts, log: opts.Logger, defaults: d, sessions: make(map[string]*session)}, nil
+	m := &Manager{opts: opts, log: opts.Logger, defaults: d, sessions: make(map[string]*session)}
+	m.mentions.Skip = m.skipHiddenOwn
+	return m, nil
 }
 
 // Defaults returns what new sessions start with now.

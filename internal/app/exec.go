@@ -124,7 +124,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
 	defer stopCommands()
-	return runExecTurn(mgr, info.SessionID, o.prompt, sig, stderr)
+	return runExecTurn(mgr, info.SessionID, execInput(o.prompt, info.Cwd, stderr), sig, stderr)
 }
 
 // execFrontend is exec's terminal front end, answering questions as o
@@ -280,8 +280,8 @@ func execDir(dir string) (string, error) {
 // runExecTurn runs the turn and returns exec's exit status: 0 completed,
 // 130 interrupted (Ctrl-C once interrupts the turn, twice leaves at
 // once), 1 otherwise.
-func runExecTurn(mgr *agent.Manager, sessionID, prompt string, sig <-chan os.Signal, stderr io.Writer) int {
-	turn, err := mgr.StartTurn(sessionID, agent.TurnInput{Prompt: prompt})
+func runExecTurn(mgr *agent.Manager, sessionID string, in agent.TurnInput, sig <-chan os.Signal, stderr io.Writer) int {
+	turn, err := mgr.StartTurn(sessionID, in)
 	if err != nil {
 		execError(stderr, err)
 		return 1

@@ -47,6 +47,10 @@ type fakeAgent struct {
 	terminals *fakeTerminals
 	// folders are the workspace folders set, each time (folders_test.go).
 	folders [][]string
+	// mentionQueries are "sessionId|query" of each CompleteMention,
+	// changedFiles what FilesChanged was told (mentions_test.go).
+	mentionQueries []string
+	changedFiles   []string
 }
 
 func newFakeAgent(cfg AgentConfig) *fakeAgent {

@@ -240,6 +240,14 @@ func checkPolicies(approval policy.ApprovalPolicy, mode policy.SandboxMode) erro
 // at initialize.
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
 	s.sendNotices(ctx)
+	s.mu.Lock()
+	a, events := s.agent, s.caps.AgentEvents
+	s.mu.Unlock()
+	if a != nil && events {
+		// A client with a conversation view completes @-mentions: the
+		// workspace's files are listed now, not at the first @.
+		go a.CompleteMention(context.Background(), "", "", 1)
+	}
 	return nil
 }
 

@@ -65,6 +65,13 @@ type Agent interface {
 	// returns what the user should be told, such as a folder that stays
 	// read-only.
 	SetFolders(folders []string) []Message
+	// CompleteMention returns the files and folders of the session's
+	// workspace ("": the workspace's) that best match what the user
+	// typed after @, best first.
+	CompleteMention(ctx context.Context, sessionID, query string, limit int) ([]agent.Mention, error)
+	// FilesChanged reports files the editor saw created, changed,
+	// deleted or renamed.
+	FilesChanged(paths ...string)
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -267,6 +274,12 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.terminalMethod(ctx, method, req.Params())
 		case methodSetMode, methodApprovePlan:
 			return s.modeMethod(ctx, method, req.Params())
+		case methodCompleteMention:
+			return s.completeMention(ctx, req.Params())
+		}
+		if fileChangeMethods[method] && !req.IsCall() {
+			s.filesChanged(method, req.Params())
+			return nil, nil
 		}
 		if lspMethods[method] {
 			return next(ctx, req)
