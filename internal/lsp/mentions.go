@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agent-ls/agent-ls/internal/agent"
 	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
@@ -170,4 +172,34 @@ func diagnosticLines(diags []diagnosticParam) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// maxFolderEntries bounds the listing of a mentioned folder.
+const maxFolderEntries = 200
+
+// folderContext is the context item of a mentioned folder: its entries,
+// one a line (folders ending in /), at most maxFolderEntries and max
+// bytes; ok is false when path is not a folder.
+func folderContext(path string, max int) (agent.ContextItem, bool) {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return agent.ContextItem{}, false
+	}
+	entries, err := os.ReadDir(path)
+	var b strings.Builder
+	if err != nil {
+		fmt.Fprintf(&b, "(the folder cannot be read: %v)\n", err)
+	}
+	for i, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			name += "/"
+		}
+		if i == maxFolderEntries || b.Len()+len(name)+1 > max {
+			fmt.Fprintf(&b, "[%d more entries; list the folder for them]\n", len(entries)-i)
+			break
+		}
+		b.WriteString(name + "\n")
+	}
+	return agent.ContextItem{Path: path, Text: b.String()}, true
 }

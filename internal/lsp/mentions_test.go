@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -134,6 +135,29 @@ func TestContextDiagnostics(t *testing.T) {
 	}}})
 	in := h.agent.lastTurn()
 	if len(in.Context) != 1 || !slices.Equal(in.Context[0].Diagnostics, []string{"line 3 error: undefined: x (compiler)"}) || in.Context[0].Text != "func f() { x }\n" {
+		t.Errorf("context %+v", in.Context)
+	}
+}
+
+// TestFolderContext: a mentioned folder goes into the prompt as what it
+// holds.
+func TestFolderContext(t *testing.T) {
+	h := newHarness(t)
+	ws := t.TempDir()
+	h.initialize(editor.Options{WorkspaceFolders: []string{ws}})
+	for _, d := range []string{"src/inner", "src/a.go"} {
+		p := filepath.Join(ws, d)
+		if filepath.Ext(p) == "" {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.startTurn(map[string]any{"prompt": "what is in @src", "context": []any{map[string]any{"uri": string(uri.File(filepath.Join(ws, "src")))}}})
+	in := h.agent.lastTurn()
+	if len(in.Context) != 1 || in.Context[0].Path != filepath.Join(ws, "src") || in.Context[0].Text != "a.go\ninner/\n" {
 		t.Errorf("context %+v", in.Context)
 	}
 }

@@ -268,6 +268,12 @@ func (s *server) resolveContext(method string, items []contextParam) ([]agent.Co
 			}
 		}
 		path := docKey(it.URI)
+		if folder, ok := folderContext(path, min(maxContextBytes, budget)); ok {
+			// A mentioned folder: what it holds.
+			budget -= len(folder.Text)
+			out = append(out, folder)
+			continue
+		}
 		ex, err := s.store.Excerpt(path, wr, min(maxContextBytes, budget))
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d]: %v", method, i, err)
