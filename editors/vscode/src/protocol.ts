@@ -214,4 +214,5 @@ export const Methods = {
   askUser: 'agent/askUser',
   setMode: 'agent/setMode',
   approvePlan: 'agent/approvePlan',
+  completeMention: 'agent/completeMention',
 } as const;
