@@ -118,6 +118,10 @@ func (x *FileIndex) list(ctx context.Context, root string) *fileList {
 	return l
 }
 
+// maxListed bounds the entries of one root's list (a workspace that is a
+// whole home folder): the walk stops there.
+const maxListed = 500_000
+
 // walk lists l's root again.
 func (x *FileIndex) walk(l *fileList) {
 	var mu sync.Mutex
@@ -125,11 +129,17 @@ func (x *FileIndex) walk(l *fileList) {
 	var paths []string
 	opts := walkOptions{Root: l.root, Base: ignoreBase(l.root, l.root), Skip: x.Skip}
 	if fi, err := os.Stat(l.root); err == nil && fi.IsDir() {
-		walk(context.Background(), opts, func(f walkFile) {
+		ctx, stop := context.WithCancel(context.Background())
+		walk(ctx, opts, func(f walkFile) {
 			mu.Lock()
 			defer mu.Unlock()
+			if len(paths) >= maxListed {
+				stop()
+				return
+			}
 			paths = addPath(paths, seen, f.Rel)
 		})
+		stop()
 	}
 	lower := make([]string, len(paths))
 	for i, p := range paths {
