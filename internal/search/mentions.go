@@ -21,11 +21,11 @@ type Entry struct {
 // FileIndex keeps, per root, the files and folders below it as the walk
 // sees them (ignore files honoured, hidden files and .git left out), for
 // completing a user's @-mentions as they type: the first query of a root
-// walks it, later ones score the list kept in memory (at most maxListed entries a
-// root). Changes reported
-// with Changed are applied to the lists at once; a list older than
-// MaxAge is walked again in the background while the old one still
-// answers, for changes nobody reported. It is safe for concurrent use.
+// walks it, later ones score the list kept in memory (at most maxListed
+// entries a root). Changes reported with Changed are applied to the
+// lists at once; a list older than MaxAge is walked again in the
+// background while the old one still answers, for changes nobody
+// reported. It is safe for concurrent use.
 type FileIndex struct {
 	// MaxAge is how long a list answers before it is walked again (in
 	// the background); 0 means 30 seconds.
