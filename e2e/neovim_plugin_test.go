@@ -197,6 +197,33 @@ var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is de
 
 // startPlugin runs nvim with the README's plugin set-up and the driver
 // in flow, in a workspace that is a git repository.
+// TestNeovimPluginMention: @ completes the workspace's files (through
+// agent/completeMention) in :AgentAsk and in the prompt input, and a
+// file the prompt @-mentions reaches the model as context.
+func TestNeovimPluginMention(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(fakemodel.Say(firstAnswer))
+			t.Cleanup(m.Close)
+			r, _ := startPlugin(t, nvim, m, "mention", func(ws string) {
+				if err := os.MkdirAll(filepath.Join(ws, "src"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(ws, "src", "helper.go"), []byte("package helper // mention marker\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			reqs := m.Requests()
+			if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "package helper // mention marker") {
+				t.Fatalf("the mentioned file did not reach the model: %d requests", len(reqs))
+			}
+		})
+	}
+}
+
 func startPlugin(t *testing.T, nvim string, m *fakemodel.Server, flow string, prepare ...func(ws string)) (*editorRun, string) {
 	t.Helper()
 	return startPluginDriver(t, nvim, "plugin.lua", m, flow, prepare...)

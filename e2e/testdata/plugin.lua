@@ -176,6 +176,37 @@ local function attached(b)
   return found
 end
 
+if os.getenv('AGENT_LS_TEST_FLOW') == 'mention' then
+  -- @ completes the workspace's files in :AgentAsk and in the prompt
+  -- input, and a mentioned file goes with the prompt.
+  vim.cmd('edit ' .. ws .. '/src/helper.go')
+  attached(vim.api.nvim_get_current_buf())
+  local mention = require('agent-ls.mention')
+  local got
+  wait('the completion of @hel', function()
+    got = mention.complete('@hel', 'AgentAsk @hel')
+    return #got > 0
+  end)
+  if got[1] ~= '@src/helper.go' then
+    fail(':AgentAsk @hel completes to ' .. vim.inspect(got))
+  end
+  got = vim.fn.AgentLsCompleteMention('look at @src/hel', 'look at @src/hel', 16)
+  if got[1] ~= 'look at @src/helper.go' then
+    fail('the prompt input completes to ' .. vim.inspect(got))
+  end
+  say('completed')
+  vim.cmd('AgentAsk look at @src/helper.go please')
+  local c
+  wait('the answer', function()
+    c = c or conversation.of_buffer(vim.fn.bufnr('agent-ls://conversation' .. ws))
+    return c ~= nil and has(buffer_text(c.buf), 'First answer')
+  end)
+  say('asked with a mention')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
 local bar_option = vim.fn.has('nvim-0.8') == 1 and 'winbar' or 'statusline'
 
 if (os.getenv('AGENT_LS_TEST_FLOW') or ''):match('^review') then

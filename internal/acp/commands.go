@@ -153,10 +153,10 @@ func (s *server) newConversation(a Agent, ss *session) (string, error) {
 	ss.mu.Lock()
 	old := ss.info
 	effort := ss.effort
-	servers := ss.servers
+	servers, folders := ss.servers, ss.folders
 	ss.mu.Unlock()
-	// The new conversation keeps the session's MCP servers.
-	info, err := a.NewSession(agent.SessionOptions{Cwd: old.Cwd, Model: old.Model, ApprovalPolicy: old.ApprovalPolicy, SandboxMode: old.SandboxMode, ReasoningEffort: effort, Tools: servers, Mode: old.Mode})
+	// The new conversation keeps the session's MCP servers and folders.
+	info, err := a.NewSession(agent.SessionOptions{Cwd: old.Cwd, Model: old.Model, ApprovalPolicy: old.ApprovalPolicy, SandboxMode: old.SandboxMode, ReasoningEffort: effort, Tools: servers, Mode: old.Mode, Folders: folders})
 	if err != nil {
 		return "", err
 	}

@@ -54,6 +54,8 @@ func (s *server) initializeResponse() sdk.InitializeResponse {
 				List:   &sdk.SessionListCapabilities{},
 				Resume: &sdk.SessionResumeCapabilities{},
 				Close:  &sdk.SessionCloseCapabilities{},
+				// Each is a workspace folder of the session.
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{},
 			},
 			// A session/prompt while a turn runs waits for it, and
 			// answers when its own turn ends.

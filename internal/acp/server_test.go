@@ -32,6 +32,7 @@ type fakeAgent struct {
 	mcp       []MCPServer // the servers MCPServers was given
 	mcpCwd    string
 	tools     agent.SessionTools // what NewSession was given
+	folders   []string           // the folders NewSession was given
 	servers   *fakeServers
 	prompts   []agent.Prompt // what Prompts answers
 	terminals []agent.TerminalInfo
@@ -64,7 +65,7 @@ func (f *fakeAgent) MCPServers(cwd string, servers []MCPServer, failed func(stri
 
 func (f *fakeAgent) NewSession(o agent.SessionOptions) (agent.SessionInfo, error) {
 	f.mu.Lock()
-	f.tools = o.Tools
+	f.tools, f.folders = o.Tools, o.Folders
 	f.sessions++
 	id := fmt.Sprintf("s-%d", f.sessions)
 	f.mu.Unlock()

@@ -35,6 +35,8 @@ type session struct {
 	// commands are the slash commands last sent; nil until the first
 	// are (after session/new's answer).
 	commands []sdk.AvailableCommand
+	// folders are the client's additionalDirectories for the session.
+	folders []string
 }
 
 // keepServers makes servers the session's, stopping those it had; on a
@@ -81,6 +83,16 @@ func checkCwd(cwd string) error {
 	return nil
 }
 
+// checkDirs wants absolute additional directories, as the protocol says.
+func checkDirs(dirs []string) error {
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return invalidParams("additionalDirectories must be absolute paths, got %q", d)
+		}
+	}
+	return nil
+}
+
 // NewSession starts a session. Its answer goes out before anything about
 // the session: the slash commands follow it (JetBrains hangs otherwise).
 func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
@@ -94,10 +106,15 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err := checkCwd(p.Cwd); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	if err := checkDirs(p.AdditionalDirectories); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	// The client's MCP servers start with the session, for it alone.
 	var n mcp.Notices
 	servers := s.startServers(a, "session/new", p.Cwd, p.McpServers, &n)
-	info, err := a.NewSession(agent.SessionOptions{Cwd: p.Cwd, Tools: servers})
+	// The additional directories are workspace folders of the session:
+	// inside its boundary, each writable unless it must not be.
+	info, err := a.NewSession(agent.SessionOptions{Cwd: p.Cwd, Tools: servers, Folders: p.AdditionalDirectories})
 	if err != nil {
 		if servers != nil {
 			servers.Close()
@@ -105,6 +122,9 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		return sdk.NewSessionResponse{}, requestError(err)
 	}
 	ss := s.register(info.SessionID, info)
+	ss.mu.Lock()
+	ss.folders = p.AdditionalDirectories
+	ss.mu.Unlock()
 	s.keepServers(ss, servers)
 	s.wire.afterAnswer(info.SessionID, func() {
 		s.sendCommands(ss)
@@ -153,7 +173,7 @@ func (s *server) session(id sdk.SessionId) (*session, error) {
 // the MCP servers the client names now (those it had on this connection
 // stop). What the servers have to tell the user waits for tell, which
 // the caller calls once the session is drawn.
-func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, named []sdk.McpServer) (ss *session, rs *agent.ResumedSession, tell func(), err error) {
+func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId, cwd string, dirs []string, named []sdk.McpServer) (ss *session, rs *agent.ResumedSession, tell func(), err error) {
 	a, err := s.theAgent()
 	if err != nil {
 		return nil, nil, nil, err
@@ -162,6 +182,9 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 		return nil, nil, nil, err
 	}
 	if err := checkCwd(cwd); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := checkDirs(dirs); err != nil {
 		return nil, nil, nil, err
 	}
 	rs, err = a.ResumeSession(ctx, string(id))
@@ -183,7 +206,7 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 	// live in the agent may still hold servers this connection stopped
 	// (session/close) or gave to another conversation (/new).
 	servers := s.startServers(a, method, cwd, named, n)
-	info, err := a.UpdateSession(rs.Info.SessionID, func(o *agent.SessionOptions) { o.Tools = servers })
+	info, err := a.UpdateSession(rs.Info.SessionID, func(o *agent.SessionOptions) { o.Tools, o.Folders = servers, dirs })
 	switch {
 	case err == nil:
 		rs.Info = info
@@ -195,7 +218,7 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 		return nil, nil, nil, requestError(err)
 	}
 	ss.mu.Lock()
-	ss.info = rs.Info
+	ss.info, ss.folders = rs.Info, dirs
 	ss.mu.Unlock()
 	s.keepServers(ss, servers)
 	return ss, rs, tell, nil
@@ -203,7 +226,7 @@ func (s *server) bringBack(ctx context.Context, method string, id sdk.SessionId,
 
 // LoadSession replays the session's whole conversation, then answers.
 func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	ss, rs, tell, err := s.bringBack(ctx, "session/load", p.SessionId, p.Cwd, p.McpServers)
+	ss, rs, tell, err := s.bringBack(ctx, "session/load", p.SessionId, p.Cwd, p.AdditionalDirectories, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -218,7 +241,7 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 
 // ResumeSession brings a session back without replaying it.
 func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	ss, rs, tell, err := s.bringBack(ctx, "session/resume", p.SessionId, p.Cwd, p.McpServers)
+	ss, rs, tell, err := s.bringBack(ctx, "session/resume", p.SessionId, p.Cwd, p.AdditionalDirectories, p.McpServers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}

@@ -60,6 +60,10 @@ type SessionOptions struct {
 	// names for it), offered beside the manager's registry; nil means
 	// none. Whoever made them stops them.
 	Tools SessionTools
+	// Folders are workspace folders of this session besides Cwd (ACP's
+	// additionalDirectories, exec's --add-dir), absolute; with the
+	// defaults' Folders they make the session's workspace (folders.go).
+	Folders []string
 }
 
 // SessionInfo describes a session (the result of agent/newSession).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -167,11 +168,27 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 // applyChanges applies cs through the frontend when it does so (the
 // editor), else to disk.
 func (m *Manager) applyChanges(ctx context.Context, cs *workspace.ChangeSet) error {
+	// The files added, deleted or moved change what @-mentions list.
+	defer m.changedFiles(cs)
 	applied, err := m.opts.Frontend.ApplyChanges(ctx, cs)
 	if applied || err != nil {
 		return err
 	}
 	return workspace.WriteToDisk(cs)
+}
+
+// changedFiles tells the mention lists of the files cs adds, deletes or
+// moves.
+func (m *Manager) changedFiles(cs *workspace.ChangeSet) {
+	var paths []string
+	for _, c := range cs.Changes {
+		if c.Kind != workspace.Update {
+			paths = append(paths, c.Path, c.NewPath)
+		}
+	}
+	if paths = slices.DeleteFunc(paths, func(p string) bool { return p == "" }); len(paths) > 0 {
+		m.mentions.Changed(paths...)
+	}
 }
 
 // currentState reads a file as the user sees it.

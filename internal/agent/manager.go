@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/search"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -126,6 +127,10 @@ type Defaults struct {
 	// WritableRoots are folders besides the session cwd (and /tmp) that
 	// commands and file changes may write in workspace-write mode.
 	WritableRoots []string
+	// Folders are the frontend's workspace folders (an editor's
+	// workspaceFolders), absolute: every session's workspace holds
+	// them besides its cwd (folders.go).
+	Folders []string
 	// ExcludeTmpdirEnvVar and ExcludeSlashTmp take $TMPDIR and /tmp out
 	// of the writable roots of workspace-write mode, for commands and file
 	// changes alike ([sandbox_workspace_write] exclude_tmpdir_env_var and
@@ -187,6 +192,7 @@ type Defaults struct {
 // clone returns a copy of d that shares no slice or map with it.
 func (d Defaults) clone() Defaults {
 	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.Folders = slices.Clone(d.Folders)
 	d.DisabledTools = slices.Clone(d.DisabledTools)
 	d.OwnFiles = slices.Clone(d.OwnFiles)
 	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
@@ -217,6 +223,7 @@ func (d *Defaults) complete() error {
 		return fmt.Errorf("unknown verbosity %q (want low, medium or high)", d.Verbosity)
 	}
 	d.WritableRoots = slices.Clone(d.WritableRoots)
+	d.Folders = slices.Clone(d.Folders)
 	d.DisabledTools = slices.Clone(d.DisabledTools)
 	d.ShellEnvironmentPolicy = d.ShellEnvironmentPolicy.Clone()
 	if err := d.ShellEnvironmentPolicy.Validate(); err != nil {
@@ -249,6 +256,9 @@ type Manager struct {
 	summaryOnce sync.Once
 	summary     string
 	unavailable string // why no sandbox confines commands, "" when one does
+
+	// mentions are the files and folders @-mentions complete (mentions.go).
+	mentions search.FileIndex
 }
 
 // NewManager returns a manager with opts, defaults filled in.
@@ -286,7 +296,9 @@ func NewManager(opts Options) (*Manager, error) {
 	if err := d.complete(); err != nil {
 		return nil, err
 	}
-	return &Manager{opts: opts, log: opts.Logger, defaults: d, sessions: make(map[string]*session)}, nil
+	m := &Manager{opts: opts, log: opts.Logger, defaults: d, sessions: make(map[string]*session)}
+	m.mentions.Skip = m.skipHiddenOwn
+	return m, nil
 }
 
 // Defaults returns what new sessions start with now.

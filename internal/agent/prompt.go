@@ -29,9 +29,13 @@ const agentsDocHeader = "# AGENTS.md instructions for "
 func (s *session) contextItems() []model.Item {
 	opts := s.mgr.opts
 	var items []model.Item
-	if docs := projectDocs(opts.Files, s.info.Cwd, opts.ProjectDocMaxBytes); docs != "" {
-		items = append(items, model.Item{Type: model.ItemMessage, Role: model.RoleUser,
-			Text: fmt.Sprintf(agentsDocHeader+"%s\n\n<INSTRUCTIONS>\n%s\n</INSTRUCTIONS>", s.info.Cwd, docs)})
+	// Each workspace folder has its AGENTS.md chain, within a budget of
+	// its own.
+	for _, dir := range append([]string{s.info.Cwd}, s.boundary.Folders()...) {
+		if docs := projectDocs(opts.Files, dir, opts.ProjectDocMaxBytes); docs != "" {
+			items = append(items, model.Item{Type: model.ItemMessage, Role: model.RoleUser,
+				Text: fmt.Sprintf(agentsDocHeader+"%s\n\n<INSTRUCTIONS>\n%s\n</INSTRUCTIONS>", dir, docs)})
+		}
 	}
 	items = append(items, model.Item{Type: model.ItemMessage, Role: model.RoleUser, Text: s.environmentContext()})
 	return items
@@ -50,6 +54,7 @@ func (s *session) environmentContext() string {
 	var b strings.Builder
 	b.WriteString("<environment_context>\n")
 	fmt.Fprintf(&b, "  <cwd>%s</cwd>\n", s.info.Cwd)
+	b.WriteString(s.foldersContext())
 	fmt.Fprintf(&b, "  <shell>%s</shell>\n", filepath.Base(shell))
 	fmt.Fprintf(&b, "  <current_date>%s</current_date>\n", opts.Now().Format("2006-01-02"))
 	fmt.Fprintf(&b, "  <model>%s</model>\n", s.info.Model)

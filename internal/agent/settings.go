@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
@@ -49,11 +50,13 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
 	cfg.ReasoningEffort = cmp.Or(o.ReasoningEffort, cfg.ReasoningEffort)
 	temp := policy.WritableTempRoots(os.Getenv("TMPDIR"), cfg.ExcludeTmpdirEnvVar, cfg.ExcludeSlashTmp)
-	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, cfg.WritableRoots, temp)
+	folders := sessionFolders(info.Cwd, cfg.Folders, o.Folders)
+	roots := append(slices.Clone(cfg.WritableRoots), writableFolders(info.SandboxMode, folders, cfg)...)
+	boundary, err := policy.NewBoundary(info.SandboxMode, info.Cwd, roots, temp)
 	if err != nil {
 		return sessionSettings{}, fmt.Errorf("session boundary: %w", err)
 	}
-	boundary = boundary.WithOwn(cfg.OwnFiles)
+	boundary = boundary.WithOwn(cfg.OwnFiles).WithFolders(folders)
 	client, err := m.opts.ClientFor(info)
 	if err != nil {
 		return sessionSettings{}, fmt.Errorf("session model client: %w", err)

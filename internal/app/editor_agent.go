@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,10 @@ type editorAgent struct {
 	editor json.RawMessage // the editor's latest settings
 	stamp  string          // the config files as last read
 	shown  map[string]bool // the messages of the last reload, not repeated
+	// folders are the editor's workspace folders (the first is cwd);
+	// toldFolders those whose being read-only the user was told.
+	folders     []string
+	toldFolders map[string]bool
 	// show tells the user what a reload found (set once serving).
 	show func(...lsp.Message)
 }
@@ -42,7 +47,7 @@ type editorAgent struct {
 // settings in force before the manager is built.
 func (r *root) newEditorAgent(res *resolver, fp frontendParts, show func(...lsp.Message), settle func(*editorAgent)) (*editorAgent, error) {
 	removeStaleMarkers(fp.cwd, r.log)
-	a := &editorAgent{root: r, res: res, cwd: fp.cwd, log: r.log, show: show}
+	a := &editorAgent{root: r, res: res, cwd: fp.cwd, log: r.log, show: show, folders: slices.Clone(fp.folders)}
 	settle(a)
 	// A session record that cannot be written is shown, and so is
 	// whether it was written again whole.
@@ -60,6 +65,7 @@ func (r *root) newEditorAgent(res *resolver, fp frontendParts, show func(...lsp.
 		return nil, err
 	}
 	a.Manager = mgr
+	a.tell(a.folderNotices(fp.folders))
 	return a, nil
 }
 
@@ -104,7 +110,8 @@ func (a *editorAgent) reload() []lsp.Message {
 		return append(msgs, lsp.Message{Error: true, Text: "agent-ls: the new settings cannot apply: " + err.Error()})
 	}
 	if a.Manager != nil {
-		if err := a.Manager.UpdateDefaults(func(d *agent.Defaults) { *d = s.agentDefaults() }); err != nil {
+		folders := slices.Clone(a.folders)
+		if err := a.Manager.UpdateDefaults(func(d *agent.Defaults) { *d = s.agentDefaults(); d.Folders = folders }); err != nil {
 			msgs = append(msgs, lsp.Message{Error: true, Text: "agent-ls: the new settings cannot apply: " + err.Error()})
 		}
 	}
@@ -140,6 +147,7 @@ func (a *editorAgent) NewSession(o agent.SessionOptions) (agent.SessionInfo, err
 	info, err := a.Manager.NewSession(o)
 	if err == nil {
 		a.tell(a.homeNotice(info.Cwd))
+		a.tell(a.folderNotices(o.Folders))
 	}
 	return info, err
 }

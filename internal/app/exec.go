@@ -93,6 +93,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer r.close()
 	defer mgr.Close()
 	info, err := execSession(mgr, r, o, stderr)
+	if err == nil {
+		err = execFolders(mgr, info, o, stderr)
+	}
 	if err != nil {
 		execError(stderr, err)
 		return 1
@@ -121,7 +124,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
 	defer stopCommands()
-	return runExecTurn(mgr, info.SessionID, o.prompt, sig, stderr)
+	return runExecTurn(mgr, info.SessionID, execInput(o.prompt, info.Cwd, stderr), sig, stderr)
 }
 
 // execFrontend is exec's terminal front end, answering questions as o
@@ -196,6 +199,8 @@ type execOptions struct {
 	// of the directory's workspace.
 	resume string
 	last   bool
+	// addDirs are the --add-dir folders, absolute.
+	addDirs []string
 }
 
 // parseExec reads exec's flags, the environment and the prompt. done is
@@ -210,6 +215,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	resume := fs.String("resume", "", "go on with the kept session of this `ID` (agent-ls sessions lists them): its history, undo and \"always\" answers")
 	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
 	plan := fs.Bool("plan", false, "plan mode: investigate in the read-only sandbox, change nothing, and end with a plan")
+	addDirs := addDirFlag(fs)
 	res, code, done := parseSettings(fs, flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
@@ -222,7 +228,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 		setUnlessFlagged(&flags.layer, "sandbox_mode", string(policy.WorkspaceWrite), "--full-auto")
 		setUnlessFlagged(&flags.layer, "approval_policy", string(policy.OnRequest), "--full-auto")
 	}
-	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last, plan: *plan}
+	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last, plan: *plan, addDirs: *addDirs}
 	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)
@@ -274,8 +280,8 @@ func execDir(dir string) (string, error) {
 // runExecTurn runs the turn and returns exec's exit status: 0 completed,
 // 130 interrupted (Ctrl-C once interrupts the turn, twice leaves at
 // once), 1 otherwise.
-func runExecTurn(mgr *agent.Manager, sessionID, prompt string, sig <-chan os.Signal, stderr io.Writer) int {
-	turn, err := mgr.StartTurn(sessionID, agent.TurnInput{Prompt: prompt})
+func runExecTurn(mgr *agent.Manager, sessionID string, in agent.TurnInput, sig <-chan os.Signal, stderr io.Writer) int {
+	turn, err := mgr.StartTurn(sessionID, in)
 	if err != nil {
 		execError(stderr, err)
 		return 1

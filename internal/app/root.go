@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -173,6 +174,9 @@ type frontendParts struct {
 	reviewer agent.Reviewer
 	files    agent.FileReader // nil: the disk
 	cwd      string           // "": the process's working directory
+	// folders are the editor's workspace folders (the first is cwd):
+	// every session's workspace holds them (agent.Defaults.Folders).
+	folders []string
 	// unattended: nobody answers approvals (exec --yes).
 	unattended bool
 	// ring, when set, rings exec's terminal when a turn ends or waits on
@@ -220,6 +224,7 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		// Where no sandbox confines commands, every one needs approval.
 		SandboxUnavailable: func() string { return sandbox.Probe().Unavailable() },
 	}
+	opts.Defaults.Folders = slices.Clone(fp.folders)
 	var mu sync.Mutex
 	var ids []string
 	// The MCP servers are offered the sessions' folders as roots (the

@@ -60,7 +60,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stopCommands()
 
 	newAgent := func(cfg lsp.AgentConfig) (lsp.Agent, error) {
-		fp := frontendParts{frontend: cfg.Frontend, reviewer: cfg.Reviewer, files: cfg.Files, cwd: cfg.Cwd}
+		fp := frontendParts{frontend: cfg.Frontend, reviewer: cfg.Reviewer, files: cfg.Files, cwd: cfg.Cwd, folders: cfg.Folders}
 		a, err := r.newEditorAgent(res, fp, cfg.Show, func(a *editorAgent) { cfg.Show(a.configure(cfg.Settings)...) })
 		if err != nil {
 			return nil, err

@@ -45,6 +45,12 @@ type fakeAgent struct {
 	queue *fakeQueue
 	// terminals are the command sessions (terminals_test.go).
 	terminals *fakeTerminals
+	// folders are the workspace folders set, each time (folders_test.go).
+	folders [][]string
+	// mentionQueries are "sessionId|query" of each CompleteMention,
+	// changedFiles what FilesChanged was told (mentions_test.go).
+	mentionQueries []string
+	changedFiles   []string
 }
 
 func newFakeAgent(cfg AgentConfig) *fakeAgent {

@@ -139,7 +139,7 @@ func (s *server) Initialize(_ context.Context, params *protocol.InitializeParams
 		cfg := AgentConfig{Frontend: s, Files: s.store, Init: init, Client: caps, Settings: json.RawMessage(params.InitializationOptions),
 			Show: func(msgs ...Message) { s.show(context.Background(), msgs...) }}
 		if len(folders) > 0 {
-			cfg.Cwd = folders[0]
+			cfg.Cwd, cfg.Folders = folders[0], slices.Clone(folders)
 		}
 		if caps.AgentReview {
 			cfg.Reviewer = s
@@ -184,6 +184,9 @@ func (s *server) initializeResult(enc workspace.Encoding) *protocol.InitializeRe
 			ExecuteCommandProvider: protocol.ExecuteCommandOptions{
 				Commands: commands,
 			},
+			// Every workspace folder is in the sessions' workspace.
+			Workspace: &protocol.WorkspaceOptions{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
+				Supported: &t, ChangeNotifications: protocol.Boolean(true)}},
 			Experimental: protocol.LSPAny(`{"agent":{"version":1}}`),
 		},
 		ServerInfo: info,
@@ -243,6 +246,14 @@ func checkPolicies(approval policy.ApprovalPolicy, mode policy.SandboxMode) erro
 // at initialize.
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
 	s.sendNotices(ctx)
+	s.mu.Lock()
+	a, events := s.agent, s.caps.AgentEvents
+	s.mu.Unlock()
+	if a != nil && events {
+		// A client with a conversation view completes @-mentions: the
+		// workspace's files are listed now, not at the first @.
+		go a.CompleteMention(context.Background(), "", "", 1)
+	}
 	return nil
 }
 

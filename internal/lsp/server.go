@@ -60,6 +60,18 @@ type Agent interface {
 	Terminals
 	// Moder switches sessions into and out of plan mode.
 	Moder
+	// SetFolders makes folders the workspace folders of every session
+	// (workspace/didChangeWorkspaceFolders; the first is the root) and
+	// returns what the user should be told, such as a folder that stays
+	// read-only.
+	SetFolders(folders []string) []Message
+	// CompleteMention returns the files and folders of the session's
+	// workspace ("": the workspace's) that best match what the user
+	// typed after @, best first.
+	CompleteMention(ctx context.Context, sessionID, query string, limit int) ([]agent.Mention, error)
+	// FilesChanged reports files the editor saw created, changed,
+	// deleted or renamed.
+	FilesChanged(paths ...string)
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -83,8 +95,11 @@ type AgentConfig struct {
 	// Files is the editor's view of the files, unsaved edits included.
 	Files *workspace.Store
 	// Cwd is the first workspace folder (or the root), "" if none.
-	Cwd  string
-	Init InitOptions
+	Cwd string
+	// Folders are all the workspace folders, Cwd first: every session's
+	// workspace holds them.
+	Folders []string
+	Init    InitOptions
 	// Settings are the initializationOptions as the editor sent them, for
 	// the settings Init does not name.
 	Settings json.RawMessage
@@ -259,6 +274,12 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.terminalMethod(ctx, method, req.Params())
 		case methodSetMode, methodApprovePlan:
 			return s.modeMethod(ctx, method, req.Params())
+		case methodCompleteMention:
+			return s.completeMention(ctx, req.Params())
+		}
+		if fileChangeMethods[method] && !req.IsCall() {
+			s.filesChanged(method, req.Params())
+			return nil, nil
 		}
 		if lspMethods[method] {
 			return next(ctx, req)

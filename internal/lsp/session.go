@@ -63,6 +63,10 @@ type startTurnParams struct {
 type contextParam struct {
 	URI   string      `json:"uri"`
 	Range *rangeParam `json:"range"`
+	// Diagnostics are the editor's for the item (an @diagnostics
+	// mention): they go into the prompt with it, bounded as a code
+	// action's are.
+	Diagnostics []diagnosticParam `json:"diagnostics"`
 }
 
 type rangeParam struct {
@@ -264,12 +268,18 @@ func (s *server) resolveContext(method string, items []contextParam) ([]agent.Co
 			}
 		}
 		path := docKey(it.URI)
+		if folder, ok := folderContext(path, min(maxContextBytes, budget)); ok {
+			// A mentioned folder: what it holds.
+			budget -= len(folder.Text)
+			out = append(out, folder)
+			continue
+		}
 		ex, err := s.store.Excerpt(path, wr, min(maxContextBytes, budget))
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: context[%d]: %v", method, i, err)
 		}
 		budget -= len(ex.Text)
-		item := agent.ContextItem{Path: path, Text: ex.Text}
+		item := agent.ContextItem{Path: path, Text: ex.Text, Diagnostics: diagnosticLines(it.Diagnostics)}
 		if r != nil || ex.Omitted > 0 {
 			item.StartLine, item.EndLine = ex.StartLine, ex.EndLine
 		}

@@ -5,6 +5,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/policy"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestNewSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := agent.SessionOptions{Cwd: other, Model: "m2", ApprovalPolicy: "never", SandboxMode: "read-only"}
-	if opts := h.agent.session(got.SessionID); opts != want {
+	if opts := h.agent.session(got.SessionID); !reflect.DeepEqual(opts, want) {
 		t.Errorf("session options %+v, want %+v", opts, want)
 	}
 	// No params at all is an empty object.

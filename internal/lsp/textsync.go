@@ -25,7 +25,7 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 	switch req.Method() {
 	case protocol.MethodTextDocumentDidOpen, protocol.MethodTextDocumentDidChange,
 		protocol.MethodTextDocumentDidClose, protocol.MethodTextDocumentDidSave,
-		protocol.MethodWorkspaceDidChangeConfiguration:
+		protocol.MethodWorkspaceDidChangeConfiguration, protocol.MethodWorkspaceDidChangeWorkspaceFolders:
 	default:
 		return nil, jsonrpc2.ErrNotHandled
 	}
@@ -33,6 +33,11 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, jsonrpc2.ErrNotHandled // not a notification: let the handlers answer it
 	}
 	if t.s.state.Load() != stateInitialized {
+		return handled, nil
+	}
+	if req.Method() == protocol.MethodWorkspaceDidChangeWorkspaceFolders {
+		// In order too: a turn started after the change sees the folders.
+		t.s.didChangeWorkspaceFolders(json.RawMessage(req.Params()))
 		return handled, nil
 	}
 	if req.Method() == protocol.MethodWorkspaceDidChangeConfiguration {

@@ -32,6 +32,9 @@ type Boundary struct {
 	writable []string
 	// own are agent-ls's own files and folders (see WithOwn).
 	own []OwnPath
+	// folders are the workspace folders besides the root (see
+	// WithFolders); realFolders the same resolved.
+	folders, realFolders []string
 }
 
 // NewBoundary returns the boundary of a session rooted at root (absolute)
@@ -144,10 +147,11 @@ func (b *Boundary) WritableRoots() []string {
 }
 
 // Contains reports whether path (absolute) lies inside the project root
-// once its symlinks are resolved.
+// or one of the other workspace folders (see WithFolders) once its
+// symlinks are resolved.
 func (b *Boundary) Contains(path string) bool {
 	real, err := Resolve(filepath.Clean(path))
-	return err == nil && within(b.realRoot, real)
+	return err == nil && (within(b.realRoot, real) || Under(real, b.realFolders))
 }
 
 // Target is a path resolved against the boundary for writing.

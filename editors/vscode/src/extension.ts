@@ -1,6 +1,7 @@
 // agent-ls for VS Code: starts the agent-ls language server, and gives it
 // a conversation view, commands, approvals and a status bar item.
 
+import { mentionContext } from './mentionContext';
 import * as vscode from 'vscode';
 import { Conversation } from './agent';
 import { Approvals } from './approvalUi';
@@ -62,7 +63,8 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   server = srv;
 
   const view = new ConversationView(ctx.extensionUri, conversation, {
-    ask: async (text) => void (await conversation.ask(text)),
+    ask: async (text, mentions) => void (await conversation.ask(text, mentionContext(text, mentions ?? []))),
+    completeMention: (query) => conversation.completeMention(query),
     stop: () => conversation.stop(),
     newSession: async () => void (await conversation.newSession()),
     openDiff: async (turnId, callId, index) => {

@@ -228,4 +228,5 @@ export const Methods = {
   languageQuery: 'agent/languageQuery',
   setMode: 'agent/setMode',
   approvePlan: 'agent/approvePlan',
+  completeMention: 'agent/completeMention',
 } as const;

@@ -26,6 +26,11 @@ export function text(s: string | undefined): string {
   return escapeHtml(visible(s));
 }
 
+/** A prompt's text, its @-mentions shown as chips. */
+export function promptText(s: string | undefined): string {
+  return text(s).replace(/(^|\s)(@[^\s<]+)/g, '$1<span class="mention-chip">$2</span>');
+}
+
 export function markdown(s: string): string {
   return md.render(visible(s));
 }
@@ -122,7 +127,7 @@ export function renderTurn(t: Turn, approvable = false): string {
   else if (t.status === 'failed') end = `<div class="turn-end failed">✗ ${text(t.error || 'The turn failed')}</div>`;
   else if (t.status === 'running') end = `<div class="turn-end working"><span class="spinner"></span> Working…</div>`;
   const mode = t.plan ? '<span class="tag" title="This turn ran in plan mode: it changed nothing">plan</span> ' : '';
-  return `<section class="turn ${escapeHtml(t.status)}${t.plan ? ' plan-mode' : ''}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${mode}${text(t.prompt)}</div>${items}${end}</section>`;
+  return `<section class="turn ${escapeHtml(t.status)}${t.plan ? ' plan-mode' : ''}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${mode}${promptText(t.prompt)}</div>${items}${end}</section>`;
 }
 
 export function renderState(s: State): { turns: string; usage: string; working: boolean } {

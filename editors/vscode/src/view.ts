@@ -11,10 +11,12 @@ import { renderApproval, renderQuestion, renderQueue, renderReview, renderTurn }
 import type { ReviewAction } from './reviewUi';
 import type { QuestionAction } from './questionUi';
 import { planToApprove, usageLabel } from './conversation';
+import type { Chosen, MentionItem } from './mention';
 
 export type FromWebview =
   | { type: 'ready' }
-  | { type: 'ask'; text: string }
+  | { type: 'ask'; text: string; mentions?: Chosen[] }
+  | { type: 'completeMention'; id: number; query: string }
   | { type: 'stop' }
   | { type: 'newSession' }
   | { type: 'selectSession'; sessionId: string }
@@ -32,7 +34,8 @@ export type FromWebview =
   | { type: 'question'; key: string; id?: string; index?: number; text?: string; submit?: boolean };
 
 export interface ViewActions {
-  ask(text: string): Promise<void>;
+  ask(text: string, mentions?: Chosen[]): Promise<void>;
+  completeMention(query: string): Promise<MentionItem[]>;
   stop(): Promise<void>;
   newSession(): Promise<void>;
   openDiff(turnId: string, callId: string, index: number): Promise<void>;
@@ -94,8 +97,13 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         case 'ready':
           this.post();
           break;
+        case 'completeMention': {
+          const items = await this.actions.completeMention(m.query).catch(() => []);
+          void this.view?.webview.postMessage({ type: 'mentions', id: m.id, items });
+          break;
+        }
         case 'ask':
-          await this.actions.ask(m.text);
+          await this.actions.ask(m.text, m.mentions);
           break;
         case 'stop':
           await this.actions.stop();
@@ -214,8 +222,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 </header>
 <main id="turns"><div id="empty" class="dim">Ask the agent about this workspace. Enter sends, Shift+Enter starts a new line. While it works, Enter queues and Ctrl+Enter steers.</div></main>
 <div id="approvals"></div>
+<ul id="mentions" class="mentions" role="listbox" hidden></ul>
 <footer class="composer">
-  <textarea id="prompt" rows="3" placeholder="Ask the agent…"></textarea>
+  <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder or @diagnostics)"></textarea>
   <div class="buttons">
     <button id="send" title="Send (Enter)">Send</button>
     <button id="steer" class="secondary" title="Send into the running turn (Ctrl+Enter)" hidden>Steer</button>

@@ -88,6 +88,11 @@ function M.ask(prompt, range)
       args.prompt = prompt .. '\n\nDiagnostics in the selection:\n' .. table.concat(notes, '\n')
     end
   end
+  -- The files, folders and diagnostics the prompt @-mentions.
+  local mentioned = require('agent-ls.mention').context(prompt, c.config.root_dir or vim.fn.getcwd())
+  if #mentioned > 0 then
+    args.context = vim.list_extend(args.context or {}, mentioned)
+  end
   conv:show()
   M.with_session(c, conv, function()
     args.sessionId = conv.session_id
@@ -144,7 +149,8 @@ local function ask_command(opts)
     M.ask(prompt, range)
     return
   end
-  vim.ui.input({ prompt = 'Ask agent-ls: ' }, function(input)
+  -- @ completes files and folders (Tab).
+  vim.ui.input({ prompt = 'Ask agent-ls: ', completion = require('agent-ls.mention').input_completion }, function(input)
     if input and input:match('%S') then
       M.ask(input, range)
     end
@@ -297,7 +303,14 @@ end
 
 local function commands()
   local cmd = vim.api.nvim_create_user_command
-  cmd('AgentAsk', ask_command, { nargs = '*', range = true, desc = 'agent-ls: ask (with a range: about those lines)' })
+  cmd('AgentAsk', ask_command, {
+    nargs = '*',
+    range = true,
+    desc = 'agent-ls: ask (with a range: about those lines)',
+    complete = function(arglead, cmdline)
+      return require('agent-ls.mention').complete(arglead, cmdline)
+    end,
+  })
   cmd('AgentNew', M.new, { desc = 'agent-ls: start a new conversation' })
   cmd('AgentStop', M.stop, { desc = 'agent-ls: interrupt the running turn' })
   cmd('AgentSessions', M.sessions, { desc = 'agent-ls: resume a kept session' })

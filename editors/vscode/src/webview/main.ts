@@ -3,6 +3,8 @@ export {};
 // HTML the extension renders, keeps the user's scroll position and open
 // details, and posts the user's actions.
 
+import { mentionBox } from './mentions';
+
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 
 interface RenderMessage {
@@ -36,12 +38,17 @@ let working = false;
 /** The queued prompt being edited: its turn id and the text typed so far. */
 let editing: { turnId: string; text: string } | undefined;
 
+// @ completes files, folders and @diagnostics; registered first, so
+// its keys (Enter, Tab) win while its list shows.
+const mentions = mentionBox(prompt, document.getElementById('mentions')!, (m) => vscode.postMessage(m));
+
 // Enter sends (while a turn runs: queues); Ctrl+Enter, or Steer, sends
 // into the running turn.
 function submit(type: 'ask' | 'steer'): void {
   const text = prompt.value.trim();
   if (!text) return;
-  vscode.postMessage({ type, text });
+  const chosen = mentions.take();
+  vscode.postMessage(type === 'ask' ? { type, text, mentions: chosen } : { type, text });
   prompt.value = '';
 }
 

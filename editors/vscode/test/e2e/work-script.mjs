@@ -16,6 +16,7 @@ export const workPrompts = {
   withdraw: 'ZQWITHDRAW ask me something',
   other: 'ZQOTHER set up the server',
   notify: 'ZQNOTIFY run the tests',
+  mention: 'ZQMENTION what does this do:',
 };
 
 /** What the terminal scenario's command prints and waits for. */
@@ -41,6 +42,7 @@ export const twoQuestions = [
 
 export const workScript = {
   steps: [
+    { name: 'mention', bodyContains: 'ZQMENTION', reply: { items: [{ type: 'message', text: 'It adds two numbers.' }] } },
     {
       name: 'term-start',
       bodyContains: 'ZQTERM',

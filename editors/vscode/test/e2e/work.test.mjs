@@ -105,6 +105,24 @@ describe('agent-ls in VS Code while the agent works', () => {
     await vs?.close();
   });
 
+  test('@ in the input completes a file; the chosen file goes with the prompt and shows as a chip', async () => {
+    const { page } = vs;
+    await command(page, 'Agent: New Session');
+    await view(page).locator('#empty').waitFor();
+    const box = view(page).locator('#prompt');
+    await box.click();
+    await box.pressSequentially(`${workPrompts.mention} @mat`);
+    const item = view(page).locator('#mentions li', { hasText: '@math.js' }).first();
+    await item.waitFor();
+    await box.press('Tab');
+    assert.equal(await box.inputValue(), `${workPrompts.mention} @math.js `);
+    await box.press('Enter');
+    await lastTurn(page).locator('.mention-chip', { hasText: '@math.js' }).waitFor();
+    await lastTurn(page).getByText('It adds two numbers.').waitFor();
+    const sent = bodies('mention').join('\n');
+    assert.match(sent, /function add\(a, b\)/, 'the file reached the model');
+  });
+
   test('a command the agent runs on shows as a terminal named after it, marked ended when it exits', async () => {
     const { page } = vs;
     await newTurn(page, workPrompts.terminal);

@@ -1,0 +1,109 @@
+-- @-mentions in the prompt: completion from agent/completeMention, and
+-- the mentioned files sent as context.
+local client = require('agent-ls.client')
+
+local M = {}
+
+-- The server's answer to a completion waits at most this long: the
+-- command line is blocked meanwhile.
+local timeout_ms = 1500
+
+-- items asks the server of the current buffer what @query completes to.
+local function items(query)
+  local c = client.for_buffer(vim.api.nvim_get_current_buf(), false)
+  if not c or not c.initialized then
+    return {}
+  end
+  local res = client.call(c, 'request_sync', 'agent/completeMention', { query = query, limit = 50 }, timeout_ms, 0)
+  if not res or res.err or type(res.result) ~= 'table' then
+    return {}
+  end
+  return res.result.items or {}
+end
+M.items = items
+
+--- complete is the completion of :AgentAsk and of the prompt input: the
+--- word being typed, when it starts with @, becomes each match's @label
+--- (the rest of the line kept before it for input()'s customlist).
+function M.complete(arglead, cmdline)
+  local before, word = (arglead or ''):match('^(.-)(@%S*)$')
+  if not word then
+    -- input() passes the whole line; :AgentAsk the word.
+    before, word = (cmdline or ''):match('^(.-)(@%S*)$')
+    if not word or arglead ~= cmdline then
+      return {}
+    end
+  end
+  local out = {}
+  for _, it in ipairs(items(word:sub(2))) do
+    if type(it.label) == 'string' then
+      table.insert(out, before .. '@' .. it.label)
+    end
+  end
+  return out
+end
+
+-- Vim function input() can complete with (customlist needs one).
+vim.cmd([[
+function! AgentLsCompleteMention(arglead, cmdline, pos) abort
+  return luaeval('require("agent-ls.mention").complete(_A[1], _A[2])', [a:arglead, a:cmdline])
+endfunction
+]])
+M.input_completion = 'customlist,AgentLsCompleteMention'
+
+-- diagnostics_context is one context item per buffer with diagnostics,
+-- each with them (what @diagnostics sends).
+local function diagnostics_context()
+  local out = {}
+  if not vim.diagnostic then
+    return out
+  end
+  local by_buf = {}
+  for _, d in ipairs(vim.diagnostic.get(nil)) do
+    by_buf[d.bufnr] = by_buf[d.bufnr] or {}
+    table.insert(by_buf[d.bufnr], {
+      range = { start = { line = d.lnum, character = d.col }, ['end'] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col } },
+      severity = d.severity,
+      message = d.message,
+      source = d.source,
+    })
+  end
+  for buf, diags in pairs(by_buf) do
+    if vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_get_name(buf) ~= '' then
+      local first, last = math.huge, 0
+      for _, d in ipairs(diags) do
+        first, last = math.min(first, d.range.start.line), math.max(last, d.range['end'].line)
+      end
+      table.insert(out, {
+        uri = vim.uri_from_bufnr(buf),
+        range = { start = { line = first, character = 0 }, ['end'] = { line = last + 1, character = 0 } },
+        diagnostics = diags,
+      })
+    end
+  end
+  return out
+end
+
+--- context lists what the prompt's @-mentions name: each @path that is a
+--- file or folder below root (or absolute), and @diagnostics.
+function M.context(prompt, root)
+  local out, seen = {}, {}
+  for word in prompt:gmatch('%f[%S]@(%S+)') do
+    if word == 'diagnostics' then
+      if not seen[word] then
+        seen[word] = true
+        vim.list_extend(out, diagnostics_context())
+      end
+    else
+      word = word:gsub('[%.,;:!?%)%]}\'"]+$', '')
+      local path = word:sub(1, 1) == '/' and word or (root .. '/' .. word:gsub('/$', ''))
+      if not seen[path] and (vim.fn.filereadable(path) == 1 or vim.fn.isdirectory(path) == 1) then
+        seen[path] = true
+        table.insert(out, { uri = vim.uri_from_fname(path) })
+      end
+    end
+  end
+  return out
+end
+
+return M
