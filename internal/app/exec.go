@@ -121,7 +121,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
 	defer stopCommands()
-	return runExecTurn(mgr, info.SessionID, o.prompt, sig, stderr)
+	return runExecTurn(mgr, info.SessionID, agent.TurnInput{Prompt: o.prompt, Images: o.images}, sig, stderr)
 }
 
 // execFrontend is exec's terminal front end, answering questions as o
@@ -185,8 +185,10 @@ func execSession(mgr *agent.Manager, r *root, o execOptions, stderr io.Writer) (
 
 // execOptions are what exec's command line asks for.
 type execOptions struct {
-	settings    Settings
-	prompt      string
+	settings Settings
+	prompt   string
+	// images are the data URLs of the -i files.
+	images      []string
 	cwd         string // absolute; "" for the current directory
 	jsonOut     bool
 	yes, bypass bool
@@ -210,6 +212,8 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	resume := fs.String("resume", "", "go on with the kept session of this `ID` (agent-ls sessions lists them): its history, undo and \"always\" answers")
 	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
 	plan := fs.Bool("plan", false, "plan mode: investigate in the read-only sandbox, change nothing, and end with a plan")
+	var images imageFlags
+	fs.Var(&images, "i", "attach the image `FILE` (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
 	res, code, done := parseSettings(fs, flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
@@ -226,6 +230,9 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)
+	}
+	if err == nil {
+		o.images, err = readImages(images)
 	}
 	if err == nil && *cwd != "" {
 		o.cwd, err = execDir(*cwd)
@@ -274,8 +281,8 @@ func execDir(dir string) (string, error) {
 // runExecTurn runs the turn and returns exec's exit status: 0 completed,
 // 130 interrupted (Ctrl-C once interrupts the turn, twice leaves at
 // once), 1 otherwise.
-func runExecTurn(mgr *agent.Manager, sessionID, prompt string, sig <-chan os.Signal, stderr io.Writer) int {
-	turn, err := mgr.StartTurn(sessionID, agent.TurnInput{Prompt: prompt})
+func runExecTurn(mgr *agent.Manager, sessionID string, in agent.TurnInput, sig <-chan os.Signal, stderr io.Writer) int {
+	turn, err := mgr.StartTurn(sessionID, in)
 	if err != nil {
 		execError(stderr, err)
 		return 1
