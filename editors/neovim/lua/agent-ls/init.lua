@@ -80,12 +80,13 @@ function M.ask(prompt, range)
   if not c then
     return
   end
-  local args = { prompt = prompt }
+  local args = {}
+  args.prompt, args.images = require('agent-ls.images').take(prompt)
   if range then
     local ctx, notes = selection_context(range[1], range[2], range[3])
     args.context = { ctx }
     if #notes > 0 then
-      args.prompt = prompt .. '\n\nDiagnostics in the selection:\n' .. table.concat(notes, '\n')
+      args.prompt = args.prompt .. '\n\nDiagnostics in the selection:\n' .. table.concat(notes, '\n')
     end
   end
   conv:show()
@@ -298,6 +299,9 @@ end
 local function commands()
   local cmd = vim.api.nvim_create_user_command
   cmd('AgentAsk', ask_command, { nargs = '*', range = true, desc = 'agent-ls: ask (with a range: about those lines)' })
+  cmd('AgentImage', function(opts)
+    require('agent-ls.images').command(opts, M.options, notify)
+  end, { nargs = '?', complete = 'file', desc = 'agent-ls: attach an image (a file, or the clipboard) to the next prompt' })
   cmd('AgentNew', M.new, { desc = 'agent-ls: start a new conversation' })
   cmd('AgentStop', M.stop, { desc = 'agent-ls: interrupt the running turn' })
   cmd('AgentSessions', M.sessions, { desc = 'agent-ls: resume a kept session' })
