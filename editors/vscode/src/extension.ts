@@ -15,6 +15,7 @@ import { Terminals } from './terminals';
 import { agentSettings, configurationChange, needsRestart } from './settings';
 import { StatusItem } from './status';
 import { ConversationView } from './view';
+import { keepImages } from './images';
 import { WorkspaceSettingsWarning } from './workspaceSettingsUi';
 
 let server: Server | undefined;
@@ -58,7 +59,10 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   server = srv;
 
   const view = new ConversationView(ctx.extensionUri, conversation, {
-    ask: async (text) => void (await conversation.ask(text)),
+    ask: async (text, images) => {
+      const uris = images?.length ? await keepImages(ctx.globalStorageUri, images) : undefined;
+      await conversation.ask(text, undefined, uris);
+    },
     stop: () => conversation.stop(),
     newSession: async () => void (await conversation.newSession()),
     openDiff: async (turnId, callId, index) => {

@@ -11,10 +11,11 @@ import { renderApproval, renderQuestion, renderQueue, renderReview, renderTurn }
 import type { ReviewAction } from './reviewUi';
 import type { QuestionAction } from './questionUi';
 import { planToApprove, usageLabel } from './conversation';
+import type { PastedImage } from './images';
 
 export type FromWebview =
   | { type: 'ready' }
-  | { type: 'ask'; text: string }
+  | { type: 'ask'; text: string; images?: PastedImage[] }
   | { type: 'stop' }
   | { type: 'newSession' }
   | { type: 'selectSession'; sessionId: string }
@@ -32,7 +33,7 @@ export type FromWebview =
   | { type: 'question'; key: string; id?: string; index?: number; text?: string; submit?: boolean };
 
 export interface ViewActions {
-  ask(text: string): Promise<void>;
+  ask(text: string, images?: PastedImage[]): Promise<void>;
   stop(): Promise<void>;
   newSession(): Promise<void>;
   openDiff(turnId: string, callId: string, index: number): Promise<void>;
@@ -95,7 +96,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
           this.post();
           break;
         case 'ask':
-          await this.actions.ask(m.text);
+          await this.actions.ask(m.text, m.images);
           break;
         case 'stop':
           await this.actions.stop();
@@ -215,7 +216,10 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <main id="turns"><div id="empty" class="dim">Ask the agent about this workspace. Enter sends, Shift+Enter starts a new line. While it works, Enter queues and Ctrl+Enter steers.</div></main>
 <div id="approvals"></div>
 <footer class="composer">
-  <textarea id="prompt" rows="3" placeholder="Ask the agent…"></textarea>
+  <div class="input">
+    <div id="attachments" hidden></div>
+    <textarea id="prompt" rows="3" placeholder="Ask the agent… (paste or drop an image to attach it)"></textarea>
+  </div>
   <div class="buttons">
     <button id="send" title="Send (Enter)">Send</button>
     <button id="steer" class="secondary" title="Send into the running turn (Ctrl+Enter)" hidden>Steer</button>
