@@ -276,7 +276,7 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 	s.history.Append(resp.Output...)
 	contextTokens := resp.Usage.InputTokens + resp.Usage.OutputTokens
 	s.reported.tokens, s.reported.items = contextTokens, s.history.Len()
-	t.reportUsage(fam, resp.Usage, contextTokens)
+	t.reportUsage(fam, resp, contextTokens)
 	return resp, nil
 }
 
@@ -308,9 +308,11 @@ func (t *turn) newRequest(fam family, specs []tools.Spec, input []model.Item) *m
 
 // reportUsage adds one response's token use to the session's and sends
 // the usage event; contextTokens is what the next request will carry.
-func (t *turn) reportUsage(fam family, used model.Usage, contextTokens int64) {
+func (t *turn) reportUsage(fam family, resp *model.Response, contextTokens int64) {
 	s := t.s
+	used := resp.Usage
 	u := event.Usage{
+		RateLimits:        usageRateLimits(resp.RateLimits),
 		InputTokens:       used.InputTokens,
 		CachedInputTokens: used.CachedInputTokens,
 		OutputTokens:      used.OutputTokens,

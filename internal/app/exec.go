@@ -85,6 +85,8 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
 	})
 	fe, nobodyAsked := execFrontend(&o, stdin, stdout, stderr)
+	defer fe.usageLine() // deferred first: the last line
+
 	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass, ring: ring, nobodyAsked: nobodyAsked})
 	if err != nil {
 		execError(stderr, err)

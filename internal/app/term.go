@@ -47,6 +47,8 @@ type termFrontend struct {
 	// askUser puts the model's questions to the user (term_ask.go); nil
 	// refuses them, saying why: noAsk.
 	askUser func(context.Context, *agent.AskRequest) ([]agent.Answer, error)
+	// usage is the turn's last usage event (usageLine).
+	usage *event.Usage
 	// stderr is errw's writer, for what goroutines other than the
 	// turn's write at once (a server's question comes on its own).
 	stderr io.Writer
@@ -217,6 +219,7 @@ func (f *termFrontend) show(p event.Payload) {
 		// may reuse these ids for new text. Retries happen within a
 		// response, before this.
 		clear(f.streamed)
+		f.usage = &e
 	case event.Reasoning:
 		fmt.Fprintf(f.errw, "thinking: %s\n", textcut.VisibleLine(textcut.Summary(e.Text, 200)))
 	case event.ToolCall:
@@ -264,6 +267,18 @@ func (f *termFrontend) show(p event.Payload) {
 		case event.StatusInterrupted:
 			fmt.Fprintln(f.errw, "agent-ls: turn interrupted; what was done so far is kept")
 		}
+
+	}
+}
+
+// usageLine writes exec's last line: the session's tokens, context and
+// rate limits left, as the turn's last usage event gave them.
+func (f *termFrontend) usageLine() {
+	if f.usage == nil || f.jsonOut {
+		return
+	}
+	if line := f.usage.Line(); line != "" {
+		fmt.Fprintf(f.stderr, "agent-ls: %s\n", line)
 	}
 }
 
