@@ -53,6 +53,7 @@ export type AgentEvent = EventBase & {
   total?: Tokens;
   contextTokens?: number;
   contextWindow?: number;
+  rateLimits?: RateLimits;
   attempt?: number;
   delayMs?: number;
   message?: string;
@@ -215,3 +216,13 @@ export const Methods = {
   setMode: 'agent/setMode',
   approvePlan: 'agent/approvePlan',
 } as const;
+
+/** A provider's rate limits left (a usage event's rateLimits, from its x-ratelimit-* headers). */
+export interface RateLimits {
+  remainingRequests?: number;
+  remainingTokens?: number;
+  resetRequestsMs?: number;
+  resetTokensMs?: number;
+  limitRequests?: number;
+  limitTokens?: number;
+}

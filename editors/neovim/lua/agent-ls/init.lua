@@ -38,6 +38,15 @@ local function current()
 end
 M.current = current
 
+--- For 'statusline': the context the current buffer's conversation fills
+--- and the provider's rate limits left ("" when nothing is known yet).
+--- Starts no server.
+function M.statusline()
+  -- A statusline must not fail at every redraw (before setup()).
+  local ok, _, conv = pcall(client.for_buffer, vim.api.nvim_get_current_buf(), false)
+  return ok and conv and conv:status_text() or ''
+end
+
 -- utf16_len is the length of line in UTF-16 code units (LSP positions).
 local function utf16_len(line)
   local ok, _, n = pcall(vim.str_utfindex, line)

@@ -79,4 +79,8 @@ test('usage adds up responses when the server sends no total', () => {
   assert.equal(usageLabel(u), '3.0k tokens');
   const withTotal = addUsage(u, ev('usage', { inputTokens: 1, outputTokens: 1, total: { inputTokens: 9000, cachedInputTokens: 0, outputTokens: 1000, reasoningTokens: 0 }, contextTokens: 5000, contextWindow: 10000 }));
   assert.equal(usageLabel(withTotal), '10k tokens · 50% of context');
+  const limited = addUsage(withTotal, ev('usage', { inputTokens: 1, outputTokens: 1, contextTokens: 5000, rateLimits: { remainingRequests: 40, remainingTokens: 1200, limitTokens: 30000 } }));
+  assert.equal(usageLabel(limited), '10k tokens · 50% of context · 40 req, 1.2k tok left');
+  // A response without the headers keeps what the last one said.
+  assert.equal(usageLabel(addUsage(limited, ev('usage', { inputTokens: 1, outputTokens: 1, contextTokens: 5000 }))), '10k tokens · 50% of context · 40 req, 1.2k tok left');
 });
