@@ -75,6 +75,10 @@ func (t *turn) run(ctx context.Context) {
 	t.appendPrompt(input)
 	env, hooks := t.toolEnv(log)
 	fam := familyFor(s.info.Model, log)
+	if t.warnNearLimit(ctx, fam, log) {
+		t.finish(turnEnd{status: event.StatusInterrupted}, log)
+		return
+	}
 	t.finish(t.loop(ctx, env, hooks, fam, log), log)
 }
 
@@ -325,6 +329,7 @@ func (t *turn) reportUsage(fam family, resp *model.Response, contextTokens int64
 	total := s.usage
 	s.mu.Unlock()
 	u.Total = &total
+	s.keepRateLimits(u.RateLimits)
 	t.emit(u)
 }
 

@@ -150,12 +150,14 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		NetworkAccess:         s.SandboxWorkspaceWrite.NetworkAccess,
 		WritableRoots:         s.SandboxWorkspaceWrite.WritableRoots,
 
-		ExcludeTmpdirEnvVar: s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
-		ExcludeSlashTmp:     s.SandboxWorkspaceWrite.ExcludeSlashTmp,
-		CacheRoot:           s.SandboxWorkspaceWrite.CacheRoot,
-		AllowProjectSockets: s.SandboxWorkspaceWrite.AllowProjectSockets,
-		AllowHomeWorkspace:  s.AllowHomeWorkspace,
-		OwnFiles:            s.ownFiles(),
+		ExcludeTmpdirEnvVar:     s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
+		ExcludeSlashTmp:         s.SandboxWorkspaceWrite.ExcludeSlashTmp,
+		CacheRoot:               s.SandboxWorkspaceWrite.CacheRoot,
+		AllowProjectSockets:     s.SandboxWorkspaceWrite.AllowProjectSockets,
+		AllowHomeWorkspace:      s.AllowHomeWorkspace,
+		ContextWarningPercent:   s.ContextWarningPercent,
+		RateLimitWarningPercent: s.RateLimitWarningPercent,
+		OwnFiles:                s.ownFiles(),
 		// The zero policy is the default: everything but what looks
 		// like a secret.
 		ShellEnvironmentPolicy: s.ShellEnvironmentPolicy.Policy(),
