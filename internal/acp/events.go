@@ -234,6 +234,8 @@ func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.Sessi
 			}
 			u = &sdk.SessionUpdate{UsageUpdate: uu}
 		}
+	case event.WebSearch:
+		u = webSearchUpdate(p)
 	case event.Compacted:
 		u = sdk.Ptr(sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter)))
 	case event.TurnCompleted:

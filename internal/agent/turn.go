@@ -349,6 +349,8 @@ func (t *turn) itemDone(id string, it *model.Item) {
 		if text != "" {
 			t.emit(event.Reasoning{ItemID: id, Text: text})
 		}
+	case model.ItemWebSearchCall:
+		t.emit(webSearchEvent(id, it))
 	}
 }
 

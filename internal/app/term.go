@@ -256,6 +256,9 @@ func (f *termFrontend) show(p event.Payload) {
 		}
 	case event.Retry:
 		fmt.Fprintf(f.errw, "retrying in %d ms (attempt %d): %s\n", e.DelayMs, e.Attempt, textcut.VisibleLine(e.Message))
+	case event.WebSearch:
+		f.endLine()
+		fmt.Fprintf(f.errw, "▸ Web search: %s (%s)\n", textcut.VisibleLine(e.Query), e.Status)
 	case event.Compacted:
 		f.endLine()
 		fmt.Fprintf(f.errw, "compacted: older history was summarised to fit the context (about %d tokens, now about %d)\n", e.TokensBefore, e.TokensAfter)

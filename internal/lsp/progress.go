@@ -99,6 +99,8 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 		p.report(ctx, tp, fmt.Sprintf("Retrying (attempt %d): %s", e.Attempt, textcut.FirstLine(e.Message, 100)))
 	case event.Usage:
 		tp.usage = &e
+	case event.WebSearch:
+		p.report(ctx, tp, "Web search: "+textcut.FirstLine(e.Query, 100))
 	case event.Compacted:
 		p.report(ctx, tp, "Compacted the conversation")
 	case event.TerminalStarted:
