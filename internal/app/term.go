@@ -214,12 +214,7 @@ func (f *termFrontend) show(p event.Payload) {
 		}
 		f.endLine()
 	case event.Usage:
-		// A response ended. What was shown is keyed by response and item:
-		// some servers number items per response, so the next response
-		// may reuse these ids for new text. Retries happen within a
-		// response, before this.
-		clear(f.streamed)
-		f.usage = &e
+		f.responseEnded(e)
 	case event.Reasoning:
 		fmt.Fprintf(f.errw, "thinking: %s\n", textcut.VisibleLine(textcut.Summary(e.Text, 200)))
 	case event.ToolCall:
@@ -272,6 +267,15 @@ func (f *termFrontend) show(p event.Payload) {
 		}
 
 	}
+}
+
+// responseEnded notes the usage of a response that ended. What was
+// shown is keyed by response and item: some servers number items per
+// response, so the next response may reuse these ids for new text.
+// Retries happen within a response, before this.
+func (f *termFrontend) responseEnded(u event.Usage) {
+	clear(f.streamed)
+	f.usage = &u
 }
 
 // usageLine writes exec's last line: the session's tokens, context and
