@@ -217,6 +217,11 @@ export function reduce(s: State, ev: AgentEvent): State {
     case 'steered':
       t.items.push({ kind: 'steered', text: ev.text ?? '' });
       break;
+    case 'webSearch': {
+      const sources = (ev.sources ?? []).map((s) => s.url).join(', ');
+      t.items.push({ kind: 'notice', text: `Web search: ${ev.query ?? ''} (${ev.status ?? ''})${sources ? ` — ${sources}` : ''}` });
+      break;
+    }
     case 'compacted':
       t.items.push({ kind: 'notice', text: 'Older history was summarised to fit the context.' });
       break;

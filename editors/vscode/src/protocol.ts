@@ -54,6 +54,8 @@ export type AgentEvent = EventBase & {
   contextTokens?: number;
   contextWindow?: number;
   rateLimits?: RateLimits;
+  query?: string;
+  sources?: { url: string; title?: string }[];
   attempt?: number;
   delayMs?: number;
   message?: string;

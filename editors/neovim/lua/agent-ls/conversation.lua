@@ -605,6 +605,12 @@ function Conv:on_event(ev)
     self:update_bar()
   elseif t == 'retry' then
     self:put({ string.format('_Retrying (attempt %s): %s_', tostring(ev.attempt), (tostring(ev.message):gsub('\n', ' '))) })
+  elseif t == 'webSearch' then
+    local lines = { string.format('  ▸ Web search: %s (%s)', tostring(ev.query or ''), tostring(ev.status or '')) }
+    for _, src in ipairs(type(ev.sources) == 'table' and ev.sources or {}) do
+      table.insert(lines, '    - ' .. tostring(src.url or '') .. (src.title and (' ' .. src.title) or ''))
+    end
+    self:add(lines)
   elseif t == 'compacted' then
     self:put({ string.format('_History compacted: %s → %s tokens._', human(ev.tokensBefore), human(ev.tokensAfter)) })
   elseif t == 'turnCompleted' then
