@@ -226,9 +226,16 @@ func (v *eventView) updates(ev event.Event, cwd string, replay bool) []sdk.Sessi
 	case event.Usage:
 		// usage_update is stable in the protocol (TypeScript SDK 2.4.0);
 		// the Go SDK v0.13.5 has the same type, marked unstable.
+		// The provider's rate limits left ride in _meta.agentLs.
 		if p.ContextWindow > 0 {
-			u = &sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}}
+			uu := &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(p.ContextTokens), Size: int(p.ContextWindow)}
+			if p.RateLimits != nil {
+				uu.Meta = map[string]any{"agentLs": map[string]any{"rateLimits": p.RateLimits}}
+			}
+			u = &sdk.SessionUpdate{UsageUpdate: uu}
 		}
+	case event.WebSearch:
+		u = webSearchUpdate(p)
 	case event.Compacted:
 		u = sdk.Ptr(sdk.UpdateAgentMessageText(fmt.Sprintf("\n\n(The conversation so far was summarised to free the model's context: about %d tokens before, %d after.)\n\n", p.TokensBefore, p.TokensAfter)))
 	case event.TurnCompleted:

@@ -336,6 +336,8 @@ func requestError(err error) error {
 		return &sdk.RequestError{Code: -32002, Message: "Resource not found: " + err.Error()}
 	case errors.Is(err, agent.ErrTurnRunning):
 		return &sdk.RequestError{Code: -32600, Message: "Invalid request: " + err.Error()}
+	case errors.Is(err, agent.ErrImageInput):
+		return &sdk.RequestError{Code: -32602, Message: "Invalid params: " + err.Error()}
 	}
 	return &sdk.RequestError{Code: -32603, Message: err.Error()}
 }

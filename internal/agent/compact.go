@@ -267,7 +267,7 @@ func (t *turn) compact(ctx context.Context, fam family, specs []tools.Spec) erro
 	s.mgr.log.Info("compacted the conversation", "session", s.info.SessionID, "items_before", len(items), "items_after", len(next),
 		"tokens_before", before, "tokens_after", after)
 	t.emit(event.Compacted{Summary: summary.String(), TokensBefore: before, TokensAfter: after})
-	t.reportUsage(fam, resp.Usage, after)
+	t.reportUsage(fam, resp, after)
 	return nil
 }
 

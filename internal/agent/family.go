@@ -34,6 +34,9 @@ type family struct {
 	// request_user_input, so it is offered in default mode too (in plan
 	// mode every model has it).
 	requestUserInput bool
+	// noImages: the model takes text only, so a prompt with images is
+	// refused before the request (unknown models are given them).
+	noImages bool
 }
 
 // families maps model name prefixes to families; the first match wins, so
@@ -44,13 +47,15 @@ var families = []struct {
 }{
 	{"gpt-5", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, verbosity: true, webSearch: true, contextWindow: 272_000, unifiedExec: true, requestUserInput: true}},
 	{"codex-", family{freeformTools: true, reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000, unifiedExec: true, requestUserInput: true}},
-	{"o3-mini", family{reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000}},
+	{"o3-mini", family{reasoningEffort: true, reasoningSummaries: true, contextWindow: 200_000, noImages: true}},
 	{"o3", family{reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 200_000}},
 	{"o4-mini", family{reasoningEffort: true, reasoningSummaries: true, webSearch: true, contextWindow: 200_000}},
+	{"o1-mini", family{contextWindow: 128_000, noImages: true}},
 	{"o1", family{reasoningEffort: true, contextWindow: 200_000}},
 	{"gpt-4.1", family{webSearch: true, contextWindow: 1_047_576}},
 	{"gpt-4o", family{webSearch: true, contextWindow: 128_000}},
-	{"gpt-oss", family{reasoningEffort: true, contextWindow: 131_072}},
+	{"gpt-oss", family{reasoningEffort: true, contextWindow: 131_072, noImages: true}},
+	{"gpt-3.5", family{contextWindow: 16_385, noImages: true}},
 }
 
 // familyOf returns the family of the model named name, and whether the

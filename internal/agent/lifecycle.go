@@ -85,6 +85,9 @@ func (m *Manager) StartTurn(sessionID string, in TurnInput) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.boundInput(&in); err != nil {
+		return nil, err
+	}
 	return s.startTurn(in, false)
 }
 

@@ -151,6 +151,12 @@ type Defaults struct {
 	// one of its ancestors, run in workspace-write mode
 	// (allow_home_workspace); without it their sandbox is read-only.
 	AllowHomeWorkspace bool
+	// ContextWarningPercent and RateLimitWarningPercent: the user is
+	// asked before a turn whose history and prompt fill more than the
+	// first share of the context window, or when the provider said less
+	// than the second share of a rate limit is left (see
+	// limits_warning.go); 0 turns a warning off.
+	ContextWarningPercent, RateLimitWarningPercent int64
 	// OwnFiles are agent-ls's own files and folders (its config and
 	// state folders, the programs its config runs): sandboxed commands
 	// may not write them and changes to them ask first, wherever the

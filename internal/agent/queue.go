@@ -89,6 +89,9 @@ func (m *Manager) Submit(sessionID string, in TurnInput) (Submitted, error) {
 	if err != nil {
 		return Submitted{}, err
 	}
+	if err := s.boundInput(&in); err != nil {
+		return Submitted{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.busy()

@@ -37,6 +37,9 @@ type session struct {
 	planned bool
 	// usage is the session's token use so far.
 	usage event.UsageTotal
+	// rateLimits are the provider's limits left after its last answer
+	// that reported them (limits_warning.go).
+	rateLimits *event.RateLimits
 	// reported is what the model last said the context holds: the
 	// tokens of its last request and answer, and how many history items
 	// they covered (the turn's goroutine alone uses it).

@@ -43,6 +43,9 @@ func (m *Manager) Steer(sessionID string, in TurnInput, queuedTurnID string) (St
 	if err != nil {
 		return SteerResult{}, err
 	}
+	if err := s.boundInput(&in); err != nil {
+		return SteerResult{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.busy()

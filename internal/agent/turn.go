@@ -75,6 +75,10 @@ func (t *turn) run(ctx context.Context) {
 	t.appendPrompt(input)
 	env, hooks := t.toolEnv(log)
 	fam := familyFor(s.info.Model, log)
+	if t.warnNearLimit(ctx, fam, log) {
+		t.finish(turnEnd{status: event.StatusInterrupted}, log)
+		return
+	}
 	t.finish(t.loop(ctx, env, hooks, fam, log), log)
 }
 
@@ -276,7 +280,7 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 	s.history.Append(resp.Output...)
 	contextTokens := resp.Usage.InputTokens + resp.Usage.OutputTokens
 	s.reported.tokens, s.reported.items = contextTokens, s.history.Len()
-	t.reportUsage(fam, resp.Usage, contextTokens)
+	t.reportUsage(fam, resp, contextTokens)
 	return resp, nil
 }
 
@@ -308,9 +312,11 @@ func (t *turn) newRequest(fam family, specs []tools.Spec, input []model.Item) *m
 
 // reportUsage adds one response's token use to the session's and sends
 // the usage event; contextTokens is what the next request will carry.
-func (t *turn) reportUsage(fam family, used model.Usage, contextTokens int64) {
+func (t *turn) reportUsage(fam family, resp *model.Response, contextTokens int64) {
 	s := t.s
+	used := resp.Usage
 	u := event.Usage{
+		RateLimits:        usageRateLimits(resp.RateLimits),
 		InputTokens:       used.InputTokens,
 		CachedInputTokens: used.CachedInputTokens,
 		OutputTokens:      used.OutputTokens,
@@ -323,6 +329,7 @@ func (t *turn) reportUsage(fam family, used model.Usage, contextTokens int64) {
 	total := s.usage
 	s.mu.Unlock()
 	u.Total = &total
+	s.keepRateLimits(u.RateLimits)
 	t.emit(u)
 }
 
@@ -342,6 +349,8 @@ func (t *turn) itemDone(id string, it *model.Item) {
 		if text != "" {
 			t.emit(event.Reasoning{ItemID: id, Text: text})
 		}
+	case model.ItemWebSearchCall:
+		t.emit(webSearchEvent(id, it))
 	}
 }
 

@@ -85,6 +85,8 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
 	})
 	fe, nobodyAsked := execFrontend(&o, stdin, stdout, stderr)
+	defer fe.usageLine() // deferred first: the last line
+
 	mgr, err := r.newManager(frontendParts{frontend: fe, cwd: o.cwd, unattended: o.yes && !o.bypass, ring: ring, nobodyAsked: nobodyAsked})
 	if err != nil {
 		execError(stderr, err)
@@ -124,7 +126,9 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sig)
 	defer stopCommands()
-	return runExecTurn(mgr, info.SessionID, execInput(o.prompt, info.Cwd, stderr), sig, stderr)
+	in := execInput(o.prompt, info.Cwd, stderr)
+	in.Images = append(o.images, in.Images...)
+	return runExecTurn(mgr, info.SessionID, in, sig, stderr)
 }
 
 // execFrontend is exec's terminal front end, answering questions as o
@@ -188,8 +192,10 @@ func execSession(mgr *agent.Manager, r *root, o execOptions, stderr io.Writer) (
 
 // execOptions are what exec's command line asks for.
 type execOptions struct {
-	settings    Settings
-	prompt      string
+	settings Settings
+	prompt   string
+	// images are the data URLs of the -i files.
+	images      []string
 	cwd         string // absolute; "" for the current directory
 	jsonOut     bool
 	yes, bypass bool
@@ -216,6 +222,8 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
 	plan := fs.Bool("plan", false, "plan mode: investigate in the read-only sandbox, change nothing, and end with a plan")
 	addDirs := addDirFlag(fs)
+	var images imageFlags
+	fs.Var(&images, "i", "attach the image `FILE` (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
 	res, code, done := parseSettings(fs, flags, args, execUsage, stderr)
 	if done {
 		return o, code, true
@@ -232,6 +240,9 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)
+	}
+	if err == nil {
+		o.images, err = readImages(images)
 	}
 	if err == nil && *cwd != "" {
 		o.cwd, err = execDir(*cwd)

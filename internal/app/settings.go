@@ -150,11 +150,13 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		NetworkAccess:         s.SandboxWorkspaceWrite.NetworkAccess,
 		WritableRoots:         s.SandboxWorkspaceWrite.WritableRoots,
 
-		ExcludeTmpdirEnvVar: s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
-		ExcludeSlashTmp:     s.SandboxWorkspaceWrite.ExcludeSlashTmp,
-		CacheRoot:           s.SandboxWorkspaceWrite.CacheRoot,
-		AllowProjectSockets: s.SandboxWorkspaceWrite.AllowProjectSockets,
-		AllowHomeWorkspace:  s.AllowHomeWorkspace,
+		ExcludeTmpdirEnvVar:     s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
+		ExcludeSlashTmp:         s.SandboxWorkspaceWrite.ExcludeSlashTmp,
+		CacheRoot:               s.SandboxWorkspaceWrite.CacheRoot,
+		AllowProjectSockets:     s.SandboxWorkspaceWrite.AllowProjectSockets,
+		AllowHomeWorkspace:      s.AllowHomeWorkspace,
+		ContextWarningPercent:   s.ContextWarningPercent,
+		RateLimitWarningPercent: s.RateLimitWarningPercent,
 		// The config's default is 10000; 0 (no config at all) is the
 		// agent's default, the same.
 		LanguageQueryTimeout: msDuration(s.LanguageQueryTimeoutMs),

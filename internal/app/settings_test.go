@@ -122,7 +122,7 @@ func TestRootBuildsManagersFromSettings(t *testing.T) {
 	}
 	defer mgr.Close()
 	want := agent.Defaults{ModelName: "llama3", Provider: "openai", ApprovalPolicy: policy.Untrusted, SandboxMode: policy.WorkspaceWrite,
-		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true,
+		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true, ContextWarningPercent: 85, RateLimitWarningPercent: 10,
 		ShellEnvironmentPolicy: policy.EnvPolicy{Inherit: policy.InheritAll}, OwnFiles: s.ownFiles(),
 		LanguageQueryTimeout: 10 * time.Second}
 	if got := mgr.Defaults(); !reflect.DeepEqual(got, want) {

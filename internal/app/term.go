@@ -47,6 +47,8 @@ type termFrontend struct {
 	// askUser puts the model's questions to the user (term_ask.go); nil
 	// refuses them, saying why: noAsk.
 	askUser func(context.Context, *agent.AskRequest) ([]agent.Answer, error)
+	// usage is the turn's last usage event (usageLine).
+	usage *event.Usage
 	// stderr is errw's writer, for what goroutines other than the
 	// turn's write at once (a server's question comes on its own).
 	stderr io.Writer
@@ -212,11 +214,7 @@ func (f *termFrontend) show(p event.Payload) {
 		}
 		f.endLine()
 	case event.Usage:
-		// A response ended. What was shown is keyed by response and item:
-		// some servers number items per response, so the next response
-		// may reuse these ids for new text. Retries happen within a
-		// response, before this.
-		clear(f.streamed)
+		f.responseEnded(e)
 	case event.Reasoning:
 		fmt.Fprintf(f.errw, "thinking: %s\n", textcut.VisibleLine(textcut.Summary(e.Text, 200)))
 	case event.ToolCall:
@@ -253,6 +251,9 @@ func (f *termFrontend) show(p event.Payload) {
 		}
 	case event.Retry:
 		fmt.Fprintf(f.errw, "retrying in %d ms (attempt %d): %s\n", e.DelayMs, e.Attempt, textcut.VisibleLine(e.Message))
+	case event.WebSearch:
+		f.endLine()
+		fmt.Fprintf(f.errw, "▸ Web search: %s (%s)\n", textcut.VisibleLine(e.Query), e.Status)
 	case event.Compacted:
 		f.endLine()
 		fmt.Fprintf(f.errw, "compacted: older history was summarised to fit the context (about %d tokens, now about %d)\n", e.TokensBefore, e.TokensAfter)
@@ -264,6 +265,27 @@ func (f *termFrontend) show(p event.Payload) {
 		case event.StatusInterrupted:
 			fmt.Fprintln(f.errw, "agent-ls: turn interrupted; what was done so far is kept")
 		}
+
+	}
+}
+
+// responseEnded notes the usage of a response that ended. What was
+// shown is keyed by response and item: some servers number items per
+// response, so the next response may reuse these ids for new text.
+// Retries happen within a response, before this.
+func (f *termFrontend) responseEnded(u event.Usage) {
+	clear(f.streamed)
+	f.usage = &u
+}
+
+// usageLine writes exec's last line: the session's tokens, context and
+// rate limits left, as the turn's last usage event gave them.
+func (f *termFrontend) usageLine() {
+	if f.usage == nil || f.jsonOut {
+		return
+	}
+	if line := f.usage.Line(); line != "" {
+		fmt.Fprintf(f.stderr, "agent-ls: %s\n", line)
 	}
 }
 

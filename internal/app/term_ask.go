@@ -20,6 +20,13 @@ func (f *termFrontend) CanAsk(string) bool { return f.askUser != nil }
 // AskUser puts the model's questions to the user on the terminal, or
 // refuses when nobody can answer.
 func (f *termFrontend) AskUser(ctx context.Context, req *agent.AskRequest) ([]agent.Answer, error) {
+	if len(req.Questions) == 1 && req.Questions[0].ID == agent.LimitQuestionID {
+		// exec warns and goes on: a one-shot run has nothing to compact
+		// for later, and a script waits for nobody.
+		why, _, _ := strings.Cut(req.Questions[0].Question, agent.LimitQuestionTail)
+		fmt.Fprintf(f.stderr, "agent-ls: warning: %s The turn goes on.\n", textcut.VisibleLine(why))
+		return []agent.Answer{{ID: agent.LimitQuestionID, Label: agent.LimitGoOn}}, nil
+	}
 	if f.askUser == nil {
 		why := f.noAsk
 		if why == "" {

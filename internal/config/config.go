@@ -31,6 +31,13 @@ type Config struct {
 	// sandbox is read-only. Only the user's own config sets it: a
 	// project file cannot, and neither can the editor's settings.
 	AllowHomeWorkspace bool `toml:"allow_home_workspace"`
+	// ContextWarningPercent: before a turn whose history and prompt fill
+	// more than this share of the context window, the user is asked
+	// whether to compact first; RateLimitWarningPercent: likewise when
+	// the provider said less than this share of a rate limit is left.
+	// 0 turns a warning off. Only the user's own config sets them.
+	ContextWarningPercent   int64 `toml:"context_warning_percent"`
+	RateLimitWarningPercent int64 `toml:"rate_limit_warning_percent"`
 	// Notify is a program (argv) run, outside the sandbox and without
 	// waiting for it, with one more argument: a JSON object saying that a
 	// turn ended or waits on the user (Codex's key and payload). Like
@@ -216,14 +223,16 @@ const (
 // defaults is the bottom layer: what no file, variable or flag says.
 func defaults() map[string]any {
 	return map[string]any{
-		"model":                     "gpt-5-codex",
-		"model_provider":            ProviderOpenAI,
-		"model_reasoning_effort":    "medium",
-		"model_reasoning_summary":   "auto",
-		"approval_policy":           string(policy.DefaultApprovalPolicy),
-		"sandbox_mode":              string(policy.DefaultSandboxMode),
-		"project_doc_max_bytes":     int64(32 << 10),
-		"language_query_timeout_ms": int64(10000),
+		"model":                      "gpt-5-codex",
+		"model_provider":             ProviderOpenAI,
+		"model_reasoning_effort":     "medium",
+		"model_reasoning_summary":    "auto",
+		"approval_policy":            string(policy.DefaultApprovalPolicy),
+		"sandbox_mode":               string(policy.DefaultSandboxMode),
+		"project_doc_max_bytes":      int64(32 << 10),
+		"context_warning_percent":    int64(85),
+		"rate_limit_warning_percent": int64(10),
+		"language_query_timeout_ms":  int64(10000),
 		"sandbox_workspace_write": map[string]any{
 			"network_access":         false,
 			"exclude_tmpdir_env_var": false,

@@ -39,6 +39,11 @@ func (c *checker) values(tree map[string]any) {
 			}
 		}
 	}
+	for _, k := range []string{"context_warning_percent", "rate_limit_warning_percent"} {
+		if n, ok := tree[k].(int64); ok && (n < 0 || n > 100) {
+			c.add(k, "%d is not a percentage from 0 (no warning) to 100", n)
+		}
+	}
 	if n, ok := tree["notify"].([]any); ok {
 		c.program("notify", n)
 	}

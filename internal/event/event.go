@@ -273,6 +273,37 @@ type Usage struct {
 	// input and what the model added to it.
 	ContextTokens int64 `json:"contextTokens,omitempty"`
 	ContextWindow int64 `json:"contextWindow,omitempty"`
+	// RateLimits are the provider's limits left after this response,
+	// when it reports them.
+	RateLimits *RateLimits `json:"rateLimits,omitempty"`
+}
+
+// RateLimits are a provider's rate limits left, from its x-ratelimit-*
+// headers; a field the provider did not send is left out.
+type RateLimits struct {
+	RemainingRequests *int64 `json:"remainingRequests,omitempty"`
+	RemainingTokens   *int64 `json:"remainingTokens,omitempty"`
+	ResetRequestsMs   *int64 `json:"resetRequestsMs,omitempty"`
+	ResetTokensMs     *int64 `json:"resetTokensMs,omitempty"`
+	// LimitRequests and LimitTokens are the limits themselves, so a
+	// client can say what share is left.
+	LimitRequests *int64 `json:"limitRequests,omitempty"`
+	LimitTokens   *int64 `json:"limitTokens,omitempty"`
+}
+
+// LowestPercent is the smallest share left of a limit whose size is
+// known, in percent, and false when none is.
+func (r *RateLimits) LowestPercent() (float64, bool) {
+	if r == nil {
+		return 0, false
+	}
+	best, ok := 100.0, false
+	for _, p := range [][2]*int64{{r.RemainingRequests, r.LimitRequests}, {r.RemainingTokens, r.LimitTokens}} {
+		if p[0] != nil && p[1] != nil && *p[1] > 0 {
+			best, ok = min(best, 100*float64(*p[0])/float64(*p[1])), true
+		}
+	}
+	return best, ok
 }
 
 // UsageTotal is a session's token use.

@@ -36,7 +36,9 @@ var samples = []Payload{
 	}, Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n-x\n+y\n+z\n", Status: "applied"},
 	Plan{Explanation: "Two steps.", Steps: []PlanStep{{Step: "fix", Status: StepCompleted}, {Step: "test", Status: StepInProgress}, {Step: "ship", Status: StepPending}}},
 	Approval{ApprovalID: "ap_1", Kind: "exec", Decision: "allowAlways"},
-	Usage{InputTokens: 1200, CachedInputTokens: 1000, OutputTokens: 80, ReasoningTokens: 40, ContextWindow: 272000},
+	Usage{InputTokens: 1200, CachedInputTokens: 1000, OutputTokens: 80, ReasoningTokens: 40, ContextWindow: 272000,
+		RateLimits: &RateLimits{RemainingRequests: ptr[int64](499), RemainingTokens: ptr[int64](29000), ResetRequestsMs: ptr[int64](120),
+			ResetTokensMs: ptr[int64](2000), LimitRequests: ptr[int64](500), LimitTokens: ptr[int64](30000)}},
 	Retry{Attempt: 2, DelayMs: 400, Message: "503 Service Unavailable: overloaded"},
 	Compacted{Summary: "The user asked for a fix; tests pass.", TokensBefore: 200000, TokensAfter: 12000},
 	TurnCompleted{Status: StatusFailed, Error: "model request failed after 5 attempts", LastMessage: "Fixed.", Diff: "--- a/a.go\n+++ b/a.go\n"},
@@ -44,7 +46,11 @@ var samples = []Payload{
 	TerminalStarted{TerminalID: "1000", CallID: "call_4", Command: []string{"bash", "-lc", "python3 -i"}, Cwd: "/w", TTY: true},
 	TerminalOutput{TerminalID: "1000", Data: ">>> x = 2\r\n\x1b[0m日本\uFFFD"},
 	TerminalExited{TerminalID: "1000", ExitCode: 137},
+	WebSearch{CallID: "ws_1", Query: "go 1.25 \"release\" notes", Status: WebSearchCompleted,
+		Sources: []WebSource{{URL: "https://go.dev/doc/go1.25", Title: "Go 1.25 Release Notes"}, {URL: "https://example.com/a?b=c&d"}}},
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // TestToolProgressText: the line front ends show for a progress event.
 func TestToolProgressText(t *testing.T) {

@@ -23,6 +23,7 @@ var payloads = map[Type]func() Payload{
 	TypeUsage:           func() Payload { return &Usage{} },
 	TypeRetry:           func() Payload { return &Retry{} },
 	TypeCompacted:       func() Payload { return &Compacted{} },
+	TypeWebSearch:       func() Payload { return &WebSearch{} },
 	TypeTurnCompleted:   func() Payload { return &TurnCompleted{} },
 	TypeTerminalStarted: func() Payload { return &TerminalStarted{} },
 	TypeTerminalOutput:  func() Payload { return &TerminalOutput{} },

@@ -66,7 +66,7 @@ func agentError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, agent.ErrUnknownSession):
+	case errors.Is(err, agent.ErrUnknownSession), errors.Is(err, agent.ErrImageInput):
 		return jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	case errors.Is(err, agent.ErrTurnRunning):
 		return jsonrpc2.NewError(codeRequestFailed, err.Error())

@@ -43,6 +43,7 @@ type turnProgress struct {
 	title   string // the last tool call's
 	tools   int
 	files   int
+	usage   *event.Usage // the turn's last usage event
 }
 
 // created is the editor's answer to window/workDoneProgress/create.
@@ -96,6 +97,10 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 		}
 	case event.Retry:
 		p.report(ctx, tp, fmt.Sprintf("Retrying (attempt %d): %s", e.Attempt, textcut.FirstLine(e.Message, 100)))
+	case event.Usage:
+		tp.usage = &e
+	case event.WebSearch:
+		p.report(ctx, tp, "Web search: "+textcut.FirstLine(e.Query, 100))
 	case event.Compacted:
 		p.report(ctx, tp, "Compacted the conversation")
 	case event.TerminalStarted:
@@ -103,7 +108,13 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 	case event.TerminalExited:
 		p.report(ctx, tp, fmt.Sprintf("Command session %s ended (exit code %d)", e.TerminalID, e.ExitCode))
 	case event.TurnCompleted:
-		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(textcut.VisibleLine(summary(tp.tools, tp.files, e)))})
+		msg := summary(tp.tools, tp.files, e)
+		if tp.usage != nil {
+			if line := tp.usage.Line(); line != "" {
+				msg += " · " + line
+			}
+		}
+		p.send(ctx, tp, &protocol.WorkDoneProgressEnd{Kind: "end", Message: ptr(textcut.VisibleLine(msg))})
 		// Before the editor accepted the token, everything waits for its
 		// answer (or the timeout): a quick turn then shows its whole
 		// progress at once rather than none.

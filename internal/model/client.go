@@ -96,6 +96,8 @@ type attempt struct {
 	replay *replay
 	idle   *watchdog
 	http   httpCapture
+	// rateLimits are the successful response's x-ratelimit-* headers.
+	rateLimits *RateLimits
 }
 
 // runFunc makes one attempt.
@@ -186,6 +188,9 @@ func (c *client) attempt(ctx context.Context, run runFunc, rp *replay) (resp *Re
 	at := &attempt{replay: rp, idle: newWatchdog(c.clock, c.cfg.IdleTimeout, cancel)}
 	defer at.idle.stop()
 	resp, err = run(actx, at)
+	if resp != nil && resp.RateLimits == nil {
+		resp.RateLimits = at.rateLimits
+	}
 	started = at.http.responded && at.http.status == 0
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errStalled) {
 		return nil, started, fmt.Errorf("%w: no data from the model server for %v", errStalled, c.cfg.IdleTimeout)

@@ -122,6 +122,7 @@ func (e *endpoint) post(ctx context.Context, body []byte, at *attempt) (*http.Re
 		at.http.capture(res)
 		return nil, at.http.err()
 	}
+	at.rateLimits = rateLimits(res.Header)
 	return res, nil
 }
 

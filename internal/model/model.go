@@ -161,6 +161,9 @@ type Response struct {
 	ID     string
 	Output []Item
 	Usage  Usage
+	// RateLimits are what the provider's x-ratelimit-* headers said of
+	// the limits left; nil when it sent none.
+	RateLimits *RateLimits
 }
 
 // EventKind is the kind of a streaming event.

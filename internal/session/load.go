@@ -55,7 +55,7 @@ var redrawn = map[event.Type]bool{
 	event.TypeTurnStarted: true, event.TypeMessage: true, event.TypeReasoning: true,
 	event.TypeToolCall: true, event.TypeToolResult: true, event.TypeFileChange: true,
 	event.TypePlan: true, event.TypeCompacted: true, event.TypeTurnCompleted: true,
-	event.TypeSteered: true, event.TypeModeChanged: true,
+	event.TypeSteered: true, event.TypeModeChanged: true, event.TypeWebSearch: true,
 }
 
 // stoppedDuringTurn is the error of a turn that agent-ls did not finish.

@@ -163,10 +163,10 @@ export class Conversation implements vscode.Disposable {
     return info;
   }
 
-  async ask(prompt: string, context?: ContextEntry[]): Promise<TurnRef> {
+  async ask(prompt: string, context?: ContextEntry[], images?: string[]): Promise<TurnRef> {
     if (!this.current.sessionId) await this.newSession();
     const c = await this.source.client();
-    const params = { sessionId: this.current.sessionId, prompt, context };
+    const params = { sessionId: this.current.sessionId, prompt, context, images };
     return c.sendRequest<TurnRef>(Methods.startTurn, params);
   }
 

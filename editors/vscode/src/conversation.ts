@@ -3,7 +3,7 @@
 // one (so the view can be hidden, shown and rebuilt) and the webview runs
 // the same code on the events it is sent.
 
-import type { AgentEvent, FileChangeEntry, PlanStep, QueuedPrompt, SessionMode, Tokens } from './protocol';
+import type { AgentEvent, FileChangeEntry, PlanStep, QueuedPrompt, RateLimits, SessionMode, Tokens } from './protocol';
 
 export type Item =
   | { kind: 'message'; itemId: string; text: string; done: boolean }
@@ -38,6 +38,8 @@ export interface Usage {
   total: Tokens;
   contextTokens?: number;
   contextWindow?: number;
+  /** The provider's limits left after the last response, when it says. */
+  rateLimits?: RateLimits;
 }
 
 export interface State {
@@ -215,6 +217,11 @@ export function reduce(s: State, ev: AgentEvent): State {
     case 'steered':
       t.items.push({ kind: 'steered', text: ev.text ?? '' });
       break;
+    case 'webSearch': {
+      const sources = (ev.sources ?? []).map((s) => s.url).join(', ');
+      t.items.push({ kind: 'notice', text: `Web search: ${ev.query ?? ''} (${ev.status ?? ''})${sources ? ` — ${sources}` : ''}` });
+      break;
+    }
     case 'compacted':
       t.items.push({ kind: 'notice', text: 'Older history was summarised to fit the context.' });
       break;
@@ -247,6 +254,7 @@ export function addUsage(prev: Usage | undefined, ev: AgentEvent): Usage {
     total,
     contextTokens: ev.contextTokens ?? ev.inputTokens ?? prev?.contextTokens,
     contextWindow: ev.contextWindow ?? prev?.contextWindow,
+    rateLimits: ev.rateLimits ?? prev?.rateLimits,
   };
 }
 
@@ -256,7 +264,18 @@ export function usageLabel(u: Usage | undefined): string {
   const used = u.total.inputTokens + u.total.outputTokens;
   let s = `${compact(used)} tokens`;
   if (u.contextTokens && u.contextWindow) s += ` · ${Math.round((100 * u.contextTokens) / u.contextWindow)}% of context`;
+  const limits = limitsLabel(u.rateLimits);
+  if (limits) s += ` · ${limits}`;
   return s;
+}
+
+/** The rate limits left in a few characters: "40 req, 1.2k tok left"; "" when unknown. */
+export function limitsLabel(rl: RateLimits | undefined): string {
+  if (!rl) return '';
+  const left: string[] = [];
+  if (rl.remainingRequests !== undefined) left.push(`${compact(rl.remainingRequests)} req`);
+  if (rl.remainingTokens !== undefined) left.push(`${compact(rl.remainingTokens)} tok`);
+  return left.length ? `${left.join(', ')} left` : '';
 }
 
 export function compact(n: number): string {

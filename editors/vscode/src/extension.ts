@@ -17,6 +17,7 @@ import { Terminals } from './terminals';
 import { agentSettings, configurationChange, needsRestart } from './settings';
 import { StatusItem } from './status';
 import { ConversationView } from './view';
+import { keepImages } from './images';
 import { WorkspaceSettingsWarning } from './workspaceSettingsUi';
 
 let server: Server | undefined;
@@ -63,7 +64,10 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
   server = srv;
 
   const view = new ConversationView(ctx.extensionUri, conversation, {
-    ask: async (text, mentions) => void (await conversation.ask(text, mentionContext(text, mentions ?? []))),
+    ask: async (text, mentions, images) => {
+      const uris = images?.length ? await keepImages(ctx.globalStorageUri, images) : undefined;
+      await conversation.ask(text, mentionContext(text, mentions ?? []), uris);
+    },
     completeMention: (query) => conversation.completeMention(query),
     stop: () => conversation.stop(),
     newSession: async () => void (await conversation.newSession()),

@@ -53,6 +53,9 @@ export type AgentEvent = EventBase & {
   total?: Tokens;
   contextTokens?: number;
   contextWindow?: number;
+  rateLimits?: RateLimits;
+  query?: string;
+  sources?: { url: string; title?: string }[];
   attempt?: number;
   delayMs?: number;
   message?: string;
@@ -230,3 +233,13 @@ export const Methods = {
   approvePlan: 'agent/approvePlan',
   completeMention: 'agent/completeMention',
 } as const;
+
+/** A provider's rate limits left (a usage event's rateLimits, from its x-ratelimit-* headers). */
+export interface RateLimits {
+  remainingRequests?: number;
+  remainingTokens?: number;
+  resetRequestsMs?: number;
+  resetTokensMs?: number;
+  limitRequests?: number;
+  limitTokens?: number;
+}

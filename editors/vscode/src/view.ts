@@ -12,10 +12,11 @@ import type { ReviewAction } from './reviewUi';
 import type { QuestionAction } from './questionUi';
 import { planToApprove, usageLabel } from './conversation';
 import type { Chosen, MentionItem } from './mention';
+import type { PastedImage } from './images';
 
 export type FromWebview =
   | { type: 'ready' }
-  | { type: 'ask'; text: string; mentions?: Chosen[] }
+  | { type: 'ask'; text: string; mentions?: Chosen[]; images?: PastedImage[] }
   | { type: 'completeMention'; id: number; query: string }
   | { type: 'stop' }
   | { type: 'newSession' }
@@ -34,7 +35,7 @@ export type FromWebview =
   | { type: 'question'; key: string; id?: string; index?: number; text?: string; submit?: boolean };
 
 export interface ViewActions {
-  ask(text: string, mentions?: Chosen[]): Promise<void>;
+  ask(text: string, mentions?: Chosen[], images?: PastedImage[]): Promise<void>;
   completeMention(query: string): Promise<MentionItem[]>;
   stop(): Promise<void>;
   newSession(): Promise<void>;
@@ -103,7 +104,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
           break;
         }
         case 'ask':
-          await this.actions.ask(m.text, m.mentions);
+          await this.actions.ask(m.text, m.mentions, m.images);
           break;
         case 'stop':
           await this.actions.stop();
@@ -224,7 +225,10 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <div id="approvals"></div>
 <ul id="mentions" class="mentions" role="listbox" hidden></ul>
 <footer class="composer">
-  <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder or @diagnostics)"></textarea>
+  <div class="input">
+    <div id="attachments" hidden></div>
+    <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder or @diagnostics; paste or drop an image to attach it)"></textarea>
+  </div>
   <div class="buttons">
     <button id="send" title="Send (Enter)">Send</button>
     <button id="steer" class="secondary" title="Send into the running turn (Ctrl+Enter)" hidden>Steer</button>

@@ -57,6 +57,8 @@ type Reply struct {
 	Incomplete string
 	// ErrorEvent sends an error event (Chat: an error chunk).
 	ErrorEvent *APIError
+	// Header is sent with the stream's response (rate-limit headers).
+	Header http.Header
 }
 
 // Item types.

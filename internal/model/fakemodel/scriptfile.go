@@ -75,6 +75,8 @@ type ScriptReply struct {
 	Failed     *APIError    `json:"failed,omitempty"`
 	Incomplete string       `json:"incomplete,omitempty"`
 	ErrorEvent *APIError    `json:"errorEvent,omitempty"`
+	// Header is sent with the stream's response.
+	Header map[string]string `json:"header,omitempty"`
 }
 
 // ScriptUsage is a Usage in JSON.
@@ -157,6 +159,12 @@ func (ss ScriptStep) step() (Step, error) {
 	st.Reply = Reply{ID: r.ID, Failed: r.Failed, Incomplete: r.Incomplete, ErrorEvent: r.ErrorEvent}
 	if u := r.Usage; u != nil {
 		st.Reply.Usage = Usage(*u)
+	}
+	if len(r.Header) > 0 {
+		st.Reply.Header = http.Header{}
+		for k, v := range r.Header {
+			st.Reply.Header.Set(k, v)
+		}
 	}
 	for j, it := range r.Items {
 		item, err := it.item()

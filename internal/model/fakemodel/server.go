@@ -233,11 +233,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		r := st.Respond(req)
 		reply = &r
 	}
+	if failure != nil && failure.Reply != nil {
+		reply = failure.Reply
+	}
+	for k, vs := range reply.Header {
+		w.Header()[http.CanonicalHeaderKey(k)] = vs
+	}
 	out := newSSE(w, r, s.done)
 	if failure != nil {
-		if failure.Reply != nil {
-			reply = failure.Reply
-		}
 		out.failAt, out.mode = failure.AfterEvents, failure.Mode
 	} else {
 		out.gate = st.Gate

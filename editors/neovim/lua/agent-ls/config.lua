@@ -22,6 +22,10 @@ M.defaults = {
   -- Review each change hunk by hunk before it is applied (declares
   -- experimental.agent.review; see :help agent-ls-review).
   review = false,
+  -- :AgentImage without a path runs this command (a list) and attaches
+  -- the image it prints, such as { 'wl-paste', '--type', 'image/png' } or
+  -- { 'xclip', '-selection', 'clipboard', '-t', 'image/png', '-o' }.
+  image_paste_cmd = nil,
   -- Start a server for every file buffer that is opened.
   auto_attach = true,
   -- The conversation window.
@@ -100,6 +104,7 @@ function M.resolve(opts)
   check_type('write_agent_edits', c.write_agent_edits, 'boolean')
   check_type('review', c.review, 'boolean')
   check_type('auto_attach', c.auto_attach, 'boolean')
+  check_type('image_paste_cmd', c.image_paste_cmd, 'table', true)
   check_type('notify_progress', c.notify_progress, 'boolean')
   check_type('attention', c.attention, 'table')
   check_type('attention.notify', c.attention.notify, 'boolean')

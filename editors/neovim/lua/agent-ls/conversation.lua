@@ -33,6 +33,45 @@ local function human(n)
   return tostring(n)
 end
 
+--- What is left of the provider's rate limits (the usage event's
+--- rateLimits), such as "limits 40 req, 1.2k tok left"; nil when unknown.
+function M.limits_text(rl)
+  if type(rl) ~= 'table' then
+    return nil
+  end
+  local left = {}
+  if rl.remainingRequests then
+    table.insert(left, human(rl.remainingRequests) .. ' req')
+  end
+  if rl.remainingTokens then
+    table.insert(left, human(rl.remainingTokens) .. ' tok')
+  end
+  if #left == 0 then
+    return nil
+  end
+  return 'limits ' .. table.concat(left, ', ') .. ' left'
+end
+
+--- A short line for a statusline: the context the next request fills
+--- and the rate limits left, such as "ctx 20% · limits 40 req left".
+function Conv:status_text()
+  local u = self.usage
+  if not u then
+    return ''
+  end
+  local parts = {}
+  if u.contextWindow and u.contextWindow > 0 and u.contextTokens then
+    table.insert(parts, string.format('ctx %d%%', math.floor(100 * u.contextTokens / u.contextWindow)))
+  elseif u.contextTokens then
+    table.insert(parts, 'ctx ' .. human(u.contextTokens))
+  end
+  local limits = M.limits_text(u.rateLimits)
+  if limits then
+    table.insert(parts, limits)
+  end
+  return table.concat(parts, ' · ')
+end
+
 local function path_of(uri)
   if type(uri) == 'string' and uri:match('^file:') then
     return vim.fn.fnamemodify(vim.uri_to_fname(uri), ':~:.')
@@ -288,6 +327,10 @@ function Conv:bar_text()
       else
         table.insert(parts, 'context ' .. human(u.contextTokens))
       end
+    end
+    local limits = M.limits_text(u.rateLimits)
+    if limits then
+      table.insert(parts, limits)
     end
   end
   if self.mode == 'plan' then
@@ -562,6 +605,12 @@ function Conv:on_event(ev)
     self:update_bar()
   elseif t == 'retry' then
     self:put({ string.format('_Retrying (attempt %s): %s_', tostring(ev.attempt), (tostring(ev.message):gsub('\n', ' '))) })
+  elseif t == 'webSearch' then
+    local lines = { string.format('  ▸ Web search: %s (%s)', tostring(ev.query or ''), tostring(ev.status or '')) }
+    for _, src in ipairs(type(ev.sources) == 'table' and ev.sources or {}) do
+      table.insert(lines, '    - ' .. tostring(src.url or '') .. (src.title and (' ' .. src.title) or ''))
+    end
+    self:add(lines)
   elseif t == 'compacted' then
     self:put({ string.format('_History compacted: %s → %s tokens._', human(ev.tokensBefore), human(ev.tokensAfter)) })
   elseif t == 'turnCompleted' then

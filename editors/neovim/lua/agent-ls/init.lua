@@ -38,6 +38,15 @@ local function current()
 end
 M.current = current
 
+--- For 'statusline': the context the current buffer's conversation fills
+--- and the provider's rate limits left ("" when nothing is known yet).
+--- Starts no server.
+function M.statusline()
+  -- A statusline must not fail at every redraw (before setup()).
+  local ok, _, conv = pcall(client.for_buffer, vim.api.nvim_get_current_buf(), false)
+  return ok and conv and conv:status_text() or ''
+end
+
 -- utf16_len is the length of line in UTF-16 code units (LSP positions).
 local function utf16_len(line)
   local ok, _, n = pcall(vim.str_utfindex, line)
@@ -80,12 +89,13 @@ function M.ask(prompt, range)
   if not c then
     return
   end
-  local args = { prompt = prompt }
+  local args = {}
+  args.prompt, args.images = require('agent-ls.images').take(prompt)
   if range then
     local ctx, notes = selection_context(range[1], range[2], range[3])
     args.context = { ctx }
     if #notes > 0 then
-      args.prompt = prompt .. '\n\nDiagnostics in the selection:\n' .. table.concat(notes, '\n')
+      args.prompt = args.prompt .. '\n\nDiagnostics in the selection:\n' .. table.concat(notes, '\n')
     end
   end
   -- The files, folders and diagnostics the prompt @-mentions.
@@ -311,6 +321,9 @@ local function commands()
       return require('agent-ls.mention').complete(arglead, cmdline)
     end,
   })
+  cmd('AgentImage', function(opts)
+    require('agent-ls.images').command(opts, M.options, notify)
+  end, { nargs = '?', complete = 'file', desc = 'agent-ls: attach an image (a file, or the clipboard) to the next prompt' })
   cmd('AgentNew', M.new, { desc = 'agent-ls: start a new conversation' })
   cmd('AgentStop', M.stop, { desc = 'agent-ls: interrupt the running turn' })
   cmd('AgentSessions', M.sessions, { desc = 'agent-ls: resume a kept session' })

@@ -42,13 +42,70 @@ let editing: { turnId: string; text: string } | undefined;
 // its keys (Enter, Tab) win while its list shows.
 const mentions = mentionBox(prompt, document.getElementById('mentions')!, (m) => vscode.postMessage(m));
 
+// Images pasted or dropped into the prompt box wait, shown as chips,
+// until the next prompt is sent (a steer leaves them for it).
+const attachmentsEl = document.getElementById('attachments')!;
+const attached: { name: string; dataUrl: string }[] = [];
+const imageTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+function showAttachments(): void {
+  attachmentsEl.hidden = attached.length === 0;
+  attachmentsEl.replaceChildren(
+    ...attached.map((img, i) => {
+      const chip = document.createElement('span');
+      chip.className = 'attachment';
+      const thumb = document.createElement('img');
+      thumb.src = img.dataUrl;
+      thumb.alt = img.name;
+      const remove = document.createElement('button');
+      remove.textContent = '×';
+      remove.title = `Remove ${img.name}`;
+      remove.addEventListener('click', () => {
+        attached.splice(i, 1);
+        showAttachments();
+      });
+      chip.append(thumb, document.createTextNode(img.name), remove);
+      return chip;
+    }),
+  );
+}
+
+/** Attaches the image files among files; returns whether there was one. */
+function attach(files: Iterable<File>): boolean {
+  let any = false;
+  for (const f of files) {
+    if (!imageTypes.includes(f.type)) continue;
+    any = true;
+    const r = new FileReader();
+    r.onload = () => {
+      attached.push({ name: f.name || 'pasted image', dataUrl: String(r.result) });
+      showAttachments();
+    };
+    r.readAsDataURL(f);
+  }
+  return any;
+}
+
+prompt.addEventListener('paste', (e) => {
+  const files = [...(e.clipboardData?.items ?? [])].filter((i) => i.kind === 'file').map((i) => i.getAsFile()).filter((f): f is File => !!f);
+  if (attach(files)) e.preventDefault();
+});
+prompt.addEventListener('dragover', (e) => {
+  if ([...(e.dataTransfer?.items ?? [])].some((i) => i.kind === 'file')) e.preventDefault();
+});
+prompt.addEventListener('drop', (e) => {
+  if (attach(e.dataTransfer?.files ?? [])) e.preventDefault();
+});
+
 // Enter sends (while a turn runs: queues); Ctrl+Enter, or Steer, sends
 // into the running turn.
 function submit(type: 'ask' | 'steer'): void {
   const text = prompt.value.trim();
   if (!text) return;
   const chosen = mentions.take();
-  vscode.postMessage(type === 'ask' ? { type, text, mentions: chosen } : { type, text });
+  const images = type === 'ask' && attached.length > 0 ? attached.splice(0) : undefined;
+  vscode.postMessage(type === 'ask' ? { type, text, mentions: chosen, images } : { type, text });
+  if (images) showAttachments();
   prompt.value = '';
 }
 

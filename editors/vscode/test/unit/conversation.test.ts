@@ -79,4 +79,15 @@ test('usage adds up responses when the server sends no total', () => {
   assert.equal(usageLabel(u), '3.0k tokens');
   const withTotal = addUsage(u, ev('usage', { inputTokens: 1, outputTokens: 1, total: { inputTokens: 9000, cachedInputTokens: 0, outputTokens: 1000, reasoningTokens: 0 }, contextTokens: 5000, contextWindow: 10000 }));
   assert.equal(usageLabel(withTotal), '10k tokens · 50% of context');
+  const limited = addUsage(withTotal, ev('usage', { inputTokens: 1, outputTokens: 1, contextTokens: 5000, rateLimits: { remainingRequests: 40, remainingTokens: 1200, limitTokens: 30000 } }));
+  assert.equal(usageLabel(limited), '10k tokens · 50% of context · 40 req, 1.2k tok left');
+  // A response without the headers keeps what the last one said.
+  assert.equal(usageLabel(addUsage(limited, ev('usage', { inputTokens: 1, outputTokens: 1, contextTokens: 5000 }))), '10k tokens · 50% of context · 40 req, 1.2k tok left');
+});
+
+test('a web search is a notice of its query, status and sources', () => {
+  const s = emptyState('s1');
+  reduce(s, ev('turnStarted', { prompt: 'is go 1.25 out?' }));
+  reduce(s, ev('webSearch', { callId: 'ws1', query: 'go 1.25 release', status: 'completed', sources: [{ url: 'https://go.dev/doc/go1.25' }] }));
+  assert.deepEqual(s.turns[0].items.at(-1), { kind: 'notice', text: 'Web search: go 1.25 release (completed) — https://go.dev/doc/go1.25' });
 });
