@@ -99,7 +99,7 @@ var allowed = map[string][]string{
 	"internal/sandbox": {"internal/policy",
 		"github.com/landlock-lsm/go-landlock", "github.com/seccomp/libseccomp-golang", "golang.org/x/sys"},
 	"internal/model":  {"internal/textcut"},
-	"internal/config": {"internal/policy", "github.com/pelletier/go-toml/v2"},
+	"internal/config": {"internal/netproxy", "internal/policy", "github.com/pelletier/go-toml/v2"},
 	"internal/elicit": {"internal/textcut"},
 	"internal/tools":  {"internal/event", "internal/jsonschema", "internal/patch", "internal/search", "internal/policy", "internal/sandbox", "internal/textcut", "internal/workspace"},
 	"internal/agent": {"internal/elicit", "internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
