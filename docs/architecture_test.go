@@ -102,7 +102,7 @@ var allowed = map[string][]string{
 	"internal/config": {"internal/netproxy", "internal/policy", "github.com/pelletier/go-toml/v2"},
 	"internal/elicit": {"internal/textcut"},
 	"internal/tools":  {"internal/event", "internal/jsonschema", "internal/patch", "internal/search", "internal/policy", "internal/sandbox", "internal/textcut", "internal/workspace"},
-	"internal/agent": {"internal/elicit", "internal/event", "internal/model", "internal/policy", "internal/textcut", "internal/tools",
+	"internal/agent": {"internal/elicit", "internal/event", "internal/model", "internal/netproxy", "internal/policy", "internal/textcut", "internal/tools",
 		"internal/workspace", "go.lsp.dev/uri", "mvdan.cc/sh/v3"},
 	"internal/mcp": {"internal/elicit", "internal/event", "internal/jsonschema", "internal/policy", "internal/textcut", "internal/tools", "github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2"},
 	"internal/lsp": {"internal/agent", "internal/elicit", "internal/event", "internal/lspframe", "internal/policy", "internal/textcut", "internal/workspace",

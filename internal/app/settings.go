@@ -149,6 +149,9 @@ func (s *Settings) agentDefaults() agent.Defaults {
 		ContextWindow:         s.ModelContextWindow,
 		AutoCompactTokenLimit: s.ModelAutoCompactTokenLimit,
 		NetworkAccess:         s.SandboxWorkspaceWrite.NetworkMode() == policy.NetworkOn,
+		NetworkMode:           s.SandboxWorkspaceWrite.NetworkMode(),
+		AllowedDomains:        s.SandboxWorkspaceWrite.AllowedDomains,
+		DeniedDomains:         s.SandboxWorkspaceWrite.DeniedDomains,
 		WritableRoots:         s.SandboxWorkspaceWrite.WritableRoots,
 
 		ExcludeTmpdirEnvVar: s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,
