@@ -122,7 +122,7 @@ func TestRootBuildsManagersFromSettings(t *testing.T) {
 	}
 	defer mgr.Close()
 	want := agent.Defaults{ModelName: "llama3", Provider: "openai", ApprovalPolicy: policy.Untrusted, SandboxMode: policy.WorkspaceWrite,
-		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true,
+		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true, NetworkMode: policy.NetworkOn,
 		ShellEnvironmentPolicy: policy.EnvPolicy{Inherit: policy.InheritAll}, OwnFiles: s.ownFiles()}
 	if got := mgr.Defaults(); !reflect.DeepEqual(got, want) {
 		t.Errorf("manager defaults\n got %+v\nwant %+v", got, want)
