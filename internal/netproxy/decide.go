@@ -116,15 +116,3 @@ func (s *decisions) ask(ctx context.Context, d Decider, q Question) Answer {
 		return a
 	}
 }
-
-// remember records an answer for host and port as if the user had given
-// it for the session.
-func (s *decisions) remember(host string, port int, local bool, a Answer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.decided == nil {
-		s.open = map[questionKey]*pending{}
-		s.decided = map[questionKey]Answer{}
-	}
-	s.decided[questionKey{normalHost(host), port, local}] = a
-}

@@ -47,7 +47,6 @@ type Config struct {
 // the endpoints its commands connect to.
 type Proxy struct {
 	cfg Config
-	mu  sync.Mutex
 	dec decisions
 }
 
@@ -60,25 +59,6 @@ func New(cfg Config) *Proxy {
 		cfg.Dialer = &net.Dialer{}
 	}
 	return &Proxy{cfg: cfg}
-}
-
-// SetRules replaces the configured allowed and denied hosts.
-func (p *Proxy) SetRules(r Rules) {
-	p.mu.Lock()
-	p.cfg.Rules = r
-	p.mu.Unlock()
-}
-
-func (p *Proxy) rules() Rules {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.cfg.Rules
-}
-
-// Remember allows (or denies) host and port for the rest of the session,
-// as the user's "allow for this session" does.
-func (p *Proxy) Remember(host string, port int, local, allow bool) {
-	p.dec.remember(host, port, local, Answer{Allow: allow, Remember: true})
 }
 
 // Serve accepts connections on ln for client until ctx ends or ln is
@@ -129,7 +109,7 @@ func hostPort(host string, port int) string { return net.JoinHostPort(host, strc
 // after.
 func (p *Proxy) admit(ctx context.Context, host string, port int, client Client) ([]netip.AddrPort, *refusal) {
 	h := normalHost(host)
-	rules := p.rules()
+	rules := p.cfg.Rules
 	if rules.Denied(h, port) {
 		return nil, &refusal{403, fmt.Sprintf("agent-ls: network access to %s is denied by denied_domains in the agent-ls config", hostPort(h, port))}
 	}
