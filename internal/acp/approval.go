@@ -3,6 +3,8 @@ package acp
 import (
 	"cmp"
 	"context"
+	"net"
+	"strconv"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -36,6 +38,9 @@ var alwaysNames = map[agent.ApprovalKind][2]string{
 	agent.ApprovalExec:  {"Always allow this exact command in this folder", "Always reject this exact command in this folder"},
 	agent.ApprovalPatch: {"Always allow changes to these files", "Always reject changes to these files"},
 	agent.ApprovalTool:  {"Always allow this tool", "Always reject this tool"},
+	// A network question's "always" is for the session: persisting the
+	// host is the config's business (allowed_domains).
+	agent.ApprovalNetwork: {"Allow this host for the rest of the session", ""},
 }
 
 // RequestApproval asks the client (agent.Frontend): session/request_permission
@@ -95,6 +100,12 @@ func approvalToolCall(req *agent.ApprovalRequest, cwd string) sdk.ToolCallUpdate
 		for _, f := range req.Files {
 			tc.Locations = append(tc.Locations, sdk.ToolCallLocation{Path: f})
 		}
+	case agent.ApprovalNetwork:
+		hp := textcut.VisibleLine(net.JoinHostPort(req.Host, strconv.Itoa(req.Port)))
+		tc.Kind = sdk.Ptr(sdk.ToolKindFetch)
+		tc.Title = sdk.Ptr("Connect to " + hp)
+		tc.Content = []sdk.ToolCallContent{textContent(textcut.Visible(req.Reason))}
+		tc.RawInput = map[string]any{"host": req.Host, "port": req.Port, "command": req.NetCommand, "patterns": req.Patterns}
 	default:
 		tc.Kind = sdk.Ptr(toolKind(event.KindOther))
 		tc.Title = sdk.Ptr(textcut.VisibleLine(req.Tool))

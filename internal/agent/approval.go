@@ -57,6 +57,13 @@ type ApprovalRequest struct {
 	Tool      string
 	Server    string
 	Arguments json.RawMessage
+	// Host and Port are the host a network question is about, NetCommand
+	// the command that connects (quoted), Patterns the allowed_domains
+	// entries an "allowPersist" answer may write (the first is written).
+	Host       string
+	Port       int
+	NetCommand string
+	Patterns   []string
 	// Options are the decisions the user may pick.
 	Options []string
 	// Always says, in words for the user, what an "always" answer (allow

@@ -61,6 +61,10 @@ type Options struct {
 	// writable roots) is refused with a reason for the model.
 	Unattended bool
 	Cwd        string // default: the process's working directory
+	// PersistAllowedDomain adds an entry to allowed_domains in the user's
+	// config (the "allowPersist" answer to a network question); nil, or
+	// an error, leaves the host allowed for the session only.
+	PersistAllowedDomain func(entry string) error
 
 	// Observe, when set, gives each session the observer that keeps its
 	// record: called when a session starts (restored false) and when one
@@ -120,6 +124,12 @@ type Defaults struct {
 	ApprovalPolicy policy.ApprovalPolicy // default on-request
 	SandboxMode    policy.SandboxMode    // default workspace-write
 	NetworkAccess  bool
+	// NetworkMode is the network of workspace-write commands; "ask" gives
+	// the session a proxy that asks per host (network.go). Empty: off,
+	// or on with NetworkAccess.
+	NetworkMode policy.NetworkMode
+	// AllowedDomains and DeniedDomains are the proxy's configured hosts.
+	AllowedDomains, DeniedDomains []string
 	// ShellEnvironmentPolicy decides which environment variables the
 	// commands the agent runs get; the zero value passes all but those
 	// that look like credentials (policy.DefaultEnvExcludes).

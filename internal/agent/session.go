@@ -56,6 +56,8 @@ type session struct {
 	// workspace or on 127.0.0.1, is reached by the next. Closing it with
 	// the session releases that network.
 	sockets *tools.SocketRegistry
+	// net is the session's network proxy (network.go).
+	net sessionNet
 	// terminals are the command sessions exec_command started: they
 	// live across turns and end with the session.
 	terminals *tools.Terminals
@@ -81,7 +83,7 @@ type session struct {
 func (s *session) execConfig(helperPath string) tools.ExecConfig {
 	return tools.ExecConfig{HelperPath: helperPath, Network: s.cfg.NetworkAccess, Env: s.cfg.ShellEnvironmentPolicy,
 		ExcludeTmpdirEnvVar: s.cfg.ExcludeTmpdirEnvVar, ExcludeSlashTmp: s.cfg.ExcludeSlashTmp, CacheRoot: s.cfg.CacheRoot,
-		Sockets: s.sockets, AllowProjectSockets: s.cfg.AllowProjectSockets}
+		Sockets: s.sockets, AllowProjectSockets: s.cfg.AllowProjectSockets, Proxy: s.proxyFor()}
 }
 
 // toolSnapshot is what the next model request offers and its calls run

@@ -100,7 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "demo":
 		return runDemo(args, stdout, stderr)
 	case "sandbox":
-		return runSandbox(args)
+		return runSandbox(args, stdout)
 	case "config":
 		return runConfig(args, stdout, stderr)
 	case "sessions":

@@ -116,11 +116,7 @@ func (f *cmdFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	f.registerProvider(fs)
-	fs.BoolFunc("network", "let sandboxed commands use the network", func(v string) error {
-		b, err := strconv.ParseBool(v)
-		l.Set("sandbox_workspace_write.network_access", b, "--network")
-		return err
-	})
+	fs.Var(networkFlag{l}, "network", "the network of sandboxed commands: `off`, ask (each host asked, through agent-ls's proxy) or on; --network alone means on")
 	var roots []any
 	fs.Func("writable-root", "a `folder` sandboxed commands may write besides the workspace (repeatable; replaces the config's writable_roots)", func(v string) error {
 		abs, err := filepath.Abs(v)
@@ -194,4 +190,25 @@ func parseSettings(fs *flag.FlagSet, flags *cmdFlags, args []string, usage strin
 		return nil, usageError(stderr, usage, err), true
 	}
 	return &resolver{userFile: config.UserFile(), env: env, flags: flags}, 0, false
+}
+
+// networkFlag is --network[=off|ask|on]; alone it means on.
+type networkFlag struct{ l *config.Layer }
+
+func (f networkFlag) String() string   { return "" }
+func (f networkFlag) IsBoolFlag() bool { return true }
+
+func (f networkFlag) Set(v string) error {
+	if b, err := strconv.ParseBool(v); err == nil {
+		v = string(policy.NetworkOff)
+		if b {
+			v = string(policy.NetworkOn)
+		}
+	}
+	m, err := policy.ParseNetworkMode(v)
+	if err != nil || v == "" {
+		return fmt.Errorf("want off, ask or on")
+	}
+	f.l.Set("sandbox_workspace_write.network", string(m), "--network")
+	return nil
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
+	"github.com/agent-ls/agent-ls/internal/config"
 	"github.com/agent-ls/agent-ls/internal/hooks"
 	"github.com/agent-ls/agent-ls/internal/mcp"
 	"github.com/agent-ls/agent-ls/internal/model"
@@ -196,14 +198,21 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	}
 	s := r.currentSettings()
 	opts := agent.Options{
-		Defaults:           s.agentDefaults(),
-		ClientFor:          r.clientFor,
-		Frontend:           fp.frontend,
-		Reviewer:           fp.reviewer,
-		Tools:              r.registry,
-		Files:              fp.files,
-		Cwd:                fp.cwd,
-		Unattended:         fp.unattended,
+		Defaults:   s.agentDefaults(),
+		ClientFor:  r.clientFor,
+		Frontend:   fp.frontend,
+		Reviewer:   fp.reviewer,
+		Tools:      r.registry,
+		Files:      fp.files,
+		Cwd:        fp.cwd,
+		Unattended: fp.unattended,
+		PersistAllowedDomain: func(entry string) error {
+			path := config.UserFile()
+			if path == "" {
+				return errors.New("no user config folder")
+			}
+			return config.AddAllowedDomain(path, entry)
+		},
 		ProjectDocMaxBytes: s.projectDocBudget(),
 		Logger:             r.log,
 		Hooks:              r,

@@ -11,6 +11,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/config"
 	"github.com/agent-ls/agent-ls/internal/hooks"
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
 // Settings are what agent-ls runs with: the configuration resolved from
@@ -147,7 +148,10 @@ func (s *Settings) agentDefaults() agent.Defaults {
 
 		ContextWindow:         s.ModelContextWindow,
 		AutoCompactTokenLimit: s.ModelAutoCompactTokenLimit,
-		NetworkAccess:         s.SandboxWorkspaceWrite.NetworkAccess,
+		NetworkAccess:         s.SandboxWorkspaceWrite.NetworkMode() == policy.NetworkOn,
+		NetworkMode:           s.SandboxWorkspaceWrite.NetworkMode(),
+		AllowedDomains:        s.SandboxWorkspaceWrite.AllowedDomains,
+		DeniedDomains:         s.SandboxWorkspaceWrite.DeniedDomains,
 		WritableRoots:         s.SandboxWorkspaceWrite.WritableRoots,
 
 		ExcludeTmpdirEnvVar:     s.SandboxWorkspaceWrite.ExcludeTmpdirEnvVar,

@@ -65,7 +65,7 @@ func TestSettingsLayers(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	abs, _ := filepath.Abs("out")
-	if s.Model != "env-model" || s.ApprovalPolicy != policy.Untrusted || s.SandboxMode != policy.ReadOnly || !s.SandboxWorkspaceWrite.NetworkAccess ||
+	if s.Model != "env-model" || s.ApprovalPolicy != policy.Untrusted || s.SandboxMode != policy.ReadOnly || s.SandboxWorkspaceWrite.NetworkMode() != policy.NetworkOn ||
 		!slices.Equal(s.SandboxWorkspaceWrite.WritableRoots, []string{abs}) || s.LogLevel != "debug" || s.MaxRequests != agent.DefaultMaxRequests {
 		t.Errorf("settings %+v", s.Config)
 	}
@@ -122,7 +122,7 @@ func TestRootBuildsManagersFromSettings(t *testing.T) {
 	}
 	defer mgr.Close()
 	want := agent.Defaults{ModelName: "llama3", Provider: "openai", ApprovalPolicy: policy.Untrusted, SandboxMode: policy.WorkspaceWrite,
-		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true, ContextWarningPercent: 85, RateLimitWarningPercent: 10,
+		ReasoningEffort: "low", ReasoningSummary: "auto", MaxRequests: 9, NetworkAccess: true, NetworkMode: policy.NetworkOn, ContextWarningPercent: 85, RateLimitWarningPercent: 10,
 		ShellEnvironmentPolicy: policy.EnvPolicy{Inherit: policy.InheritAll}, OwnFiles: s.ownFiles(),
 		LanguageQueryTimeout: 10 * time.Second}
 	if got := mgr.Defaults(); !reflect.DeepEqual(got, want) {
@@ -172,5 +172,29 @@ func TestStreamIdleTimeoutFromFlagAndEnvironment(t *testing.T) {
 	}
 	if s := parse(""); s.modelConfig().IdleTimeout != 0 {
 		t.Errorf("default: %v", s.modelConfig().IdleTimeout)
+	}
+}
+
+// TestNetworkFlag: --network alone is on, --network=off|ask|on names the
+// mode, and it wins over the config file's network_access.
+func TestNetworkFlag(t *testing.T) {
+	file := "[sandbox_workspace_write]\nnetwork_access = true\n"
+	for _, c := range []struct {
+		args []string
+		want policy.NetworkMode
+	}{
+		{nil, policy.NetworkOn},
+		{[]string{"--network"}, policy.NetworkOn},
+		{[]string{"--network=ask"}, policy.NetworkAsk},
+		{[]string{"--network=off"}, policy.NetworkOff},
+		{[]string{"--network=false"}, policy.NetworkOff},
+	} {
+		s, code, done := parseTest(t, nil, file, c.args...)
+		if done || s.SandboxWorkspaceWrite.NetworkMode() != c.want {
+			t.Errorf("%q: %q (exit %d)", c.args, s.SandboxWorkspaceWrite.NetworkMode(), code)
+		}
+	}
+	if _, code, done := parseTest(t, nil, "", "--network=sometimes"); !done || code == 0 {
+		t.Error("--network=sometimes accepted")
 	}
 }

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
@@ -90,6 +93,9 @@ func readLines(stdin io.Reader) <-chan string {
 func terminalPrompt(lines <-chan string, stderr io.Writer) func(context.Context, *agent.ApprovalRequest) (string, error) {
 	return func(ctx context.Context, req *agent.ApprovalRequest) (string, error) {
 		fmt.Fprint(stderr, approvalQuestion(req))
+		if req.Kind == agent.ApprovalNetwork {
+			return networkPrompt(ctx, lines, stderr, req)
+		}
 		for {
 			fmt.Fprint(stderr, "  [y] allow once  [a] allow always  [n] reject  [x] abort turn: ")
 			select {
@@ -122,6 +128,8 @@ func terminalPrompt(lines <-chan string, stderr io.Writer) func(context.Context,
 func approvalQuestion(req *agent.ApprovalRequest) string {
 	var b strings.Builder
 	switch req.Kind {
+	case agent.ApprovalNetwork:
+		fmt.Fprintf(&b, "\n? network: %s\n", textcut.VisibleLine(net.JoinHostPort(req.Host, strconv.Itoa(req.Port))))
 	case agent.ApprovalExec:
 		fmt.Fprintf(&b, "\n? run %s\n  in %s\n", agent.QuoteCommand(req.Command), textcut.VisibleLine(req.Cwd))
 	case agent.ApprovalPatch:
@@ -307,5 +315,39 @@ func (f *termFrontend) endLine() {
 	if f.midLine {
 		f.out.WriteByte('\n')
 		f.midLine = false
+	}
+}
+
+// networkPrompt reads the answer to a network question: once, for the
+// session, for good (the first offered pattern, written to the user's
+// config), or deny.
+func networkPrompt(ctx context.Context, lines <-chan string, stderr io.Writer, req *agent.ApprovalRequest) (string, error) {
+	persist := len(req.Patterns) > 0 && slices.Contains(req.Options, agent.AllowPersist)
+	for {
+		fmt.Fprint(stderr, "  [y] allow once  [a] allow for this session")
+		if persist {
+			fmt.Fprintf(stderr, "  [p] always allow %s (user config)", textcut.VisibleLine(req.Patterns[0]))
+		}
+		fmt.Fprint(stderr, "  [n] deny: ")
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case line, ok := <-lines:
+			if !ok {
+				return agent.RejectOnce, nil
+			}
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				return agent.AllowOnce, nil
+			case "a", "always":
+				return agent.AllowAlways, nil
+			case "p", "persist":
+				if persist {
+					return agent.AllowPersist, nil
+				}
+			case "n", "no", "", "x", "abort":
+				return agent.RejectOnce, nil
+			}
+		}
 	}
 }

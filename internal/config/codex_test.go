@@ -46,7 +46,7 @@ func TestImportCodex(t *testing.T) {
 		t.Errorf("notify %q, tui %+v", r.Notify, r.TUI)
 	}
 	sw := r.SandboxWorkspaceWrite
-	if !slices.Equal(sw.WritableRoots, []string{"/srv/cache"}) || !sw.NetworkAccess || !sw.ExcludeTmpdirEnvVar || sw.ExcludeSlashTmp {
+	if !slices.Equal(sw.WritableRoots, []string{"/srv/cache"}) || sw.NetworkMode() != policy.NetworkOn || !sw.ExcludeTmpdirEnvVar || sw.ExcludeSlashTmp {
 		t.Errorf("sandbox_workspace_write: %+v", sw)
 	}
 	ep := r.ShellEnvironmentPolicy
@@ -74,7 +74,7 @@ func TestImportCodex(t *testing.T) {
 	flags := &Layer{Source: "flags"}
 	flags.Set("profile", "fast", "--profile")
 	r, probs = load(t, Inputs{UserFile: path, Flags: flags})
-	if len(probs) > 0 || r.Model != "gpt-5-mini" || r.ModelReasoningEffort != "minimal" || r.SandboxWorkspaceWrite.NetworkAccess {
+	if len(probs) > 0 || r.Model != "gpt-5-mini" || r.ModelReasoningEffort != "minimal" || r.SandboxWorkspaceWrite.NetworkMode() != policy.NetworkOff {
 		t.Errorf("profile fast: %+v %q", r.Config, problemStrings(probs))
 	}
 	if !strings.HasPrefix(string(imp.TOML), "# agent-ls configuration, carried over from Codex's") || len(imp.Files) != 2 {

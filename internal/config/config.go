@@ -90,8 +90,18 @@ type Settings struct {
 
 // SandboxWorkspaceWrite tunes the workspace-write sandbox.
 type SandboxWorkspaceWrite struct {
-	WritableRoots       []string `toml:"writable_roots"`
-	NetworkAccess       bool     `toml:"network_access"`
+	WritableRoots []string `toml:"writable_roots"`
+	// Network is "off", "ask" (the hosts the user allows one by one,
+	// through agent-ls's proxy) or "on"; unset, NetworkAccess (the old
+	// boolean) decides, and without either it is "ask".
+	Network       policy.NetworkMode `toml:"network"`
+	NetworkAccess *bool              `toml:"network_access"`
+	// AllowedDomains pass the proxy unasked ("example.com",
+	// "*.example.com", "host:port"; no port means 80 and 443);
+	// DeniedDomains never pass. The user's own (a project file may only
+	// add denials).
+	AllowedDomains      []string `toml:"allowed_domains"`
+	DeniedDomains       []string `toml:"denied_domains"`
 	ExcludeTmpdirEnvVar bool     `toml:"exclude_tmpdir_env_var"`
 	ExcludeSlashTmp     bool     `toml:"exclude_slash_tmp"`
 	// CacheRoot holds the toolchain caches of sandboxed commands.
@@ -103,6 +113,20 @@ type SandboxWorkspaceWrite struct {
 	// key; like all of [sandbox_workspace_write], the user's alone (a
 	// project file cannot set it).
 	AllowProjectSockets bool `toml:"allow_project_sockets"`
+}
+
+// NetworkMode is the network setting of workspace-write commands:
+// network wins over network_access, and neither means "ask".
+func (s SandboxWorkspaceWrite) NetworkMode() policy.NetworkMode {
+	switch {
+	case s.Network != "":
+		return s.Network
+	case s.NetworkAccess == nil:
+		return policy.DefaultNetworkMode
+	case *s.NetworkAccess:
+		return policy.NetworkOn
+	}
+	return policy.NetworkOff
 }
 
 // ShellEnvironmentPolicy decides which environment variables commands get.
@@ -234,7 +258,6 @@ func defaults() map[string]any {
 		"rate_limit_warning_percent": int64(10),
 		"language_query_timeout_ms":  int64(10000),
 		"sandbox_workspace_write": map[string]any{
-			"network_access":         false,
 			"exclude_tmpdir_env_var": false,
 			"exclude_slash_tmp":      false,
 			"allow_project_sockets":  false,

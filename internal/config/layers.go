@@ -93,6 +93,7 @@ var editorKeys = map[string]string{
 	"approvalPolicy":        "approval_policy",
 	"sandboxMode":           "sandbox_mode",
 	"profile":               "profile",
+	"network":               "sandbox_workspace_write.network",
 }
 
 // EditorLayer reads an editor's settings (initializationOptions, or the
@@ -124,6 +125,9 @@ func EditorLayer(raw json.RawMessage, source string) (*Layer, []Problem) {
 			continue
 		}
 		c := &checker{source: source}
+		if camel == "network" {
+			c.network("", map[string]any{"network": s})
+		}
 		c.values(map[string]any{key: s})
 		if len(c.probs) > 0 {
 			p := c.probs[0]

@@ -33,6 +33,10 @@ func resolve(user, project, env, editor, flags *Layer) (*Resolved, []Problem) {
 	prof, p := profileLayer(user, env, editor, flags)
 	probs = append(probs, p...)
 
+	if editor != nil {
+		editor = withTree(editor, clone(editor.Tree).(map[string]any))
+		probs = append(probs, narrowEditorNetwork(editor, mergeLayers([]*Layer{def, userBase, proj, prof, env}).tree)...)
+	}
 	layers := []*Layer{def, userBase, proj, prof, env, editor, flags}
 	first := mergeLayers(layers)
 	id, _ := first.tree["model_provider"].(string)
@@ -150,6 +154,10 @@ func narrow(project *Layer, base map[string]any) (*Layer, []Problem) {
 			} else {
 				ignore(k, fmt.Sprintf("a project file may only make the approval policy stricter than %q", was))
 			}
+		case "sandbox_workspace_write":
+			if sw := narrowSandbox(base, v.(map[string]any), ignore); len(sw) > 0 {
+				keep[k] = sw
+			}
 		case "sandbox_mode":
 			was, _ := base[k].(string)
 			if stricterSandbox(policy.SandboxMode(v.(string)), policy.SandboxMode(was)) {
@@ -175,4 +183,64 @@ func stricterApproval(p, was policy.ApprovalPolicy) bool {
 // stricterSandbox reports whether m allows at most what was does.
 func stricterSandbox(m, was policy.SandboxMode) bool {
 	return slices.Index(policy.SandboxModes, m) <= slices.Index(policy.SandboxModes, was)
+}
+
+// narrowSandbox keeps what a project file may say in
+// [sandbox_workspace_write]: a narrower network setting, and denied_domains,
+// which add to the user's own.
+func narrowSandbox(base, sw map[string]any, ignore func(key, why string)) map[string]any {
+	keep := map[string]any{}
+	was := baseSandbox(base).NetworkMode()
+	for _, k := range sortedKeys(sw) {
+		key := "sandbox_workspace_write." + k
+		switch k {
+		case "network":
+			if m := policy.NetworkMode(sw[k].(string)); policy.NarrowerNetwork(m, was) {
+				keep[k] = sw[k]
+			} else {
+				ignore(key, fmt.Sprintf("a project file may only narrow the network setting (off, ask, on) below %q", was))
+			}
+		case "denied_domains":
+			denied := slices.Clone(baseSandbox(base).DeniedDomains)
+			for _, e := range sw[k].([]any) {
+				if s, ok := e.(string); ok && !slices.Contains(denied, s) {
+					denied = append(denied, s)
+				}
+			}
+			list := make([]any, len(denied))
+			for i, d := range denied {
+				list[i] = d
+			}
+			keep[k] = list
+		default:
+			ignore(key, "only the user's own config may set it (a project file may narrow network and add denied_domains)")
+		}
+	}
+	return keep
+}
+
+// baseSandbox is the [sandbox_workspace_write] table of a merged tree.
+func baseSandbox(tree map[string]any) SandboxWorkspaceWrite {
+	var sw SandboxWorkspaceWrite
+	if t, ok := tree["sandbox_workspace_write"].(map[string]any); ok {
+		decodeInto(t, &sw)
+	}
+	return sw
+}
+
+// narrowEditorNetwork drops an editor's network setting that would widen
+// what the layers below it say: editors may only narrow it.
+func narrowEditorNetwork(editor *Layer, below map[string]any) []Problem {
+	sw, _ := editor.Tree["sandbox_workspace_write"].(map[string]any)
+	s, ok := sw["network"].(string)
+	if !ok {
+		return nil
+	}
+	was := baseSandbox(below).NetworkMode()
+	if policy.NarrowerNetwork(policy.NetworkMode(s), was) {
+		return nil
+	}
+	delete(sw, "network")
+	return []Problem{{Source: editor.Source, Key: "network", Ignored: true,
+		Message: fmt.Sprintf("ignored: an editor may only narrow the network setting (off, ask, on) below %q", was)}}
 }

@@ -22,7 +22,7 @@ func TestAllowProjectSocketsIsTheUsers(t *testing.T) {
 	if r.SandboxWorkspaceWrite.AllowProjectSockets {
 		t.Errorf("a project file turned allow_project_sockets on")
 	}
-	if len(probs) != 1 || !probs[0].Ignored || probs[0].Key != "sandbox_workspace_write" {
+	if len(probs) != 1 || !probs[0].Ignored || probs[0].Key != "sandbox_workspace_write.allow_project_sockets" {
 		t.Errorf("want the project's sandbox_workspace_write ignored, got %q", problemStrings(probs))
 	}
 	r, probs = load(t, Inputs{UserFile: writeFile(t, "[sandbox_workspace_write]\nallow_project_sockets = true\n")})

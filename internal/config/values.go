@@ -9,6 +9,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/agent-ls/agent-ls/internal/netproxy"
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
@@ -89,6 +90,7 @@ func (c *checker) settings(prefix string, m map[string]any) {
 		if s, ok := sw["cache_root"].(string); ok && !filepath.IsAbs(s) {
 			c.add(join(p, "cache_root"), "%q is not an absolute path", s)
 		}
+		c.network(p, sw)
 	}
 	if sp, ok := m["shell_environment_policy"].(map[string]any); ok {
 		p := join(prefix, "shell_environment_policy")
@@ -218,5 +220,27 @@ func (c *checker) program(key string, argv []any) {
 		// Taken against the session's folder, a file of whatever project
 		// is open would run.
 		c.add(key, "%q is a relative path: give an absolute path, or a program name to look up on PATH", s)
+	}
+}
+
+// network checks the network setting and the domain lists of a
+// [sandbox_workspace_write] table.
+func (c *checker) network(prefix string, sw map[string]any) {
+	if s, ok := sw["network"].(string); ok {
+		if _, err := policy.ParseNetworkMode(s); err != nil || s == "" {
+			c.add(join(prefix, "network"), "unknown value %q (use %s)", s, orList(names(policy.NetworkModes)))
+		}
+	}
+	for _, key := range []string{"allowed_domains", "denied_domains"} {
+		list, _ := sw[key].([]any)
+		for i, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				continue
+			}
+			if _, err := netproxy.ParseRules([]string{s}, nil); err != nil {
+				c.add(fmt.Sprintf("%s.%s[%d]", prefix, key, i), "%q is not a host, *.domain or IP address with an optional :port", s)
+			}
+		}
 	}
 }

@@ -28,6 +28,7 @@ var payloads = map[Type]func() Payload{
 	TypeTerminalStarted: func() Payload { return &TerminalStarted{} },
 	TypeTerminalOutput:  func() Payload { return &TerminalOutput{} },
 	TypeTerminalExited:  func() Payload { return &TerminalExited{} },
+	TypeNetworkAccess:   func() Payload { return &NetworkAccess{} },
 }
 
 // Types returns every event type.

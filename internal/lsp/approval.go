@@ -3,7 +3,9 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -26,19 +28,25 @@ var approvalActions = []struct{ title, decision string }{
 }
 
 type requestApprovalParams struct {
-	SessionID  string   `json:"sessionId"`
-	TurnID     string   `json:"turnId"`
-	ApprovalID string   `json:"approvalId"`
-	Kind       string   `json:"kind"`
-	Command    []string `json:"command,omitempty"`
-	Cwd        string   `json:"cwd,omitempty"`
-	Reason     string   `json:"reason,omitempty"`
-	Diff       string   `json:"diff,omitempty"`
-	Files      []string `json:"files,omitempty"`
-	Tool       string   `json:"tool,omitempty"`
-	Server     string   `json:"server,omitempty"`
-	Arguments  any      `json:"arguments,omitempty"`
-	Options    []string `json:"options"`
+	SessionID  string `json:"sessionId"`
+	TurnID     string `json:"turnId"`
+	ApprovalID string `json:"approvalId"`
+	Kind       string `json:"kind"`
+	// Command is the words of a command (exec), or for a network
+	// question the command that connects, as one string.
+	Command   any      `json:"command,omitempty"`
+	Host      string   `json:"host,omitempty"`
+	Port      int      `json:"port,omitempty"`
+	CallID    string   `json:"callId,omitempty"`
+	Patterns  []string `json:"patterns,omitempty"`
+	Cwd       string   `json:"cwd,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	Diff      string   `json:"diff,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	Tool      string   `json:"tool,omitempty"`
+	Server    string   `json:"server,omitempty"`
+	Arguments any      `json:"arguments,omitempty"`
+	Options   []string `json:"options"`
 }
 
 type requestApprovalResult struct {
@@ -56,7 +64,13 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 	if s.capabilities().AgentApprovals {
 		p := requestApprovalParams{
 			SessionID: req.SessionID, TurnID: req.TurnID, ApprovalID: req.ApprovalID, Kind: string(req.Kind),
-			Command: req.Command, Reason: req.Reason, Diff: req.Diff, Tool: req.Tool, Server: req.Server, Options: req.Options,
+			Reason: req.Reason, Diff: req.Diff, Tool: req.Tool, Server: req.Server, Options: req.Options,
+		}
+		if len(req.Command) > 0 {
+			p.Command = req.Command
+		}
+		if req.Kind == agent.ApprovalNetwork {
+			p.Command, p.Host, p.Port, p.CallID, p.Patterns = req.NetCommand, req.Host, req.Port, req.CallID, req.Patterns
 		}
 		// The reason is what every client shows, so it says what an
 		// "always" answer covers.
@@ -79,7 +93,11 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		return res.Decision, nil
 	}
 	params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: textcut.Visible(approvalMessage(req))}
-	for _, a := range approvalActions {
+	actions := approvalActions
+	if req.Kind == agent.ApprovalNetwork {
+		actions = networkActions(req)
+	}
+	for _, a := range actions {
 		params.Actions = append(params.Actions, protocol.MessageActionItem{Title: a.title})
 	}
 	item, err := protocol.ClientDispatcher(s.conn).ShowMessageRequest(ctx, params)
@@ -89,7 +107,7 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 	if item == nil {
 		return agent.RejectOnce, nil
 	}
-	for _, a := range approvalActions {
+	for _, a := range actions {
 		if a.title == item.Title {
 			return a.decision, nil
 		}
@@ -106,6 +124,13 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 func approvalMessage(req *agent.ApprovalRequest) string {
 	var b strings.Builder
 	switch req.Kind {
+	case agent.ApprovalNetwork:
+		// The reason names the host, the port and the command.
+		b.WriteString("agent-ls: a command wants the network")
+		if req.Reason != "" {
+			b.WriteString("\n" + textcut.Visible(req.Reason))
+		}
+		return b.String()
 	case agent.ApprovalExec:
 		fmt.Fprintf(&b, "agent-ls wants to run: %s\nin %s", agent.QuoteCommand(req.Command), textcut.VisibleLine(req.Cwd))
 	case agent.ApprovalPatch:
@@ -165,4 +190,19 @@ func diffHead(diff string) string {
 		fmt.Fprintf(&b, "\n… %d more diff lines", left)
 	}
 	return b.String()
+}
+
+// networkActions are the showMessageRequest actions of a network
+// question: once, for the session, for good (written to the user's
+// config as the first offered pattern), or deny.
+func networkActions(req *agent.ApprovalRequest) []struct{ title, decision string } {
+	hp := net.JoinHostPort(req.Host, strconv.Itoa(req.Port))
+	acts := []struct{ title, decision string }{
+		{"Allow once", agent.AllowOnce},
+		{"Allow " + hp + " for this session", agent.AllowAlways},
+	}
+	if len(req.Patterns) > 0 && slices.Contains(req.Options, agent.AllowPersist) {
+		acts = append(acts, struct{ title, decision string }{"Always allow " + req.Patterns[0], agent.AllowPersist})
+	}
+	return append(acts, struct{ title, decision string }{"Deny", agent.RejectOnce})
 }

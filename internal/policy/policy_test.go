@@ -315,3 +315,18 @@ func outsideTmp(t *testing.T) string {
 	}
 	return d
 }
+
+func TestNetworkMode(t *testing.T) {
+	if m, err := ParseNetworkMode(""); err != nil || m != NetworkAsk {
+		t.Errorf("default: %q %v", m, err)
+	}
+	if _, err := ParseNetworkMode("maybe"); err == nil {
+		t.Error("accepted an unknown mode")
+	}
+	if !NarrowerNetwork(NetworkOff, NetworkAsk) || NarrowerNetwork(NetworkOn, NetworkAsk) || !NarrowerNetwork(NetworkAsk, NetworkAsk) {
+		t.Error("NarrowerNetwork does not order off < ask < on")
+	}
+	if NetworkOn.Effective(ReadOnly) != NetworkOff || NetworkOff.Effective(DangerFullAccess) != NetworkOn || NetworkAsk.Effective(WorkspaceWrite) != NetworkAsk {
+		t.Error("Effective ignores the sandbox mode")
+	}
+}

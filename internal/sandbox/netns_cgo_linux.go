@@ -25,3 +25,16 @@ func newSessionNet() (*sessionNet, error) {
 	}
 	return &sessionNet{user: os.NewFile(uintptr(user), "agent-ls-session-userns"), net: os.NewFile(uintptr(net), "agent-ls-session-netns")}, nil
 }
+
+// sessionNetListen makes a TCP socket listening on 127.0.0.1 (a free
+// port) in the session's network namespace, given the descriptors of
+// its user and network namespaces (agentls_session_net_listen in
+// netns_linux.c).
+func sessionNetListen(user, net *os.File) (*os.File, error) {
+	var fd, port C.int
+	var step *C.char
+	if e := C.agentls_session_net_listen(C.int(user.Fd()), C.int(net.Fd()), &fd, &port, &step); e != 0 {
+		return nil, fmt.Errorf("a proxy endpoint in the session's network: %s: %w", C.GoString(step), syscall.Errno(e))
+	}
+	return os.NewFile(uintptr(fd), "agent-ls-proxy-endpoint"), nil
+}

@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdint.h>
@@ -108,6 +110,72 @@ int agentls_new_session_net(int *user, int *net, const char **step) {
 	}
 	*user = c.user;
 	*net = c.net;
+	return 0;
+}
+
+struct agentls_listen_child {
+	int user, net, fd, port, err;
+	const char *step;
+};
+
+// The child that makes a listening socket on 127.0.0.1 of the session's
+// network: it joins the session's user namespace (allowed: it shares no
+// filesystem information and is no thread of agent-ls's, whatever
+// memory it shares), then the network, and leaves the socket in the
+// descriptor table it shares with agent-ls.
+static int agentls_listen_child_main(void *arg) {
+	struct agentls_listen_child *c = arg;
+	const char *step = "joining the session's user namespace";
+	if (setns(c->user, CLONE_NEWUSER) != 0)
+		goto fail;
+	step = "joining the session's network namespace";
+	if (setns(c->net, CLONE_NEWNET) != 0)
+		goto fail;
+	step = "listening on 127.0.0.1 in the session's network";
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		goto fail;
+	struct sockaddr_in sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof sa;
+	if (bind(s, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(s, 128) != 0 ||
+		getsockname(s, (struct sockaddr *)&sa, &len) != 0) {
+		int e = errno;
+		close(s);
+		errno = e;
+		goto fail;
+	}
+	c->fd = s;
+	c->port = ntohs(sa.sin_port);
+	_exit(0);
+fail:
+	c->err = errno ? errno : EINVAL;
+	c->step = step;
+	_exit(1);
+}
+
+// agentls_session_net_listen makes a TCP socket listening on 127.0.0.1
+// (a free port) in the session's network namespace, given the
+// descriptors of its user and network namespaces: agent-ls accepts on it
+// from outside, and the session's commands reach it as any server of
+// their loopback. *fd (close-on-exec) and *port, or the errno of the
+// step *step names.
+int agentls_session_net_listen(int user, int net, int *fd, int *port, const char **step) {
+	struct agentls_listen_child c = {user, net, -1, 0, 0, ""};
+	int err = agentls_vm_child(agentls_listen_child_main, &c, CLONE_FILES, step);
+	if (err == 0 && c.err != 0) {
+		err = c.err;
+		*step = c.step;
+	}
+	if (err != 0) {
+		if (c.fd >= 0)
+			close(c.fd);
+		return err;
+	}
+	*fd = c.fd;
+	*port = c.port;
 	return 0;
 }
 

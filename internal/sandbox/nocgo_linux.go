@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // Without cgo agent-ls has neither libseccomp nor the helper's C
 // constructor (nsenter_linux.c, reaper_linux.c): Probe reports seccomp
@@ -20,3 +23,5 @@ func seccompProgram(bool, bool, bool) ([]byte, error) { return nil, errNoCgo }
 func seccompAPI() (uint, error) { return 0, errNoCgo }
 
 func newSessionNet() (*sessionNet, error) { return nil, errNoCgo }
+
+func sessionNetListen(_, _ *os.File) (*os.File, error) { return nil, errNoCgo }

@@ -38,6 +38,11 @@ type Policy struct {
 	WritableRoots []string
 	// Network lets the command open network sockets.
 	Network bool
+	// Proxy, with the network off, gives a workspace-write command that
+	// runs in its session's loopback network an endpoint of agent-ls's
+	// network proxy there, and the variables that point programs at it
+	// (the network setting "ask"; see ProxyServer). Ignored otherwise.
+	Proxy ProxyServer
 	// NoNamespace skips the user and mount namespace even where the kernel
 	// offers it: Landlock and seccomp only, protected paths unenforced.
 	NoNamespace bool

@@ -151,6 +151,7 @@ func (c *Cmd) prepare() ([]*os.File, error) {
 		pl = unconfinedPlan(c.policy, c.argv, env)
 	} else {
 		pl, env = buildPlan(c.policy, c.argv, env, held, c.useNS)
+		env = c.startProxy(pl, env)
 		if pl.pidsDir != "" {
 			release := c.release
 			c.release = func() {

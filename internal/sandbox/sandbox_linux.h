@@ -40,6 +40,7 @@ int agentls_vm_child(int (*fn)(void *), void *arg, int flags, const char **step)
 extern int agentls_net_joined;
 int agentls_new_session_net(int *user, int *net, const char **step);
 int agentls_join_session_net(const char **step);
+int agentls_session_net_listen(int user, int net, int *fd, int *port, const char **step);
 int agentls_inet_call(uint64_t id, int nr, int sock, int domain, const void *sa, unsigned len);
 
 // reaper_linux.c: the processes that supervise the command.

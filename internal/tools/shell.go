@@ -191,6 +191,9 @@ func runCommand(ctx context.Context, env *Env, callID string, argv []string, dir
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	policy := commandPolicy(env, dir, sandboxed)
+	if env.Exec.Proxy != nil && sandboxed {
+		policy.Proxy = env.Exec.Proxy(callID, "", argv)
+	}
 	res := &commandResult{stdout: newCapture(), stderr: newCapture(), combined: newCapture()}
 	cmd, err := sandbox.Command(runCtx, policy, argv, env.Exec.Env.Environ(os.Environ()), helper)
 	if errors.Is(err, sandbox.ErrNotFound) || errors.Is(err, exec.ErrNotFound) {

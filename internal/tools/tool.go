@@ -144,7 +144,16 @@ type ExecConfig struct {
 	// reach any Unix socket below the project root, also one made
 	// outside the sandbox (sandbox.Policy.AllowProjectSockets).
 	AllowProjectSockets bool
+	// Proxy, when set (the network setting "ask"), gives each sandboxed
+	// workspace-write command an endpoint of the session's network
+	// proxy (sandbox.Policy.Proxy): called with the tool call's id, the
+	// terminal's id ("" for a plain command) and the command's words.
+	Proxy func(callID, terminalID string, argv []string) ProxyServer
 }
+
+// ProxyServer is the network proxy as one command reaches it
+// (sandbox.ProxyServer).
+type ProxyServer = sandbox.ProxyServer
 
 // SocketRegistry is the sandbox's record of the Unix sockets a session's
 // commands bound (sandbox.SocketRegistry); the zero value is ready, and

@@ -96,7 +96,11 @@ func (t *terminal) run(ts *Terminals, env *Env, spec terminalSpec) error {
 	environ := terminalEnviron(env.Exec.Env.Environ(os.Environ()), spec.tty)
 	ctx, cancel := context.WithCancel(ts.ctx)
 	t.cancel = cancel
-	cmd, err := sandbox.Command(ctx, commandPolicy(env, spec.dir, spec.sandboxed), spec.argv, environ, helper)
+	pol := commandPolicy(env, spec.dir, spec.sandboxed)
+	if env.Exec.Proxy != nil && spec.sandboxed {
+		pol.Proxy = env.Exec.Proxy(spec.callID, strconv.Itoa(t.id), spec.argv)
+	}
+	cmd, err := sandbox.Command(ctx, pol, spec.argv, environ, helper)
 	if errors.Is(err, sandbox.ErrNotFound) || errors.Is(err, exec.ErrNotFound) {
 		return fmt.Errorf("command not found: %s", spec.argv[0])
 	}

@@ -24,8 +24,8 @@ export interface Prompt {
  * an argument shows as $'\r', $'\x1b', $'\u202e' and cannot make the
  * command read as another.
  */
-export function commandLine(argv: string[] | undefined): string {
-  return shellWords(argv);
+export function commandLine(argv: string[] | string | undefined): string {
+  return typeof argv === 'string' ? visibleLine(argv) : shellWords(argv);
 }
 
 /** A file or folder for one line, its hidden characters escaped. */
@@ -45,7 +45,23 @@ export function isDangerous(p: ApprovalParams): boolean {
   return p.kind === 'exec' && /\bdangerous\b/i.test(p.reason ?? '');
 }
 
+/** A network question (kind network): once, for the session, for good, or deny; it never aborts the turn. */
+function networkPrompt(p: ApprovalParams): Prompt {
+  const offered = new Set(p.options ?? []);
+  const host = p.host && p.host.includes(':') ? `[${p.host}]` : p.host;
+  const where = visibleLine(`${host ?? ''}:${p.port ?? ''}`);
+  const choices: Choice[] = [{ title: 'Allow Once', decision: 'allowOnce' }];
+  if (offered.has('allowAlways')) choices.push({ title: 'Allow for This Session', decision: 'allowAlways' });
+  if (offered.has('allowPersist') && p.patterns && p.patterns.length > 0) {
+    choices.push({ title: `Always Allow ${visibleLine(p.patterns[0])}`, decision: 'allowPersist' });
+  }
+  choices.push({ title: 'Deny', decision: 'rejectOnce' });
+  const detail = p.reason ? visible(p.reason) : '';
+  return { message: `Agent's command wants to connect to ${where}${detail ? ` (${detail})` : ''}`, detail, modal: false, choices };
+}
+
 export function approvalPrompt(p: ApprovalParams): Prompt {
+  if (p.kind === 'network') return networkPrompt(p);
   const offered = new Set(p.options && p.options.length > 0 ? p.options : ['allowOnce', 'allowAlways', 'rejectOnce']);
   const choices: Choice[] = [];
   if (offered.has('allowOnce')) choices.push({ title: 'Allow Once', decision: 'allowOnce' });

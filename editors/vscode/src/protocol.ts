@@ -128,8 +128,13 @@ export interface ApprovalParams {
   sessionId: string;
   turnId: string;
   approvalId: string;
-  kind: 'exec' | 'patch' | 'tool' | string;
-  command?: string[];
+  kind: 'exec' | 'patch' | 'tool' | 'network' | string;
+  /** The words of a command; for kind network, the command that connects as one string. */
+  command?: string[] | string;
+  /** Kind network: the host and port asked about, the allowed_domains entries "always" may write. */
+  host?: string;
+  port?: number;
+  patterns?: string[];
   cwd?: string;
   reason?: string;
   diff?: string;
@@ -140,7 +145,7 @@ export interface ApprovalParams {
   options?: string[];
 }
 
-export type Decision = 'allowOnce' | 'allowAlways' | 'rejectOnce' | 'rejectAlways' | 'abort';
+export type Decision = 'allowOnce' | 'allowAlways' | 'allowPersist' | 'rejectOnce' | 'rejectAlways' | 'abort';
 
 export interface SessionInfo {
   sessionId: string;

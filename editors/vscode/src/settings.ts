@@ -10,6 +10,8 @@ export interface Settings {
   profile: string;
   approvalPolicy: string;
   sandboxMode: string;
+  /** The network of sandboxed commands: off, ask or on; narrowing only. */
+  network: string;
   /** Review each change before it is applied (protocol section 5.5). */
   reviewChanges: boolean;
 }
@@ -32,6 +34,7 @@ export function readSettingsFrom(c: ConfigurationReader): Settings {
     profile: userValue(c.inspect('profile'), ''),
     approvalPolicy: userValue(c.inspect('approvalPolicy'), ''),
     sandboxMode: userValue(c.inspect('sandboxMode'), ''),
+    network: userValue(c.inspect('network'), ''),
     reviewChanges: userValue(c.inspect('reviewChanges'), false),
   };
 }
@@ -42,7 +45,7 @@ export function workspaceSetUserOnly(c: ConfigurationReader): string[] {
 }
 
 /** The keys of protocol section 9 that VS Code settings carry, camelCase. */
-export type AgentSettings = Partial<Pick<Settings, 'model' | 'profile' | 'approvalPolicy' | 'sandboxMode'>>;
+export type AgentSettings = Partial<Pick<Settings, 'model' | 'profile' | 'approvalPolicy' | 'sandboxMode' | 'network'>>;
 
 /**
  * What agent-ls is told at initialize and on every change. An untrusted
@@ -55,6 +58,7 @@ export function agentSettings(s: Settings, trusted: boolean): AgentSettings {
   if (s.profile) out.profile = s.profile;
   if (s.approvalPolicy) out.approvalPolicy = s.approvalPolicy;
   if (s.sandboxMode) out.sandboxMode = s.sandboxMode;
+  if (s.network) out.network = s.network;
   if (!trusted) {
     out.approvalPolicy = 'untrusted';
     out.sandboxMode = 'read-only';

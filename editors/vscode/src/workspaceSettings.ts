@@ -16,12 +16,14 @@
  *   provider (base URL, key variable) and wider policies.
  * - approvalPolicy, sandboxMode: agent-ls takes the editor's values over
  *   the config file's; it cannot tell a user's from a workspace's.
+ * - network: agent-ls lets it only narrow the config's, but a workspace
+ *   must not even choose that for the user.
  * - reviewChanges: a workspace could turn the user's review off.
  *
  * agentLs.model stays a workspace setting, as `model` is one a project's
  * .agent-ls/config.toml may set: it goes to the user's own provider.
  */
-export const userOnlySettings = ['path', 'profile', 'approvalPolicy', 'sandboxMode', 'reviewChanges'] as const;
+export const userOnlySettings = ['path', 'profile', 'approvalPolicy', 'sandboxMode', 'network', 'reviewChanges'] as const;
 
 export type UserOnlySetting = (typeof userOnlySettings)[number];
 

@@ -14,7 +14,18 @@ local titles = {
   rejectAlways = 'Reject always',
   abort = 'Abort turn',
 }
-local order = { 'allowOnce', 'allowAlways', 'rejectOnce', 'rejectAlways', 'abort' }
+local order = { 'allowOnce', 'allowAlways', 'allowPersist', 'rejectOnce', 'rejectAlways', 'abort' }
+
+-- The network question's buttons (kind network): it never aborts the turn.
+local function network_titles(p)
+  local pattern = type(p.patterns) == 'table' and p.patterns[1] or nil
+  return {
+    allowOnce = 'Allow once',
+    allowAlways = 'Allow for this session',
+    allowPersist = pattern and ('Always allow ' .. visible.line(tostring(pattern)) .. ' (user config)') or nil,
+    rejectOnce = 'Deny',
+  }
+end
 
 local function path_of(uri)
   if type(uri) == 'string' and uri:match('^file:') then
@@ -32,7 +43,13 @@ local one_line = visible.line
 --- quoted one shell word per argument, as agent-ls quotes it.
 function M.prompt(p)
   local lines = {}
-  if p.kind == 'exec' then
+  if p.kind == 'network' then
+    local host = tostring(p.host or '')
+    if host:find(':', 1, true) then
+      host = '[' .. host .. ']'
+    end
+    table.insert(lines, 'a command wants the network: ' .. one_line(host .. ':' .. tostring(p.port or '')))
+  elseif p.kind == 'exec' then
     table.insert(lines, 'agent-ls wants to run: ' .. visible.shell_words(p.command))
     if p.cwd then
       table.insert(lines, 'in ' .. one_line(path_of(p.cwd)))
@@ -71,20 +88,23 @@ end
 
 --- Asks the user about an approval request; returns { decision }.
 function M.ask(params)
+  local names = params.kind == 'network' and network_titles(params) or titles
   local offered = {}
   for _, o in ipairs(type(params.options) == 'table' and params.options or {}) do
-    if titles[o] then
+    if names[o] then
       offered[o] = true
     end
   end
   if next(offered) == nil then
     offered = { allowOnce = true, rejectOnce = true }
   end
-  offered.abort = true
+  if params.kind ~= 'network' then
+    offered.abort = true
+  end
   local items = {}
   for _, d in ipairs(order) do
     if offered[d] then
-      table.insert(items, { decision = d, title = titles[d] })
+      table.insert(items, { decision = d, title = names[d] })
     end
   end
   local has_diff = params.kind == 'patch' and type(params.diff) == 'string' and params.diff ~= ''

@@ -11,6 +11,7 @@ M.defaults = {
   profile = nil,
   approval_policy = nil, -- untrusted | on-failure | on-request | never
   sandbox_mode = nil, -- read-only | workspace-write | danger-full-access
+  network = nil, -- off | ask | on: narrows what agent-ls's config says, never widens
   -- One server per workspace root: the nearest folder above a buffer's
   -- file that holds one of these (else the current directory, or, when
   -- that is the home folder, the file's own folder; never the home
@@ -57,6 +58,7 @@ M.defaults = {
 local enums = {
   approval_policy = { 'untrusted', 'on-failure', 'on-request', 'never' },
   sandbox_mode = { 'read-only', 'workspace-write', 'danger-full-access' },
+  network = { 'off', 'ask', 'on' },
   ['conversation.layout'] = { 'vsplit', 'split', 'float' },
 }
 
@@ -100,6 +102,7 @@ function M.resolve(opts)
   check_type('profile', c.profile, 'string', true)
   check_enum('approval_policy', c.approval_policy)
   check_enum('sandbox_mode', c.sandbox_mode)
+  check_enum('network', c.network)
   check_type('root_markers', c.root_markers, 'table')
   check_type('write_agent_edits', c.write_agent_edits, 'boolean')
   check_type('review', c.review, 'boolean')
@@ -126,6 +129,7 @@ function M.init_options(c)
     profile = c.profile,
     approvalPolicy = c.approval_policy,
     sandboxMode = c.sandbox_mode,
+    network = c.network,
     saveAgentEdits = false,
   }
 end

@@ -6,11 +6,12 @@ import { agentSettings, configurationChange, needsRestart, serverCommand, server
 import { statusText as statusTextFor } from '../../src/statusText';
 import { userOnlySettings } from '../../src/workspaceSettings';
 
-const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access', reviewChanges: false };
+const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access', network: '', reviewChanges: false };
 
 test('settings go to agent-ls in camelCase, empty ones left out', () => {
   assert.deepEqual(agentSettings(base, true), { model: 'gpt-5-codex', approvalPolicy: 'never', sandboxMode: 'danger-full-access' });
   assert.deepEqual(configurationChange({ model: 'm' }), { settings: { agentLs: { model: 'm' } } });
+  assert.deepEqual(agentSettings({ ...base, network: 'off' }, true).network, 'off');
 });
 
 test('an untrusted workspace runs read-only and asks, whatever the settings say', () => {
@@ -79,4 +80,15 @@ test('status bar text', () => {
   assert.deepEqual(statusTextFor('Run go test', 0, '', 1), { text: '$(bell-dot) Agent: asks you', state: 'approval' });
   assert.deepEqual(statusTextFor('Run go test', 0, '1.2k tokens'), { text: '$(sync~spin) Agent: Run go test · 1.2k tokens', state: 'working' });
   assert.deepEqual(statusTextFor('Run go test', 1, ''), { text: '$(bell-dot) Agent: needs approval', state: 'approval' });
+});
+
+test('a network question offers once, this session, the config entry and deny, never abort', () => {
+  const p = approvalPrompt({
+    sessionId: 's', turnId: 't', approvalId: 'a', kind: 'network', host: 'registry.npmjs.org', port: 443, command: 'npm install',
+    patterns: ['registry.npmjs.org', '*.npmjs.org'], reason: 'The command npm install wants to connect to registry.npmjs.org:443.',
+    options: ['allowOnce', 'allowAlways', 'allowPersist', 'rejectOnce'],
+  });
+  assert.deepEqual(p.choices.map((c) => c.decision), ['allowOnce', 'allowAlways', 'allowPersist', 'rejectOnce']);
+  assert.equal(p.choices[2].title, 'Always Allow registry.npmjs.org');
+  assert.match(p.message, /connect to registry\.npmjs\.org:443/);
 });

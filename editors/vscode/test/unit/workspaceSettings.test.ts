@@ -21,6 +21,7 @@ test("a workspace's values of user-only settings are left out, the user's kept",
     profile: { defaultValue: '', workspaceFolderValue: 'wide' },
     approvalPolicy: { defaultValue: '', globalValue: 'on-request', workspaceValue: 'never' },
     sandboxMode: { defaultValue: '', globalValue: 'workspace-write', workspaceFolderValue: 'danger-full-access' },
+    network: { defaultValue: '', globalValue: 'ask', workspaceValue: 'off' },
     reviewChanges: { defaultValue: false, globalValue: true, workspaceValue: false },
   });
   assert.deepEqual(readSettingsFrom(c), {
@@ -29,9 +30,10 @@ test("a workspace's values of user-only settings are left out, the user's kept",
     profile: '',
     approvalPolicy: 'on-request',
     sandboxMode: 'workspace-write',
+    network: 'ask',
     reviewChanges: true,
   });
-  assert.deepEqual(workspaceSetUserOnly(c), ['agentLs.path', 'agentLs.profile', 'agentLs.approvalPolicy', 'agentLs.sandboxMode', 'agentLs.reviewChanges']);
+  assert.deepEqual(workspaceSetUserOnly(c), ['agentLs.path', 'agentLs.profile', 'agentLs.approvalPolicy', 'agentLs.sandboxMode', 'agentLs.network', 'agentLs.reviewChanges']);
 });
 
 test("the user's own values are in force; a wrongly typed one counts as unset", () => {
