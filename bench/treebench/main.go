@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/tools"
@@ -58,8 +59,8 @@ func main() {
 	}
 	rows = slices.DeleteFunc(rows, func(r row) bool { return !strings.Contains(r.name, *only) })
 	env := &tools.Env{Cwd: *dir, Files: tools.DiskView{}, Limits: tools.OutputLimits{MaxBytes: 1 << 30, MaxLines: 1 << 30}}
-	ours := make([][]time.Duration, len(rows))
-	theirs := make([][]time.Duration, len(rows))
+	ours := make([][]sample, len(rows))
+	theirs := make([][]sample, len(rows))
 	load0 := loadavg()
 	// Run 0 warms the cache and is not counted; the order of ours and the
 	// peer's alternates from run to run.
@@ -76,55 +77,76 @@ func main() {
 		}
 	}
 	fmt.Printf("tree: %s; median of %d interleaved warm runs; load average %s → %s\n", *dir, *runs, load0, loadavg())
-	fmt.Printf("%-28s %10s %10s  %-44s %7s\n", "row", "agent-ls", "peer", "peer command", "ratio")
+	fmt.Printf("%-28s %10s %10s %7s %10s %10s %7s  %s\n", "row", "agent-ls", "peer", "ratio", "cpu ours", "cpu peer", "ratio", "peer command")
 	for r, rw := range rows {
-		o, t := median(ours[r]), median(theirs[r])
-		peer, ratio := "-", "-"
-		if t > 0 {
-			peer, ratio = ms(t), fmt.Sprintf("%.2fx", float64(o)/float64(t))
-		}
+		o, t := median(ours[r], wallOf), median(theirs[r], wallOf)
+		oc, tc := median(ours[r], cpuOf), median(theirs[r], cpuOf)
 		cmd := strings.Join(rw.peer, " ")
 		if rw.first {
-			cmd += " (first line)"
+			cmd += " (to its first line; cpu not comparable)"
 		}
-		fmt.Printf("%-28s %10s %10s  %-44s %7s\n", rw.name, ms(o), peer, cmd, ratio)
+		fmt.Printf("%-28s %10s %10s %7s %10s %10s %7s  %s\n", rw.name, ms(o), ms(t), ratio(o, t), ms(oc), ms(tc), ratio(oc, tc), cmd)
 	}
 }
+
+func ratio(a, b time.Duration) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", float64(a)/float64(b))
+}
+
+func wallOf(s sample) time.Duration { return s.wall }
+func cpuOf(s sample) time.Duration  { return s.cpu }
 
 func grepArgs(pattern string, caseSensitive bool, limit int) map[string]any {
 	return map[string]any{"pattern": pattern, "case_sensitive": caseSensitive, "limit": limit}
 }
 
-func timeOurs(env *tools.Env, rw row) time.Duration {
+// sample is one timed run: wall-clock time and the CPU time (user and
+// system) it took, which the machine's load disturbs less.
+type sample struct{ wall, cpu time.Duration }
+
+func timeOurs(env *tools.Env, rw row) sample {
 	args, _ := json.Marshal(rw.args)
 	call := &tools.Call{Name: rw.tool.Spec().Name, Type: tools.Function, Arguments: args}
+	cpu0 := selfCPU()
 	start := time.Now()
 	if _, err := rw.tool.Handle(context.Background(), env, call); err != nil {
 		fmt.Fprintf(os.Stderr, "treebench: %s: %v\n", rw.name, err)
 		os.Exit(1)
 	}
-	return time.Since(start)
+	return sample{time.Since(start), selfCPU() - cpu0}
+}
+
+// selfCPU is the CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // timePeer runs the peer's command in dir to its end (or to its first line
 // of output), 0 when it is not installed.
-func timePeer(dir string, rw row) time.Duration {
+func timePeer(dir string, rw row) sample {
 	if len(rw.peer) == 0 || rw.peer[0] == "" {
-		return 0
+		return sample{}
 	}
 	path, err := exec.LookPath(rw.peer[0])
 	if err != nil {
-		return 0
+		return sample{}
 	}
 	cmd := exec.Command(path, rw.peer[1:]...)
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0
+		return sample{}
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0
+		return sample{}
 	}
 	br := bufio.NewReaderSize(out, 1<<20)
 	var took time.Duration
@@ -141,7 +163,7 @@ func timePeer(dir string, rw row) time.Duration {
 	if !rw.first {
 		took = time.Since(start)
 	}
-	return took
+	return sample{took, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 }
 
 type discard struct{}
@@ -166,15 +188,21 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
-func median(ts []time.Duration) time.Duration {
+func median(ss []sample, of func(sample) time.Duration) time.Duration {
+	ts := make([]time.Duration, 0, len(ss))
+	for _, s := range ss {
+		ts = append(ts, of(s))
+	}
 	if len(ts) == 0 {
 		return 0
 	}
-	s := slices.Clone(ts)
-	slices.Sort(s)
-	return s[len(s)/2]
+	slices.Sort(ts)
+	return ts[len(ts)/2]
 }
 
 func ms(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 }
