@@ -21,8 +21,12 @@ all: build
 deps:
 	@scripts/deps.sh
 
+# The peers (ripgrep, fd, find) and the large tree: Linux's source from
+# Debian's linux-source, unpacked under ~/.cache/agent-ls-bench/linux
+# (LARGE_REPO=DIR benchmarks another tree instead).
 bench-deps:
-	@scripts/deps.sh ripgrep bubblewrap hyperfine
+	@scripts/deps.sh ripgrep fd-find findutils linux-source bubblewrap hyperfine
+	@scripts/bench-tree.sh >/dev/null
 
 # Both binaries are linked statically, as they ship (libseccomp and glibc
 # linked in; Go's own DNS resolver and user lookup): nothing to find at

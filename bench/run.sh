@@ -38,6 +38,10 @@ echo "== grep_files next to ripgrep"
 bench/grep.sh "$bin"
 
 echo
+echo "== search and listing on the large tree (make bench-deps) next to rg, fd and find"
+go run ./bench/treebench -dir "$(scripts/bench-tree.sh)" -n 10
+
+echo
 echo "== server memory while a command writes 1 GB to a slow editor and to one that reads nothing"
 bench/output.sh
 

@@ -15,6 +15,9 @@ import (
 type Glob struct {
 	pattern string // relative to the directory; a bare name is looked for at any depth
 	re      *regexp.Regexp
+	// name, when the pattern is `**/` and a name glob, matches the base
+	// name alone (with a string comparison where it can).
+	name *nameMatch
 	// Skip, when set, leaves out the directories (link false) and the
 	// files reached through symbolic links (link true) for which it
 	// reports true, given the path as walked.
@@ -32,6 +35,11 @@ func NewGlob(pattern string) (*Glob, error) {
 	var err error
 	if g.re, err = compileGlob(g.pattern); err != nil {
 		return nil, fmt.Errorf("invalid pattern %q: %w", pattern, err)
+	}
+	if rest, ok := strings.CutPrefix(g.pattern, "**/"); ok && !strings.Contains(rest, "/") {
+		if m := newNameMatch(rest, false, nil); m.kind != matchRegexp {
+			g.name = &m
+		}
 	}
 	return g, nil
 }
@@ -69,8 +77,11 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 	}
 	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
 		notes = walk(ctx, opts, func(f walkFile) {
+			if g.name != nil && !g.name.match(filepath.Base(f.Abs)) {
+				return
+			}
 			rel := relTo(f.Abs)
-			if g.re.MatchString(rel) {
+			if g.name != nil || g.re.MatchString(rel) {
 				mu.Lock()
 				matches = append(matches, rel)
 				seen[f.Abs] = true

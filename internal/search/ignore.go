@@ -10,7 +10,7 @@ import (
 
 // ignoreRule is one line of a .gitignore or .ignore file.
 type ignoreRule struct {
-	re      *regexp.Regexp
+	m       nameMatch
 	negate  bool
 	dirOnly bool
 	// anchored rules (with a slash before their end) match the path
@@ -60,15 +60,14 @@ func (s *ignoreStack) ignored(abs string, isDir bool) bool {
 			subject := name
 			if r.anchored {
 				if rel == "" {
-					rp, err := filepath.Rel(n.base, abs)
-					if err != nil || strings.HasPrefix(rp, "..") {
+					var ok bool
+					if rel, ok = relBelow(n.base, abs); !ok {
 						break
 					}
-					rel = filepath.ToSlash(rp)
 				}
 				subject = rel
 			}
-			if r.re.MatchString(subject) {
+			if r.m.match(subject) {
 				return !r.negate
 			}
 		}
@@ -118,7 +117,7 @@ func parseIgnore(data []byte) []ignoreRule {
 		if err != nil {
 			continue // a malformed line is ignored, as git does
 		}
-		r.re = re
+		r.m = newNameMatch(line, r.anchored, re)
 		rules = append(rules, r)
 	}
 	return rules
@@ -247,4 +246,19 @@ func globClass(glob string) (string, int) {
 // paths.
 func compileGlob(glob string) (*regexp.Regexp, error) {
 	return regexp.Compile("^" + globRegexp(glob, true) + "$")
+}
+
+// relBelow returns abs relative to base, slash-separated, when abs is
+// below base. The walk builds every path by joining names to its root,
+// so the prefix is there; filepath.Rel is for the rest.
+func relBelow(base, abs string) (string, bool) {
+	if len(abs) > len(base) && strings.HasPrefix(abs, base) && (abs[len(base)] == filepath.Separator || strings.HasSuffix(base, string(filepath.Separator))) {
+		rel := strings.TrimPrefix(abs[len(base):], string(filepath.Separator))
+		return filepath.ToSlash(rel), true
+	}
+	rp, err := filepath.Rel(base, abs)
+	if err != nil || rp == ".." || strings.HasPrefix(rp, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rp), true
 }

@@ -19,6 +19,7 @@ type lineMatcher struct {
 	line *regexp.Regexp // the pattern, matched against one line
 	lit  []byte         // a literal every match contains, or nil
 	fold bool           // lit is compared ignoring ASCII case
+	rare int            // the offset in lit of the byte to scan for (-1: a letter's two cases)
 	// exact: a line matches exactly when it contains lit (or a literal
 	// of set).
 	exact bool
@@ -28,7 +29,14 @@ type lineMatcher struct {
 	// dfas hold *lineDFA, which find the candidate lines when there is
 	// neither.
 	dfas *sync.Pool
+	// unicode, when set, searches the texts that hold a Kelvin sign or
+	// a long s, which fold to k and s: lit is an ASCII literal with one
+	// of those, ignoring case.
+	unicode *lineMatcher
 }
+
+// Folding k and s beyond ASCII (see lineMatcher.unicode).
+var kelvinSign, longS = []byte("\u212a"), []byte("\u017f")
 
 func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
 	flags := ""
@@ -48,29 +56,43 @@ func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
 	lit, fold := requiredLiteral(re)
 	s := string(lit)
 	// Without a literal, or with one bytes.Index cannot look for (case
-	// folding beyond ASCII, as K also matches the Kelvin sign; U+FFFD,
-	// which the regexp also reads for invalid UTF-8), a set of literals
-	// or else a DFA finds the candidate lines.
-	if len(lit) == 0 || (fold && (!isASCII(s) || strings.ContainsAny(s, "ksKS"))) || strings.ContainsRune(s, utf8.RuneError) {
-		if set := newLitSet(re); set != nil {
-			m.set, m.exact = set, set.exact
-			return m, nil
+	// folding beyond ASCII; U+FFFD, which the regexp also reads for
+	// invalid UTF-8), a set of literals or else a DFA finds the
+	// candidate lines. An ASCII literal with a k or an s, ignoring case,
+	// also matches the Kelvin sign and the long s: the ASCII scan serves
+	// the texts without either, the slow way the others.
+	kelvin := fold && isASCII(s) && strings.ContainsAny(s, "ksKS")
+	if len(lit) == 0 || (fold && !isASCII(s)) || strings.ContainsRune(s, utf8.RuneError) || kelvin {
+		if err := m.setOrDFA(re); err != nil || !kelvin {
+			return m, err
 		}
-		if _, err := newLineDFA(re); err != nil {
-			return nil, err
-		}
-		m.dfas = &sync.Pool{New: func() any {
-			d, _ := newLineDFA(re)
-			return d
-		}}
-		return m, nil
+		m = &lineMatcher{line: line, unicode: m}
 	}
 	m.lit, m.fold = []byte(s), fold
 	m.exact = re.Op == syntax.OpLiteral && !bytes.ContainsRune(m.lit, '\n')
+	m.rare = rarestByte(m.lit)
 	if fold {
 		m.lit = bytes.ToLower(m.lit)
+		m.rare = rarestFoldByte(m.lit)
 	}
 	return m, nil
+}
+
+// setOrDFA makes m find candidate lines with a set of literals, or else
+// with a lazy DFA.
+func (m *lineMatcher) setOrDFA(re *syntax.Regexp) error {
+	if set := newLitSet(re); set != nil {
+		m.set, m.exact = set, set.exact
+		return nil
+	}
+	if _, err := newLineDFA(re); err != nil {
+		return err
+	}
+	m.dfas = &sync.Pool{New: func() any {
+		d, _ := newLineDFA(re)
+		return d
+	}}
+	return nil
 }
 
 // requiredLiteral returns the longest literal that every match of re
@@ -112,23 +134,16 @@ func isASCII(s string) bool {
 // index finds the next occurrence of the literal in data.
 func (m *lineMatcher) index(data []byte) int {
 	if !m.fold {
-		return bytes.Index(data, m.lit)
+		return indexRare(data, m.lit, m.rare)
 	}
-	return indexFoldASCII(data, m.lit)
+	return indexFoldASCII(data, m.lit, m.rare)
 }
 
 // indexFoldASCII is bytes.Index ignoring ASCII case; lit is lower case.
-// It scans for a byte of lit that has no case (a digit, '-', '_', ...)
-// when there is one, so that one vectorised scan finds the candidates;
+// It scans for lit's byte at offset k (rarestFoldByte: a byte without
+// case) when k >= 0, so that one vectorised scan finds the candidates;
 // else for either case of the first letter.
-func indexFoldASCII(data, lit []byte) int {
-	k := -1
-	for i, c := range lit {
-		if !('a' <= c && c <= 'z') {
-			k = i
-			break
-		}
-	}
+func indexFoldASCII(data, lit []byte, k int) int {
 	off := 0
 	for off+len(lit) <= len(data) {
 		var at int
@@ -182,6 +197,10 @@ func indexEither(data []byte, a, b byte) int {
 // newline) of every line of data that matches, in order, until fn returns
 // false.
 func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
+	if m.unicode != nil && (bytes.Contains(data, kelvinSign) || bytes.Contains(data, longS)) {
+		m.unicode.eachLine(data, fn)
+		return
+	}
 	var dfa *lineDFA
 	exact := m.exact
 	streams := newSetStreams()

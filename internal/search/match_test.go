@@ -355,8 +355,26 @@ func TestIndexFoldASCII(t *testing.T) {
 		{"-b A-B", "a-b", 3},
 	}
 	for _, tc := range tests {
-		if got := indexFoldASCII([]byte(tc.data), []byte(tc.lit)); got != tc.want {
+		if got := indexFoldASCII([]byte(tc.data), []byte(tc.lit), rarestFoldByte([]byte(tc.lit))); got != tc.want {
 			t.Errorf("indexFoldASCII(%q, %q) = %d, want %d", tc.data, tc.lit, got, tc.want)
 		}
+	}
+}
+
+// indexRare finds what bytes.Index finds, whichever byte it scans for.
+func TestIndexRare(t *testing.T) {
+	data := []byte("spin_lock(&l); spin_lock_irqsave(&l, f); q spin_lock_irqsave")
+	for _, lit := range []string{"spin_lock_irqsave", "spin", "q", "e", "(&l, f)", "irqsave", "nowhere", "savex"} {
+		for k := range len(lit) {
+			for start := range len(data) {
+				want := bytes.Index(data[start:], []byte(lit))
+				if got := indexRare(data[start:], []byte(lit), k); got != want {
+					t.Fatalf("indexRare(data[%d:], %q, %d) = %d, want %d", start, lit, k, got, want)
+				}
+			}
+		}
+	}
+	if k := rarestByte([]byte("spin_lock_irqsave")); k != strings.IndexByte("spin_lock_irqsave", 'q') {
+		t.Errorf("rarest byte of spin_lock_irqsave at %d, want the q", k)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 )
 
@@ -16,7 +17,25 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 	opts := walkOptions{Root: root, Base: ignoreBase(cwd, root), Skip: g.skipDir}
 	open := openUnder(g.docs, root)
 	var seen sync.Map // open documents the walk reached
-	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+	// The workers' read buffers, kept across garbage collections (a
+	// sync.Pool drops them at each one): a fresh buffer costs the
+	// kernel a page fault per page on the next read into it.
+	bufs := make(chan *[]byte, runtime.GOMAXPROCS(0)+2)
+	getBuf := func() *[]byte {
+		select {
+		case bp := <-bufs:
+			return bp
+		default:
+			b := make([]byte, 0, 256<<10)
+			return &b
+		}
+	}
+	putBuf := func(bp *[]byte) {
+		select {
+		case bufs <- bp:
+		default:
+		}
+	}
 	notes := walk(ctx, opts, func(f walkFile) {
 		if !g.wanted(f.Rel) {
 			return
@@ -24,8 +43,8 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 		if open[f.Abs] {
 			seen.Store(f.Abs, true)
 		}
-		bp := bufs.Get().(*[]byte)
-		defer bufs.Put(bp)
+		bp := getBuf()
+		defer putBuf(bp)
 		g.searchFile(f, open[f.Abs], bp)
 	})
 	g.mu.Lock()
@@ -64,7 +83,7 @@ func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) {
 		data, err = g.read(f.Abs, true, nil)
 	} else {
 		data, err = g.read(f.Abs, false, *bp)
-		if cap(data) > cap(*bp) && cap(data) <= 1<<20 {
+		if cap(data) > cap(*bp) && cap(data) <= 4<<20 {
 			*bp = data[:0]
 		}
 	}
