@@ -188,3 +188,10 @@ func formatBytes(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
+
+// Last returns the latest snapshot's files (shared: not to be changed).
+func (t *Tracker) Last() map[string]Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last
+}

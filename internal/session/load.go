@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ var redrawn = map[event.Type]bool{
 	event.TypeTurnStarted: true, event.TypeMessage: true, event.TypeReasoning: true,
 	event.TypeToolCall: true, event.TypeToolResult: true, event.TypeFileChange: true,
 	event.TypePlan: true, event.TypeCompacted: true, event.TypeTurnCompleted: true,
-	event.TypeSteered: true, event.TypeModeChanged: true,
+	event.TypeSteered: true, event.TypeModeChanged: true, event.TypeRewound: true,
 }
 
 // stoppedDuringTurn is the error of a turn that agent-ls did not finish.
@@ -288,8 +289,16 @@ func (r *reader) line(b []byte) error {
 		}
 	case kindCompaction:
 		rec.History = append([]model.Item(nil), l.Items...)
+		// Where the turns so far began is gone with their items.
+		for i := range rec.Checkpoints {
+			rec.Checkpoints[i].HistoryStart = -1
+		}
 	case kindUndo:
 		r.undoLine(l)
+	case kindCheckpoint:
+		r.checkpointLine(l)
+	case kindRewound:
+		r.rewoundLine(l)
 	case kindUndone:
 		if i, ok := r.undo[l.Turn]; ok {
 			rec.Undo[i].Undone = true
@@ -480,4 +489,35 @@ func (b blobFile) ReadAt(p []byte, off int64) (int, error) {
 		err = fmt.Errorf("the undo contents end early: %w", io.ErrUnexpectedEOF)
 	}
 	return n, err
+}
+
+// checkpointLine keeps a turn's checkpoint; a later line of the same turn
+// replaces the earlier one (where the turn began is the first's).
+func (r *reader) checkpointLine(l line) {
+	if l.Checkpoint == nil || l.Checkpoint.TurnID == "" {
+		return
+	}
+	rec := &r.ld.Record
+	for i := range rec.Checkpoints {
+		if rec.Checkpoints[i].TurnID == l.Checkpoint.TurnID {
+			start := rec.Checkpoints[i].HistoryStart
+			rec.Checkpoints[i] = *l.Checkpoint
+			rec.Checkpoints[i].HistoryStart = start
+			return
+		}
+	}
+	rec.Checkpoints = append(rec.Checkpoints, *l.Checkpoint)
+}
+
+// rewoundLine takes rewound turns out of the history, as the rewind did.
+func (r *reader) rewoundLine(l line) {
+	rec := &r.ld.Record
+	if l.Keep != nil && *l.Keep >= 0 && *l.Keep <= len(rec.History) {
+		rec.History = rec.History[:*l.Keep]
+	}
+	for i := range rec.Checkpoints {
+		if slices.Contains(l.Turns, rec.Checkpoints[i].TurnID) {
+			rec.Checkpoints[i].Rewound = true
+		}
+	}
 }
