@@ -27,8 +27,8 @@ type turn struct {
 	files       turnFiles    // what the turn changed
 	// cp is the turn's checkpoint, nil until its prompt is in the
 	// history (and for a turn that only compacts).
-	cp *TurnCheckpoint
-	result      TurnResult   // set before done closes
+	cp     *TurnCheckpoint
+	result TurnResult // set before done closes
 	// ending is closed when the turn has finished its work and is about to
 	// report turnCompleted: a client that acts on that event must not be
 	// told the turn still runs.
