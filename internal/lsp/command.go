@@ -23,7 +23,7 @@ const (
 	commandResumeQueue      = "agent.resumeQueue"
 )
 
-var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation, commandStopTerminals, commandResumeQueue}
+var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation, commandStopTerminals, commandResumeQueue, commandRewind}
 
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	argument := func(v any) error {
@@ -76,6 +76,8 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		result = info
 	case commandResumeQueue:
 		result, err = s.resumeQueueCommand(ctx, hasArgument, argument)
+	case commandRewind:
+		result, err = s.rewindCommand(ctx, hasArgument, argument)
 	case commandShowConversation:
 		var args showConversationParams
 		if hasArgument {

@@ -60,6 +60,8 @@ type Agent interface {
 	Terminals
 	// Moder switches sessions into and out of plan mode.
 	Moder
+	// Rewinder takes sessions back to earlier turns.
+	Rewinder
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -245,6 +247,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.interrupt(ctx, req.Params())
 		case methodUndoTurn:
 			return s.undoTurn(ctx, req.Params())
+		case methodRewind:
+			return s.rewindMethod(ctx, req.Params())
 		case methodListSessions:
 			return s.listSessions()
 		case methodResumeSession:
