@@ -62,18 +62,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		}
 		result, err = s.interruptTurn(ctx, p.Command, args)
 	case commandNewSession:
-		var args newSessionParams
-		if hasArgument {
-			if err := argument(&args); err != nil {
-				return nil, err
-			}
-		}
-		var info *sessionResult
-		if info, err = s.createSession(args); err == nil {
-			s.makeCurrentNew(info.SessionID)
-			s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
-		}
-		result = info
+		result, err = s.newSessionCommand(ctx, hasArgument, argument)
 	case commandResumeQueue:
 		result, err = s.resumeQueueCommand(ctx, hasArgument, argument)
 	case commandRewind:
@@ -142,4 +131,22 @@ func (s *server) resumeQueueCommand(ctx context.Context, hasArgument bool, argum
 		s.notice(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Agent: the %d queued prompt(s) run when the current turn ends", len(items)))
 	}
 	return res, err
+}
+
+// newSessionCommand is agent.newSession: a fresh conversation, made
+// current.
+func (s *server) newSessionCommand(ctx context.Context, hasArgument bool, argument func(any) error) (*sessionResult, error) {
+	var args newSessionParams
+	if hasArgument {
+		if err := argument(&args); err != nil {
+			return nil, err
+		}
+	}
+	info, err := s.createSession(args)
+	if err != nil {
+		return nil, err
+	}
+	s.makeCurrentNew(info.SessionID)
+	s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
+	return info, nil
 }
