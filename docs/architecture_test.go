@@ -73,6 +73,7 @@ var rank = map[string]int{
 	"bench/sandboxbench":                     7,
 	"bench/execbench":                        7,
 	"bench/sessionbench":                     7,
+	"bench/checkpointbench":                  7,
 	"e2e":                                    7,
 	"docs":                                   7,
 }
@@ -133,6 +134,7 @@ var allowed = map[string][]string{
 	"bench/outputbench":                      {"internal/editor", "internal/model/fakemodel"},
 	"bench/sandboxbench":                     {"internal/sandbox"},
 	"bench/execbench":                        {"internal/event", "internal/policy", "internal/sandbox", "internal/tools", "internal/workspace"},
+	"bench/checkpointbench":                  {"internal/checkpoint"},
 	"bench/sessionbench":                     {"internal/agent", "internal/editor", "internal/event", "internal/model", "internal/session"},
 	"e2e":                                    nil,
 	"docs":                                   nil,

@@ -102,6 +102,9 @@ func (c *checkpoints) begin(turnID string, start, gen int) *TurnCheckpoint {
 	defer c.mu.Unlock()
 	cp := &TurnCheckpoint{TurnID: turnID, HistoryStart: start, gen: gen}
 	c.turns = append(c.turns, cp)
+	// The first snapshot copies the workspace's kept files: it runs
+	// while the model thinks, not when the first command waits for it.
+	go c.tracker.Warm(context.Background())
 	return cp
 }
 

@@ -69,6 +69,18 @@ func NewTracker(store *Store, roots []string, maxFile int64) *Tracker {
 // Store is where the tracker keeps contents.
 func (t *Tracker) Store() *Store { return t.store }
 
+// Warm takes the first snapshot, which copies every kept file, unless
+// one was taken: a turn starts it in the background while the model
+// thinks, so its first command does not wait for the copy.
+func (t *Tracker) Warm(ctx context.Context) {
+	t.mu.Lock()
+	warm := t.last != nil
+	t.mu.Unlock()
+	if !warm {
+		t.Snapshot(ctx)
+	}
+}
+
 // Forget drops the remembered snapshot, so the next one reads every file
 // again (after the store was pruned of contents it named).
 func (t *Tracker) Forget() {
@@ -124,7 +136,9 @@ func (t *Tracker) entry(abs string) (Entry, bool) {
 		return Entry{}, false
 	}
 	e := Entry{Size: fi.Size(), MTime: fi.ModTime(), Mode: fi.Mode(), Ino: inode(fi)}
-	if old, ok := t.last[abs]; ok && old.sameMeta(e) && (old.Sum == "" || t.store.Has(old.Sum)) {
+	// The store keeps every content the last snapshot names (a prune
+	// spares them), so an unchanged file is neither read nor checked.
+	if old, ok := t.last[abs]; ok && old.sameMeta(e) {
 		return old, true
 	}
 	if e.Size > t.maxFile {
