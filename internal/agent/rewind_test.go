@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // fourRegions is a file with four regions far enough apart that an edit
@@ -271,5 +273,78 @@ func TestRewindSaysWhatIgnoredFoldersLost(t *testing.T) {
 	s, _ := mgr.session(info.SessionID)
 	if n := s.checkpoints.store.Size(); n > 1<<16 {
 		t.Errorf("the checkpoint store holds %d bytes: the ignored folder was copied", n)
+	}
+}
+
+// bufferFrontend is an editor with open buffers: changes of an open
+// document go to its buffer (unsaved), others to disk.
+type bufferFrontend struct {
+	*recorder
+	docs *workspace.Store
+	mu   sync.Mutex
+	sets []*workspace.ChangeSet
+}
+
+func (f *bufferFrontend) ApplyChanges(_ context.Context, cs *workspace.ChangeSet) (bool, error) {
+	f.mu.Lock()
+	f.sets = append(f.sets, cs)
+	f.mu.Unlock()
+	for _, c := range cs.Changes {
+		if d, ok := f.docs.Document(c.Path); ok {
+			if err := f.docs.Change(c.Path, d.Version+1, []workspace.Change{{Text: string(c.NewContent)}}); err != nil {
+				return true, err
+			}
+			continue
+		}
+		var err error
+		if c.Kind == workspace.Delete {
+			err = os.Remove(c.Path)
+		} else {
+			err = os.WriteFile(c.Path, c.NewContent, 0o644)
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// TestRewindOpenUnsavedBuffer: a.txt is open and the user typed in it
+// without saving; the rewind goes through the editor, to the buffer, and
+// keeps the unsaved edit; the file on disk is left to the editor.
+func TestRewindOpenUnsavedBuffer(t *testing.T) {
+	m := &scriptedModel{}
+	docs := workspace.NewStore()
+	fe := &bufferFrontend{recorder: newRecorder(), docs: docs}
+	m.add(callTools(patchCall("p1", patchRegion1)), say("m1", "done"))
+	mgr := managerWith(t, m, fe, func(o *Options) { o.Files = docs })
+	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.Never, SandboxMode: policy.DangerFullAccess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(info.Cwd, "a.txt")
+	write(t, a, fourRegions)
+	docs.Open(workspace.Doc{Path: a, URI: "file://" + a, Version: 1, Text: fourRegions})
+	turn := rewindTurn(t, mgr, fe.recorder, info.SessionID, "change a")
+	d, _ := docs.Document(a)
+	if !strings.Contains(d.Text, "AGENT") || read(t, a) != fourRegions {
+		t.Fatalf("the patch did not go to the buffer: %q, disk %q", d.Text, read(t, a))
+	}
+	typed := strings.Replace(d.Text, "r4\n", "r4 typed, not saved\n", 1)
+	must(t, docs.Change(a, d.Version+1, []workspace.Change{{Text: typed}}))
+	res, err := mgr.Rewind(context.Background(), info.SessionID, turn, "")
+	if err != nil || len(res.Files) != 1 {
+		t.Fatalf("rewind: %+v, %v", res, err)
+	}
+	d, _ = docs.Document(a)
+	if want := strings.Replace(fourRegions, "r4\n", "r4 typed, not saved\n", 1); d.Text != want {
+		t.Errorf("buffer after the rewind %q, want %q", d.Text, want)
+	}
+	if read(t, a) != fourRegions {
+		t.Errorf("the rewind wrote the file behind the editor: %q", read(t, a))
+	}
+	last := fe.sets[len(fe.sets)-1]
+	if len(last.Changes) != 1 || string(last.Changes[0].OldContent) != typed {
+		t.Errorf("the rewind's change was planned against %q, not the buffer", last.Changes[0].OldContent)
 	}
 }
