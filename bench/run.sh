@@ -22,6 +22,10 @@ echo "== kept sessions: resuming 1,000 turns through the server, recording an it
 go run ./bench/sessionbench -bin "$bin"
 
 echo
+echo "== rewind checkpoints: cost per turn and disk in a 10,000-file workspace"
+go run ./bench/checkpointbench
+
+echo
 echo "== sandbox: cost per command next to bubblewrap"
 bench/sandbox.sh
 

@@ -17,6 +17,8 @@ import (
 // prompt's text.
 var commands = []sdk.AvailableCommand{
 	{Name: "undo", Description: "Undo the file changes of the last turn that made any"},
+	{Name: "rewind", Description: "Take the conversation and the files back to before the last turn, or turn N (/rewind N)",
+		Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "turn number (default: the last turn)"}}},
 	{Name: "new", Description: "Start a new conversation in this session (the history so far is kept in the old one)"},
 }
 
@@ -105,6 +107,8 @@ func (s *server) runCommand(ctx context.Context, ss *session, name, args string)
 	switch name {
 	case "undo":
 		msg, err = s.undo(ctx, a, ss)
+	case "rewind":
+		msg, err = s.rewind(ctx, a, ss, args)
 	case "new":
 		msg, err = s.newConversation(a, ss)
 	}

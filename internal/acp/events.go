@@ -445,6 +445,7 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	v := newEventView()
+	rewound := rewoundTurns(items)
 	for _, raw := range items {
 		ev, err := event.Parse(raw)
 		if err != nil {
@@ -452,6 +453,9 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 			continue
 		}
 		ss.noteItem(raw)
+		if rewound[ev.TurnID] {
+			continue // a rewound turn is replayed as nothing
+		}
 		for _, u := range v.updates(ev, ss.info.Cwd, true) {
 			s.push(ss, u)
 		}

@@ -45,6 +45,9 @@ type Agent interface {
 	ClearQueue(sessionID string) error
 	// UndoTurn restores the files a turn changed and returns their paths.
 	UndoTurn(ctx context.Context, sessionID, turnID string) ([]string, error)
+	// Rewind takes the session back to before turnID ("" the last turn,
+	// a number the N-th) (/rewind [N]).
+	Rewind(ctx context.Context, sessionID, turnID, prompt string) (agent.RewindResult, error)
 	// UpdateSession changes a session's own settings (modes, config
 	// options) from its next turn on.
 	UpdateSession(sessionID string, update func(*agent.SessionOptions)) (agent.SessionInfo, error)

@@ -36,6 +36,8 @@ type fakeAgent struct {
 	servers   *fakeServers
 	prompts   []agent.Prompt // what Prompts answers
 	terminals []agent.TerminalInfo
+	rewinds   []string              // the turns Rewind was given
+	resumed   *agent.ResumedSession // what ResumeSession answers, when set
 }
 
 // fakeServers stand in for a session's MCP servers.
@@ -88,7 +90,17 @@ func (f *fakeAgent) UpdateSession(string, func(*agent.SessionOptions)) (agent.Se
 }
 func (f *fakeAgent) ListSessions(string) ([]agent.SessionSummary, error) { return nil, nil }
 func (f *fakeAgent) ResumeSession(context.Context, string) (*agent.ResumedSession, error) {
+	if f.resumed != nil {
+		return f.resumed, nil
+	}
 	return nil, agent.ErrUnknownSession
+}
+func (f *fakeAgent) Rewind(_ context.Context, _, turnID, _ string) (agent.RewindResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rewinds = append(f.rewinds, turnID)
+	return agent.RewindResult{Rewound: []string{"s-1-t2", "s-1-t3"}, Files: []string{"/w/a.txt"},
+		Conflicts: []agent.RewindIssue{{Path: "/w/b.txt", Reason: "changed since turn s-1-t2 where that turn changed it"}}}, nil
 }
 func (f *fakeAgent) Close() {}
 func (f *fakeAgent) Forget(id string) error {
@@ -213,7 +225,7 @@ func TestCompactCommand(t *testing.T) {
 			}
 		}
 		rec.mu.Unlock()
-		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/new/approve/compact/terminals/kill" {
+		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/rewind/new/approve/compact/terminals/kill" {
 			t.Errorf("compaction told as %q; commands %s", text, names)
 		}
 	}

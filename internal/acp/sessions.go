@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -273,6 +274,8 @@ func (ss *session) noteItem(raw json.RawMessage) {
 		if p.Status == event.ChangeApplied && (len(ss.changing) == 0 || ss.changing[len(ss.changing)-1] != ev.TurnID) {
 			ss.changing = append(ss.changing, ev.TurnID)
 		}
+	case event.Rewound:
+		ss.changing = slices.DeleteFunc(ss.changing, func(t string) bool { return slices.Contains(p.TurnIDs, t) })
 	}
 }
 

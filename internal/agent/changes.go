@@ -150,11 +150,13 @@ func (c turnChanger) Apply(ctx context.Context, callID string, cs *workspace.Cha
 		after := fileState{exists: fc.Kind != workspace.Delete && fc.Kind != workspace.Move, content: fc.NewContent}
 		if fc.Kind == workspace.Move && status == event.ChangeApplied {
 			t.files.record(fc.NewPath, befores[fc.NewPath], fileState{exists: true, content: fc.NewContent})
+			t.checkpoint(fc.NewPath, befores[fc.NewPath], fileState{exists: true, content: fc.NewContent})
 		}
 		ev.Changes = append(ev.Changes, changeEntry(fc))
 		diff.WriteString(fc.Diff(t.s.info.Cwd))
 		if status == event.ChangeApplied {
 			t.files.record(fc.Path, befores[fc.Path], after)
+			t.checkpoint(fc.Path, befores[fc.Path], after)
 		}
 	}
 	ev.Diff = diff.String()

@@ -19,6 +19,9 @@ type History struct {
 	mu     sync.Mutex
 	items  []model.Item
 	primed bool // starts with the AGENTS.md chain and the environment
+	// gen counts the replacements (compactions): a position in the
+	// items holds only within one generation.
+	gen int
 	// observe, when set, sees every item appended, in order;
 	// observeCompact sees the items a compaction put in place of all.
 	observe        func(model.Item)
@@ -59,9 +62,29 @@ func (h *History) Replace(items []model.Item) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.items = slices.Clone(items)
+	h.gen++
 	if h.observeCompact != nil {
 		h.observeCompact(h.items)
 	}
+}
+
+// generation is the number of replacements so far.
+func (h *History) generation() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gen
+}
+
+// truncate drops the items from n on, if the history is still of
+// generation gen, and reports whether it did.
+func (h *History) truncate(n, gen int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gen != gen || n < 0 || n > len(h.items) {
+		return false
+	}
+	h.items = slices.Clip(h.items[:n])
+	return true
 }
 
 // prime adds the session's context items once, before the first prompt,
@@ -90,6 +113,9 @@ type SessionRecord struct {
 	// first; Approvals the user's "always" answers, in order.
 	Undo      []UndoRecord
 	Approvals []ApprovalRule
+	// Checkpoints are the turns' checkpoints, oldest first, rewound
+	// ones marked (Observer.Checkpoint, Observer.Rewound).
+	Checkpoints []TurnCheckpoint
 	// Usage is the session's token use so far.
 	Usage event.UsageTotal
 	// Queue is the prompts that wait, first to run first; restored, the
@@ -171,6 +197,7 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	for _, u := range rec.Undo {
 		s.undo.restore(u)
 	}
+	s.checkpoints.restore(rec.Checkpoints, s.history.generation())
 	for _, r := range rec.Approvals {
 		s.approvals.restore(r)
 	}

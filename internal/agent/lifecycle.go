@@ -38,6 +38,7 @@ func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 	}
 	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns), obs: noObserver{}, sockets: new(tools.SocketRegistry)}
 	s.terminals = tools.NewTerminals(s.emitTerminal)
+	s.checkpoints = m.newCheckpoints(id, o.Cwd)
 	st, err := m.settle(id, o)
 	if err != nil {
 		return nil, err
@@ -116,6 +117,7 @@ func (m *Manager) Forget(sessionID string) error {
 	delete(m.sessions, sessionID)
 	m.mu.Unlock()
 	s.undo.close()
+	s.checkpoints.close()
 	s.sockets.Close()
 	s.terminals.Close()
 	m.log.Info("session forgotten", "session", sessionID)
@@ -136,6 +138,7 @@ func (m *Manager) Close() {
 			m.log.Warn("interrupt on close", "session", s.info.SessionID, "err", err)
 		}
 		s.undo.close()
+		s.checkpoints.close()
 		s.sockets.Close()
 		s.terminals.Close()
 	}

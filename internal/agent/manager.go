@@ -76,6 +76,13 @@ type Options struct {
 	// files stay undoable (default 100); older ones are forgotten, and
 	// their saved contents with them.
 	UndoTurns int
+	// CheckpointDir, when set, names the folder of a session's
+	// checkpoint store (beside its record, pruned with it); "" or nil
+	// means a temporary folder that goes with the session.
+	CheckpointDir func(sessionID string) string
+	// CheckpointMaxBytes caps a session's checkpoint store (default
+	// DefaultCheckpointMaxBytes); the oldest turns' contents go first.
+	CheckpointMaxBytes int64
 
 	// ProjectDocMaxBytes is the AGENTS.md budget (default 32 KiB; negative
 	// disables AGENTS.md).

@@ -26,6 +26,12 @@ type Observer interface {
 	UndoKept(turnID string, files []UndoFile, contents io.ReaderAt)
 	// Undone: the turn's changes were undone.
 	Undone(turnID string)
+	// Checkpoint: a turn began (cp has no files yet) or ended, or its
+	// checkpoint was dropped; the last one told of a turn counts.
+	Checkpoint(cp TurnCheckpoint)
+	// Rewound: turnIDs left the conversation, whose history now keeps
+	// its first keep items.
+	Rewound(turnIDs []string, keep int)
 	// Remembered: the user answered "always".
 	Remembered(rule ApprovalRule)
 	// Queued: a prompt with editor context or images (in, without its
@@ -90,6 +96,8 @@ func (noObserver) Item(model.Item)                          {}
 func (noObserver) Event(event.Event)                        {}
 func (noObserver) UndoKept(string, []UndoFile, io.ReaderAt) {}
 func (noObserver) Undone(string)                            {}
+func (noObserver) Checkpoint(TurnCheckpoint)                {}
+func (noObserver) Rewound([]string, int)                    {}
 func (noObserver) Remembered(ApprovalRule)                  {}
 func (noObserver) Settings(SessionInfo)                     {}
 func (noObserver) Compacted([]model.Item)                   {}

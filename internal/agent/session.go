@@ -50,6 +50,8 @@ type session struct {
 	turns int
 	// undo keeps what the latest turns changed, for agent/undoTurn.
 	undo *undoStore
+	// checkpoints keep what agent/rewind needs (checkpoints.go).
+	checkpoints *checkpoints
 	// sockets records the Unix sockets the session's sandboxed commands
 	// bind, and holds the loopback network they share with the network
 	// off: a server one command starts, on a Unix socket in the

@@ -16,5 +16,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "sandbox" {
 		os.Exit(sandbox.Main(os.Args[2:]))
 	}
+	if dir := os.Getenv(rewindHelperEnv); dir != "" {
+		// The parent's private state (its journals) is this helper's.
+		os.Exit(rewindHelper(dir))
+	}
 	os.Exit(testenv.RunWithPrivateState(m))
 }

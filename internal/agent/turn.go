@@ -25,7 +25,10 @@ type turn struct {
 	interrupted atomic.Bool
 	approvals   atomic.Int64 // numbers the turn's approvals
 	files       turnFiles    // what the turn changed
-	result      TurnResult   // set before done closes
+	// cp is the turn's checkpoint, nil until its prompt is in the
+	// history (and for a turn that only compacts).
+	cp     *TurnCheckpoint
+	result TurnResult // set before done closes
 	// ending is closed when the turn has finished its work and is about to
 	// report turnCompleted: a client that acts on that event must not be
 	// told the turn still runs.
@@ -99,6 +102,7 @@ func (t *turn) appendPrompt(input []model.Item) {
 	if s.history.prime(s.contextItems) {
 		s.changed = false // the context items say what it runs with now
 	}
+	start := s.history.Len()
 	if s.changed {
 		// The settings changed since the history began: the model
 		// learns the new ones before the prompt.
@@ -113,6 +117,8 @@ func (t *turn) appendPrompt(input []model.Item) {
 	}
 	s.history.Append(input...)
 	t.promptAt = s.history.Len() - 1
+	t.cp = s.checkpoints.begin(t.id, start, s.history.generation())
+	s.obs.Checkpoint(s.checkpoints.copy(t.cp))
 }
 
 // toolEnv is what the turn's tool calls run with, and the user's hooks
@@ -126,6 +132,9 @@ func (t *turn) toolEnv(log *slog.Logger) (*tools.Env, *turnHooks) {
 		// (protocol section 8); what would change anything is refused.
 		env.Boundary, env.Exec.Network = t.readOnly, false
 		env.Hooks = append(env.Hooks, planGate(t))
+	}
+	if !t.plan {
+		env.Hooks = append(env.Hooks, t.commandHook())
 	}
 	var hooks *turnHooks
 	if opts.Hooks != nil {
@@ -225,6 +234,12 @@ func (t *turn) finish(end turnEnd, log *slog.Logger) {
 			log.Warn("this turn cannot be undone", "err", err)
 		} else {
 			s.obs.UndoKept(t.id, ut.files, ut.spool)
+		}
+	}
+	if t.cp != nil {
+		s.obs.Checkpoint(s.checkpoints.copy(t.cp))
+		for _, cp := range s.checkpoints.keepWithin(log) {
+			s.obs.Checkpoint(cp)
 		}
 	}
 	if end.status == event.StatusInterrupted && len(s.terminals.Running()) > 0 {

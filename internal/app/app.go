@@ -1,5 +1,5 @@
 // Package app is agent-ls, the program: its subcommands (serve, acp,
-// exec, demo, sandbox, config, sessions, mcp list, version), their flags
+// exec, demo, sandbox, config, sessions, rewind, mcp list, version), their flags
 // and usage texts, the settings they resolve and the composition root
 // that turns the settings into what the agent runs with. cmd/agent-ls is
 // main over it, and gives it the version and the command line (Main).
@@ -46,6 +46,7 @@ Usage:
   agent-ls acp [flags]                 serve the agent over the Agent Client Protocol on stdin/stdout (Zed, JetBrains, codecompanion)
   agent-ls exec [flags] PROMPT         run one turn in the current directory (--resume ID, --last: go on with a session)
   agent-ls sessions [--prune DAYS]     list the kept sessions, or delete old ones
+  agent-ls rewind [--session ID] [TURN] take a session and its files back to before a turn (default: the last)
   agent-ls demo                        run an offline, scripted demo end to end
   agent-ls sandbox [flags] -- CMD...   run a command in the kernel sandbox
   agent-ls config [--check]            show the configuration and where each value comes from
@@ -105,6 +106,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runConfig(args, stdout, stderr)
 	case "sessions":
 		return runSessions(args, stdout, stderr)
+	case "rewind":
+		return runRewind(args, stdin, stdout, stderr)
 	case "mcp":
 		return runMCP(args, stdout, stderr)
 	case "version", "--version":
@@ -124,7 +127,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
-	case "serve", "acp", "exec", "demo", "sandbox", "config", "sessions":
+	case "serve", "acp", "exec", "demo", "sandbox", "config", "sessions", "rewind":
 		return run([]string{args[0], "--help"}, nil, stdout, stderr)
 	case "mcp":
 		return run([]string{"mcp", "list", "--help"}, nil, stdout, stderr)

@@ -214,6 +214,7 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 			return config.AddAllowedDomain(path, entry)
 		},
 		ProjectDocMaxBytes: s.projectDocBudget(),
+		CheckpointMaxBytes: s.CheckpointMaxBytes,
 		Logger:             r.log,
 		Hooks:              r,
 		Attention:          (&notifier{argv: func() []string { return r.currentSettings().Notify }, ring: fp.ring, nobodyAsked: fp.nobodyAsked, log: r.log}).attention,
@@ -239,6 +240,9 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	// The MCP servers are offered the sessions' folders as roots (the
 	// manager's own before its first session; see mcpRoots).
 	roots := r.mcpRoots.owner(fp.cwd)
+	if r.sessions != nil {
+		opts.CheckpointDir = r.sessions.CheckpointDir
+	}
 	opts.Observe = func(info agent.SessionInfo, restored bool) (agent.Observer, error) {
 		roots.add(info.Cwd)
 		if r.sessions == nil {

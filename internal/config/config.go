@@ -43,6 +43,10 @@ type Config struct {
 	// turn ended or waits on the user (Codex's key and payload). Like
 	// hooks, only the user's own config sets it.
 	Notify []string `toml:"notify"`
+	// CheckpointMaxBytes caps the file contents a session keeps for
+	// rewinds (default 1 GiB); the oldest turns' go first. Only the
+	// user's own config sets it.
+	CheckpointMaxBytes int64 `toml:"checkpoint_max_bytes"`
 	// TUI tunes agent-ls exec on a terminal.
 	TUI TUI `toml:"tui"`
 	// LanguageQueryTimeoutMs bounds one question to the editor's

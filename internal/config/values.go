@@ -48,6 +48,7 @@ func (c *checker) values(tree map[string]any) {
 	if n, ok := tree["notify"].([]any); ok {
 		c.program("notify", n)
 	}
+	c.atLeast(tree, "checkpoint_max_bytes", "", 0)
 	if t, ok := tree["tui"].(map[string]any); ok {
 		c.oneOf(t, "notification_method", "tui", notificationMethods)
 	}

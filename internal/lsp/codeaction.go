@@ -90,6 +90,9 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 	if n := s.pausedQueue(); n > 0 {
 		actions = append(actions, commandAction(fmt.Sprintf("Agent: Resume queue (%d waiting)", n), commandResumeQueue))
 	}
+	if len(s.convs.Running()) == 0 && s.canRewind() {
+		actions = append(actions, commandAction("Agent: Rewind last turn", commandRewind))
+	}
 	actions = append(actions,
 		commandAction("Agent: New conversation", commandNewSession),
 		commandAction("Agent: Show conversation", commandShowConversation))

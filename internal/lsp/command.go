@@ -23,7 +23,7 @@ const (
 	commandResumeQueue      = "agent.resumeQueue"
 )
 
-var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation, commandStopTerminals, commandResumeQueue}
+var commands = []string{commandStartTurn, commandInterrupt, commandNewSession, commandShowConversation, commandStopTerminals, commandResumeQueue, commandRewind}
 
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	argument := func(v any) error {
@@ -62,20 +62,11 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		}
 		result, err = s.interruptTurn(ctx, p.Command, args)
 	case commandNewSession:
-		var args newSessionParams
-		if hasArgument {
-			if err := argument(&args); err != nil {
-				return nil, err
-			}
-		}
-		var info *sessionResult
-		if info, err = s.createSession(args); err == nil {
-			s.makeCurrentNew(info.SessionID)
-			s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
-		}
-		result = info
+		result, err = s.newSessionCommand(ctx, hasArgument, argument)
 	case commandResumeQueue:
 		result, err = s.resumeQueueCommand(ctx, hasArgument, argument)
+	case commandRewind:
+		result, err = s.rewindCommand(ctx, hasArgument, argument)
 	case commandShowConversation:
 		var args showConversationParams
 		if hasArgument {
@@ -140,4 +131,22 @@ func (s *server) resumeQueueCommand(ctx context.Context, hasArgument bool, argum
 		s.notice(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Agent: the %d queued prompt(s) run when the current turn ends", len(items)))
 	}
 	return res, err
+}
+
+// newSessionCommand is agent.newSession: a fresh conversation, made
+// current.
+func (s *server) newSessionCommand(ctx context.Context, hasArgument bool, argument func(any) error) (*sessionResult, error) {
+	var args newSessionParams
+	if hasArgument {
+		if err := argument(&args); err != nil {
+			return nil, err
+		}
+	}
+	info, err := s.createSession(args)
+	if err != nil {
+		return nil, err
+	}
+	s.makeCurrentNew(info.SessionID)
+	s.notice(ctx, protocol.MessageTypeInfo, "Agent: started a new conversation")
+	return info, nil
 }

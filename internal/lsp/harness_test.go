@@ -51,6 +51,8 @@ type fakeAgent struct {
 	// changedFiles what FilesChanged was told (mentions_test.go).
 	mentionQueries []string
 	changedFiles   []string
+	// rewinds are the rewinds asked for (rewind_test.go).
+	rewinds []rewindCall
 }
 
 func newFakeAgent(cfg AgentConfig) *fakeAgent {
@@ -359,4 +361,42 @@ func (h *harness) sync() {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc2.MethodNotFound {
 		h.t.Fatalf("sync request: %v, want MethodNotFound", err)
 	}
+}
+
+// rewindCall is one Rewind the fake was asked for.
+type rewindCall struct{ sessionID, turnID, prompt string }
+
+// Rewind: the fake restores one file of a turn "t1" once per session.
+func (a *fakeAgent) Rewind(_ context.Context, sessionID, turnID, prompt string) (agent.RewindResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.sessions[sessionID]; !ok {
+		return agent.RewindResult{}, fmt.Errorf("%w: %q", agent.ErrUnknownSession, sessionID)
+	}
+	for _, r := range a.rewinds {
+		if r.sessionID == sessionID {
+			return agent.RewindResult{}, fmt.Errorf("%w: no turn to rewind", agent.ErrNoTurn)
+		}
+	}
+	a.rewinds = append(a.rewinds, rewindCall{sessionID, turnID, prompt})
+	res := agent.RewindResult{Rewound: []string{"t1"}, Files: []string{"/ws/a.txt"},
+		Conflicts: []agent.RewindIssue{{Path: "/ws/b.txt", Reason: "changed since turn t1 where that turn changed it"}}}
+	if prompt != "" {
+		res.TurnID = "t2"
+	}
+	return res, nil
+}
+
+// Checkpoints: one turn to rewind until a rewind took it.
+func (a *fakeAgent) Checkpoints(sessionID string) ([]agent.TurnCheckpoint, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.sessions[sessionID]; !ok {
+		return nil, fmt.Errorf("%w: %q", agent.ErrUnknownSession, sessionID)
+	}
+	cp := agent.TurnCheckpoint{TurnID: "t1"}
+	for _, r := range a.rewinds {
+		cp.Rewound = cp.Rewound || r.sessionID == sessionID
+	}
+	return []agent.TurnCheckpoint{cp}, nil
 }

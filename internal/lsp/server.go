@@ -72,6 +72,8 @@ type Agent interface {
 	// FilesChanged reports files the editor saw created, changed,
 	// deleted or renamed.
 	FilesChanged(paths ...string)
+	// Rewinder takes sessions back to earlier turns.
+	Rewinder
 }
 
 // InitOptions are the editor's initializationOptions (protocol section 1).
@@ -260,6 +262,8 @@ func (s *server) route(next jsonrpc2.Handler) jsonrpc2.Handler {
 			return s.interrupt(ctx, req.Params())
 		case methodUndoTurn:
 			return s.undoTurn(ctx, req.Params())
+		case methodRewind:
+			return s.rewindMethod(ctx, req.Params())
 		case methodListSessions:
 			return s.listSessions()
 		case methodResumeSession:

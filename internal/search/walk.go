@@ -31,6 +31,9 @@ type walkOptions struct {
 	// true: the link's path) for which it reports true: what the caller
 	// may not read. The root is asked as a directory first.
 	Skip func(abs string, link bool) bool
+	// IgnoredDir, when set, is told of each directory an ignore file
+	// leaves out (the walk does not enter it).
+	IgnoredDir func(abs string)
 }
 
 // walk visits the files below opts.Root in parallel, skipping hidden and
@@ -147,7 +150,13 @@ func (w *walker) readDir(job dirJob) []dirJob {
 		}
 		switch {
 		case typ.IsDir():
-			if (stack != nil && stack.ignored(abs, true)) || (w.opts.Skip != nil && w.opts.Skip(abs, false)) {
+			if stack != nil && stack.ignored(abs, true) {
+				if w.opts.IgnoredDir != nil {
+					w.opts.IgnoredDir(abs)
+				}
+				continue
+			}
+			if w.opts.Skip != nil && w.opts.Skip(abs, false) {
 				continue
 			}
 			subdirs = append(subdirs, dirJob{abs: abs, stack: stack})

@@ -55,7 +55,7 @@ var redrawn = map[event.Type]bool{
 	event.TypeTurnStarted: true, event.TypeMessage: true, event.TypeReasoning: true,
 	event.TypeToolCall: true, event.TypeToolResult: true, event.TypeFileChange: true,
 	event.TypePlan: true, event.TypeCompacted: true, event.TypeTurnCompleted: true,
-	event.TypeSteered: true, event.TypeModeChanged: true, event.TypeWebSearch: true,
+	event.TypeSteered: true, event.TypeModeChanged: true, event.TypeWebSearch: true, event.TypeRewound: true,
 }
 
 // stoppedDuringTurn is the error of a turn that agent-ls did not finish.
@@ -288,8 +288,16 @@ func (r *reader) line(b []byte) error {
 		}
 	case kindCompaction:
 		rec.History = append([]model.Item(nil), l.Items...)
+		// Where the turns so far began is gone with their items.
+		for i := range rec.Checkpoints {
+			rec.Checkpoints[i].HistoryStart = -1
+		}
 	case kindUndo:
 		r.undoLine(l)
+	case kindCheckpoint:
+		r.checkpointLine(l)
+	case kindRewound:
+		r.rewoundLine(l)
 	case kindUndone:
 		if i, ok := r.undo[l.Turn]; ok {
 			rec.Undo[i].Undone = true

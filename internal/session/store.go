@@ -165,6 +165,15 @@ func (st *Store) path(id string) string { return filepath.Join(st.dir, id+".json
 // undoPath is the file of session id's undo contents.
 func (st *Store) undoPath(id string) string { return filepath.Join(st.dir, id+".undo") }
 
+// CheckpointDir is the folder of session id's checkpoint store
+// (agent.Options.CheckpointDir): beside its record, and pruned with it.
+func (st *Store) CheckpointDir(id string) string {
+	if checkID(id) != nil {
+		return ""
+	}
+	return filepath.Join(st.dir, id+".checkpoints")
+}
+
 // checkID refuses ids that are not agent-ls's: they come from clients.
 func checkID(id string) error {
 	if !validID(id) {
@@ -416,6 +425,7 @@ func (st *Store) Prune(age time.Duration) ([]string, error) {
 			if errors.Is(err, os.ErrNotExist) {
 				err = nil
 			}
+			err = errors.Join(err, os.RemoveAll(st.CheckpointDir(s.SessionID)))
 		}
 		errs = append(errs, err)
 	}

@@ -27,6 +27,8 @@ const (
 	kindCompaction = "compaction"
 	kindSettings   = "settings"
 	kindQueued     = "queued"
+	kindCheckpoint = "checkpoint"
+	kindRewound    = "rewound"
 )
 
 // line is every kind of line; each kind sets its own fields. An event
@@ -47,6 +49,11 @@ type line struct {
 	Type  event.Type          `json:"type,omitempty"`
 	Ev    json.RawMessage     `json:"ev,omitempty"`
 	Input *agent.TurnInput    `json:"input,omitempty"`
+	// Checkpoint is a turn's checkpoint; Turns and Keep say which turns
+	// a rewind took out and how many history items it kept.
+	Checkpoint *agent.TurnCheckpoint `json:"checkpoint,omitempty"`
+	Turns      []string              `json:"turns,omitempty"`
+	Keep       *int                  `json:"keep,omitempty"`
 }
 
 // evKey starts the event of an event line; the header before it holds
@@ -349,6 +356,18 @@ func (w *writer) Queued(turnID string, in agent.TurnInput) {
 
 // Undone records that a turn was undone.
 func (w *writer) Undone(turnID string) { w.write(line{T: kindUndone, Turn: turnID}) }
+
+// Checkpoint records a turn's checkpoint (its contents are in the
+// session's checkpoint store, CheckpointDir).
+func (w *writer) Checkpoint(cp agent.TurnCheckpoint) {
+	w.write(line{T: kindCheckpoint, Turn: cp.TurnID, Checkpoint: &cp})
+}
+
+// Rewound records that turns left the conversation, which kept its first
+// keep items.
+func (w *writer) Rewound(turnIDs []string, keep int) {
+	w.write(line{T: kindRewound, Turns: turnIDs, Keep: &keep})
+}
 
 // Remembered records an "always" answer.
 func (w *writer) Remembered(rule agent.ApprovalRule) { w.write(line{T: kindApproval, Rule: &rule}) }

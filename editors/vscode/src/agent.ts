@@ -15,6 +15,7 @@ import {
   type AgentEvent,
   type ContextEntry,
   type ResumedSession,
+  type RewindResult,
   type SessionInfo,
   type SessionMode,
   type SessionSummary,
@@ -264,6 +265,15 @@ export class Conversation implements vscode.Disposable {
     last.items.push({ kind: 'notice', text: `Undone: ${res.files.length} file(s) restored.` });
     this.changed.fire();
     return res.files;
+  }
+
+  /**
+   * Takes the conversation and its files back to before turnId (and every
+   * later turn): agent/rewind. The rewound event marks the turns.
+   */
+  async rewindTo(turnId: string): Promise<RewindResult> {
+    const { c } = await this.session();
+    return c.sendRequest<RewindResult>(Methods.rewind, { sessionId: this.current.sessionId, turnId });
   }
 
   openApproval(a: OpenApproval): void {

@@ -32,6 +32,8 @@ export interface Turn {
   error?: string;
   /** The turn ran in plan mode: it changed nothing and ends with a plan. */
   plan?: boolean;
+  /** The turn was rewound (agent/rewind): the model no longer sees it. */
+  rewound?: boolean;
 }
 
 export interface Usage {
@@ -143,6 +145,9 @@ export function reduce(s: State, ev: AgentEvent): State {
       return s;
     case 'modeChanged':
       if (ev.mode === 'plan' || ev.mode === 'default') s.mode = ev.mode;
+      return s;
+    case 'rewound':
+      for (const t of s.turns) if (ev.turnIds?.includes(t.turnId)) t.rewound = true;
       return s;
     case 'terminalStarted':
     case 'terminalOutput':

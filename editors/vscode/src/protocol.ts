@@ -76,6 +76,8 @@ export type AgentEvent = EventBase & {
   queuedTurnId?: string;
   /** modeChanged: the session's mode now. */
   mode?: SessionMode;
+  /** rewound: the turns that left the conversation (agent/rewind). */
+  turnIds?: string[];
 } & Partial<Tokens>;
 
 /** A prompt waiting in a session's queue (protocol section 2.1). */
@@ -226,6 +228,7 @@ export const Methods = {
   startTurn: 'agent/startTurn',
   interrupt: 'agent/interrupt',
   undoTurn: 'agent/undoTurn',
+  rewind: 'agent/rewind',
   updateQueued: 'agent/updateQueued',
   removeQueued: 'agent/removeQueued',
   resumeQueue: 'agent/resumeQueue',
@@ -247,4 +250,13 @@ export interface RateLimits {
   resetTokensMs?: number;
   limitRequests?: number;
   limitTokens?: number;
+}
+
+/** What agent/rewind did: files restored, files left as they are. */
+export interface RewindResult {
+  files: string[];
+  conflicts: { uri: string; reason: string }[];
+  notRestored: { uri: string; reason: string }[];
+  rewound: string[];
+  turnId?: string;
 }

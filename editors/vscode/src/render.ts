@@ -126,8 +126,11 @@ export function renderTurn(t: Turn, approvable = false): string {
   if (t.status === 'interrupted') end = `<div class="turn-end interrupted">■ Stopped</div>`;
   else if (t.status === 'failed') end = `<div class="turn-end failed">✗ ${text(t.error || 'The turn failed')}</div>`;
   else if (t.status === 'running') end = `<div class="turn-end working"><span class="spinner"></span> Working…</div>`;
-  const mode = t.plan ? '<span class="tag" title="This turn ran in plan mode: it changed nothing">plan</span> ' : '';
-  return `<section class="turn ${escapeHtml(t.status)}${t.plan ? ' plan-mode' : ''}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${mode}${promptText(t.prompt)}</div>${items}${end}</section>`;
+  let mode = t.plan ? '<span class="tag" title="This turn ran in plan mode: it changed nothing">plan</span> ' : '';
+  if (t.rewound) mode = '<span class="tag" title="Rewound: the model no longer sees this turn">rewound</span> ' + mode;
+  else if (t.status !== 'running')
+    end += `<div class="actions turn-actions"><button data-action="rewind" data-turn="${escapeHtml(t.turnId)}" title="Take the conversation and the files back to before this turn (and every later one), keeping your own edits">Restore checkpoint</button></div>`;
+  return `<section class="turn ${escapeHtml(t.status)}${t.plan ? ' plan-mode' : ''}${t.rewound ? ' rewound' : ''}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${mode}${promptText(t.prompt)}</div>${items}${end}</section>`;
 }
 
 export function renderState(s: State): { turns: string; usage: string; working: boolean } {

@@ -32,6 +32,7 @@ export type FromWebview =
   | { type: 'resumeQueue' }
   | { type: 'setMode'; mode: string }
   | { type: 'approvePlan' }
+  | { type: 'rewind'; turnId: string }
   | { type: 'question'; key: string; id?: string; index?: number; text?: string; submit?: boolean };
 
 export interface ViewActions {
@@ -142,6 +143,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         case 'approvePlan':
           await this.conversation.approvePlan();
           break;
+        case 'rewind':
+          await this.rewind(m.turnId);
+          break;
         case 'question':
           if (m.submit) this.actions.question(m.key, { action: 'submit' });
           else if (m.text !== undefined) this.actions.question(m.key, { action: 'other', id: m.id ?? '', text: m.text });
@@ -171,6 +175,28 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** Renders at most every 40 ms while text streams in. */
+  /**
+   * Restore checkpoint: asks, then rewinds to before turnId and tells
+   * what was restored and what was left as it is.
+   */
+  private async rewind(turnId: string): Promise<void> {
+    const go = 'Restore checkpoint';
+    const pick = await vscode.window.showWarningMessage(
+      'Take the conversation and the files back to before this turn? This turn and every later one leave the conversation; your own edits since are kept.',
+      { modal: true },
+      go,
+    );
+    if (pick !== go) return;
+    const res = await this.conversation.rewindTo(turnId);
+    const name = (u: string) => vscode.workspace.asRelativePath(vscode.Uri.parse(u));
+    const lines = [`Rewound ${res.rewound.length} turn(s); ${res.files.length} file(s) restored.`];
+    for (const c of res.conflicts) lines.push(`Conflict, left as it is: ${name(c.uri)} (${c.reason})`);
+    for (const n of res.notRestored) lines.push(`Not restored: ${name(n.uri)} (${n.reason})`);
+    const text = visibleLine(lines.join(' '));
+    if (res.conflicts.length > 0 || res.notRestored.length > 0) void vscode.window.showWarningMessage(text);
+    else void vscode.window.showInformationMessage(text);
+  }
+
   private schedule(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {

@@ -272,6 +272,63 @@ function M.undo()
   end)
 end
 
+--- Rewinds the conversation and its files to before turn n (the session's
+--- n-th turn, 1-based; nil: the last turn): agent/rewind. Conflicts (the
+--- user's edits overlap the agent's) are listed and left as they are.
+function M.rewind(n)
+  local c, conv = current()
+  if not c then
+    return
+  end
+  if not conv.session_id then
+    notify('no conversation to rewind')
+    return
+  end
+  local params = { sessionId = conv.session_id }
+  if n then
+    params.turnId = tostring(n)
+  end
+  client.request(c, 'agent/rewind', params, function(err, result)
+    if err then
+      notify('rewind: ' .. error_text(err), vim.log.levels.ERROR)
+      return
+    end
+    local rewound = {}
+    for _, t in ipairs(result.rewound or {}) do
+      rewound[t] = true
+    end
+    local kept = {}
+    for _, t in ipairs(conv.changed_turns) do
+      if not rewound[t.turnId] then
+        table.insert(kept, t)
+      end
+    end
+    conv.changed_turns = kept
+    local name = function(u)
+      return vim.fn.fnamemodify(vim.uri_to_fname(u), ':~:.')
+    end
+    local lines = { '_Rewound ' .. #(result.rewound or {}) .. ' turn(s): the model no longer sees them._' }
+    local files = {}
+    for _, f in ipairs(result.files or {}) do
+      table.insert(files, name(f))
+    end
+    if #files > 0 then
+      table.insert(lines, '_Restored: ' .. table.concat(files, ', ') .. '._')
+    end
+    for _, cf in ipairs(result.conflicts or {}) do
+      table.insert(lines, '_Conflict, left as it is: ' .. name(cf.uri) .. ' (' .. cf.reason .. ')._')
+    end
+    for _, nr in ipairs(result.notRestored or {}) do
+      table.insert(lines, '_Not restored: ' .. name(nr.uri) .. ' (' .. nr.reason .. ')._')
+    end
+    if conv.session_id == params.sessionId then
+      conv:put(lines)
+    end
+    local level = #(result.conflicts or {}) > 0 and vim.log.levels.WARN or vim.log.levels.INFO
+    notify((table.concat(lines, '\n'):gsub('_', '')), level)
+  end)
+end
+
 --- Shows or hides the conversation window.
 function M.toggle()
   local _, conv = current()
@@ -328,6 +385,17 @@ local function commands()
   cmd('AgentStop', M.stop, { desc = 'agent-ls: interrupt the running turn' })
   cmd('AgentSessions', M.sessions, { desc = 'agent-ls: resume a kept session' })
   cmd('AgentUndo', M.undo, { desc = "agent-ls: undo the last turn's file changes" })
+  cmd('AgentRewind', function(o)
+    local n = nil
+    if o.args ~= '' then
+      n = tonumber(o.args)
+      if not n or n < 1 then
+        notify('AgentRewind takes a turn number (1 is the first turn)', vim.log.levels.ERROR)
+        return
+      end
+    end
+    M.rewind(n)
+  end, { nargs = '?', desc = 'agent-ls: take the conversation and the files back to before the last turn, or turn N' })
   cmd('AgentLog', M.log, { desc = "agent-ls: open the LSP log" })
   cmd('AgentToggle', M.toggle, { desc = 'agent-ls: show or hide the conversation' })
   local queue = require('agent-ls.queue')

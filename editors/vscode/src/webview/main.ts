@@ -120,6 +120,8 @@ steer.addEventListener('click', () => submit('steer'));
 mode.addEventListener('change', () => vscode.postMessage({ type: 'setMode', mode: mode.value }));
 turnsEl.addEventListener('click', (e) => {
   if ((e.target as HTMLElement).closest('button[data-action="approvePlan"]')) vscode.postMessage({ type: 'approvePlan' });
+  const rewind = (e.target as HTMLElement).closest('button[data-action="rewind"]') as HTMLButtonElement | null;
+  if (rewind) vscode.postMessage({ type: 'rewind', turnId: rewind.dataset.turn ?? '' });
 });
 
 // The queue: Edit turns a prompt into a box (Enter or Save keeps it,

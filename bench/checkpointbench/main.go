@@ -1,0 +1,110 @@
+// Command checkpointbench measures what rewind's checkpoints cost: a
+// workspace of 10,000 files (beside an ignored build folder and a
+// node_modules that are left out), snapshotted before and after each
+// command as a turn does. It prints the first snapshot (which copies
+// every kept file once), the cost per turn of one command that changes a
+// few files (two snapshots), and the disk the store then uses.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/checkpoint"
+)
+
+func main() {
+	files := flag.Int("files", 10000, "files in the workspace (kept ones)")
+	turns := flag.Int("turns", 30, "turns to time")
+	flag.Parse()
+	tmp, err := os.MkdirTemp("", "checkpointbench-*")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	ws, store := filepath.Join(tmp, "ws"), filepath.Join(tmp, "store")
+	wsBytes := makeWorkspace(ws, *files)
+	tr := checkpoint.NewTracker(checkpoint.Open(store), []string{ws}, 0)
+	ctx := context.Background()
+
+	start := time.Now()
+	snap := tr.Snapshot(ctx)
+	first := time.Since(start)
+	fmt.Printf("   workspace: %d kept files, %.1f MB (plus a 50 MB ignored build folder and 2,000 files in node_modules, left out)\n", len(snap.Files), float64(wsBytes)/1e6)
+	fmt.Printf("   first snapshot (copies every kept file once): %v\n", first.Round(time.Millisecond))
+
+	var per []time.Duration
+	for turn := range *turns {
+		start := time.Now()
+		before := tr.Snapshot(ctx)
+		// The "command": rewrites 5 files and adds one.
+		for i := range 5 {
+			p := filepath.Join(ws, fmt.Sprintf("pkg%03d", (turn*7+i)%100), fmt.Sprintf("f%03d.go", i))
+			must(os.WriteFile(p, []byte(fmt.Sprintf("package p // turn %d\n%s", turn, strings.Repeat("x", 1500))), 0o644))
+		}
+		must(os.WriteFile(filepath.Join(ws, fmt.Sprintf("new%d.txt", turn)), []byte("new\n"), 0o644))
+		changes, _ := checkpoint.Diff(before, tr.Snapshot(ctx))
+		per = append(per, time.Since(start))
+		if len(changes) != 6 {
+			log.Fatalf("turn %d: %d changes found, want 6", turn, len(changes))
+		}
+	}
+	slices.Sort(per)
+	fmt.Printf("   per turn with one command (snapshot before + after, 6 files changed): median %v, p90 %v\n",
+		per[len(per)/2].Round(100*time.Microsecond), per[len(per)*9/10].Round(100*time.Microsecond))
+	fmt.Printf("   store on disk after %d turns: %.1f MB (%.0f%% of the kept files' size)\n", *turns, float64(du(store))/1e6, 100*float64(du(store))/float64(wsBytes))
+}
+
+// makeWorkspace writes n source files of about 2 KB in 100 folders, a
+// .gitignore'd build folder of 50 MB and a node_modules of 2,000 files;
+// it returns the kept files' bytes.
+func makeWorkspace(ws string, n int) int64 {
+	var total int64
+	for i := range n {
+		dir := filepath.Join(ws, fmt.Sprintf("pkg%03d", i%100))
+		must(os.MkdirAll(dir, 0o755))
+		data := []byte(fmt.Sprintf("package p // %d\n%s", i, strings.Repeat("y", 2000)))
+		must(os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", i/100)), data, 0o644))
+		total += int64(len(data))
+	}
+	must(os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("build/\n"), 0o644))
+	total += int64(len("build/\n"))
+	must(os.MkdirAll(filepath.Join(ws, "build"), 0o755))
+	for i := range 50 {
+		must(os.WriteFile(filepath.Join(ws, "build", fmt.Sprintf("o%d.bin", i)), make([]byte, 1<<20), 0o644))
+	}
+	for i := range 2000 {
+		dir := filepath.Join(ws, "node_modules", fmt.Sprintf("m%d", i%50))
+		must(os.MkdirAll(dir, 0o755))
+		must(os.WriteFile(filepath.Join(dir, fmt.Sprintf("i%d.js", i)), []byte("module.exports = 1\n"), 0o644))
+	}
+	return total
+}
+
+// du is the disk space the files below dir take, in bytes.
+func du(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += diskSize(fi)
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func must(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,211 @@
+package checkpoint
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agent-ls/agent-ls/internal/search"
+)
+
+// DefaultMaxFileBytes is the size above which a file's content is not
+// kept: a rewind cannot take back a command's change of it.
+const DefaultMaxFileBytes = 10 << 20
+
+// skippedDirs are left out of every snapshot whether or not an ignore
+// file names them: installed dependencies, rebuilt at will and too large
+// to copy.
+var skippedDirs = map[string]bool{"node_modules": true, ".git": true}
+
+// Entry is one file in a snapshot: its metadata, and the name of its
+// content in the store ("" when it was not kept: Lost says why).
+type Entry struct {
+	Size  int64
+	MTime time.Time
+	Mode  fs.FileMode
+	Ino   uint64
+	Sum   Sum
+	Lost  string
+}
+
+func (e Entry) sameMeta(o Entry) bool {
+	return e.Size == o.Size && e.MTime.Equal(o.MTime) && e.Mode == o.Mode && e.Ino == o.Ino
+}
+
+// Snapshot is the files of the roots at one moment, and the directories
+// left out of it with their modification times (a change of one says
+// something inside changed that no checkpoint kept).
+type Snapshot struct {
+	Files   map[string]Entry
+	Skipped map[string]time.Time
+}
+
+// Tracker snapshots a session's workspace folders. It remembers the
+// last snapshot, so a file whose metadata did not change is neither read
+// nor copied again: after the first snapshot, one costs a walk and a
+// stat per file. Safe for concurrent use (snapshots run one at a time).
+type Tracker struct {
+	roots   []string
+	store   *Store
+	maxFile int64
+
+	mu   sync.Mutex
+	last map[string]Entry
+}
+
+// NewTracker snapshots roots (absolute directories) into store, keeping
+// no content over maxFile bytes (DefaultMaxFileBytes when 0).
+func NewTracker(store *Store, roots []string, maxFile int64) *Tracker {
+	if maxFile <= 0 {
+		maxFile = DefaultMaxFileBytes
+	}
+	return &Tracker{roots: roots, store: store, maxFile: maxFile}
+}
+
+// Store is where the tracker keeps contents.
+func (t *Tracker) Store() *Store { return t.store }
+
+// Warm takes the first snapshot, which copies every kept file, unless
+// one was taken: a turn starts it in the background while the model
+// thinks, so its first command does not wait for the copy.
+func (t *Tracker) Warm(ctx context.Context) {
+	t.mu.Lock()
+	warm := t.last != nil
+	t.mu.Unlock()
+	if !warm {
+		t.Snapshot(ctx)
+	}
+}
+
+// Forget drops the remembered snapshot, so the next one reads every file
+// again (after the store was pruned of contents it named).
+func (t *Tracker) Forget() {
+	t.mu.Lock()
+	t.last = nil
+	t.mu.Unlock()
+}
+
+// Snapshot walks the roots and keeps in the store the content of every
+// file that changed since the last snapshot.
+func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	snap := Snapshot{Files: make(map[string]Entry, len(t.last)), Skipped: map[string]time.Time{}}
+	var mu sync.Mutex
+	skipped := func(abs string) {
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		snap.Skipped[abs] = fi.ModTime()
+		mu.Unlock()
+	}
+	for _, root := range t.roots {
+		w := search.FileWalk{Root: root, IgnoredDir: skipped, SkipDir: func(abs string) bool {
+			if skippedDirs[filepath.Base(abs)] {
+				skipped(abs)
+				return true
+			}
+			return false
+		}}
+		search.WalkFiles(ctx, w, func(abs string) {
+			e, ok := t.entry(abs)
+			if !ok {
+				return
+			}
+			mu.Lock()
+			snap.Files[abs] = e
+			mu.Unlock()
+		})
+	}
+	t.last = snap.Files
+	return snap
+}
+
+// entry stats abs and, when it changed since the last snapshot, keeps
+// its content. Called from the walk's goroutines, with t.mu held by
+// Snapshot (t.last is only read).
+func (t *Tracker) entry(abs string) (Entry, bool) {
+	fi, err := os.Lstat(abs)
+	if err != nil || !fi.Mode().IsRegular() {
+		return Entry{}, false
+	}
+	e := Entry{Size: fi.Size(), MTime: fi.ModTime(), Mode: fi.Mode(), Ino: inode(fi)}
+	// The store keeps every content the last snapshot names (a prune
+	// spares them), so an unchanged file is neither read nor checked.
+	if old, ok := t.last[abs]; ok && old.sameMeta(e) {
+		return old, true
+	}
+	if e.Size > t.maxFile {
+		e.Lost = "larger than the checkpoint limit of " + formatBytes(t.maxFile)
+		return e, true
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		e.Lost = "could not be read: " + err.Error()
+		return e, true
+	}
+	sum, err := t.store.Put(data)
+	if err != nil {
+		e.Lost = err.Error()
+		return e, true
+	}
+	e.Sum = sum
+	return e, true
+}
+
+// Change is one file a command changed between two snapshots: its entry
+// before (Before.Sum "" and Existed false: it did not exist) and after.
+type Change struct {
+	Path          string
+	Existed, Left bool // it existed before; it exists after
+	Before, After Entry
+}
+
+// Diff lists the files that differ between before and after, and the
+// left-out directories whose modification time changed (something in
+// them was added, removed or renamed, which no checkpoint keeps).
+func Diff(before, after Snapshot) (changes []Change, skipped []string) {
+	for p, a := range after.Files {
+		b, ok := before.Files[p]
+		if ok && b.sameMeta(a) && b.Sum == a.Sum {
+			continue
+		}
+		changes = append(changes, Change{Path: p, Existed: ok, Left: true, Before: b, After: a})
+	}
+	for p, b := range before.Files {
+		if _, ok := after.Files[p]; !ok {
+			changes = append(changes, Change{Path: p, Existed: true, Before: b})
+		}
+	}
+	for p, m := range after.Skipped {
+		if bm, ok := before.Skipped[p]; !ok || !bm.Equal(m) {
+			skipped = append(skipped, p)
+		}
+	}
+	return changes, skipped
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatInt(n>>20, 10) + " MB"
+	case n >= 1<<10:
+		return strconv.FormatInt(n>>10, 10) + " KB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// Last returns the latest snapshot's files (shared: not to be changed).
+func (t *Tracker) Last() map[string]Entry {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last
+}
