@@ -198,26 +198,20 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	}
 	s := r.currentSettings()
 	opts := agent.Options{
-		Defaults:   s.agentDefaults(),
-		ClientFor:  r.clientFor,
-		Frontend:   fp.frontend,
-		Reviewer:   fp.reviewer,
-		Tools:      r.registry,
-		Files:      fp.files,
-		Cwd:        fp.cwd,
-		Unattended: fp.unattended,
-		PersistAllowedDomain: func(entry string) error {
-			path := config.UserFile()
-			if path == "" {
-				return errors.New("no user config folder")
-			}
-			return config.AddAllowedDomain(path, entry)
-		},
-		ProjectDocMaxBytes: s.projectDocBudget(),
-		CheckpointMaxBytes: s.CheckpointMaxBytes,
-		Logger:             r.log,
-		Hooks:              r,
-		Attention:          (&notifier{argv: func() []string { return r.currentSettings().Notify }, ring: fp.ring, nobodyAsked: fp.nobodyAsked, log: r.log}).attention,
+		Defaults:             s.agentDefaults(),
+		ClientFor:            r.clientFor,
+		Frontend:             fp.frontend,
+		Reviewer:             fp.reviewer,
+		Tools:                r.registry,
+		Files:                fp.files,
+		Cwd:                  fp.cwd,
+		Unattended:           fp.unattended,
+		PersistAllowedDomain: persistAllowedDomain,
+		ProjectDocMaxBytes:   s.projectDocBudget(),
+		CheckpointMaxBytes:   s.CheckpointMaxBytes,
+		Logger:               r.log,
+		Hooks:                r,
+		Attention:            (&notifier{argv: func() []string { return r.currentSettings().Notify }, ring: fp.ring, nobodyAsked: fp.nobodyAsked, log: r.log}).attention,
 		SandboxSummary: func() string {
 			c := sandbox.Probe()
 			if root := s.SandboxWorkspaceWrite.CacheRoot; root != "" {
@@ -273,6 +267,16 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 	}
 	r.mu.Unlock()
 	return mgr, nil
+}
+
+// persistAllowedDomain adds entry to allowed_domains in the user's own
+// config file (the answer "always allow" to a network question).
+func persistAllowedDomain(entry string) error {
+	path := config.UserFile()
+	if path == "" {
+		return errors.New("no user config folder")
+	}
+	return config.AddAllowedDomain(path, entry)
 }
 
 // toolSources are the MCP servers as the agent starts them; nil when
