@@ -66,9 +66,6 @@ func NewTracker(store *Store, roots []string, maxFile int64) *Tracker {
 	return &Tracker{roots: roots, store: store, maxFile: maxFile}
 }
 
-// Store is where the tracker keeps contents.
-func (t *Tracker) Store() *Store { return t.store }
-
 // Warm takes the first snapshot, which copies every kept file, unless
 // one was taken: a turn starts it in the background while the model
 // thinks, so its first command does not wait for the copy.
@@ -79,14 +76,6 @@ func (t *Tracker) Warm(ctx context.Context) {
 	if !warm {
 		t.Snapshot(ctx)
 	}
-}
-
-// Forget drops the remembered snapshot, so the next one reads every file
-// again (after the store was pruned of contents it named).
-func (t *Tracker) Forget() {
-	t.mu.Lock()
-	t.last = nil
-	t.mu.Unlock()
 }
 
 // Snapshot walks the roots and keeps in the store the content of every
