@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/tools"
@@ -117,15 +116,6 @@ func timeOurs(env *tools.Env, rw row) sample {
 		os.Exit(1)
 	}
 	return sample{time.Since(start), selfCPU() - cpu0}
-}
-
-// selfCPU is the CPU time this process has used.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // timePeer runs the peer's command in dir to its end (or to its first line

@@ -20,10 +20,6 @@ import (
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
-// rewindHelperEnv names the workspace of the helper process that runs a
-// turn there, says "ready", and rewinds it when its stdin says so.
-const rewindHelperEnv = "AGENT_LS_TEST_REWIND_HELPER"
-
 // crashFiles is how many files the helper's turn changes by a command.
 const crashFiles = 300
 

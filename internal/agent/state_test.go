@@ -22,3 +22,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(testenv.RunWithPrivateState(m))
 }
+
+// rewindHelperEnv names the workspace of the helper process that runs a
+// turn there, says "ready", and rewinds it when its stdin says so.
+const rewindHelperEnv = "AGENT_LS_TEST_REWIND_HELPER"
