@@ -231,7 +231,25 @@ function flows.queue(conv, buf)
   wait('the prompt sent now', function()
     return #conv.queue.items == 1 and conv.queue.items[1].prompt == 'Third prompt, edited.'
   end)
+  -- The driver lets the model go on once told "steered": by then the
+  -- server must have taken the steer (answered it), or it could reach
+  -- the turn after its last request and need one more.
+  local lsp_client = require('agent-ls.client')
+  local request, taken = lsp_client.request, false
+  lsp_client.request = function(c, method, params, handler)
+    if method ~= 'agent/steer' then
+      return request(c, method, params, handler)
+    end
+    return request(c, method, params, function(err, result)
+      taken = err == nil
+      handler(err, result)
+    end)
+  end
   vim.cmd('AgentSteer Also check the tests.')
+  wait('the steer to be taken', function()
+    return taken
+  end)
+  lsp_client.request = request
   say('steered')
   wait('the steered messages', function()
     return has(buffer_text(conv.buf), 'Also check the tests.') and has(buffer_text(conv.buf), 'Fourth prompt.')
