@@ -96,25 +96,30 @@ func terminalPrompt(lines <-chan string, stderr io.Writer) func(context.Context,
 		if req.Kind == agent.ApprovalNetwork {
 			return networkPrompt(ctx, lines, stderr, req)
 		}
-		for {
-			fmt.Fprint(stderr, "  [y] allow once  [a] allow always  [n] reject  [x] abort turn: ")
-			select {
-			case <-ctx.Done():
-				return "", ctx.Err()
-			case line, ok := <-lines:
-				if !ok {
-					return agent.RejectOnce, nil
-				}
-				switch strings.ToLower(strings.TrimSpace(line)) {
-				case "y", "yes":
-					return agent.AllowOnce, nil
-				case "a", "always":
-					return agent.AllowAlways, nil
-				case "n", "no", "":
-					return agent.RejectOnce, nil
-				case "x", "abort":
-					return agent.Abort, nil
-				}
+		return readChoice(ctx, lines, stderr, "  [y] allow once  [a] allow always  [n] reject  [x] abort turn: ", map[string]string{
+			"y": agent.AllowOnce, "yes": agent.AllowOnce,
+			"a": agent.AllowAlways, "always": agent.AllowAlways,
+			"n": agent.RejectOnce, "no": agent.RejectOnce, "": agent.RejectOnce,
+			"x": agent.Abort, "abort": agent.Abort,
+		})
+	}
+}
+
+// readChoice shows prompt and reads lines until one (trimmed, any case)
+// is a key of answers, and returns its answer. No more lines (end of
+// input) rejects.
+func readChoice(ctx context.Context, lines <-chan string, stderr io.Writer, prompt string, answers map[string]string) (string, error) {
+	for {
+		fmt.Fprint(stderr, prompt)
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case line, ok := <-lines:
+			if !ok {
+				return agent.RejectOnce, nil
+			}
+			if answer, ok := answers[strings.ToLower(strings.TrimSpace(line))]; ok {
+				return answer, nil
 			}
 		}
 	}
@@ -322,32 +327,15 @@ func (f *termFrontend) endLine() {
 // session, for good (the first offered pattern, written to the user's
 // config), or deny.
 func networkPrompt(ctx context.Context, lines <-chan string, stderr io.Writer, req *agent.ApprovalRequest) (string, error) {
-	persist := len(req.Patterns) > 0 && slices.Contains(req.Options, agent.AllowPersist)
-	for {
-		fmt.Fprint(stderr, "  [y] allow once  [a] allow for this session")
-		if persist {
-			fmt.Fprintf(stderr, "  [p] always allow %s (user config)", textcut.VisibleLine(req.Patterns[0]))
-		}
-		fmt.Fprint(stderr, "  [n] deny: ")
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case line, ok := <-lines:
-			if !ok {
-				return agent.RejectOnce, nil
-			}
-			switch strings.ToLower(strings.TrimSpace(line)) {
-			case "y", "yes":
-				return agent.AllowOnce, nil
-			case "a", "always":
-				return agent.AllowAlways, nil
-			case "p", "persist":
-				if persist {
-					return agent.AllowPersist, nil
-				}
-			case "n", "no", "", "x", "abort":
-				return agent.RejectOnce, nil
-			}
-		}
+	prompt := "  [y] allow once  [a] allow for this session"
+	answers := map[string]string{
+		"y": agent.AllowOnce, "yes": agent.AllowOnce,
+		"a": agent.AllowAlways, "always": agent.AllowAlways,
+		"n": agent.RejectOnce, "no": agent.RejectOnce, "": agent.RejectOnce, "x": agent.RejectOnce, "abort": agent.RejectOnce,
 	}
+	if len(req.Patterns) > 0 && slices.Contains(req.Options, agent.AllowPersist) {
+		prompt += fmt.Sprintf("  [p] always allow %s (user config)", textcut.VisibleLine(req.Patterns[0]))
+		answers["p"], answers["persist"] = agent.AllowPersist, agent.AllowPersist
+	}
+	return readChoice(ctx, lines, stderr, prompt+"  [n] deny: ", answers)
 }
