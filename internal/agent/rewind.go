@@ -9,6 +9,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/checkpoint"
 	"github.com/agent-ls/agent-ls/internal/event"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/tools"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
@@ -195,7 +196,18 @@ func (s *session) planRewind(turns []*TurnCheckpoint) (RewindResult, *workspace.
 	}
 	c.mu.Unlock()
 	cs := &workspace.ChangeSet{Label: "agent-ls: rewind to before turn " + turns[0].TurnID}
+	s.mu.Lock()
+	boundary := s.boundary
+	s.mu.Unlock()
 	for _, p := range paths {
+		// A command may have put a link where a file or folder was: a
+		// rewind writes only where the path still leads into the
+		// workspace, never through a link out of it or into a
+		// protected name.
+		if why := rewindRefused(boundary, p); why != "" {
+			res.NotRestored = append(res.NotRestored, RewindIssue{Path: p, Reason: why})
+			continue
+		}
 		now := s.currentState(p)
 		state, issue, conflict := now, "", false
 		cps := byPath[p]
@@ -213,6 +225,19 @@ func (s *session) planRewind(turns []*TurnCheckpoint) (RewindResult, *workspace.
 		}
 	}
 	return res, cs
+}
+
+// rewindRefused says why a rewind must not write path, or "": its real
+// target (links resolved) must lie in the workspace folders and not at or
+// below a protected name.
+func rewindRefused(b *policy.Boundary, path string) string {
+	if !b.Contains(path) {
+		return "it now leads outside the workspace (through a symbolic link): left as it is"
+	}
+	if prot := b.ProtectedAt(path); prot != "" {
+		return "it now lies inside " + prot + ", which is protected: left as it is"
+	}
+	return ""
 }
 
 // revertFile takes one turn's change of path back from state. It reports

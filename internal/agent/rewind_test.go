@@ -348,3 +348,35 @@ func TestRewindOpenUnsavedBuffer(t *testing.T) {
 		t.Errorf("the rewind's change was planned against %q, not the buffer", last.Changes[0].OldContent)
 	}
 }
+
+// TestRewindNeverWritesThroughALinkOutOfTheWorkspace: a turn's command
+// empties and removes the folder keys and puts a link to a folder outside the
+// workspace in its place. A rewind that followed the link would create
+// keys/f, with its old content, outside the workspace; it leaves it alone
+// and says why.
+func TestRewindNeverWritesThroughALinkOutOfTheWorkspace(t *testing.T) {
+	outside := t.TempDir()
+	m := &scriptedModel{}
+	rec := newRecorder()
+	m.add(callTools(shellCall("s1", "rm keys/f && rmdir keys && ln -s "+outside+" keys")), say("m1", "done"))
+	mgr, info := rewindSession(t, m, rec)
+	os.Mkdir(filepath.Join(info.Cwd, "keys"), 0o755)
+	write(t, filepath.Join(info.Cwd, "keys", "f"), "B\n")
+	turn := rewindTurn(t, mgr, rec, info.SessionID, "swap the folder")
+	res, err := mgr.Rewind(context.Background(), info.SessionID, turn, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "f")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the rewind wrote outside the workspace (%v)", err)
+	}
+	refused := false
+	for _, n := range res.NotRestored {
+		if n.Path == filepath.Join(info.Cwd, "keys", "f") && strings.Contains(n.Reason, "outside the workspace") {
+			refused = true
+		}
+	}
+	if !refused {
+		t.Errorf("keys/f not reported as left alone: %+v (files %q, conflicts %+v)", res.NotRestored, res.Files, res.Conflicts)
+	}
+}
