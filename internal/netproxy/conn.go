@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -14,21 +15,31 @@ import (
 )
 
 // headerTimeout bounds how long a client may take to send its request
-// line and headers.
-const headerTimeout = 30 * time.Second
+// line and headers, and maxHeaderBytes how much they may weigh (as
+// net/http's server default): a command cannot make agent-ls hold more.
+const (
+	headerTimeout  = 30 * time.Second
+	maxHeaderBytes = 1 << 20
+)
 
 // serveConn answers one client connection: a CONNECT tunnel, or one
 // plain HTTP request forwarded with "Connection: close".
 func (p *Proxy) serveConn(ctx context.Context, c net.Conn, client Client) {
 	defer c.Close()
-	br := bufio.NewReaderSize(c, 4096)
+	lr := &io.LimitedReader{R: c, N: maxHeaderBytes}
+	br := bufio.NewReaderSize(lr, 4096)
 	c.SetReadDeadline(time.Now().Add(headerTimeout))
 	req, err := http.ReadRequest(br)
+	if lr.N <= 0 {
+		writeStatus(c, 431, fmt.Sprintf("agent-ls proxy: the request's headers are over %d bytes", maxHeaderBytes))
+		return
+	}
 	if err != nil {
 		writeStatus(c, 400, "agent-ls proxy: bad request: "+err.Error())
 		return
 	}
 	c.SetReadDeadline(time.Time{})
+	lr.N = math.MaxInt64 // the body or the tunnel: no bound but the peer's
 	host, port, perr := target(req)
 	if perr != nil {
 		writeStatus(c, perr.status, perr.text)

@@ -380,3 +380,41 @@ func TestServeEndsWithItsContext(t *testing.T) {
 		t.Errorf("the waiting connection got %q, %v: want a 403 or the end", b, err)
 	}
 }
+
+// TestEndlessHeadersAreCut: a client that sends header lines without end
+// (one endless line, or endless lines) is answered 431 once it passes
+// the bound, and nothing is asked or dialled: the proxy never holds more
+// of a request than maxHeaderBytes.
+func TestEndlessHeadersAreCut(t *testing.T) {
+	f := newFixture(t, Rules{}, allowOnce)
+	for name, chunk := range map[string]string{"one line": strings.Repeat("a", 64<<10), "many lines": strings.Repeat("X-Pad: a\r\n", 6<<10)} {
+		c, err := net.Dial("tcp", f.url.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := "GET http://registry.test/ HTTP/1.1\r\nHost: registry.test\r\n"
+		if name == "one line" {
+			first += "X-Long: "
+		}
+		io.WriteString(c, first)
+		go func() {
+			// Four times the bound, or until the proxy closes.
+			for sent := 0; sent < 4*maxHeaderBytes; sent += len(chunk) {
+				if _, err := io.WriteString(c, chunk); err != nil {
+					return
+				}
+			}
+		}()
+		b, _ := io.ReadAll(io.LimitReader(c, 4096))
+		c.Close()
+		if !strings.HasPrefix(string(b), "HTTP/1.1 431") {
+			t.Errorf("%s: %.80q", name, b)
+		}
+	}
+	f.dials.mu.Lock()
+	dialled := len(f.dials.addrs)
+	f.dials.mu.Unlock()
+	if len(f.asker.questions()) != 0 || dialled != 0 {
+		t.Error("a request over the bound was asked about or dialled")
+	}
+}
