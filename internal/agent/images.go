@@ -119,11 +119,20 @@ func tooWide(raw []byte) bool {
 	return err == nil && max(cfg.Width, cfg.Height) > MaxImageSide
 }
 
+// maxRedrawPixels bounds the images shrinkImage decodes: 50 million
+// pixels take 200 MB decoded.
+const maxRedrawPixels = 50_000_000
+
 // shrinkImage decodes a PNG or JPEG, scales it to MaxImageSide on its
 // longer side (no larger than it is) and encodes it again: JPEGs as
 // JPEG, PNGs as PNG unless the JPEG of it is smaller than the limit and
 // the PNG is not.
 func shrinkImage(raw []byte) ([]byte, string, error) {
+	// A few kilobytes of PNG can claim a billion pixels; the header says
+	// how many before anything is decoded.
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(raw)); err == nil && int64(cfg.Width)*int64(cfg.Height) > maxRedrawPixels {
+		return nil, "", fmt.Errorf("it has %d×%d pixels, more than agent-ls redraws (%d million)", cfg.Width, cfg.Height, maxRedrawPixels/1_000_000)
+	}
 	img, format, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
 		return nil, "", errors.New("only PNG and JPEG images can be shrunk")

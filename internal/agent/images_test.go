@@ -2,8 +2,11 @@ package agent
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
@@ -97,5 +100,42 @@ func TestScaleDownAverages(t *testing.T) {
 	}
 	if r := got.RGBAAt(1, 0).R; r != 100 {
 		t.Errorf("right pixel %d, want 100", r)
+	}
+}
+
+// pngBomb is a PNG whose header claims w×h pixels, padded past
+// MaxImageBytes with a text chunk, its pixel data a few bytes: decoding
+// it would allocate w×h×4 bytes before reading them.
+func pngBomb(w, h uint32) string {
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&out, binary.BigEndian, uint32(len(data)))
+		crc := crc32.NewIEEE()
+		crc.Write([]byte(typ))
+		crc.Write(data)
+		out.WriteString(typ)
+		out.Write(data)
+		binary.Write(&out, binary.BigEndian, crc.Sum32())
+	}
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, w), h)
+	chunk("IHDR", append(ihdr, 8, 6, 0, 0, 0)) // 8-bit RGBA
+	chunk("tEXt", append([]byte("pad\x00"), bytes.Repeat([]byte("x"), MaxImageBytes)...))
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(make([]byte, 64))
+	zw.Close()
+	chunk("IDAT", z.Bytes())
+	chunk("IEND", nil)
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(out.Bytes())
+}
+
+// TestImageBombRefused: a PNG over the size limit that claims 10 billion
+// pixels is refused from its header, never decoded.
+func TestImageBombRefused(t *testing.T) {
+	gpt5, _ := familyOf("gpt-5")
+	_, err := boundImages([]string{pngBomb(100_000, 100_000)}, "gpt-5", gpt5)
+	if !errors.Is(err, ErrImageInput) || !strings.Contains(err.Error(), "100000×100000 pixels, more than agent-ls redraws") {
+		t.Fatalf("%v", err)
 	}
 }
