@@ -200,6 +200,10 @@ const MaxImageFileBytes = 50 << 20
 // ImageFile reads the image file at path as the data URL a TurnInput
 // carries; its type is judged by its content, then by its name.
 func ImageFile(path string) (string, error) {
+	// Stat before open: opening a FIFO would wait for a writer.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

@@ -84,7 +84,7 @@ func execInput(prompt, cwd string, stderr io.Writer) agent.TurnInput {
 			in.Images = append(in.Images, url)
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := readMention(path, maxMentionFileBytes)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "agent-ls exec: @%s: %s\n", path, err)
@@ -138,18 +138,32 @@ func isImagePath(path string) bool {
 	return strings.HasPrefix(mime.TypeByExtension(strings.ToLower(filepath.Ext(path))), "image/")
 }
 
+// readMention reads a mentioned file, at most one byte past max: a FIFO,
+// a device or a link to one (/dev/zero) is refused rather than read
+// without end.
+func readMention(path string, max int64) ([]byte, error) {
+	// Stat before open: opening a FIFO would wait for a writer.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max+1))
+}
+
 // imageData reads an image file as the data URL the model takes.
 func imageData(path string) (string, error) {
-	st, err := os.Stat(path)
+	b, err := readMention(path, maxMentionImageBytes)
 	if err != nil {
 		return "", err
 	}
-	if st.Size() > maxMentionImageBytes {
+	if len(b) > maxMentionImageBytes {
 		return "", fmt.Errorf("larger than %d MiB", maxMentionImageBytes>>20)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
 	}
 	typ, _, _ := strings.Cut(http.DetectContentType(b), ";")
 	if !strings.HasPrefix(typ, "image/") {
