@@ -3,6 +3,7 @@ package lsp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,7 +30,8 @@ type openEdit struct {
 	path string
 	// old is the text the change was computed from, new the text after.
 	old, new string
-	// clean: the buffer had no unsaved edits, so disk held old.
+	// clean: disk held old (the buffer had no unsaved edits, or they
+	// were taken back), so the new text may be saved.
 	clean bool
 	// edit is the TextDocumentEdit whose edits are filled in last.
 	edit *protocol.TextDocumentEdit
@@ -120,7 +122,7 @@ func (pl *editPlanner) textEdit(doc workspace.Doc, base string, prev *openEdit, 
 		prev.new = text
 		return prev
 	}
-	oe := &openEdit{path: doc.Path, old: base, new: text, clean: !doc.Dirty, uri: uri.URI(doc.URI)}
+	oe := &openEdit{path: doc.Path, old: base, new: text, clean: savedOnDisk(doc, base), uri: uri.URI(doc.URI)}
 	if pl.caps.DocumentChanges {
 		v := doc.Version
 		oe.edit = &protocol.TextDocumentEdit{TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
@@ -147,11 +149,37 @@ func (pl *editPlanner) rename(c workspace.FileChange, doc workspace.Doc, base st
 	}
 	pl.p.edit.DocumentChanges = append(pl.p.edit.DocumentChanges, op)
 	if oe == nil {
-		oe = &openEdit{old: base, new: base, clean: !doc.Dirty}
+		oe = &openEdit{old: base, new: base, clean: savedOnDisk(doc, base)}
 		pl.p.open = append(pl.p.open, oe)
 	}
 	delete(pl.edited, doc.Path)
 	oe.path = dest
+}
+
+// savedOnDisk reports whether doc's file holds base, the text the edit
+// starts from: a buffer without unsaved edits, or one whose edits were
+// taken back (VS Code's "Revert File" or undoing to the saved text sends
+// changes but no save). Such a buffer is saved after the agent's edit as
+// a clean one is.
+func savedOnDisk(doc workspace.Doc, base string) bool {
+	if !doc.Dirty {
+		return true
+	}
+	if !filepath.IsAbs(doc.Path) {
+		return false // not a file: its key is a URI
+	}
+	f, err := os.Open(doc.Path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(base)) {
+		return false
+	}
+	b := make([]byte, len(base)+1)
+	n, _ := io.ReadFull(f, b)
+	return n == len(base) && string(b[:n]) == base
 }
 
 // toDisk plans the change of an open document as a change of its file,

@@ -230,6 +230,29 @@ func TestApplyDirtyBufferLeavesDiskAlone(t *testing.T) {
 	}
 }
 
+// TestApplyRevertedBufferIsSaved: edits the user took back (VS Code's
+// "Revert File", or undo down to the saved text) leave a buffer that
+// matches its file; the agent's edit to it is saved as to a clean one,
+// while a buffer that still differs from its file is left unsaved.
+func TestApplyRevertedBufferIsSaved(t *testing.T) {
+	h := newApplyHarness(t, editor.Options{ApplyEdit: true, DocumentChanges: true})
+	h.open("a.go", "saved\n")
+	h.type_("a.go", "saved\nunsaved by the user\n")
+	h.type_("a.go", "saved\n")
+	h.open("b.go", "saved\n")
+	h.type_("b.go", "SAVED\n") // as long as the file, other bytes
+	err := h.apply(h.ctx, update("a.go", "saved\n", "saved\nand the agent\n"), update("b.go", "SAVED\n", "SAVED!\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.disk("a.go"); got != "saved\nand the agent\n" {
+		t.Errorf("the reverted buffer's file was not written: %q", got)
+	}
+	if got := h.disk("b.go"); got != "saved\n" {
+		t.Errorf("the dirty buffer's file was written: %q", got)
+	}
+}
+
 // TestApplyCleanBufferWithoutSaving: with saveAgentEdits off, a clean
 // buffer's edit stays in the editor and its file keeps the saved text,
 // which NotOnDisk reports so the model is told.
