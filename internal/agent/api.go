@@ -88,6 +88,9 @@ type SessionInfo struct {
 	// (SessionOptions.Network). Frontends show it; it is not part of
 	// the protocol's session info.
 	Network policy.NetworkMode `json:"-"`
+	// NetworkLimit is the configuration's network, the widest the
+	// session may choose.
+	NetworkLimit policy.NetworkMode `json:"-"`
 }
 
 // TurnInput is what the user gives a turn.

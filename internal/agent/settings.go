@@ -53,7 +53,7 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 		info.SandboxMode = policy.ReadOnly
 	}
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
-	info.Network = narrowNetwork(&cfg, o.Network)
+	info.NetworkLimit, info.Network = narrowNetwork(&cfg, o.Network)
 	cfg.ReasoningEffort = cmp.Or(o.ReasoningEffort, cfg.ReasoningEffort)
 	temp := policy.WritableTempRoots(os.Getenv("TMPDIR"), cfg.ExcludeTmpdirEnvVar, cfg.ExcludeSlashTmp)
 	folders := sessionFolders(info.Cwd, cfg.Folders, o.Folders)
@@ -147,20 +147,21 @@ func (s *session) adopt(st sessionSettings) {
 
 // narrowNetwork narrows the network of cfg to chosen, when that is
 // narrower (a session may only narrow it: on, ask, off), and returns the
-// network cfg has then.
-func narrowNetwork(cfg *Defaults, chosen policy.NetworkMode) policy.NetworkMode {
-	m := cfg.NetworkMode
-	if m == "" {
-		m = policy.NetworkOff
+// network cfg had and the one it has then.
+func narrowNetwork(cfg *Defaults, chosen policy.NetworkMode) (limit, m policy.NetworkMode) {
+	limit = cfg.NetworkMode
+	if limit == "" {
+		limit = policy.NetworkOff
 		if cfg.NetworkAccess {
-			m = policy.NetworkOn
+			limit = policy.NetworkOn
 		}
 	}
-	if chosen != "" && policy.NarrowerNetwork(chosen, m) {
+	m = limit
+	if chosen != "" && policy.NarrowerNetwork(chosen, limit) {
 		m = chosen
 	}
 	cfg.NetworkMode, cfg.NetworkAccess = m, m == policy.NetworkOn
-	return m
+	return limit, m
 }
 
 // homeWorkspace reports whether cwd is the home folder or above it.
