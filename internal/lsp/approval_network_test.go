@@ -34,13 +34,14 @@ func TestNetworkApprovalThroughAgentRequestApproval(t *testing.T) {
 			mu.Lock()
 			got = append(json.RawMessage(nil), params...)
 			mu.Unlock()
-			return map[string]string{"decision": "allowPersist"}, nil
+			return map[string]string{"decision": "allowPersist", "pattern": "*.npmjs.org"}, nil
 		}
 	})
 	h.initialize(editor.Options{Events: true, Approvals: true})
-	d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, networkRequest())
-	if err != nil || d != agent.AllowPersist {
-		t.Fatalf("decision %q, %v", d, err)
+	req := networkRequest()
+	d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, req)
+	if err != nil || d != agent.AllowPersist || req.Pattern != "*.npmjs.org" {
+		t.Fatalf("decision %q with pattern %q, %v", d, req.Pattern, err)
 	}
 	var p map[string]any
 	mu.Lock()
@@ -58,11 +59,12 @@ func TestNetworkApprovalThroughAgentRequestApproval(t *testing.T) {
 }
 
 func TestNetworkApprovalThroughShowMessageRequest(t *testing.T) {
-	for _, tc := range []struct{ choice, want string }{
-		{"Allow once", agent.AllowOnce},
-		{"Allow registry.npmjs.org:443 for this session", agent.AllowAlways},
-		{"Always allow registry.npmjs.org", agent.AllowPersist},
-		{"Deny", agent.RejectOnce},
+	for _, tc := range []struct{ choice, want, pattern string }{
+		{"Allow once", agent.AllowOnce, ""},
+		{"Allow registry.npmjs.org:443 for this session", agent.AllowAlways, ""},
+		{"Always allow registry.npmjs.org", agent.AllowPersist, "registry.npmjs.org"},
+		{"Always allow *.npmjs.org", agent.AllowPersist, "*.npmjs.org"},
+		{"Deny", agent.RejectOnce, ""},
 	} {
 		var seen *protocol.ShowMessageRequestParams
 		h := newHarness(t, func(_ *Options, c *editor.Config) {
@@ -72,12 +74,13 @@ func TestNetworkApprovalThroughShowMessageRequest(t *testing.T) {
 			}
 		})
 		h.initialize(editor.Options{MessageActionItems: true})
-		d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, networkRequest())
-		if err != nil || d != tc.want {
-			t.Errorf("choice %q: decision %q, %v; want %q", tc.choice, d, err, tc.want)
+		req := networkRequest()
+		d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, req)
+		if err != nil || d != tc.want || req.Pattern != tc.pattern {
+			t.Errorf("choice %q: decision %q with pattern %q, %v; want %q %q", tc.choice, d, req.Pattern, err, tc.want, tc.pattern)
 			continue
 		}
-		if len(seen.Actions) != 4 || !strings.Contains(seen.Message, "npm install") || !strings.Contains(seen.Message, "registry.npmjs.org:443") {
+		if len(seen.Actions) != 5 || !strings.Contains(seen.Message, "npm install") || !strings.Contains(seen.Message, "registry.npmjs.org:443") {
 			t.Errorf("showMessageRequest %+v", seen)
 		}
 	}
