@@ -96,7 +96,26 @@ func curlTurn(t *testing.T, s *session, m *fakemodel.Server, session, url string
 	if len(reqs) < n+2 {
 		t.Fatalf("the model was asked %d times in the turn", len(reqs)-n)
 	}
-	return turn.SessionID, string(reqs[n+1].Body)
+	return turn.SessionID, lastOutput(reqs[n+1].Body)
+}
+
+// lastOutput is the output of the last function call in a model
+// request's input.
+func lastOutput(body []byte) string {
+	var req struct {
+		Input []struct {
+			Type   string `json:"type"`
+			Output string `json:"output"`
+		} `json:"input"`
+	}
+	json.Unmarshal(body, &req)
+	out := ""
+	for _, it := range req.Input {
+		if it.Type == "function_call_output" {
+			out = it.Output
+		}
+	}
+	return out
 }
 
 func curlSteps(url string, turns int) []fakemodel.Step {
@@ -179,5 +198,31 @@ func TestNetworkSessionAllowEndsWithTheSession(t *testing.T) {
 	}
 	if !strings.Contains(out, "403") || !strings.Contains(out, "denied network access to "+hp) {
 		t.Errorf("denied in the new session: %s", out)
+	}
+}
+
+// TestNetworkConfigEditHonouredWithoutRestart: an entry added to the
+// user's config while agent-ls runs (by hand, or an "always" in another
+// window) holds from the session's next turn on, unasked.
+func TestNetworkConfigEditHonouredWithoutRestart(t *testing.T) {
+	needProxy(t)
+	hp := registry(t)
+	url := "http://" + hp + "/pkg"
+	env := writeConfig(t, "[sandbox_workspace_write]\nnetwork = \"ask\"\n")
+	file := filepath.Join(strings.TrimPrefix(env, "XDG_CONFIG_HOME="), "agent-ls", "config.toml")
+	a := &networkAsker{decision: "rejectOnce"}
+	m := fakemodel.New(curlSteps(url, 2)...)
+	t.Cleanup(m.Close)
+	s := startOn(t, m, t.TempDir(), []string{env}, a.config(), editor.Options{Events: true, Approvals: true})
+	id, out := curlTurn(t, s, m, "", url)
+	if !strings.Contains(out, "403") || len(a.questions()) != 1 {
+		t.Fatalf("before the edit: %s, asked %d times", out, len(a.questions()))
+	}
+	edited := "[sandbox_workspace_write]\nnetwork = \"ask\"\nallowed_domains = [\"" + hp + "\"]\n"
+	if err := os.WriteFile(file, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, out := curlTurn(t, s, m, id, url); !strings.Contains(out, "REGISTRY /pkg 200") || len(a.questions()) != 1 {
+		t.Errorf("after the edit: %s, asked %d times in all", out, len(a.questions()))
 	}
 }
