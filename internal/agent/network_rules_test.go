@@ -103,6 +103,8 @@ func TestNetworkPersistChosenPattern(t *testing.T) {
 		{"registry.npmjs.org", "*", ""},
 		{"registry.npmjs.org", "evil.example", ""},
 		{"www.shop.co.uk", "*.co.uk", ""},
+		{"1.2.3.4", "*.2.3.4", ""},
+		{"1.2.3.4", "1.2.3.4", "1.2.3.4"},
 	} {
 		var written []string
 		fe := &patternFrontend{recorder: newRecorder(), pattern: c.chosen}

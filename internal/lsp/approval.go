@@ -78,7 +78,11 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		// The reason is what every client shows, so it says what an
 		// "always" answer covers.
 		if req.Always != "" && (slices.Contains(req.Options, agent.AllowAlways) || slices.Contains(req.Options, agent.RejectAlways)) {
-			p.Reason = strings.TrimSpace(p.Reason + "\n\"Always\" (allow or reject) covers " + req.Always + ".")
+			which := "\"Always\" (allow or reject)"
+			if req.Kind == agent.ApprovalNetwork {
+				which = "Allowing for the session"
+			}
+			p.Reason = strings.TrimSpace(p.Reason + "\n" + which + " covers " + req.Always + ".")
 		}
 		if req.Cwd != "" {
 			p.Cwd = string(uri.File(req.Cwd))

@@ -50,6 +50,9 @@ func TestNetworkApprovalThroughAgentRequestApproval(t *testing.T) {
 	if p["kind"] != "network" || p["host"] != "registry.npmjs.org" || p["port"] != float64(443) || p["command"] != "npm install" || p["callId"] != "call_9" {
 		t.Errorf("params %s", got)
 	}
+	if r, _ := p["reason"].(string); !strings.HasSuffix(r, "\nAllowing for the session covers connections to registry.npmjs.org:443 for the rest of the session.") {
+		t.Errorf("reason %q", r)
+	}
 	if pats, _ := p["patterns"].([]any); len(pats) != 2 || pats[1] != "*.npmjs.org" {
 		t.Errorf("patterns %v", p["patterns"])
 	}
