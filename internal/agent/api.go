@@ -83,10 +83,13 @@ type SessionInfo struct {
 	// Mode is the session's mode, ModeDefault or ModePlan (a record of
 	// an older agent-ls has none: the default mode).
 	Mode Mode `json:"mode,omitempty"`
+	// NetworkChoice is the network the session chose for itself
+	// (SessionOptions.Network), kept with its record; "" when it chose
+	// none.
+	NetworkChoice policy.NetworkMode `json:"network,omitempty"`
 	// Network is the network of the session's workspace-write commands
-	// (off, ask or on): the defaults' narrowed by what the session chose
-	// (SessionOptions.Network). Frontends show it; it is not part of
-	// the protocol's session info.
+	// (off, ask or on): the defaults' narrowed by NetworkChoice.
+	// Frontends show it; it is not part of the protocol's session info.
 	Network policy.NetworkMode `json:"-"`
 	// NetworkLimit is the configuration's network, the widest the
 	// session may choose.

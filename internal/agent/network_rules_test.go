@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -169,5 +170,34 @@ func TestSessionNetworkNarrowsOnly(t *testing.T) {
 	mgr := managerWith(t, &scriptedModel{}, newRecorder(), func(o *Options) {})
 	if _, err := mgr.NewSession(SessionOptions{Network: "wide"}); err == nil {
 		t.Error("an unknown network mode was taken")
+	}
+}
+
+// TestSessionNetworkKeptWithTheRecord: the network a session chose goes
+// with its record (its JSON too), and a restored session has it again;
+// one a later agent-ls wrote that this one does not know is the
+// narrowest.
+func TestSessionNetworkKeptWithTheRecord(t *testing.T) {
+	set := func(o *Options) { o.NetworkMode, o.NetworkAccess = policy.NetworkOn, true }
+	mgr := managerWith(t, &scriptedModel{}, newRecorder(), set)
+	info, err := mgr.NewSession(SessionOptions{Network: policy.NetworkAsk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := mgr.Record(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(rec.Info)
+	var back SessionInfo
+	if err := json.Unmarshal(b, &back); err != nil || back.NetworkChoice != policy.NetworkAsk {
+		t.Fatalf("the record's info %s", b)
+	}
+	for choice, want := range map[policy.NetworkMode]policy.NetworkMode{policy.NetworkAsk: policy.NetworkAsk, "lan": policy.NetworkOff, "": policy.NetworkOn} {
+		rec.Info.NetworkChoice = choice
+		restored, err := managerWith(t, &scriptedModel{}, newRecorder(), set).Restore(rec)
+		if err != nil || restored.Network != want {
+			t.Errorf("restored with %q: %s %v, want %s", choice, restored.Network, err, want)
+		}
 	}
 }

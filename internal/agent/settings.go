@@ -54,6 +54,7 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	}
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
 	info.NetworkLimit, info.Network = narrowNetwork(&cfg, o.Network)
+	info.NetworkChoice = o.Network
 	cfg.ReasoningEffort = cmp.Or(o.ReasoningEffort, cfg.ReasoningEffort)
 	temp := policy.WritableTempRoots(os.Getenv("TMPDIR"), cfg.ExcludeTmpdirEnvVar, cfg.ExcludeSlashTmp)
 	folders := sessionFolders(info.Cwd, cfg.Folders, o.Folders)
