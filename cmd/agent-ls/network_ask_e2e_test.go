@@ -50,6 +50,16 @@ type networkAsker struct {
 	mu       sync.Mutex
 	asked    []map[string]any
 	decision string
+	pattern  string
+}
+
+// networkAsker answers with pattern too, when set.
+func (a *networkAsker) answer() map[string]string {
+	ans := map[string]string{"decision": a.decision}
+	if a.pattern != "" {
+		ans["pattern"] = a.pattern
+	}
+	return ans
 }
 
 func (a *networkAsker) config() editor.Config {
@@ -62,7 +72,7 @@ func (a *networkAsker) config() editor.Config {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		a.asked = append(a.asked, p)
-		return map[string]string{"decision": a.decision}, nil
+		return a.answer(), nil
 	}}
 }
 
@@ -224,5 +234,38 @@ func TestNetworkConfigEditHonouredWithoutRestart(t *testing.T) {
 	}
 	if _, out := curlTurn(t, s, m, id, url); !strings.Contains(out, "REGISTRY /pkg 200") || len(a.questions()) != 1 {
 		t.Errorf("after the edit: %s, asked %d times in all", out, len(a.questions()))
+	}
+}
+
+// TestNetworkAlwaysWithAPatternNotOffered: an editor whose "always"
+// names a pattern agent-ls did not offer (a wildcard for a local
+// service, "*") gets the host for the session only: the config stays as
+// it was, and the user is told.
+func TestNetworkAlwaysWithAPatternNotOffered(t *testing.T) {
+	needProxy(t)
+	hp := registry(t)
+	url := "http://" + hp + "/pkg"
+	const original = "[sandbox_workspace_write]\nnetwork = \"ask\"\n"
+	env := writeConfig(t, original)
+	file := filepath.Join(strings.TrimPrefix(env, "XDG_CONFIG_HOME="), "agent-ls", "config.toml")
+	for _, pattern := range []string{"*", "127.0.0.1"} {
+		a := &networkAsker{decision: "allowPersist", pattern: pattern}
+		m := fakemodel.New(curlSteps(url, 1)...)
+		t.Cleanup(m.Close)
+		s := startOn(t, m, t.TempDir(), []string{env}, a.config(), editor.Options{Events: true, Approvals: true})
+		if _, out := curlTurn(t, s, m, "", url); !strings.Contains(out, "REGISTRY /pkg 200") {
+			t.Errorf("pattern %q: the command got %s", pattern, out)
+		}
+		if data, _ := os.ReadFile(file); string(data) != original {
+			t.Errorf("pattern %q was written:\n%s", pattern, data)
+		}
+		told := false
+		for _, ev := range s.ed.Events() {
+			told = told || (ev.Type == "message" && strings.Contains(ev.Text, "not one of the entries offered"))
+		}
+		if !told {
+			t.Errorf("pattern %q: the user was not told", pattern)
+		}
+		s.ed.Disconnect()
 	}
 }
