@@ -46,6 +46,10 @@ echo "== search and listing on the large tree (make bench-deps) next to rg, fd a
 go run ./bench/treebench -dir "$(scripts/bench-tree.sh)" -n 10
 
 echo
+echo "== network proxy (network = \"ask\"): one 1 GiB CONNECT tunnel, and 100 parallel connections of 16 MiB each; peak heap"
+go test -run '^$' -bench 'Tunnel' -benchtime 1x ./internal/netproxy/ | grep '^Benchmark'
+
+echo
 echo "== server memory while a command writes 1 GB to a slow editor and to one that reads nothing"
 bench/output.sh
 

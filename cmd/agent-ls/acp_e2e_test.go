@@ -688,7 +688,7 @@ func TestACPModesAndConfigOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Modes == nil || res.Modes.CurrentModeId != "auto" || len(res.Modes.AvailableModes) != 3 || len(res.ConfigOptions) != 4 {
+	if res.Modes == nil || res.Modes.CurrentModeId != "auto" || len(res.Modes.AvailableModes) != 3 || len(res.ConfigOptions) != 5 {
 		t.Fatalf("modes %+v, %d config options", res.Modes, len(res.ConfigOptions))
 	}
 	if _, err := r.conn.SetSessionMode(r.ctx, sdk.SetSessionModeRequest{SessionId: res.SessionId, ModeId: "read-only"}); err != nil {
@@ -703,8 +703,25 @@ func TestACPModesAndConfigOptions(t *testing.T) {
 	for _, o := range set.ConfigOptions {
 		got[string(o.Select.Id)] = string(o.Select.CurrentValue)
 	}
-	if got["mode"] != "read-only" || got["reasoning_effort"] != "high" {
+	if got["mode"] != "read-only" || got["reasoning_effort"] != "high" || got["network"] != "ask" {
 		t.Errorf("config options after the changes: %v", got)
+	}
+	// The network may only be narrowed from the config's (ask, the
+	// default).
+	_, err = r.conn.SetSessionConfigOption(r.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: res.SessionId, ConfigId: "network", Value: "on"}})
+	if err == nil || !strings.Contains(err.Error(), "can only be narrowed") {
+		t.Errorf("network on: %v", err)
+	}
+	set, err = r.conn.SetSessionConfigOption(r.ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: res.SessionId, ConfigId: "network", Value: "off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range set.ConfigOptions {
+		if o.Select.Id == "network" && o.Select.CurrentValue != "off" {
+			t.Errorf("network after off: %s", o.Select.CurrentValue)
+		}
 	}
 	if _, err := r.prompt(string(res.SessionId), "hi"); err != nil {
 		t.Fatal(err)

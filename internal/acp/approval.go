@@ -38,8 +38,9 @@ var alwaysNames = map[agent.ApprovalKind][2]string{
 	agent.ApprovalExec:  {"Always allow this exact command in this folder", "Always reject this exact command in this folder"},
 	agent.ApprovalPatch: {"Always allow changes to these files", "Always reject changes to these files"},
 	agent.ApprovalTool:  {"Always allow this tool", "Always reject this tool"},
-	// A network question's "always" is for the session: persisting the
-	// host is the config's business (allowed_domains).
+	// A network question's "always" is for the session: a client that
+	// shows forms is then asked whether to write the host to the config
+	// (persistForm); any other leaves that to the config.
 	agent.ApprovalNetwork: {"Allow this host for the rest of the session", ""},
 }
 
@@ -69,7 +70,12 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		s.log.Warn("acp: session/request_permission failed; rejecting", "err", err)
 		return agent.RejectOnce, nil
 	}
-	return s.approvalAnswer(ss, tc.ToolCallId, opts, resp.Outcome), nil
+	d := s.approvalAnswer(ss, tc.ToolCallId, opts, resp.Outcome)
+	if d == agent.AllowAlways && s.canPersist(req) {
+		// Persisting is offered where the client shows forms.
+		d = s.persistForm(ctx, ss, req)
+	}
+	return d, nil
 }
 
 // approvalToolCall is the tool call a permission request is about: the

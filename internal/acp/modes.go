@@ -103,6 +103,7 @@ func (s *server) configOptionsOf(info agent.SessionInfo, effort string) []sdk.Se
 		sel("model", "Model", sdk.SessionConfigOptionCategoryModel, info.Model, modelOpts),
 		sel("reasoning_effort", "Reasoning effort", sdk.SessionConfigOptionCategoryThoughtLevel, effort, effortOpts),
 		planOption(info),
+		networkOption(info),
 	}
 }
 
@@ -165,8 +166,8 @@ func (s *server) update(ss *session, f func(*agent.SessionOptions)) error {
 	return nil
 }
 
-// SetSessionConfigOption sets the mode, the model, the reasoning effort
-// or plan mode (plan.go), and answers the whole new list.
+// SetSessionConfigOption sets the mode, the model, the reasoning effort,
+// plan mode (plan.go) or the network (network.go), and answers the whole new list.
 func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	v := p.ValueId
 	if v == nil {
@@ -185,6 +186,8 @@ func (s *server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 		}
 	case "plan":
 		err = s.setPlan(ss, value)
+	case "network":
+		err = s.setNetwork(ss, value)
 	case "model":
 		if strings.TrimSpace(value) == "" {
 			return sdk.SetSessionConfigOptionResponse{}, invalidParams("empty model name")

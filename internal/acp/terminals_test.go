@@ -261,14 +261,15 @@ func TestTerminalCommands(t *testing.T) {
 			t.Errorf("/terminals lacks %q:\n%s", want, list)
 		}
 	}
-	for prompt, want := range map[string]string{
-		"/kill 1000":  "Stopped command session 1000, with all it started.",
-		"/kill 1000 ": "command session 1000 exited with code 137.",
-		"/kill 77":    "There is no command session 77: /terminals lists them.",
-		"/kill x":     "Usage: /kill N",
+	// In this order: the second /kill 1000 finds the session stopped.
+	for _, c := range []struct{ prompt, want string }{
+		{"/kill 1000", "Stopped command session 1000, with all it started."},
+		{"/kill 1000 ", "command session 1000 exited with code 137."},
+		{"/kill 77", "There is no command session 77: /terminals lists them."},
+		{"/kill x", "Usage: /kill N"},
 	} {
-		if got := say(prompt); !strings.Contains(got, want) {
-			t.Errorf("%s: %q, want %q", prompt, got, want)
+		if got := say(c.prompt); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.prompt, got, c.want)
 		}
 	}
 	if got := say("/kill all"); got != "Stopped command session 1002, with all it started." {

@@ -64,6 +64,10 @@ type SessionOptions struct {
 	// additionalDirectories, exec's --add-dir), absolute; with the
 	// defaults' Folders they make the session's workspace (folders.go).
 	Folders []string
+	// Network narrows the network of the session's workspace-write
+	// commands (ACP's config option network): it never gives more than
+	// the defaults' NetworkMode; "" takes the defaults'.
+	Network policy.NetworkMode
 }
 
 // SessionInfo describes a session (the result of agent/newSession).
@@ -79,6 +83,17 @@ type SessionInfo struct {
 	// Mode is the session's mode, ModeDefault or ModePlan (a record of
 	// an older agent-ls has none: the default mode).
 	Mode Mode `json:"mode,omitempty"`
+	// NetworkChoice is the network the session chose for itself
+	// (SessionOptions.Network), kept with its record; "" when it chose
+	// none.
+	NetworkChoice policy.NetworkMode `json:"network,omitempty"`
+	// Network is the network of the session's workspace-write commands
+	// (off, ask or on): the defaults' narrowed by NetworkChoice.
+	// Frontends show it; it is not part of the protocol's session info.
+	Network policy.NetworkMode `json:"-"`
+	// NetworkLimit is the configuration's network, the widest the
+	// session may choose.
+	NetworkLimit policy.NetworkMode `json:"-"`
 }
 
 // TurnInput is what the user gives a turn.

@@ -64,6 +64,10 @@ type ApprovalRequest struct {
 	Port       int
 	NetCommand string
 	Patterns   []string
+	// Pattern is the frontend's to set with an "allowPersist" answer:
+	// the one of Patterns the user chose to write ("" the first). One
+	// that is not among Patterns is not written.
+	Pattern string
 	// Options are the decisions the user may pick.
 	Options []string
 	// Always says, in words for the user, what an "always" answer (allow

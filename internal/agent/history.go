@@ -7,6 +7,7 @@ import (
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/model"
+	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -187,7 +188,7 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 		mode = ModeDefault // a later agent-ls's mode: this one has none such
 	}
 	s, err := m.newSession(rec.Info.SessionID, SessionOptions{Cwd: rec.Info.Cwd, Model: rec.Info.Model,
-		ApprovalPolicy: rec.Info.ApprovalPolicy, SandboxMode: rec.Info.SandboxMode, Mode: mode})
+		ApprovalPolicy: rec.Info.ApprovalPolicy, SandboxMode: rec.Info.SandboxMode, Mode: mode, Network: restoredNetwork(rec.Info.NetworkChoice)})
 	if err != nil {
 		return SessionInfo{}, err
 	}
@@ -212,4 +213,14 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 		s.history.Append(missing...)
 	}
 	return s.info, m.add(s)
+}
+
+// restoredNetwork is the network a restored session chose; a value
+// this agent-ls does not know (a later one's) is taken as the narrowest,
+// never as none.
+func restoredNetwork(m policy.NetworkMode) policy.NetworkMode {
+	if _, err := policy.ParseNetworkMode(string(m)); err != nil {
+		return policy.NetworkOff
+	}
+	return m
 }

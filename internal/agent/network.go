@@ -1,15 +1,19 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/netproxy"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/textcut"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -35,8 +39,9 @@ const (
 // sessionNet is a session's proxy, made at the first command that needs
 // it.
 type sessionNet struct {
-	mu    sync.Mutex
-	proxy *netproxy.Proxy
+	mu      sync.Mutex
+	proxy   *netproxy.Proxy
+	domains [2][]string // allowed and denied, as the proxy's rules have them
 }
 
 // proxyFor returns the tools' hook that gives each command its proxy
@@ -47,12 +52,21 @@ func (s *session) proxyFor() func(callID, terminalID string, argv []string) tool
 	}
 	s.net.mu.Lock()
 	defer s.net.mu.Unlock()
-	if s.net.proxy == nil {
-		rules, err := netproxy.ParseRules(s.cfg.AllowedDomains, s.cfg.DeniedDomains)
+	// The configured hosts are those of the session's settings, which
+	// each turn takes from the config as it is then (an "always" written
+	// by another window, a hand edit).
+	domains := [2][]string{s.cfg.AllowedDomains, s.cfg.DeniedDomains}
+	if s.net.proxy == nil || !slices.Equal(domains[0], s.net.domains[0]) || !slices.Equal(domains[1], s.net.domains[1]) {
+		rules, err := netproxy.ParseRules(domains[0], domains[1])
 		if err != nil {
 			s.mgr.log.Warn("network: the configured domains are not usable; none is allowed", "err", err)
 		}
-		s.net.proxy = netproxy.New(netproxy.Config{Rules: rules, Decider: netproxy.DeciderFunc(s.decideNetwork), OnAccess: s.reportAccess})
+		if s.net.proxy == nil {
+			s.net.proxy = netproxy.New(netproxy.Config{Rules: rules, Decider: netproxy.DeciderFunc(s.decideNetwork), OnAccess: s.reportAccess})
+		} else {
+			s.net.proxy.SetRules(rules)
+		}
+		s.net.domains = domains
 	}
 	p := s.net.proxy
 	return func(callID, terminalID string, argv []string) tools.ProxyServer {
@@ -87,16 +101,24 @@ func (s *session) decideNetwork(ctx context.Context, q netproxy.Question) netpro
 		return netproxy.Answer{Reason: fmt.Sprintf("agent-ls: network access to %s denied: no turn is running, so nobody can be asked; "+
 			"allow the host for the session during a turn, or in [sandbox_workspace_write] allowed_domains", hp)}
 	}
-	d := t.askNetwork(ctx, q, patterns)
+	d, pattern := t.askNetwork(ctx, q, patterns)
 	switch d {
 	case AllowOnce:
 		return netproxy.Answer{Allow: true}
 	case AllowAlways:
 		return netproxy.Answer{Allow: true, Remember: true}
 	case AllowPersist:
-		if err := s.persistHost(patterns[0]); err != nil {
-			s.mgr.log.Warn("network: the host is allowed for this session only: the config could not be written", "host", hp, "err", err)
-			t.emit(event.Message{Text: fmt.Sprintf("agent-ls could not add %s to allowed_domains in the user config (%v): it is allowed for this session only.", patterns[0], err)})
+		entry := cmp.Or(pattern, patterns[0])
+		var err error
+		if slices.Contains(patterns, entry) {
+			err = s.persistHost(entry)
+		} else {
+			err = fmt.Errorf("%q is not one of the entries offered (%s)", entry, strings.Join(patterns, ", "))
+			entry = textcut.VisibleLine(entry)
+		}
+		if err != nil {
+			s.mgr.log.Warn("network: the host is allowed for this session only: the config could not be written", "host", hp, "entry", entry, "err", err)
+			t.emit(event.Message{Text: fmt.Sprintf("agent-ls could not add %s to allowed_domains in the user config (%v): %s is allowed for this session only.", entry, err, hp)})
 		}
 		return netproxy.Answer{Allow: true, Remember: true}
 	}
@@ -113,7 +135,7 @@ func (s *session) persistHost(entry string) error {
 // askNetwork puts the network question to the turn's frontend: while the
 // command waits (ctx) and the turn runs. Unlike other questions it never
 // aborts the turn: a command that ends, or a turn that ends, denies.
-func (t *turn) askNetwork(ctx context.Context, q netproxy.Question, patterns []string) string {
+func (t *turn) askNetwork(ctx context.Context, q netproxy.Question, patterns []string) (decision, pattern string) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -131,7 +153,7 @@ func (t *turn) askNetwork(ctx context.Context, q netproxy.Question, patterns []s
 	req := &ApprovalRequest{SessionID: t.s.info.SessionID, TurnID: t.id, ApprovalID: t.nextApprovalID(), CallID: q.Client.CallID,
 		Kind: ApprovalNetwork, Host: q.Host, Port: q.Port, NetCommand: q.Client.Command, Patterns: patterns, Reason: reason,
 		Options: []string{AllowOnce, AllowAlways, AllowPersist, RejectOnce}, Always: "connections to " + hp + " for the rest of the session"}
-	decision := RejectOnce
+	decision = RejectOnce
 	d, err := t.s.mgr.opts.Frontend.RequestApproval(ctx, req)
 	switch {
 	case err != nil || ctx.Err() != nil:
@@ -139,5 +161,8 @@ func (t *turn) askNetwork(ctx context.Context, q netproxy.Question, patterns []s
 		decision = d
 	}
 	t.emit(event.Approval{ApprovalID: req.ApprovalID, Kind: string(req.Kind), Decision: decision})
-	return decision
+	if decision == AllowPersist {
+		pattern = req.Pattern
+	}
+	return decision, pattern
 }

@@ -41,6 +41,11 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 	if info.Mode, err = ParseMode(string(o.Mode)); err != nil {
 		return sessionSettings{}, err
 	}
+	if o.Network != "" {
+		if _, err := policy.ParseNetworkMode(string(o.Network)); err != nil {
+			return sessionSettings{}, err
+		}
+	}
 	if info.SandboxMode == policy.WorkspaceWrite && !cfg.AllowHomeWorkspace && homeWorkspace(info.Cwd) {
 		// The home folder holds the shell's start-up files, ~/.ssh and
 		// agent-ls's own config: a command that may write it may run
@@ -48,6 +53,8 @@ func (m *Manager) settle(id string, o SessionOptions) (sessionSettings, error) {
 		info.SandboxMode = policy.ReadOnly
 	}
 	cfg.ModelName, cfg.ApprovalPolicy, cfg.SandboxMode = info.Model, info.ApprovalPolicy, info.SandboxMode
+	info.NetworkLimit, info.Network = narrowNetwork(&cfg, o.Network)
+	info.NetworkChoice = o.Network
 	cfg.ReasoningEffort = cmp.Or(o.ReasoningEffort, cfg.ReasoningEffort)
 	temp := policy.WritableTempRoots(os.Getenv("TMPDIR"), cfg.ExcludeTmpdirEnvVar, cfg.ExcludeSlashTmp)
 	folders := sessionFolders(info.Cwd, cfg.Folders, o.Folders)
@@ -137,6 +144,25 @@ func (s *session) adopt(st sessionSettings) {
 		s.obs.Settings(st.info)
 	}
 	s.sessionSettings = st
+}
+
+// narrowNetwork narrows the network of cfg to chosen, when that is
+// narrower (a session may only narrow it: on, ask, off), and returns the
+// network cfg had and the one it has then.
+func narrowNetwork(cfg *Defaults, chosen policy.NetworkMode) (limit, m policy.NetworkMode) {
+	limit = cfg.NetworkMode
+	if limit == "" {
+		limit = policy.NetworkOff
+		if cfg.NetworkAccess {
+			limit = policy.NetworkOn
+		}
+	}
+	m = limit
+	if chosen != "" && policy.NarrowerNetwork(chosen, limit) {
+		m = chosen
+	}
+	cfg.NetworkMode, cfg.NetworkAccess = m, m == policy.NetworkOn
+	return limit, m
 }
 
 // homeWorkspace reports whether cwd is the home folder or above it.

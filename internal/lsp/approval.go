@@ -20,11 +20,11 @@ import (
 const methodRequestApproval = "agent/requestApproval"
 
 // Titles of the showMessageRequest actions, mapped to decisions.
-var approvalActions = []struct{ title, decision string }{
-	{"Allow once", agent.AllowOnce},
-	{"Allow always", agent.AllowAlways},
-	{"Reject", agent.RejectOnce},
-	{"Abort turn", agent.Abort},
+var approvalActions = []approvalAction{
+	{"Allow once", agent.AllowOnce, ""},
+	{"Allow always", agent.AllowAlways, ""},
+	{"Reject", agent.RejectOnce, ""},
+	{"Abort turn", agent.Abort, ""},
 }
 
 type requestApprovalParams struct {
@@ -51,6 +51,9 @@ type requestApprovalParams struct {
 
 type requestApprovalResult struct {
 	Decision string `json:"decision"`
+	// Pattern is, with allowPersist, the one of the request's patterns
+	// the user chose to write ("" the first).
+	Pattern string `json:"pattern,omitempty"`
 }
 
 // RequestApproval asks the user: with agent/requestApproval where the
@@ -75,7 +78,11 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		// The reason is what every client shows, so it says what an
 		// "always" answer covers.
 		if req.Always != "" && (slices.Contains(req.Options, agent.AllowAlways) || slices.Contains(req.Options, agent.RejectAlways)) {
-			p.Reason = strings.TrimSpace(p.Reason + "\n\"Always\" (allow or reject) covers " + req.Always + ".")
+			which := "\"Always\" (allow or reject)"
+			if req.Kind == agent.ApprovalNetwork {
+				which = "Allowing for the session"
+			}
+			p.Reason = strings.TrimSpace(p.Reason + "\n" + which + " covers " + req.Always + ".")
 		}
 		if req.Cwd != "" {
 			p.Cwd = string(uri.File(req.Cwd))
@@ -89,6 +96,10 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 		var res requestApprovalResult
 		if err := protocol.Call(ctx, s.conn, methodRequestApproval, p, &res); err != nil {
 			return "", fmt.Errorf("%s: %w", methodRequestApproval, err)
+		}
+		if res.Decision == agent.AllowPersist && req.Kind == agent.ApprovalNetwork {
+			// The agent writes it only when it is one of the patterns.
+			req.Pattern = res.Pattern
 		}
 		return res.Decision, nil
 	}
@@ -109,6 +120,7 @@ func (s *server) RequestApproval(ctx context.Context, req *agent.ApprovalRequest
 	}
 	for _, a := range actions {
 		if a.title == item.Title {
+			req.Pattern = a.pattern
 			return a.decision, nil
 		}
 	}
@@ -192,17 +204,28 @@ func diffHead(diff string) string {
 	return b.String()
 }
 
+// approvalAction is a showMessageRequest action: its title, the
+// decision it stands for and, for allowPersist, the pattern it writes.
+type approvalAction struct{ title, decision, pattern string }
+
+// maxPersistActions bounds the "Always allow" actions of a network
+// question: the exact entry and the nearest wildcards.
+const maxPersistActions = 3
+
 // networkActions are the showMessageRequest actions of a network
 // question: once, for the session, for good (written to the user's
-// config as the first offered pattern), or deny.
-func networkActions(req *agent.ApprovalRequest) []struct{ title, decision string } {
+// config: one action per offered pattern, the exact entry first), or
+// deny.
+func networkActions(req *agent.ApprovalRequest) []approvalAction {
 	hp := net.JoinHostPort(req.Host, strconv.Itoa(req.Port))
-	acts := []struct{ title, decision string }{
-		{"Allow once", agent.AllowOnce},
-		{"Allow " + hp + " for this session", agent.AllowAlways},
+	acts := []approvalAction{
+		{"Allow once", agent.AllowOnce, ""},
+		{"Allow " + hp + " for this session", agent.AllowAlways, ""},
 	}
-	if len(req.Patterns) > 0 && slices.Contains(req.Options, agent.AllowPersist) {
-		acts = append(acts, struct{ title, decision string }{"Always allow " + req.Patterns[0], agent.AllowPersist})
+	if slices.Contains(req.Options, agent.AllowPersist) {
+		for _, p := range req.Patterns[:min(len(req.Patterns), maxPersistActions)] {
+			acts = append(acts, approvalAction{"Always allow " + textcut.VisibleLine(p), agent.AllowPersist, p})
+		}
 	}
-	return append(acts, struct{ title, decision string }{"Deny", agent.RejectOnce})
+	return append(acts, approvalAction{"Deny", agent.RejectOnce, ""})
 }

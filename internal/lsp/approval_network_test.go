@@ -34,13 +34,14 @@ func TestNetworkApprovalThroughAgentRequestApproval(t *testing.T) {
 			mu.Lock()
 			got = append(json.RawMessage(nil), params...)
 			mu.Unlock()
-			return map[string]string{"decision": "allowPersist"}, nil
+			return map[string]string{"decision": "allowPersist", "pattern": "*.npmjs.org"}, nil
 		}
 	})
 	h.initialize(editor.Options{Events: true, Approvals: true})
-	d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, networkRequest())
-	if err != nil || d != agent.AllowPersist {
-		t.Fatalf("decision %q, %v", d, err)
+	req := networkRequest()
+	d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, req)
+	if err != nil || d != agent.AllowPersist || req.Pattern != "*.npmjs.org" {
+		t.Fatalf("decision %q with pattern %q, %v", d, req.Pattern, err)
 	}
 	var p map[string]any
 	mu.Lock()
@@ -48,6 +49,9 @@ func TestNetworkApprovalThroughAgentRequestApproval(t *testing.T) {
 	mu.Unlock()
 	if p["kind"] != "network" || p["host"] != "registry.npmjs.org" || p["port"] != float64(443) || p["command"] != "npm install" || p["callId"] != "call_9" {
 		t.Errorf("params %s", got)
+	}
+	if r, _ := p["reason"].(string); !strings.HasSuffix(r, "\nAllowing for the session covers connections to registry.npmjs.org:443 for the rest of the session.") {
+		t.Errorf("reason %q", r)
 	}
 	if pats, _ := p["patterns"].([]any); len(pats) != 2 || pats[1] != "*.npmjs.org" {
 		t.Errorf("patterns %v", p["patterns"])
@@ -58,11 +62,12 @@ func TestNetworkApprovalThroughAgentRequestApproval(t *testing.T) {
 }
 
 func TestNetworkApprovalThroughShowMessageRequest(t *testing.T) {
-	for _, tc := range []struct{ choice, want string }{
-		{"Allow once", agent.AllowOnce},
-		{"Allow registry.npmjs.org:443 for this session", agent.AllowAlways},
-		{"Always allow registry.npmjs.org", agent.AllowPersist},
-		{"Deny", agent.RejectOnce},
+	for _, tc := range []struct{ choice, want, pattern string }{
+		{"Allow once", agent.AllowOnce, ""},
+		{"Allow registry.npmjs.org:443 for this session", agent.AllowAlways, ""},
+		{"Always allow registry.npmjs.org", agent.AllowPersist, "registry.npmjs.org"},
+		{"Always allow *.npmjs.org", agent.AllowPersist, "*.npmjs.org"},
+		{"Deny", agent.RejectOnce, ""},
 	} {
 		var seen *protocol.ShowMessageRequestParams
 		h := newHarness(t, func(_ *Options, c *editor.Config) {
@@ -72,12 +77,13 @@ func TestNetworkApprovalThroughShowMessageRequest(t *testing.T) {
 			}
 		})
 		h.initialize(editor.Options{MessageActionItems: true})
-		d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, networkRequest())
-		if err != nil || d != tc.want {
-			t.Errorf("choice %q: decision %q, %v; want %q", tc.choice, d, err, tc.want)
+		req := networkRequest()
+		d, err := h.agent.cfg.Frontend.RequestApproval(h.ctx, req)
+		if err != nil || d != tc.want || req.Pattern != tc.pattern {
+			t.Errorf("choice %q: decision %q with pattern %q, %v; want %q %q", tc.choice, d, req.Pattern, err, tc.want, tc.pattern)
 			continue
 		}
-		if len(seen.Actions) != 4 || !strings.Contains(seen.Message, "npm install") || !strings.Contains(seen.Message, "registry.npmjs.org:443") {
+		if len(seen.Actions) != 5 || !strings.Contains(seen.Message, "npm install") || !strings.Contains(seen.Message, "registry.npmjs.org:443") {
 			t.Errorf("showMessageRequest %+v", seen)
 		}
 	}

@@ -48,6 +48,9 @@ type Config struct {
 type Proxy struct {
 	cfg Config
 	dec decisions
+
+	mu    sync.Mutex
+	rules Rules // cfg.Rules, then what SetRules set
 }
 
 // New returns a proxy; it serves nothing until [Proxy.Serve].
@@ -58,7 +61,22 @@ func New(cfg Config) *Proxy {
 	if cfg.Dialer == nil {
 		cfg.Dialer = &net.Dialer{}
 	}
-	return &Proxy{cfg: cfg}
+	return &Proxy{cfg: cfg, rules: cfg.Rules}
+}
+
+// SetRules replaces the configured hosts (the user changed the config):
+// connections admitted from now on are judged by r. The answers the
+// user gave for the session stay, but a host r denies is denied.
+func (p *Proxy) SetRules(r Rules) {
+	p.mu.Lock()
+	p.rules = r
+	p.mu.Unlock()
+}
+
+func (p *Proxy) currentRules() Rules {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rules
 }
 
 // Serve accepts connections on ln for client until ctx ends or ln is
@@ -109,7 +127,7 @@ func hostPort(host string, port int) string { return net.JoinHostPort(host, strc
 // after.
 func (p *Proxy) admit(ctx context.Context, host string, port int, client Client) ([]netip.AddrPort, *refusal) {
 	h := normalHost(host)
-	rules := p.cfg.Rules
+	rules := p.currentRules()
 	if rules.Denied(h, port) {
 		return nil, &refusal{403, fmt.Sprintf("agent-ls: network access to %s is denied by denied_domains in the agent-ls config", hostPort(h, port))}
 	}

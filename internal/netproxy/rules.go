@@ -158,13 +158,49 @@ func Patterns(host string, port int, local bool) []string {
 	}
 	labels := strings.Split(h, ".")
 	for i := 1; i+2 <= len(labels); i++ {
-		w := "*." + strings.Join(labels[i:], ".")
+		parent := strings.Join(labels[i:], ".")
+		if sharedSuffix(parent) {
+			break
+		}
+		w := "*." + parent
 		if port != 80 && port != 443 {
 			w += ":" + strconv.Itoa(port)
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// hostingSuffixes are domains below which unrelated owners have their
+// hosts (a hosting service's users, a cloud's buckets): a wildcard of
+// one would allow them all, so none is offered.
+var hostingSuffixes = map[string]bool{
+	"github.io": true, "gitlab.io": true, "herokuapp.com": true, "appspot.com": true, "blogspot.com": true,
+	"cloudfront.net": true, "amazonaws.com": true, "azurewebsites.net": true, "azureedge.net": true,
+	"netlify.app": true, "vercel.app": true, "pages.dev": true, "workers.dev": true, "web.app": true,
+	"firebaseapp.com": true, "ngrok.io": true, "ngrok-free.app": true, "fly.dev": true, "onrender.com": true,
+	"glitch.me": true, "readthedocs.io": true, "trycloudflare.com": true, "duckdns.org": true,
+}
+
+// registrySecondLevels are the second-level labels below which a
+// country's registry sells names (example.co.uk, example.com.au).
+var registrySecondLevels = map[string]bool{
+	"co": true, "com": true, "net": true, "org": true, "gov": true, "edu": true, "ac": true, "or": true,
+	"ne": true, "go": true, "gob": true, "mil": true, "nic": true, "ltd": true, "plc": true, "sch": true,
+	"nom": true, "info": true, "biz": true, "int": true, "gen": true, "firm": true, "ind": true, "nhs": true,
+}
+
+// sharedSuffix says whether domain (two or more labels) is one under
+// which names belong to unrelated owners: a hosting service's, or a
+// country registry's second level (co.uk). It is a short list, not the
+// public suffix list: what it misses, the user sees in the offered
+// wildcard and can leave.
+func sharedSuffix(domain string) bool {
+	if hostingSuffixes[domain] || strings.HasSuffix(domain, ".amazonaws.com") {
+		return true
+	}
+	first, tld, ok := strings.Cut(domain, ".")
+	return ok && len(tld) == 2 && registrySecondLevels[first]
 }
 
 // shared is 100.64.0.0/10, carrier-grade NAT, which Go's IsPrivate

@@ -73,6 +73,14 @@ func TestPatterns(t *testing.T) {
 		{"intranet.corp.example", 443, true, []string{"intranet.corp.example:443"}},
 		{"1.2.3.4", 443, false, []string{"1.2.3.4"}},
 		{"::1", 80, true, []string{"[::1]:80"}},
+		// never a wildcard a top-level domain, a registry's second level
+		// or a hosting service's domain: they cover unrelated owners
+		{"example.com", 443, false, []string{"example.com"}},
+		{"www.shop.co.uk", 443, false, []string{"www.shop.co.uk", "*.shop.co.uk"}},
+		{"www.example.com.au", 443, false, []string{"www.example.com.au", "*.example.com.au"}},
+		{"me.github.io", 443, false, []string{"me.github.io"}},
+		{"bucket.s3.amazonaws.com", 443, false, []string{"bucket.s3.amazonaws.com"}},
+		{"169.254.169.254", 80, true, []string{"169.254.169.254:80"}},
 	} {
 		if got := Patterns(c.host, c.port, c.local); !slices.Equal(got, c.want) {
 			t.Errorf("Patterns(%s, %d, %v) = %q, want %q", c.host, c.port, c.local, got, c.want)

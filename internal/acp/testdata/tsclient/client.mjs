@@ -123,7 +123,7 @@ await first.run(async (ctx) => {
   const created = await ctx.request(methods.agent.session.new, { cwd: ws, mcpServers: [] });
   sessionId = created.sessionId;
   check(created.modes?.currentModeId === "auto", "modes " + JSON.stringify(created.modes));
-  check(created.configOptions?.map((o) => o.id).join(",") === "mode,model,reasoning_effort,plan", "configOptions");
+  check(created.configOptions?.map((o) => o.id).join(",") === "mode,model,reasoning_effort,plan,network", "configOptions");
   const prompt = async (text) => {
     first.updates.length = 0;
     return ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
