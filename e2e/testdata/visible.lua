@@ -94,6 +94,23 @@ section('approvals', function()
   end
   approval.show_message_request(nil, { message = 'note ' .. osc52, actions = {} })
   eq('showMessageRequest without actions', notified, 'note \\x1b]52;c;cm0gLXJmIH4=\\a')
+
+  -- A network question: one Always item per offered pattern (at most
+  -- three), its characters escaped, and the answer names the one chosen.
+  local titles
+  vim.ui.select = function(items, opts, on_choice)
+    titles = {}
+    for _, it in ipairs(items) do
+      table.insert(titles, opts.format_item(it))
+    end
+    on_choice(items[4])
+  end
+  local answer = approval.ask({ kind = 'network', host = 'registry.npmjs.org', port = 443, command = 'npm i',
+    patterns = { 'registry.npmjs.org', '*.npmjs.org', '*.x' .. rlo, '*.fourth' },
+    options = { 'allowOnce', 'allowAlways', 'allowPersist', 'rejectOnce' } })
+  eq('network items', table.concat(titles, '|'), 'Allow once|Allow for this session|Always allow registry.npmjs.org (user config)'
+    .. '|Always allow *.npmjs.org (user config)|Always allow *.x\\u202e (user config)|Deny')
+  eq('network answer', answer.decision .. ' ' .. tostring(answer.pattern), 'allowPersist *.npmjs.org')
 end)
 
 section('the conversation', function()

@@ -7,6 +7,8 @@ import { shellWords, visible, visibleLine } from './visible';
 export interface Choice {
   title: string;
   decision?: Decision;
+  /** With allowPersist: the offered host pattern to write to the config. */
+  pattern?: string;
   /** Not a decision: opens the diff and asks again. */
   showDiff?: boolean;
 }
@@ -45,15 +47,19 @@ export function isDangerous(p: ApprovalParams): boolean {
   return p.kind === 'exec' && /\bdangerous\b/i.test(p.reason ?? '');
 }
 
-/** A network question (kind network): once, for the session, for good, or deny; it never aborts the turn. */
+/** A network question (kind network): once, for the session, for good (the host or one of its offered wildcards), or deny; it never aborts the turn. */
 function networkPrompt(p: ApprovalParams): Prompt {
   const offered = new Set(p.options ?? []);
   const host = p.host && p.host.includes(':') ? `[${p.host}]` : p.host;
   const where = visibleLine(`${host ?? ''}:${p.port ?? ''}`);
   const choices: Choice[] = [{ title: 'Allow Once', decision: 'allowOnce' }];
   if (offered.has('allowAlways')) choices.push({ title: 'Allow for This Session', decision: 'allowAlways' });
-  if (offered.has('allowPersist') && p.patterns && p.patterns.length > 0) {
-    choices.push({ title: `Always Allow ${visibleLine(p.patterns[0])}`, decision: 'allowPersist' });
+  if (offered.has('allowPersist')) {
+    // One button per offered pattern (the exact host first, then its
+    // wildcards), at most three: the answer names the one chosen.
+    for (const pattern of (p.patterns ?? []).slice(0, 3)) {
+      choices.push({ title: `Always Allow ${visibleLine(pattern)}`, decision: 'allowPersist', pattern });
+    }
   }
   choices.push({ title: 'Deny', decision: 'rejectOnce' });
   const detail = p.reason ? visible(p.reason) : '';

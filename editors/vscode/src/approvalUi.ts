@@ -5,13 +5,19 @@
 // longer decide anything.
 
 import * as vscode from 'vscode';
-import { approvalPrompt } from './approval';
+import { approvalPrompt, type Choice } from './approval';
 import type { Conversation } from './agent';
 import type { DiffView } from './diffView';
 import type { ApprovalParams, Decision } from './protocol';
 
+/** The answer to agent/requestApproval: a network question's allowPersist names its pattern. */
+export interface Answer {
+  decision: Decision;
+  pattern?: string;
+}
+
 export class Approvals {
-  private waiting = new Map<string, { params: ApprovalParams; resolve: (d: Decision) => void }>();
+  private waiting = new Map<string, { params: ApprovalParams; resolve: (a: Answer) => void }>();
 
   constructor(
     private readonly conversation: Conversation,
@@ -22,23 +28,23 @@ export class Approvals {
   }
 
   private turnEnded(turnId: string): void {
-    for (const [key, w] of this.waiting) if (key.startsWith(turnId + '|')) w.resolve('abort');
+    for (const [key, w] of this.waiting) if (key.startsWith(turnId + '|')) w.resolve({ decision: 'abort' });
   }
 
-  async ask(p: ApprovalParams, token: vscode.CancellationToken): Promise<{ decision: Decision }> {
+  async ask(p: ApprovalParams, token: vscode.CancellationToken): Promise<Answer> {
     const key = `${p.turnId}|${p.approvalId}`;
     const prompt = approvalPrompt(p);
     try {
       // The view shows the approval too, with the same buttons; the first
       // answer from either counts.
-      const elsewhere = new Promise<Decision>((resolve) => {
+      const elsewhere = new Promise<Answer>((resolve) => {
         this.waiting.set(key, { params: p, resolve });
-        token.onCancellationRequested(() => resolve('abort'));
+        token.onCancellationRequested(() => resolve({ decision: 'abort' }));
       });
       this.conversation.openApproval({ ...prompt, key, turnId: p.turnId });
-      const decision = await Promise.race([this.askUser(p), elsewhere]);
-      this.log.info(`approval ${p.approvalId} (${p.kind}): ${decision}`);
-      return { decision };
+      const answer = await Promise.race([this.askUser(p), elsewhere]);
+      this.log.info(`approval ${p.approvalId} (${p.kind}): ${answer.decision}${answer.pattern ? ` ${answer.pattern}` : ''}`);
+      return answer;
     } finally {
       this.waiting.delete(key);
       this.conversation.closeApproval(key);
@@ -50,7 +56,7 @@ export class Approvals {
     const w = this.waiting.get(key);
     if (!w) return;
     const c = approvalPrompt(w.params).choices[choice];
-    if (c?.decision) w.resolve(c.decision);
+    if (c?.decision) w.resolve(answerOf(c));
     else if (c?.showDiff) await this.showDiff(w.params);
   }
 
@@ -58,7 +64,7 @@ export class Approvals {
     for (const f of p.files ?? []) await this.diffs.show(f, p.diff ?? '', false);
   }
 
-  private async askUser(p: ApprovalParams): Promise<Decision> {
+  private async askUser(p: ApprovalParams): Promise<Answer> {
     const prompt = approvalPrompt(p);
     for (;;) {
       const titles = prompt.choices.map((c) => c.title);
@@ -66,9 +72,14 @@ export class Approvals {
         ? await vscode.window.showWarningMessage(prompt.message, { modal: true, detail: prompt.detail }, ...titles)
         : await vscode.window.showWarningMessage(prompt.message, ...titles);
       const choice = prompt.choices.find((c) => c.title === picked);
-      if (!choice) return 'rejectOnce'; // dismissed: the protocol's null answer
-      if (choice.decision) return choice.decision;
+      if (!choice) return { decision: 'rejectOnce' }; // dismissed: the protocol's null answer
+      if (choice.decision) return answerOf(choice);
       await this.showDiff(p);
     }
   }
+}
+
+/** The answer a chosen button gives. */
+function answerOf(c: Choice): Answer {
+  return c.pattern ? { decision: c.decision!, pattern: c.pattern } : { decision: c.decision! };
 }

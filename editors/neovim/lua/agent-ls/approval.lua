@@ -17,14 +17,33 @@ local titles = {
 local order = { 'allowOnce', 'allowAlways', 'allowPersist', 'rejectOnce', 'rejectAlways', 'abort' }
 
 -- The network question's buttons (kind network): it never aborts the turn.
+-- allowPersist is one button per offered pattern (see network_persist).
 local function network_titles(p)
-  local pattern = type(p.patterns) == 'table' and p.patterns[1] or nil
+  local has_pattern = type(p.patterns) == 'table' and p.patterns[1] ~= nil
   return {
     allowOnce = 'Allow once',
     allowAlways = 'Allow for this session',
-    allowPersist = pattern and ('Always allow ' .. visible.line(tostring(pattern)) .. ' (user config)') or nil,
+    allowPersist = has_pattern and 'Always allow' or nil,
     rejectOnce = 'Deny',
   }
+end
+
+-- The network question's allowPersist items: one per offered pattern (the
+-- exact host first, then its wildcards), at most three; the answer names
+-- the pattern chosen.
+local function network_persist(p)
+  local items = {}
+  for i, pattern in ipairs(p.patterns) do
+    if i > 3 then
+      break
+    end
+    table.insert(items, {
+      decision = 'allowPersist',
+      pattern = tostring(pattern),
+      title = 'Always allow ' .. visible.line(tostring(pattern)) .. ' (user config)',
+    })
+  end
+  return items
 end
 
 local function path_of(uri)
@@ -86,7 +105,8 @@ function M.request_approval(_, params)
   return res
 end
 
---- Asks the user about an approval request; returns { decision }.
+--- Asks the user about an approval request; returns { decision } (and
+--- the chosen pattern for a network question's allowPersist).
 function M.ask(params)
   local names = params.kind == 'network' and network_titles(params) or titles
   local offered = {}
@@ -103,7 +123,9 @@ function M.ask(params)
   end
   local items = {}
   for _, d in ipairs(order) do
-    if offered[d] then
+    if offered[d] and d == 'allowPersist' and params.kind == 'network' then
+      vim.list_extend(items, network_persist(params))
+    elseif offered[d] then
       table.insert(items, { decision = d, title = names[d] })
     end
   end
@@ -131,7 +153,7 @@ function M.ask(params)
           pcall(vim.api.nvim_win_close, win, true)
         end
       end
-      return { decision = choice and choice.decision or 'rejectOnce' }
+      return { decision = choice and choice.decision or 'rejectOnce', pattern = choice and choice.pattern or nil }
     end
   end
 end

@@ -88,7 +88,10 @@ test('a network question offers once, this session, the config entry and deny, n
     patterns: ['registry.npmjs.org', '*.npmjs.org'], reason: 'The command npm install wants to connect to registry.npmjs.org:443.',
     options: ['allowOnce', 'allowAlways', 'allowPersist', 'rejectOnce'],
   });
-  assert.deepEqual(p.choices.map((c) => c.decision), ['allowOnce', 'allowAlways', 'allowPersist', 'rejectOnce']);
+  assert.deepEqual(p.choices.map((c) => c.decision), ['allowOnce', 'allowAlways', 'allowPersist', 'allowPersist', 'rejectOnce']);
   assert.equal(p.choices[2].title, 'Always Allow registry.npmjs.org');
+  assert.equal(p.choices[2].pattern, 'registry.npmjs.org');
+  assert.equal(p.choices[3].title, 'Always Allow *.npmjs.org');
+  assert.equal(p.choices[3].pattern, '*.npmjs.org');
   assert.match(p.message, /connect to registry\.npmjs\.org:443/);
 });
