@@ -130,6 +130,8 @@ section('the conversation', function()
     { type = 'fileChange', sessionId = 's', callId = 'p', status = 'applied', changes = { { uri = 'file:///r/x' .. rlo .. '.go', kind = 'update' } }, diff = '+y\27[2J\n' },
     { type = 'plan', sessionId = 's', explanation = 'e' .. osc52, steps = { { step = 's\194\155', status = 'pending' } } },
     { type = 'retry', sessionId = 's', attempt = 1, message = 'busy\27[2J' },
+    { type = 'networkAccess', sessionId = 's', turnId = 't', callId = 'c', host = 'h\27[2J', port = 443, decision = 'allowed', bytes = 1500 },
+    { type = 'networkAccess', sessionId = 's', turnId = '', terminalId = '1000', host = 'between.turns', port = 80, decision = 'allowed', bytes = 1 },
     { type = 'turnCompleted', sessionId = 's', turnId = 't', status = 'failed', error = 'boom ' .. osc52 },
   }) do
     c:on_event(ev)
@@ -142,10 +144,13 @@ section('the conversation', function()
     end
   end
   for _, want in ipairs({ 'fix \\u202eit', 'Let me look.\t\\x1b[2J\\x1b[H', 'next line \\x1b]52;c;cm0gLXJmIH4=\\a', '> think \\x1b]52',
-    '▸ rm -rf ~ \\r\\x1b[2K? run ls -la', 'out \\x1b[31mred\\r', 'x\\u202e.go', '+y\\x1b[2J', 's\\u009b', 'busy\\x1b[2J', 'boom \\x1b]52' }) do
+    '▸ rm -rf ~ \\r\\x1b[2K? run ls -la', 'out \\x1b[31mred\\r', 'x\\u202e.go', '+y\\x1b[2J', 's\\u009b', 'busy\\x1b[2J', 'Network: h\\x1b[2J:443 allowed, 1.5 kB', 'boom \\x1b]52' }) do
     if not text:find(want, 1, true) then
       fail('the conversation lacks ' .. want)
     end
+  end
+  if text:find('between.turns', 1, true) then
+    fail('a connection between turns was shown in the conversation')
   end
 end)
 if #failures == 0 then

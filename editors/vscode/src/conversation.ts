@@ -153,6 +153,11 @@ export function reduce(s: State, ev: AgentEvent): State {
     case 'terminalOutput':
     case 'terminalExited':
       return s; // the terminals show them (terminals.ts)
+    case 'networkAccess':
+      // A terminal's connection between turns belongs to no turn: the
+      // terminal's output shows what its command did.
+      if (!ev.turnId) return s;
+      break;
   }
   const t = turnFor(s, ev);
   switch (ev.type) {
@@ -227,6 +232,9 @@ export function reduce(s: State, ev: AgentEvent): State {
       t.items.push({ kind: 'notice', text: `Web search: ${ev.query ?? ''} (${ev.status ?? ''})${sources ? ` — ${sources}` : ''}` });
       break;
     }
+    case 'networkAccess':
+      t.items.push({ kind: 'notice', text: networkText(ev) });
+      break;
     case 'compacted':
       t.items.push({ kind: 'notice', text: 'Older history was summarised to fit the context.' });
       break;
@@ -240,6 +248,20 @@ export function reduce(s: State, ev: AgentEvent): State {
       break;
   }
   return s;
+}
+
+/** One connection through the network proxy: "Network: registry.npmjs.org:443 allowed, 1.2 MB". */
+export function networkText(ev: AgentEvent): string {
+  const host = ev.host && ev.host.includes(':') ? `[${ev.host}]` : (ev.host ?? '');
+  return `Network: ${host}:${ev.port ?? ''} ${ev.decision ?? ''}${ev.decision === 'allowed' ? `, ${byteCount(ev.bytes ?? 0)}` : ''}`;
+}
+
+/** A byte count in decimal units, as a user reads a download's size. */
+export function byteCount(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)} GB`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} MB`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} kB`;
+  return `${n} B`;
 }
 
 const tokenFields = ['inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens'] as const;

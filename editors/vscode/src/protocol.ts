@@ -78,6 +78,10 @@ export type AgentEvent = EventBase & {
   mode?: SessionMode;
   /** rewound: the turns that left the conversation (agent/rewind). */
   turnIds?: string[];
+  /** networkAccess: one connection of a sandboxed command through the proxy. */
+  host?: string;
+  port?: number;
+  bytes?: number;
 } & Partial<Tokens>;
 
 /** A prompt waiting in a session's queue (protocol section 2.1). */

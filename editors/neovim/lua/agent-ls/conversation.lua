@@ -33,6 +33,25 @@ local function human(n)
   return tostring(n)
 end
 
+--- One connection through the network proxy (a networkAccess event), such
+--- as "  ▸ Network: registry.npmjs.org:443 allowed, 1.2 MB".
+function M.network_text(ev)
+  local host = tostring(ev.host or '')
+  if host:find(':', 1, true) then
+    host = '[' .. host .. ']'
+  end
+  local line = string.format('  ▸ Network: %s:%s %s', host, tostring(ev.port or ''), tostring(ev.decision or ''))
+  if ev.decision == 'allowed' then
+    local n = tonumber(ev.bytes) or 0
+    local size = n >= 1e9 and string.format('%.1f GB', n / 1e9)
+      or n >= 1e6 and string.format('%.1f MB', n / 1e6)
+      or n >= 1e3 and string.format('%.1f kB', n / 1e3)
+      or string.format('%d B', n)
+    line = line .. ', ' .. size
+  end
+  return line
+end
+
 --- What is left of the provider's rate limits (the usage event's
 --- rateLimits), such as "limits 40 req, 1.2k tok left"; nil when unknown.
 function M.limits_text(rl)
@@ -611,6 +630,12 @@ function Conv:on_event(ev)
       table.insert(lines, '    - ' .. tostring(src.url or '') .. (src.title and (' ' .. src.title) or ''))
     end
     self:add(lines)
+  elseif t == 'networkAccess' then
+    -- A terminal's connection between turns belongs to no turn: its
+    -- terminal buffer shows what its command did.
+    if ev.turnId ~= nil and ev.turnId ~= '' then
+      self:add({ M.network_text(ev) })
+    end
   elseif t == 'compacted' then
     self:put({ string.format('_History compacted: %s → %s tokens._', human(ev.tokensBefore), human(ev.tokensAfter)) })
   elseif t == 'turnCompleted' then

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addUsage, currentStep, emptyState, reduce, usageLabel, type State } from '../../src/conversation';
+import { addUsage, byteCount, currentStep, emptyState, reduce, usageLabel, type State } from '../../src/conversation';
 import type { AgentEvent } from '../../src/protocol';
 
 let seq = 0;
@@ -90,4 +90,18 @@ test('a web search is a notice of its query, status and sources', () => {
   reduce(s, ev('turnStarted', { prompt: 'is go 1.25 out?' }));
   reduce(s, ev('webSearch', { callId: 'ws1', query: 'go 1.25 release', status: 'completed', sources: [{ url: 'https://go.dev/doc/go1.25' }] }));
   assert.deepEqual(s.turns[0].items.at(-1), { kind: 'notice', text: 'Web search: go 1.25 release (completed) — https://go.dev/doc/go1.25' });
+});
+
+test('a connection through the network proxy is a notice of its host, decision and bytes; one between turns is left to its terminal', () => {
+  const s = emptyState('s1');
+  reduce(s, ev('turnStarted', { prompt: 'npm install' }));
+  reduce(s, ev('networkAccess', { callId: 'c1', host: 'registry.npmjs.org', port: 443, decision: 'allowed', bytes: 1234567 }));
+  assert.deepEqual(s.turns[0].items.at(-1), { kind: 'notice', text: 'Network: registry.npmjs.org:443 allowed, 1.2 MB' });
+  reduce(s, ev('networkAccess', { callId: 'c1', host: '::1', port: 8080, decision: 'denied', bytes: 0 }));
+  assert.deepEqual(s.turns[0].items.at(-1), { kind: 'notice', text: 'Network: [::1]:8080 denied' });
+  const before = s.turns.length;
+  reduce(s, { ...ev('networkAccess', { terminalId: '1000', host: 'example.com', port: 80, decision: 'allowed', bytes: 10 }), turnId: '' });
+  assert.equal(s.turns.length, before);
+  assert.equal(byteCount(999), '999 B');
+  assert.equal(byteCount(1500), '1.5 kB');
 });
