@@ -190,23 +190,19 @@ func TestDependencyDirection(t *testing.T) {
 }
 
 // TestArchitectureDocNamesEveryPackage checks that docs/architecture.md
-// names every package of the module (in backquotes) and that the README's
-// layout starts a line with every top-level directory and every package
+// names every package of the module (in backquotes) and that its layout
+// starts a line with every top-level directory and every package
 // directory under cmd/ and internal/.
 func TestArchitectureDocNamesEveryPackage(t *testing.T) {
 	arch := readDoc(t, "architecture.md")
-	readme, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout := readmeLayout(t, string(readme))
+	layout := docLayout(t, arch)
 	for _, pkg := range listPackages(t, nil) {
 		if !strings.Contains(arch, "`"+pkg.Path+"`") {
 			t.Errorf("docs/architecture.md does not mention package %s", pkg.Path)
 		}
 		if strings.HasPrefix(pkg.Path, "internal/") || strings.HasPrefix(pkg.Path, "cmd/") {
 			if !listsDir(layout, pkg.Path) {
-				t.Errorf("the README's layout does not list %s/", pkg.Path)
+				t.Errorf("the layout of docs/architecture.md does not list %s/", pkg.Path)
 			}
 		}
 	}
@@ -220,7 +216,7 @@ func TestArchitectureDocNamesEveryPackage(t *testing.T) {
 		// (cmd/agent-ls/ for cmd/). Build outputs (bin/) are not part of
 		// the layout.
 		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !ignored[e.Name()] && !strings.Contains(layout, "\n"+e.Name()+"/") {
-			t.Errorf("the README's layout does not list the directory %s/", e.Name())
+			t.Errorf("the layout of docs/architecture.md does not list the directory %s/", e.Name())
 		}
 	}
 }
@@ -252,16 +248,17 @@ func listsDir(layout, dir string) bool {
 	return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(dir) + `/(\s|$)`).MatchString(layout)
 }
 
-// readmeLayout returns the code block under the README's Layout heading.
-func readmeLayout(t *testing.T, readme string) string {
+// docLayout returns the code block under the Layout heading of
+// docs/architecture.md.
+func docLayout(t *testing.T, arch string) string {
 	t.Helper()
-	_, after, ok := strings.Cut(readme, "\n## Layout\n")
+	_, after, ok := strings.Cut(arch, "\n## Layout\n")
 	if !ok {
-		t.Fatal("README.md has no Layout section")
+		t.Fatal("docs/architecture.md has no Layout section")
 	}
 	_, block, ok := strings.Cut(after, "```\n")
 	if !ok {
-		t.Fatal("README.md's Layout section has no code block")
+		t.Fatal("the Layout section of docs/architecture.md has no code block")
 	}
 	block, _, _ = strings.Cut(block, "```")
 	return "\n" + block

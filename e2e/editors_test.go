@@ -230,8 +230,9 @@ func (f files) env(m *fakemodel.Server, flow string) []string {
 	return environment(f.home, m.URL(), "AGENT_LS_TEST_WS="+f.ws, "AGENT_LS_TEST_FLOW="+flow)
 }
 
-// readmeSnippet returns the first fenced block of lang after heading in
-// the README: the tests run exactly what users are told to paste.
+// readmeSnippet returns the first fenced block of lang marked runnable
+// after heading in the README: the tests run exactly what users are told
+// to paste.
 func readmeSnippet(t *testing.T, heading, lang string) string {
 	t.Helper()
 	b, err := os.ReadFile("../README.md")
@@ -244,11 +245,12 @@ func readmeSnippet(t *testing.T, heading, lang string) string {
 		t.Fatalf("README has no heading %q", heading)
 	}
 	s = s[i:]
-	start := strings.Index(s, "\n```"+lang+"\n")
+	fence := "\n```" + lang + " " + runnableMark + "\n"
+	start := strings.Index(s, fence)
 	if start < 0 {
-		t.Fatalf("README has no %s block after %q", lang, heading)
+		t.Fatalf("README has no %s block marked %s after %q", lang, runnableMark, heading)
 	}
-	s = s[start+len("\n```"+lang+"\n"):]
+	s = s[start+len(fence):]
 	end := strings.Index(s, "\n```\n")
 	if end < 0 {
 		t.Fatalf("unterminated %s block after %q", lang, heading)

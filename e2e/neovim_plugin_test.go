@@ -66,11 +66,12 @@ func pluginSnippet(t *testing.T) string {
 	}
 	s = s[i:]
 	for {
-		start := strings.Index(s, "\n```lua\n")
+		fence := "\n```lua " + runnableMark + "\n"
+		start := strings.Index(s, fence)
 		if start < 0 {
-			t.Fatal("README's Neovim plugin section has no block with runtimepath:append")
+			t.Fatal("README's Neovim plugin section has no runnable block with runtimepath:append")
 		}
-		s = s[start+len("\n```lua\n"):]
+		s = s[start+len(fence):]
 		end := strings.Index(s, "\n```\n")
 		block := s[:end+1]
 		if strings.Contains(block, "runtimepath:append") {
