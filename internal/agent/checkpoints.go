@@ -166,7 +166,9 @@ func (t *turn) commandHook() tools.Hook {
 			if !ok {
 				return
 			}
-			changes, skipped := checkpoint.Diff(snap, c.tracker.Snapshot(context.WithoutCancel(ctx)))
+			ctx = context.WithoutCancel(ctx)
+			changes, skipped := checkpoint.Diff(snap, c.tracker.Snapshot(ctx))
+			c.tracker.Keep(ctx, changes)
 			for _, ch := range changes {
 				c.record(t.cp, ch.Path, entryVersion(ch.Existed, ch.Before), entryVersion(ch.Left, ch.After))
 			}
