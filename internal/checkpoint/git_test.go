@@ -89,3 +89,18 @@ func TestKeepReportsAGoneBlob(t *testing.T) {
 		t.Errorf("changes %+v", changes)
 	}
 }
+
+// A root inside another, or reached through a link into another, is
+// walked once, under the other's paths.
+func TestDistinctRoots(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	os.Mkdir(filepath.Join(a, "sub"), 0o755)
+	link := filepath.Join(b, "to-a")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	got := distinctRoots([]string{a, filepath.Join(a, "sub"), link, b, a})
+	if len(got) != 2 || got[0] != a || got[1] != b {
+		t.Errorf("distinctRoots = %q, want [%s %s]", got, a, b)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,7 +71,36 @@ func NewTracker(store *Store, roots []string, maxFile int64) *Tracker {
 	if maxFile <= 0 {
 		maxFile = DefaultMaxFileBytes
 	}
-	return &Tracker{roots: roots, store: store, maxFile: maxFile}
+	return &Tracker{roots: distinctRoots(roots), store: store, maxFile: maxFile}
+}
+
+// distinctRoots leaves out every root that is, links resolved, another
+// one or lies inside another: a workspace folder reached through a link
+// into another folder is walked once, so no file is recorded under two
+// paths (and taken back twice).
+func distinctRoots(roots []string) []string {
+	real := make([]string, len(roots))
+	for i, r := range roots {
+		real[i] = filepath.Clean(r)
+		if p, err := filepath.EvalSymlinks(r); err == nil {
+			real[i] = p
+		}
+	}
+	var out []string
+	for i, r := range roots {
+		inside := false
+		for j := range roots {
+			rel, err := filepath.Rel(real[j], real[i])
+			within := err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))))
+			if j != i && within && (rel != "." || j < i) {
+				inside = true
+			}
+		}
+		if !inside {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Warm takes the first snapshot, which copies every kept file, unless
