@@ -131,14 +131,18 @@ func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
 		snap.Skipped[abs] = fi.ModTime()
 		mu.Unlock()
 	}
-	if t.repos == nil {
-		t.repos = map[string]*gitRepo{}
+	repos := t.repos
+	if repos == nil {
+		repos = map[string]*gitRepo{}
 		for _, root := range t.roots {
-			t.repos[root] = openGit(ctx, root)
+			repos[root] = openGit(ctx, root)
+		}
+		if ctx.Err() == nil {
+			t.repos = repos // a cancelled look is not remembered
 		}
 	}
 	for _, root := range t.roots {
-		repo := t.repos[root]
+		repo := repos[root]
 		w := search.FileWalk{Root: root, IgnoredDir: skipped, SkipDir: func(abs string) bool {
 			if skippedDirs[filepath.Base(abs)] {
 				skipped(abs)
