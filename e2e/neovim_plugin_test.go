@@ -155,6 +155,36 @@ func testNeovimPluginUnsaved(t *testing.T, nvim, flow string) {
 	}
 }
 
+// TestNeovimPluginRewind: a turn patches the open buffer and runs a
+// command that changes another file; :AgentRewind takes both back, the
+// buffer in one undo step.
+func TestNeovimPluginRewind(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch),
+				fakemodel.FunctionCall("c1", "shell", `{"command":["sed","-i","s/old/NEW/","other.txt"],"sandbox_permissions":"require_escalated","justification":"change the other file"}`)),
+				fakemodel.Say(firstAnswer))
+			t.Cleanup(m.Close)
+			r, ws := startPlugin(t, nvim, m, "rewind", func(ws string) {
+				if err := os.WriteFile(filepath.Join(ws, "other.txt"), []byte("old line\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if testing.Verbose() {
+				t.Logf("editor output:\n%s", r.out.String())
+			}
+			for file, want := range map[string]string{greetFile: greetBefore, "other.txt": "old line\n"} {
+				if b, _ := os.ReadFile(filepath.Join(ws, file)); string(b) != want {
+					t.Errorf("%s after the rewind:\n%s", file, b)
+				}
+			}
+		})
+	}
+}
+
 // TestNeovimPluginScratchBuffer: :AgentAsk from a buffer with no file
 // starts the server of the current directory's project (on 0.11 and
 // later without attaching the buffer) and answers there.

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -120,4 +121,24 @@ func TestNeovimWithoutSavingAgentEdits(t *testing.T) {
 		{"code actions on the selection", nvimList, choose("Agent: Fix this")},
 	}, nvimChanged, nvimErrorLine)
 	checkSaved(t, ws)
+}
+
+// TestNeovimRewindCodeAction: bare Neovim's built-in client, without the
+// plugin, takes a turn's patch back with the code action "Agent: Rewind
+// last turn", in the buffer and on disk.
+func TestNeovimRewindCodeAction(t *testing.T) {
+	g := newGates(t)
+	g.start1.Release()
+	m := fakemodel.New(bufferFlow(g)...)
+	t.Cleanup(m.Close)
+	r, send, ws := startNeovim(t, "rewind", m)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	r.play(ctx, send, []prompt{
+		{"code actions on the selection", nvimList, choose("Agent: Fix this")},
+		{"code actions after the turn", nvimList, choose("Agent: Rewind last turn")},
+	}, nvimChanged, nvimErrorLine)
+	if b, err := os.ReadFile(filepath.Join(ws, greetFile)); err != nil || string(b) != greetBefore {
+		t.Errorf("greet.js after the rewind (%v):\n%s", err, b)
+	}
 }

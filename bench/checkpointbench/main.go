@@ -1,9 +1,11 @@
 // Command checkpointbench measures what rewind's checkpoints cost: a
 // workspace of 10,000 files (beside an ignored build folder and a
 // node_modules that are left out), snapshotted before and after each
-// command as a turn does. It prints the first snapshot (which copies
-// every kept file once), the cost per turn of one command that changes a
-// few files (two snapshots), and the disk the store then uses.
+// command as a turn does, once as a plain folder and once as a committed
+// git checkout. It prints the first snapshot (which copies every kept
+// file once, or in a git checkout only what git's index does not hold),
+// the cost per turn of one command that changes a few files (two
+// snapshots), and the disk the store then uses.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"io/fs"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,26 +26,44 @@ import (
 
 func main() {
 	files := flag.Int("files", 10000, "files in the workspace (kept ones)")
-	turns := flag.Int("turns", 30, "turns to time")
+	turns := flag.Int("turns", 10, "turns to time")
 	flag.Parse()
+	fmt.Println("   a folder that is no git repository (every kept file is copied once):")
+	bench(*files, *turns, false)
+	if _, err := exec.LookPath("git"); err == nil {
+		fmt.Println("   the same folder as a committed git checkout (git's objects hold the clean files):")
+		bench(*files, *turns, true)
+	}
+}
+
+// bench times the snapshots of a fresh workspace of files files, a git
+// checkout when git, over turns turns.
+func bench(files, turns int, git bool) {
 	tmp, err := os.MkdirTemp("", "checkpointbench-*")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
 	ws, store := filepath.Join(tmp, "ws"), filepath.Join(tmp, "store")
-	wsBytes := makeWorkspace(ws, *files)
+	wsBytes := makeWorkspace(ws, files)
+	if git {
+		cmd := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init")
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			log.Fatalf("git: %v: %s", err, out)
+		}
+	}
 	tr := checkpoint.NewTracker(checkpoint.Open(store), []string{ws}, 0)
 	ctx := context.Background()
 
 	start := time.Now()
 	snap := tr.Snapshot(ctx)
 	first := time.Since(start)
-	fmt.Printf("   workspace: %d kept files, %.1f MB (plus a 50 MB ignored build folder and 2,000 files in node_modules, left out)\n", len(snap.Files), float64(wsBytes)/1e6)
-	fmt.Printf("   first snapshot (copies every kept file once): %v\n", first.Round(time.Millisecond))
+	fmt.Printf("     workspace: %d kept files, %.1f MB (plus a 50 MB ignored build folder and 2,000 files in node_modules, left out)\n", len(snap.Files), float64(wsBytes)/1e6)
+	fmt.Printf("     first snapshot: %v, store %.1f MB\n", first.Round(time.Millisecond), float64(du(store))/1e6)
 
 	var per []time.Duration
-	for turn := range *turns {
+	for turn := range turns {
 		start := time.Now()
 		before := tr.Snapshot(ctx)
 		// The "command": rewrites 5 files and adds one.
@@ -52,15 +73,21 @@ func main() {
 		}
 		must(os.WriteFile(filepath.Join(ws, fmt.Sprintf("new%d.txt", turn)), []byte("new\n"), 0o644))
 		changes, _ := checkpoint.Diff(before, tr.Snapshot(ctx))
+		tr.Keep(ctx, changes)
 		per = append(per, time.Since(start))
 		if len(changes) != 6 {
 			log.Fatalf("turn %d: %d changes found, want 6", turn, len(changes))
 		}
+		for _, c := range changes {
+			if c.Existed && c.Before.Sum == "" {
+				log.Fatalf("turn %d: %s: the former content was not kept: %s", turn, c.Path, c.Before.Lost)
+			}
+		}
 	}
 	slices.Sort(per)
-	fmt.Printf("   per turn with one command (snapshot before + after, 6 files changed): median %v, p90 %v\n",
+	fmt.Printf("     per turn with one command (snapshot before + after, 6 files changed): median %v, p90 %v\n",
 		per[len(per)/2].Round(100*time.Microsecond), per[len(per)*9/10].Round(100*time.Microsecond))
-	fmt.Printf("   store on disk after %d turns: %.1f MB (%.0f%% of the kept files' size)\n", *turns, float64(du(store))/1e6, 100*float64(du(store))/float64(wsBytes))
+	fmt.Printf("     store on disk after %d turns: %.1f MB (%.0f%% of the kept files' size)\n", turns, float64(du(store))/1e6, 100*float64(du(store))/float64(wsBytes))
 }
 
 // makeWorkspace writes n source files of about 2 KB in 100 folders, a

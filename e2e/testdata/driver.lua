@@ -4,7 +4,7 @@
 -- the stock ones; the Go test reads them on the terminal and answers with
 -- `nvim --server ... --remote-send`. Lines starting DRIVER report to it.
 local ws = assert(os.getenv('AGENT_LS_TEST_WS'))
-local flow = assert(os.getenv('AGENT_LS_TEST_FLOW')) -- full | buffer
+local flow = assert(os.getenv('AGENT_LS_TEST_FLOW')) -- full | buffer | rewind
 
 local function say(msg)
   io.stderr:write('DRIVER: ' .. msg .. '\n')
@@ -76,6 +76,21 @@ if not patched:find('Grüß dich, " + name + " 👋', 1, true) then
   fail('the buffer was not patched: ' .. patched)
 end
 say('first answer: ' .. message_with('First answer'):gsub('\n', ' | '))
+
+if flow == 'rewind' then
+  -- "Agent: Rewind last turn" from the stock code action list takes the
+  -- patch back in the buffer and on disk.
+  wait('the patch on disk', function() return read_file(path) == patched end)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.lsp.buf.code_action()
+  wait('the rewind', function()
+    return buffer_text(bufnr) == before and read_file(path) == before
+  end)
+  say('rewound')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
 
 if flow == 'buffer' then
   -- saveAgentEdits off: the file keeps its saved text until the user saves.

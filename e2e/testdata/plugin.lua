@@ -389,6 +389,48 @@ if flow == 'unsaved' or flow == 'nowrite' then
   vim.cmd('qa!')
   return
 end
+if flow == 'rewind' then
+  -- A turn patches the open buffer (written to disk) and runs a command
+  -- that changes other.txt; :AgentRewind takes both back, the buffer in
+  -- one undo step.
+  choose = { 'Allow once' }
+  local other = ws .. '/other.txt'
+  local other_before = read_file(other)
+  vim.cmd('AgentAsk Fix the greeting and the other file.')
+  wait('the answer', function()
+    return has(buffer_text(conv.buf), '_Turn completed._')
+  end)
+  local patched = buffer_text(buf)
+  if not has(patched, 'Grüß dich') or read_file(other) == other_before then
+    fail('the turn did not patch the buffer and change other.txt:\n' .. patched .. read_file(other))
+  end
+  wait('the patch on disk', function()
+    return read_file(path) == patched
+  end)
+  -- A user's keystrokes close the undo block of the agent's patch before
+  -- they type :AgentRewind; headless, nothing does, so close it here.
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('let &undolevels = &undolevels')
+  end)
+  vim.cmd('AgentRewind')
+  wait('the rewind', function()
+    return has(buffer_text(conv.buf), '_Rewound 1 turn(s)')
+  end)
+  wait('the buffer and other.txt back', function()
+    return buffer_text(buf) == before and read_file(other) == other_before
+  end)
+  say('rewound')
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent undo')
+  end)
+  if buffer_text(buf) ~= patched then
+    fail('one undo does not bring the agent\'s patch back:\n' .. buffer_text(buf))
+  end
+  say('one undo step')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
 local function conv_text()
   return buffer_text(conv.buf)
 end

@@ -69,7 +69,8 @@ type checkpoints struct {
 
 // newCheckpoints opens the session's checkpoint store: in the state
 // folder beside its record (Options.CheckpointDir), else a temporary one.
-func (m *Manager) newCheckpoints(sessionID, cwd string) *checkpoints {
+// Its snapshots cover folders: the session's cwd and workspace folders.
+func (m *Manager) newCheckpoints(sessionID string, folders []string) *checkpoints {
 	c := &checkpoints{max: m.opts.CheckpointMaxBytes}
 	if c.max <= 0 {
 		c.max = DefaultCheckpointMaxBytes
@@ -86,7 +87,7 @@ func (m *Manager) newCheckpoints(sessionID, cwd string) *checkpoints {
 		dir, c.temporary = tmp, true
 	}
 	c.store = checkpoint.Open(dir)
-	c.tracker = checkpoint.NewTracker(c.store, []string{cwd}, 0)
+	c.tracker = checkpoint.NewTracker(c.store, folders, 0)
 	return c
 }
 
@@ -166,7 +167,9 @@ func (t *turn) commandHook() tools.Hook {
 			if !ok {
 				return
 			}
-			changes, skipped := checkpoint.Diff(snap, c.tracker.Snapshot(context.WithoutCancel(ctx)))
+			ctx = context.WithoutCancel(ctx)
+			changes, skipped := checkpoint.Diff(snap, c.tracker.Snapshot(ctx))
+			c.tracker.Keep(ctx, changes)
 			for _, ch := range changes {
 				c.record(t.cp, ch.Path, entryVersion(ch.Existed, ch.Before), entryVersion(ch.Left, ch.After))
 			}

@@ -38,11 +38,11 @@ func (m *Manager) newSession(id string, o SessionOptions) (*session, error) {
 	}
 	s := &session{mgr: m, opts: o, undo: newUndoStore(m.opts.UndoTurns), obs: noObserver{}, sockets: new(tools.SocketRegistry)}
 	s.terminals = tools.NewTerminals(s.emitTerminal)
-	s.checkpoints = m.newCheckpoints(id, o.Cwd)
 	st, err := m.settle(id, o)
 	if err != nil {
 		return nil, err
 	}
+	s.checkpoints = m.newCheckpoints(id, append([]string{o.Cwd}, st.boundary.Folders()...))
 	s.sessionSettings = st
 	if m.opts.ToolSources != nil {
 		// The servers start while the user writes the first prompt.

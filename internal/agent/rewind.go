@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/agent-ls/agent-ls/internal/checkpoint"
@@ -206,6 +207,12 @@ func (s *session) planRewind(turns []*TurnCheckpoint) (RewindResult, *workspace.
 		// protected name.
 		if why := rewindRefused(boundary, p); why != "" {
 			res.NotRestored = append(res.NotRestored, RewindIssue{Path: p, Reason: why})
+			continue
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			// What the checkpoint holds as a file is a folder now: a
+			// rewind neither empties it nor writes a file over it.
+			res.Conflicts = append(res.Conflicts, RewindIssue{Path: p, Reason: "it is a folder now: left as it is"})
 			continue
 		}
 		now := s.currentState(p)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +23,8 @@ const DefaultMaxFileBytes = 10 << 20
 var skippedDirs = map[string]bool{"node_modules": true, ".git": true}
 
 // Entry is one file in a snapshot: its metadata, and the name of its
-// content in the store ("" when it was not kept: Lost says why).
+// content in the store ("" when it was not kept: Lost says why, or Git
+// names it).
 type Entry struct {
 	Size  int64
 	MTime time.Time
@@ -30,6 +32,11 @@ type Entry struct {
 	Ino   uint64
 	Sum   Sum
 	Lost  string
+	// Git is the id of the blob of the root's git index that holds the
+	// content, which is then not copied into the store: Tracker.Keep
+	// copies it when a command changed the file.
+	Git  string
+	repo *gitRepo
 }
 
 func (e Entry) sameMeta(o Entry) bool {
@@ -53,8 +60,9 @@ type Tracker struct {
 	store   *Store
 	maxFile int64
 
-	mu   sync.Mutex
-	last map[string]Entry
+	mu    sync.Mutex
+	last  map[string]Entry
+	repos map[string]*gitRepo // by root; nil: not in a git repository
 }
 
 // NewTracker snapshots roots (absolute directories) into store, keeping
@@ -63,7 +71,36 @@ func NewTracker(store *Store, roots []string, maxFile int64) *Tracker {
 	if maxFile <= 0 {
 		maxFile = DefaultMaxFileBytes
 	}
-	return &Tracker{roots: roots, store: store, maxFile: maxFile}
+	return &Tracker{roots: distinctRoots(roots), store: store, maxFile: maxFile}
+}
+
+// distinctRoots leaves out every root that is, links resolved, another
+// one or lies inside another: a workspace folder reached through a link
+// into another folder is walked once, so no file is recorded under two
+// paths (and taken back twice).
+func distinctRoots(roots []string) []string {
+	real := make([]string, len(roots))
+	for i, r := range roots {
+		real[i] = filepath.Clean(r)
+		if p, err := filepath.EvalSymlinks(r); err == nil {
+			real[i] = p
+		}
+	}
+	var out []string
+	for i, r := range roots {
+		inside := false
+		for j := range roots {
+			rel, err := filepath.Rel(real[j], real[i])
+			within := err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))))
+			if j != i && within && (rel != "." || j < i) {
+				inside = true
+			}
+		}
+		if !inside {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Warm takes the first snapshot, which copies every kept file, unless
@@ -94,7 +131,18 @@ func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
 		snap.Skipped[abs] = fi.ModTime()
 		mu.Unlock()
 	}
+	repos := t.repos
+	if repos == nil {
+		repos = map[string]*gitRepo{}
+		for _, root := range t.roots {
+			repos[root] = openGit(ctx, root)
+		}
+		if ctx.Err() == nil {
+			t.repos = repos // a cancelled look is not remembered
+		}
+	}
 	for _, root := range t.roots {
+		repo := repos[root]
 		w := search.FileWalk{Root: root, IgnoredDir: skipped, SkipDir: func(abs string) bool {
 			if skippedDirs[filepath.Base(abs)] {
 				skipped(abs)
@@ -103,7 +151,7 @@ func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
 			return false
 		}}
 		search.WalkFiles(ctx, w, func(abs string) {
-			e, ok := t.entry(abs)
+			e, ok := t.entry(ctx, repo, abs)
 			if !ok {
 				return
 			}
@@ -117,9 +165,10 @@ func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
 }
 
 // entry stats abs and, when it changed since the last snapshot, keeps
-// its content. Called from the walk's goroutines, with t.mu held by
-// Snapshot (t.last is only read).
-func (t *Tracker) entry(abs string) (Entry, bool) {
+// its content, or notes the blob of repo's index that holds it. Called
+// from the walk's goroutines, with t.mu held by Snapshot (t.last is only
+// read).
+func (t *Tracker) entry(ctx context.Context, repo *gitRepo, abs string) (Entry, bool) {
 	fi, err := os.Lstat(abs)
 	if err != nil || !fi.Mode().IsRegular() {
 		return Entry{}, false
@@ -138,6 +187,12 @@ func (t *Tracker) entry(abs string) (Entry, bool) {
 	if err != nil {
 		e.Lost = "could not be read: " + err.Error()
 		return e, true
+	}
+	if repo != nil {
+		if id := repo.blobID(data); repo.has(ctx, id) {
+			e.Git, e.repo = id, repo
+			return e, true
+		}
 	}
 	sum, err := t.store.Put(data)
 	if err != nil {
@@ -162,7 +217,7 @@ type Change struct {
 func Diff(before, after Snapshot) (changes []Change, skipped []string) {
 	for p, a := range after.Files {
 		b, ok := before.Files[p]
-		if ok && b.sameMeta(a) && b.Sum == a.Sum {
+		if ok && b.sameMeta(a) && b.Sum == a.Sum && b.Git == a.Git {
 			continue
 		}
 		changes = append(changes, Change{Path: p, Existed: ok, Left: true, Before: b, After: a})

@@ -6,6 +6,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -63,8 +64,12 @@ func (s *Store) Has(sum Sum) bool {
 func (s *Store) Put(data []byte) (Sum, error) {
 	sum := SumOf(data)
 	p := s.path(sum)
-	if _, err := os.Stat(p); err == nil {
-		return sum, nil
+	// Only a regular file holding data counts as kept: anything else
+	// put there (a link, a folder, a changed copy) is replaced.
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		if old, err := readNoFollow(p); err == nil && bytes.Equal(old, data) {
+			return sum, nil
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return "", fmt.Errorf("checkpoint store: %w", err)
@@ -79,6 +84,9 @@ func (s *Store) Put(data []byte) (Sum, error) {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("checkpoint store: %w", err)
 	}
+	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+		os.RemoveAll(p)
+	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("checkpoint store: %w", err)
@@ -91,14 +99,24 @@ func (s *Store) Put(data []byte) (Sum, error) {
 	return sum, nil
 }
 
-// Get returns the content named sum.
+// ErrCorrupt says the store's copy of a content is not that content: it
+// was changed, or replaced by a link or a folder, after it was kept.
+var ErrCorrupt = errors.New("the checkpoint's copy of the content was changed since it was kept")
+
+// Get returns the content named sum. It never follows a link the store
+// holds and checks the content against its name, so what a rewind
+// writes back is exactly what was kept.
 func (s *Store) Get(sum Sum) ([]byte, error) {
-	data, err := os.ReadFile(s.path(sum))
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := readNoFollow(s.path(sum))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w (%.12s)", ErrMissing, sum)
-	}
-	if err != nil {
+	case errors.Is(err, errNotRegular):
+		return nil, fmt.Errorf("%w (%.12s: not a regular file)", ErrCorrupt, sum)
+	case err != nil:
 		return nil, fmt.Errorf("checkpoint store: %w", err)
+	case SumOf(data) != sum:
+		return nil, fmt.Errorf("%w (%.12s)", ErrCorrupt, sum)
 	}
 	return data, nil
 }

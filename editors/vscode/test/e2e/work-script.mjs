@@ -17,7 +17,12 @@ export const workPrompts = {
   other: 'ZQOTHER set up the server',
   notify: 'ZQNOTIFY run the tests',
   mention: 'ZQMENTION what does this do:',
+  rewind: 'ZQREWIND make add explicit',
 };
+
+/** The rewind scenario's patch of math.js, and the file after it. */
+const mathPatch = '*** Begin Patch\n*** Update File: math.js\n@@\n function add(a, b) {\n-  return a + b;\n+  return a + b + 0; // explicit\n*** End Patch\n';
+export const mathAfter = 'function add(a, b) {\n  return a + b + 0; // explicit\n}\n';
 
 /** What the terminal scenario's command prints and waits for. */
 export const terminalCommand = `echo hello-from-agent; ${waitFor('term-go')}; echo bye-from-agent`;
@@ -43,6 +48,8 @@ export const twoQuestions = [
 export const workScript = {
   steps: [
     { name: 'mention', bodyContains: 'ZQMENTION', reply: { items: [{ type: 'message', text: 'It adds two numbers.' }] } },
+    { name: 'rewind-patch', bodyContains: 'ZQREWIND', reply: { items: [{ type: 'custom_tool_call', callId: 'rw1', name: 'apply_patch', input: mathPatch }] } },
+    { name: 'rewind-answer', bodyContains: 'ZQREWIND', reply: { items: [{ type: 'message', text: 'add is explicit now.' }] } },
     {
       name: 'term-start',
       bodyContains: 'ZQTERM',

@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { after, before, describe, test as nodeTest } from 'node:test';
 import { launch, waitFor } from './harness.mjs';
 import { files } from './script.mjs';
-import { questions, workPrompts, workScript } from './work-script.mjs';
-import { ask, command, lastTurn, notificationButton, statusShows, view } from './ui.mjs';
+import { mathAfter, questions, workPrompts, workScript } from './work-script.mjs';
+import { ask, command, editorText, lastTurn, notificationButton, openFile, statusShows, view } from './ui.mjs';
 
 const apiKey = 'sk-vscode-test-work-51c2';
 let vs;
@@ -324,5 +324,28 @@ describe('agent-ls in VS Code while the agent works', () => {
     assert.match(bodies('plan-propose')[0], /read-only/, 'plan mode ran read-only');
     assert.match(bodies('plan-carry-out')[0], /Plan approved/);
     assert.match(await view(page).locator('section.turn').first().locator('.prompt .tag').innerText(), /plan/);
+  });
+
+  test('Restore checkpoint on a turn takes its patch back in the open editor and on disk, in one undo step', async () => {
+    const { page } = vs;
+    const onDisk = path.join(vs.dirs.workspace, 'math.js');
+    const mathBefore = files['math.js'];
+    await command(page, 'View: Close All Editors');
+    await openFile(page, 'math.js');
+    await newTurn(page, workPrompts.rewind);
+    const turn = lastTurn(page);
+    await turn.locator('.message', { hasText: 'add is explicit now.' }).waitFor();
+    await waitFor('math.js to be patched and saved', async () => fs.readFileSync(onDisk, 'utf8') === mathAfter);
+    await turn.locator('button[data-action="rewind"]').click();
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Restore checkpoint' }).first().click();
+    await page.locator('.notifications-toasts', { hasText: '1 file(s) restored' }).waitFor();
+    await waitFor('math.js to be restored on disk', async () => fs.readFileSync(onDisk, 'utf8') === mathBefore);
+    await waitFor('the editor to show it restored', async () => (await editorText(page)).trim() === mathBefore.trim());
+    await lastTurn(page).locator('button[data-action="rewind"]').waitFor({ state: 'detached' });
+    await vs.screenshot('rewound');
+    // One undo in the editor brings the agent's change back whole.
+    await page.locator('.editor-instance:visible .view-line', { hasText: 'function add' }).click();
+    await page.keyboard.press('Control+z');
+    await waitFor('one undo to bring the patch back', async () => (await editorText(page)).trim() === mathAfter.trim());
   });
 });
