@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +84,74 @@ func TestSplitCharacters(t *testing.T) {
 	}
 	if live.String() != "aéb\uFFFD" {
 		t.Errorf("terminalOutput carried %q", live.String())
+	}
+}
+
+// callToolCtx is callTool under ctx.
+func callToolCtx(ctx context.Context, t *testing.T, h Handler, env *Env, args any) Output {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Call{CallID: "c1", Name: h.Spec().Name, Type: Function, Arguments: raw}
+	return r.Run(ctx, env, []*Call{c}, func(*Call, Handler, Result) {})[0].Output
+}
+
+// TestHugeInputToACommandThatDoesNotRead: write_stdin with more than a
+// pipe holds, to a command that never reads, returns after its yield and
+// says how much the command took; the session stays usable and a turn's
+// end does not wait on it.
+func TestHugeInputToACommandThatDoesNotRead(t *testing.T) {
+	env, _ := terminalEnv(t)
+	callTool(t, ExecCommand{}, env, map[string]any{"login": false, "cmd": "sleep 1000", "yield_time_ms": 250})
+	huge := strings.Repeat("x", 4<<20)
+	done := make(chan Output, 1)
+	go func() {
+		done <- callTool(t, WriteStdin{}, env, map[string]any{"session_id": 1000, "chars": huge, "yield_time_ms": 500})
+	}()
+	select {
+	case out := <-done:
+		if !strings.Contains(out.Text, "session ID 1000") || !strings.Contains(out.Text, "of your 4194304 bytes") {
+			t.Errorf("answer %q", out.Text)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("write_stdin blocked on a command that does not read its input")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	start := time.Now()
+	callToolCtx(ctx, t, WriteStdin{}, env, map[string]any{"session_id": 1000, "chars": "more\n", "yield_time_ms": 30000})
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("a cancelled write_stdin returned after %v", took)
+	}
+	if err := env.Terminals.Write(1000, "typed by the user\n"); err != nil {
+		t.Errorf("the user's input: %v", err)
+	}
+}
+
+// TestWriteStdinToAKilledSession: input for a session the user killed
+// types nothing and asks nobody, even outside the sandbox; the answer
+// says it ended, who ended it, and lets it go.
+func TestWriteStdinToAKilledSession(t *testing.T) {
+	env, _ := terminalEnv(t)
+	ia := &inputApprover{fakeApprover: fakeApprover{allow: true, sandbox: false}, allowInput: true}
+	env.Approver = ia
+	callTool(t, ExecCommand{}, env, map[string]any{"login": false, "cmd": "sleep 1000", "yield_time_ms": 250, "sandbox_permissions": "require_escalated"})
+	if err := env.Terminals.Kill(1000, "at the user's request"); err != nil {
+		t.Fatal(err)
+	}
+	out := callTool(t, WriteStdin{}, env, map[string]any{"session_id": 1000, "chars": "x\n"})
+	if !strings.Contains(out.Text, "Process exited with code") || !strings.Contains(out.Text, "killed this command session at the user's request") || len(ia.inputs) != 0 {
+		t.Errorf("answer %q, asked %d times", out.Text, len(ia.inputs))
+	}
+	for _, id := range []float64{1000, 99999, -1, 1000.5} {
+		if out := callTool(t, WriteStdin{}, env, map[string]any{"session_id": id, "chars": "x"}); !out.Failed || !strings.Contains(out.Text, "no command session") {
+			t.Errorf("session %v: %q", id, out.Text)
+		}
 	}
 }

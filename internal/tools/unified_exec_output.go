@@ -41,9 +41,10 @@ func clampYield(ms float64, def, lo, hi time.Duration) time.Duration {
 // collect waits until d passed or the command ended, whichever is first,
 // and renders what it wrote since the last call, for the model: the wall
 // time of the call since start, the exit code once it ended (and lets the
-// session go), else its session id. ctx's end returns its error; the
-// command runs on.
-func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, d time.Duration, maxTokens int) (Output, error) {
+// session go), else its session id, and how much of in (the input the
+// call typed, or nil) the command has not read yet. ctx's end returns
+// its error; the command runs on.
+func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, d time.Duration, maxTokens int, in *inputWrite) (Output, error) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
@@ -72,6 +73,9 @@ func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, 
 		if n := ts.Live(); n >= warnTerminals {
 			fmt.Fprintf(&b, "Warning: %d of at most %d command sessions are open; end those you no longer need (write_stdin)\n", n, MaxTerminals)
 		}
+	}
+	if in != nil && !ended {
+		b.WriteString(in.pending())
 	}
 	fmt.Fprintf(&b, "Original token count: %d\nOutput:\n", tokenCount(text))
 	b.WriteString(truncateTokens(text, maxTokens))

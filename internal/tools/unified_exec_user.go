@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
+
+// userInputWait is how long what the user types may wait for the
+// command to read it before Write returns; the rest is typed as the
+// command reads.
+const userInputWait = time.Second
 
 // maxListed bounds the sessions Terminals.List shows: past it, the oldest
 // that ended and were let go are left out.
@@ -114,7 +120,7 @@ func (ts *Terminals) Write(id int, data string) error {
 	if err != nil {
 		return err
 	}
-	if err := t.send(data); err != nil {
+	if err := t.send(data).wait(userInputWait); err != nil {
 		return fmt.Errorf("%w: command session %d: %w", ErrTerminalEnded, id, err)
 	}
 	return nil
