@@ -236,3 +236,46 @@ func TestAllowanceExceeds(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalOfAnotherSession: the user's kill and input name a
+// command session of one session; the same id in another session is
+// another command, and an id only another session has is unknown.
+func TestTerminalOfAnotherSession(t *testing.T) {
+	m := &scriptedModel{}
+	rec := newRecorder()
+	mgr := unifiedManager(t, m, rec)
+	a, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.Never, SandboxMode: policy.WorkspaceWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.Never, SandboxMode: policy.WorkspaceWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ma, mb := proctest.Marker(), proctest.Marker()
+	run := func(id, marker string) model.Item {
+		return fcall(id, "exec_command", jsonArgs(t, map[string]any{"cmd": "exec -a " + marker + " sleep 1000", "login": false, "yield_time_ms": 250}))
+	}
+	m.add(callTools(run("c1", ma), run("c2", ma)), say("m1", "two"))
+	runTurnOf(t, mgr, rec, a.SessionID, "start two")
+	m.add(callTools(run("c3", mb)), say("m2", "one"))
+	runTurnOf(t, mgr, rec, b.SessionID, "start one")
+	waitTerminals(t, mgr, a.SessionID, 2)
+	waitTerminals(t, mgr, b.SessionID, 1)
+	if err := mgr.KillTerminal(b.SessionID, 1001); !errors.Is(err, ErrUnknownTerminal) {
+		t.Errorf("killing session a's 1001 through session b: %v", err)
+	}
+	if err := mgr.WriteTerminal(b.SessionID, 1001, "x\n"); !errors.Is(err, ErrUnknownTerminal) {
+		t.Errorf("typing into session a's 1001 through session b: %v", err)
+	}
+	if err := mgr.KillTerminal(b.SessionID, 1000); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Gone(t, mb)
+	if len(proctest.Find(ma)) == 0 {
+		t.Error("session b's kill ended session a's commands")
+	}
+	if list, _ := mgr.ListTerminals(a.SessionID); len(list) != 2 || !list[0].Running || !list[1].Running {
+		t.Errorf("session a: %+v", list)
+	}
+}
