@@ -155,3 +155,21 @@ func TestWriteStdinToAKilledSession(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionBufferKeepsHeadAndTail: output beyond the session's 1 MiB
+// buffer, written before the model reads it, reaches the model as its
+// first and last parts with how many bytes were not kept, and the token
+// count is that of all the command wrote.
+func TestSessionBufferKeepsHeadAndTail(t *testing.T) {
+	env, _ := terminalEnv(t)
+	// 3,388,895 bytes: 847,224 tokens.
+	out := callTool(t, ExecCommand{}, env, map[string]any{"login": false, "cmd": "seq 1 500000", "yield_time_ms": 30000, "max_output_tokens": 1 << 20})
+	body := outputBody(out.Text)
+	if !strings.Contains(out.Text, "Process exited with code 0") || !strings.Contains(out.Text, "Original token count: 847224\n") {
+		t.Errorf("answer %q", out.Text[:strings.Index(out.Text, "Output:")])
+	}
+	if !strings.HasPrefix(body, "1\n2\n3\n") || !strings.HasSuffix(body, "499999\n500000\n") ||
+		!strings.Contains(body, "bytes of output not kept") || len(body) > terminalBufferBytes+100 {
+		t.Errorf("%d bytes, head %q, tail %q", len(body), body[:min(len(body), 20)], body[max(0, len(body)-20):])
+	}
+}

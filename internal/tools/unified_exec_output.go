@@ -59,7 +59,7 @@ func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, 
 		ended = true
 	default:
 	}
-	text := t.take(ended)
+	text, written := t.take(ended)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Chunk ID: %s\nWall time: %.4f seconds\n", chunkID(), time.Since(start).Seconds())
 	if ended {
@@ -77,7 +77,9 @@ func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, 
 	if in != nil && !ended {
 		b.WriteString(in.pending())
 	}
-	fmt.Fprintf(&b, "Original token count: %d\nOutput:\n", tokenCount(text))
+	// The count of all the command wrote, also what the session's
+	// buffer could not keep (the text says how much that was).
+	fmt.Fprintf(&b, "Original token count: %d\nOutput:\n", max(int64(tokenCount(text)), (written+bytesPerToken-1)/bytesPerToken))
 	b.WriteString(truncateTokens(text, maxTokens))
 	return Output{Text: b.String(), Failed: ended && t.exitCode != 0}, nil
 }

@@ -213,16 +213,18 @@ func (t *terminal) wait(ts *Terminals, termID string, readerDone chan struct{}) 
 	close(t.done)
 }
 
-// take returns the output not read yet and forgets it; an incomplete
-// character at its end waits for the next read unless the command ended.
-func (t *terminal) take(ended bool) string {
+// take returns the output not read yet and forgets it, and how many
+// bytes the command wrote since the last read (more than the text when
+// the buffer kept only its ends); an incomplete character at its end
+// waits for the next read unless the command ended.
+func (t *terminal) take(ended bool) (string, int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.out
 	t.out = newCaptureOf(terminalBufferBytes / 2)
 	if !c.whole() {
 		t.carry = nil
-		return c.String()
+		return c.String(), c.total
 	}
 	b := append(t.carry, c.bytes()...)
 	t.carry = nil
@@ -231,7 +233,7 @@ func (t *terminal) take(ended bool) string {
 		t.carry = append([]byte(nil), b[n:]...)
 		b = b[:n]
 	}
-	return validUTF8(b)
+	return validUTF8(b), int64(len(b))
 }
 
 // ended reports whether t's command ended and was reaped.
