@@ -279,3 +279,30 @@ func TestTerminalOfAnotherSession(t *testing.T) {
 		t.Errorf("session a: %+v", list)
 	}
 }
+
+// TestUnattendedEscalatedTerminalTakesNoInput: in an unattended run a
+// command that runs outside the sandbox (danger-full-access) takes no
+// input from the model, and nobody is asked; its sandboxed neighbour
+// does.
+func TestUnattendedEscalatedTerminalTakesNoInput(t *testing.T) {
+	m := &scriptedModel{}
+	fe := &askingFrontend{recorder: newRecorder()}
+	mgr := managerWith(t, m, fe, func(o *Options) {
+		on := true
+		o.Unattended, o.Defaults.UnifiedExec = true, &on
+	})
+	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.OnRequest, SandboxMode: policy.DangerFullAccess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.add(callTools(fcall("c1", "exec_command", jsonArgs(t, map[string]any{"cmd": "head -n 1", "login": false, "yield_time_ms": 250}))),
+		callTools(fcall("c2", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "chars": "typed\n", "yield_time_ms": 1000}))), say("m1", "done"))
+	runTurnOf(t, mgr, fe.recorder, info.SessionID, "go")
+	out := outputs(m.last())
+	if fe.count() != 0 || !strings.Contains(out["c2"], "unattended") || strings.Contains(out["c2"], "typed") {
+		t.Errorf("asked %d times; write_stdin: %q", fe.count(), out["c2"])
+	}
+	if list, _ := mgr.ListTerminals(info.SessionID); len(list) != 1 || !list[0].Running || list[0].Sandboxed {
+		t.Errorf("listed %+v", list)
+	}
+}
