@@ -173,3 +173,34 @@ func TestSessionBufferKeepsHeadAndTail(t *testing.T) {
 		t.Errorf("%d bytes, head %q, tail %q", len(body), body[:min(len(body), 20)], body[max(0, len(body)-20):])
 	}
 }
+
+// TestClampYield: exec_command waits 10 s unless asked, from 250 ms to
+// 30 s; a write 250 ms unless asked, at most 30 s; an empty poll from 5 s
+// to 300 s; nonsense (negative, huge) stays within the bounds.
+func TestClampYield(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		asked       float64
+		def, lo, hi time.Duration
+		want        time.Duration
+	}{
+		{0, defaultExecYield, minYield, maxYield, 10 * time.Second},
+		{10, defaultExecYield, minYield, maxYield, 250 * ms},
+		{-5, defaultExecYield, minYield, maxYield, 10 * time.Second},
+		{1500, defaultExecYield, minYield, maxYield, 1500 * ms},
+		{1e300, defaultExecYield, minYield, maxYield, 30 * time.Second},
+		{0, defaultWriteYield, minYield, maxYield, 250 * ms},
+		{60_000, defaultWriteYield, minYield, maxYield, 30 * time.Second},
+		{0, minPollYield, minPollYield, maxPollYield, 5 * time.Second},
+		{1000, minPollYield, minPollYield, maxPollYield, 5 * time.Second},
+		{120_000, minPollYield, minPollYield, maxPollYield, 120 * time.Second},
+		{1e9, minPollYield, minPollYield, maxPollYield, 300 * time.Second},
+	} {
+		if got := clampYield(tc.asked, tc.def, tc.lo, tc.hi); got != tc.want {
+			t.Errorf("clampYield(%v, %v, %v, %v) = %v, want %v", tc.asked, tc.def, tc.lo, tc.hi, got, tc.want)
+		}
+	}
+	if maxOutputTokens(0) != 10_000 || maxOutputTokens(-1) != 10_000 || maxOutputTokens(50) != 50 {
+		t.Error("max_output_tokens default or value")
+	}
+}
