@@ -114,7 +114,9 @@ func (ts *Terminals) find(id int) (*terminal, error) {
 }
 
 // Write types data into command session id for the user: the user may
-// type into any session, in the sandbox or not, without being asked.
+// type into any session, in the sandbox or not, without being asked. It
+// returns once the command read data, or after userInputWait when it
+// reads slowly or not at all: the rest is typed as it reads.
 func (ts *Terminals) Write(id int, data string) error {
 	t, err := ts.find(id)
 	if err != nil {
