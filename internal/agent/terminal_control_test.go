@@ -306,3 +306,27 @@ func TestUnattendedEscalatedTerminalTakesNoInput(t *testing.T) {
 		t.Errorf("listed %+v", list)
 	}
 }
+
+// TestHugeInputOutsideTheSandboxRefused: input for a command outside the
+// sandbox is shown whole when the user is asked; more than one question
+// shows is refused without asking, saying how to send it instead.
+func TestHugeInputOutsideTheSandboxRefused(t *testing.T) {
+	m := &scriptedModel{}
+	fe := &askingFrontend{recorder: newRecorder(), answers: []string{AllowOnce}}
+	mgr := unifiedManager(t, m, fe)
+	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.OnRequest, SandboxMode: policy.DangerFullAccess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.add(callTools(fcall("c1", "exec_command", jsonArgs(t, map[string]any{"cmd": "head -c 1 >/dev/null", "login": false, "yield_time_ms": 250}))),
+		callTools(fcall("c2", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "chars": strings.Repeat("x", maxAskedInput+1)}))),
+		callTools(fcall("c3", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "chars": "y", "yield_time_ms": 30000}))), say("m1", "done"))
+	runTurnOf(t, mgr, fe.recorder, info.SessionID, "go")
+	out := outputs(m.last())
+	if !strings.Contains(out["c2"], "refused") || !strings.Contains(out["c2"], "in parts") {
+		t.Errorf("huge input: %q", out["c2"])
+	}
+	if fe.count() != 1 || !strings.Contains(fe.asked[0].Reason, `"y"`) || !strings.Contains(out["c3"], "Process exited with code 0") {
+		t.Errorf("asked %d times (%+v); small input: %q", fe.count(), fe.asked, out["c3"])
+	}
+}
