@@ -34,6 +34,9 @@ type acpClient struct {
 	buffers  map[string]string // unsaved editor text by path
 	failPath string            // a write to it fails
 	permSeen chan struct{}
+	// terminals counts terminal/create calls: agent-ls makes none, the
+	// client would run the command outside the sandbox.
+	terminals int
 }
 
 func (c *acpClient) RequestPermission(ctx context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
@@ -88,6 +91,9 @@ func (c *acpClient) WriteTextFile(ctx context.Context, p sdk.WriteTextFileReques
 }
 
 func (c *acpClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	c.mu.Lock()
+	c.terminals++
+	c.mu.Unlock()
 	return sdk.CreateTerminalResponse{}, errors.New("no terminals here")
 }
 func (c *acpClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {

@@ -18,11 +18,12 @@ func execCall(id, script string) fakemodel.Step {
 	return fakemodel.Answer(fakemodel.FunctionCall(id, "exec_command", `{"cmd":`+quoteJSON(script)+`,"login":false,"yield_time_ms":250}`))
 }
 
-// initializeWith initializes with the client's _meta capabilities.
+// initializeWith initializes with the client's _meta capabilities, and
+// the spec's terminal capability (which agent-ls does not use).
 func (r *acpRun) initializeWith(meta map[string]any) {
 	r.t.Helper()
 	if _, err := r.conn.Initialize(r.ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Meta: meta}, ClientInfo: &sdk.Implementation{Name: "go-test", Version: "1"}}); err != nil {
+		ClientCapabilities: sdk.ClientCapabilities{Meta: meta, Terminal: true}, ClientInfo: &sdk.Implementation{Name: "go-test", Version: "1"}}); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -45,7 +46,8 @@ func (r *acpRun) waitUpdates(text string) []string {
 
 // TestACPTerminalOutputMeta: to a client that advertises
 // _meta.terminal_output, through the Go SDK, a command session's output
-// goes as codex-acp sends it: the exec_command call with terminal
+// goes as codex-acp sends it, never through terminal/create (the client
+// would run the command outside the sandbox): the exec_command call with terminal
 // content and terminal_info, its output as terminal_output, also what
 // it prints after the call and its turn ended, and terminal_exit.
 func TestACPTerminalOutputMeta(t *testing.T) {
@@ -93,6 +95,11 @@ func TestACPTerminalOutputMeta(t *testing.T) {
 	}
 	if exit["terminal_id"] != "x1" || exit["exit_code"] != float64(0) {
 		t.Errorf("terminal_exit %v", exit)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terminals != 0 {
+		t.Errorf("agent-ls called terminal/create %d times", c.terminals)
 	}
 }
 

@@ -401,3 +401,31 @@ func TestTerminalStricterPolicyKills(t *testing.T) {
 		t.Errorf("the model was not told: %s", body[strings.LastIndex(body, `"input"`):])
 	}
 }
+
+// TestTerminalsEndWithTheServer: the command sessions of a language
+// server's sessions, and all they started, end with the connection,
+// and with the server when it is killed outright.
+func TestTerminalsEndWithTheServer(t *testing.T) {
+	for _, how := range []string{"connection end", "SIGKILL"} {
+		t.Run(how, func(t *testing.T) {
+			marker := proctest.Marker()
+			s := start(t, nil,
+				fakemodel.Answer(execCommand(t, "c1", map[string]any{"cmd": "(exec -a " + marker + " sleep 1000) & exec -a " + marker + " sleep 1000", "yield_time_ms": 250})),
+				fakemodel.Say("Running."),
+			)
+			turn := s.startTurn(map[string]any{"prompt": "run it"})
+			s.wait(turn.TurnID)
+			if len(proctest.Find(marker)) == 0 {
+				t.Fatal("the command does not run")
+			}
+			if how == "SIGKILL" {
+				if err := s.cmd.Process.Kill(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				s.ed.Disconnect()
+			}
+			proctest.Gone(t, marker)
+		})
+	}
+}

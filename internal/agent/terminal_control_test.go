@@ -236,3 +236,97 @@ func TestAllowanceExceeds(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminalOfAnotherSession: the user's kill and input name a
+// command session of one session; the same id in another session is
+// another command, and an id only another session has is unknown.
+func TestTerminalOfAnotherSession(t *testing.T) {
+	m := &scriptedModel{}
+	rec := newRecorder()
+	mgr := unifiedManager(t, m, rec)
+	a, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.Never, SandboxMode: policy.WorkspaceWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.Never, SandboxMode: policy.WorkspaceWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ma, mb := proctest.Marker(), proctest.Marker()
+	run := func(id, marker string) model.Item {
+		return fcall(id, "exec_command", jsonArgs(t, map[string]any{"cmd": "exec -a " + marker + " sleep 1000", "login": false, "yield_time_ms": 250}))
+	}
+	m.add(callTools(run("c1", ma), run("c2", ma)), say("m1", "two"))
+	runTurnOf(t, mgr, rec, a.SessionID, "start two")
+	m.add(callTools(run("c3", mb)), say("m2", "one"))
+	runTurnOf(t, mgr, rec, b.SessionID, "start one")
+	waitTerminals(t, mgr, a.SessionID, 2)
+	waitTerminals(t, mgr, b.SessionID, 1)
+	if err := mgr.KillTerminal(b.SessionID, 1001); !errors.Is(err, ErrUnknownTerminal) {
+		t.Errorf("killing session a's 1001 through session b: %v", err)
+	}
+	if err := mgr.WriteTerminal(b.SessionID, 1001, "x\n"); !errors.Is(err, ErrUnknownTerminal) {
+		t.Errorf("typing into session a's 1001 through session b: %v", err)
+	}
+	if err := mgr.KillTerminal(b.SessionID, 1000); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Gone(t, mb)
+	if len(proctest.Find(ma)) == 0 {
+		t.Error("session b's kill ended session a's commands")
+	}
+	if list, _ := mgr.ListTerminals(a.SessionID); len(list) != 2 || !list[0].Running || !list[1].Running {
+		t.Errorf("session a: %+v", list)
+	}
+}
+
+// TestUnattendedEscalatedTerminalTakesNoInput: in an unattended run a
+// command that runs outside the sandbox (danger-full-access) takes no
+// input from the model, and nobody is asked; its sandboxed neighbour
+// does.
+func TestUnattendedEscalatedTerminalTakesNoInput(t *testing.T) {
+	m := &scriptedModel{}
+	fe := &askingFrontend{recorder: newRecorder()}
+	mgr := managerWith(t, m, fe, func(o *Options) {
+		on := true
+		o.Unattended, o.Defaults.UnifiedExec = true, &on
+	})
+	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.OnRequest, SandboxMode: policy.DangerFullAccess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.add(callTools(fcall("c1", "exec_command", jsonArgs(t, map[string]any{"cmd": "head -n 1", "login": false, "yield_time_ms": 250}))),
+		callTools(fcall("c2", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "chars": "typed\n", "yield_time_ms": 1000}))), say("m1", "done"))
+	runTurnOf(t, mgr, fe.recorder, info.SessionID, "go")
+	out := outputs(m.last())
+	if fe.count() != 0 || !strings.Contains(out["c2"], "unattended") || strings.Contains(out["c2"], "typed") {
+		t.Errorf("asked %d times; write_stdin: %q", fe.count(), out["c2"])
+	}
+	if list, _ := mgr.ListTerminals(info.SessionID); len(list) != 1 || !list[0].Running || list[0].Sandboxed {
+		t.Errorf("listed %+v", list)
+	}
+}
+
+// TestHugeInputOutsideTheSandboxRefused: input for a command outside the
+// sandbox is shown whole when the user is asked; more than one question
+// shows is refused without asking, saying how to send it instead.
+func TestHugeInputOutsideTheSandboxRefused(t *testing.T) {
+	m := &scriptedModel{}
+	fe := &askingFrontend{recorder: newRecorder(), answers: []string{AllowOnce}}
+	mgr := unifiedManager(t, m, fe)
+	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.OnRequest, SandboxMode: policy.DangerFullAccess})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.add(callTools(fcall("c1", "exec_command", jsonArgs(t, map[string]any{"cmd": "head -c 1 >/dev/null", "login": false, "yield_time_ms": 250}))),
+		callTools(fcall("c2", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "chars": strings.Repeat("x", maxAskedInput+1)}))),
+		callTools(fcall("c3", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "chars": "y", "yield_time_ms": 30000}))), say("m1", "done"))
+	runTurnOf(t, mgr, fe.recorder, info.SessionID, "go")
+	out := outputs(m.last())
+	if !strings.Contains(out["c2"], "refused") || !strings.Contains(out["c2"], "in parts") {
+		t.Errorf("huge input: %q", out["c2"])
+	}
+	if fe.count() != 1 || !strings.Contains(fe.asked[0].Reason, `"y"`) || !strings.Contains(out["c3"], "Process exited with code 0") {
+		t.Errorf("asked %d times (%+v); small input: %q", fe.count(), fe.asked, out["c3"])
+	}
+}

@@ -63,12 +63,19 @@ func (a turnApprover) Input(ctx context.Context, req tools.InputRequest) (tools.
 		return a.refuse(ApprovalExec, unattendedRefusal("command session "+strconv.Itoa(req.SessionID)+" runs outside the sandbox, so it takes no input")), nil
 	case s.info.ApprovalPolicy == policy.Never:
 		return a.refuse(ApprovalExec, "refused: command session "+strconv.Itoa(req.SessionID)+" runs outside the sandbox, and the approval policy \"never\" lets nothing be typed into it; end it or tell the user what to type"), nil
+	case len(req.Chars) > maxAskedInput:
+		return a.refuse(ApprovalExec, fmt.Sprintf("refused: command session %d runs outside the sandbox, where the user reads and approves each input whole; %d bytes are more than one question shows (at most %d): type it in parts, or write it to a file in the workspace and have the command read that",
+			req.SessionID, len(req.Chars), maxAskedInput)), nil
 	}
 	return a.ask(ctx, &ApprovalRequest{CallID: req.CallID, Kind: ApprovalExec, Command: req.Command, Cwd: req.Cwd,
 		Reason: fmt.Sprintf("The agent asks to type %s into command session %d, which runs outside the sandbox.", shown, req.SessionID),
 		Always: alwaysStdin},
 		func(bool) {})
 }
+
+// maxAskedInput bounds the input for a command outside the sandbox that
+// the user is asked about: the question shows it whole, escaped.
+const maxAskedInput = 4096
 
 // alwaysStdin: an "always" answer to input for a command outside the
 // sandbox covers this input only; the next is asked again.

@@ -278,3 +278,34 @@ func TestTerminalsInProgress(t *testing.T) {
 		t.Errorf("reports %q, want %q", reports, want)
 	}
 }
+
+// TestTerminalCommandShownVisibly: a command line with control
+// characters (an escape sequence that retitles the terminal, a carriage
+// return that hides what comes before it) reaches the log and the
+// progress with them escaped, never raw.
+func TestTerminalCommandShownVisibly(t *testing.T) {
+	h := newHarness(t)
+	h.initialize(editor.Options{Progress: true})
+	turn := h.startTurn(map[string]any{"prompt": "serve"})
+	h.agent.emit(turn.SessionID, turn.TurnID, event.TurnStarted{Prompt: "serve"})
+	h.agent.startTerminal(turn.SessionID, turn.TurnID, 1000, "rm -rf ~ \x1b]0;safe\a\r  echo safe")
+	logged := waitMessage(t, h, protocol.MessageTypeLog, "Agent: command session 1000 started: rm -rf ~ ")
+	h.agent.complete(turn.SessionID, turn.TurnID, event.StatusCompleted)
+	if _, err := h.ed.WaitProgress(h.ctx, func(p editor.Progress) bool { return p.Kind == "end" }); err != nil {
+		t.Fatal(err)
+	}
+	shown := []string{logged}
+	for _, p := range h.ed.Progress() {
+		if strings.Contains(p.Message, "Command session 1000 started") {
+			shown = append(shown, p.Message)
+		}
+	}
+	if len(shown) != 2 {
+		t.Fatalf("shown %q", shown)
+	}
+	for _, s := range shown {
+		if strings.ContainsAny(s, "\x1b\a\r") || !strings.Contains(s, `\x1b]0;safe\a\r  echo safe`) {
+			t.Errorf("shown %q", s)
+		}
+	}
+}

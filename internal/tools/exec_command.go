@@ -120,7 +120,7 @@ func (ExecCommand) Handle(ctx context.Context, env *Env, call *Call) (Output, er
 		return Output{Text: "exec_command: " + err.Error(), Failed: true}, nil
 	}
 	yield := clampYield(a.YieldTimeMs, defaultExecYield, minYield, maxYield)
-	return env.Terminals.collect(ctx, t, start, yield, maxOutputTokens(a.MaxOutputTokens))
+	return env.Terminals.collect(ctx, t, start, yield, maxOutputTokens(a.MaxOutputTokens), nil)
 }
 
 // maxOutputTokens is the budget a call asked for, or the default.

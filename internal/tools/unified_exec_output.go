@@ -41,9 +41,10 @@ func clampYield(ms float64, def, lo, hi time.Duration) time.Duration {
 // collect waits until d passed or the command ended, whichever is first,
 // and renders what it wrote since the last call, for the model: the wall
 // time of the call since start, the exit code once it ended (and lets the
-// session go), else its session id. ctx's end returns its error; the
-// command runs on.
-func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, d time.Duration, maxTokens int) (Output, error) {
+// session go), else its session id, and how much of in (the input the
+// call typed, or nil) the command has not read yet. ctx's end returns
+// its error; the command runs on.
+func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, d time.Duration, maxTokens int, in *inputWrite) (Output, error) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
@@ -58,7 +59,7 @@ func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, 
 		ended = true
 	default:
 	}
-	text := t.take(ended)
+	text, written := t.take(ended)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Chunk ID: %s\nWall time: %.4f seconds\n", chunkID(), time.Since(start).Seconds())
 	if ended {
@@ -73,7 +74,12 @@ func (ts *Terminals) collect(ctx context.Context, t *terminal, start time.Time, 
 			fmt.Fprintf(&b, "Warning: %d of at most %d command sessions are open; end those you no longer need (write_stdin)\n", n, MaxTerminals)
 		}
 	}
-	fmt.Fprintf(&b, "Original token count: %d\nOutput:\n", tokenCount(text))
+	if in != nil && !ended {
+		b.WriteString(in.pending())
+	}
+	// The count of all the command wrote, also what the session's
+	// buffer could not keep (the text says how much that was).
+	fmt.Fprintf(&b, "Original token count: %d\nOutput:\n", max(int64(tokenCount(text)), (written+bytesPerToken-1)/bytesPerToken))
 	b.WriteString(truncateTokens(text, maxTokens))
 	return Output{Text: b.String(), Failed: ended && t.exitCode != 0}, nil
 }

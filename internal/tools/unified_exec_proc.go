@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/event"
@@ -50,7 +51,10 @@ type terminal struct {
 	// killed says why agent-ls ended the command ("" when it ended by
 	// itself), for the model's next answer and the listing.
 	killed string
-	inputM sync.Mutex // one write at a time
+	inputM sync.Mutex // guards lastInput
+	// lastInput is closed once the latest input was written: the next
+	// waits for it.
+	lastInput chan struct{}
 }
 
 // terminalSpec is what to start.
@@ -209,16 +213,18 @@ func (t *terminal) wait(ts *Terminals, termID string, readerDone chan struct{}) 
 	close(t.done)
 }
 
-// take returns the output not read yet and forgets it; an incomplete
-// character at its end waits for the next read unless the command ended.
-func (t *terminal) take(ended bool) string {
+// take returns the output not read yet and forgets it, and how many
+// bytes the command wrote since the last read (more than the text when
+// the buffer kept only its ends); an incomplete character at its end
+// waits for the next read unless the command ended.
+func (t *terminal) take(ended bool) (string, int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.out
 	t.out = newCaptureOf(terminalBufferBytes / 2)
 	if !c.whole() {
 		t.carry = nil
-		return c.String()
+		return c.String(), c.total
 	}
 	b := append(t.carry, c.bytes()...)
 	t.carry = nil
@@ -227,20 +233,88 @@ func (t *terminal) take(ended bool) string {
 		t.carry = append([]byte(nil), b[n:]...)
 		b = b[:n]
 	}
-	return validUTF8(b)
+	return validUTF8(b), int64(len(b))
 }
 
-// send writes chars to the command's input.
-func (t *terminal) send(chars string) error {
-	t.inputM.Lock()
-	defer t.inputM.Unlock()
+// ended reports whether t's command ended and was reaped.
+func (t *terminal) ended() bool {
 	select {
 	case <-t.done:
-		return errors.New("the command has ended")
+		return true
+	default:
+		return false
+	}
+}
+
+// inputWrite is input on its way to a command, which takes it as fast
+// as it reads: a command that does not read holds it up, never the
+// call that typed it.
+type inputWrite struct {
+	size    int
+	written atomic.Int64
+	done    chan struct{} // closed once all of it was written or it failed
+	err     error         // set before done is closed
+}
+
+// inputChunk is how much of an input is written at a time, so that what
+// was written can be told while the rest waits.
+const inputChunk = 4 << 10
+
+// send starts writing chars to the command's input, after every earlier
+// input (in the order they were sent), and returns at once.
+func (t *terminal) send(chars string) *inputWrite {
+	w := &inputWrite{size: len(chars), done: make(chan struct{})}
+	t.inputM.Lock()
+	prev := t.lastInput
+	t.lastInput = w.done
+	t.inputM.Unlock()
+	go func() {
+		defer close(w.done)
+		if prev != nil {
+			<-prev
+		}
+		select {
+		case <-t.done:
+			w.err = errors.New("the command has ended")
+			return
+		default:
+		}
+		for off := 0; off < len(chars); {
+			n, err := io.WriteString(t.input, chars[off:min(off+inputChunk, len(chars))])
+			off += n
+			w.written.Add(int64(n))
+			if err != nil {
+				w.err = err
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// wait waits up to d for w to be written whole; its error then, or nil
+// when it is still being written.
+func (w *inputWrite) wait(d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-w.done:
+		return w.err
+	case <-timer.C:
+		return nil
+	}
+}
+
+// pending says, for the model, how much of w the command has not read
+// yet; "" when it read all of it or w failed.
+func (w *inputWrite) pending() string {
+	select {
+	case <-w.done:
+		return ""
 	default:
 	}
-	_, err := io.WriteString(t.input, chars)
-	return err
+	return fmt.Sprintf("The command has read %d of your %d bytes of input so far; the rest is typed as it reads (it may not be reading its input)\n",
+		w.written.Load(), w.size)
 }
 
 // terminalEnviron is environ with what a command session's terminal

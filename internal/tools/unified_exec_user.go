@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
+
+// userInputWait is how long what the user types may wait for the
+// command to read it before Write returns; the rest is typed as the
+// command reads.
+const userInputWait = time.Second
 
 // maxListed bounds the sessions Terminals.List shows: past it, the oldest
 // that ended and were let go are left out.
@@ -108,13 +114,15 @@ func (ts *Terminals) find(id int) (*terminal, error) {
 }
 
 // Write types data into command session id for the user: the user may
-// type into any session, in the sandbox or not, without being asked.
+// type into any session, in the sandbox or not, without being asked. It
+// returns once the command read data, or after userInputWait when it
+// reads slowly or not at all: the rest is typed as it reads.
 func (ts *Terminals) Write(id int, data string) error {
 	t, err := ts.find(id)
 	if err != nil {
 		return err
 	}
-	if err := t.send(data); err != nil {
+	if err := t.send(data).wait(userInputWait); err != nil {
 		return fmt.Errorf("%w: command session %d: %w", ErrTerminalEnded, id, err)
 	}
 	return nil

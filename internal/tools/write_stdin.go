@@ -96,8 +96,10 @@ func (WriteStdin) Handle(ctx context.Context, env *Env, call *Call) (Output, err
 		return Output{Text: fmt.Sprintf("write_stdin: no command session %v: it exited and its output was read, or it never existed; start a command with exec_command", a.SessionID), Failed: true}, nil
 	}
 	maxTokens := maxOutputTokens(a.MaxOutputTokens)
-	if a.Chars == "" {
-		return env.Terminals.collect(ctx, t, start, clampYield(a.YieldTimeMs, minPollYield, minPollYield, maxPollYield), maxTokens)
+	if a.Chars == "" || t.ended() {
+		// A poll; or input for a command that ended, which nothing
+		// reads any more: nobody is asked, the answer says it ended.
+		return env.Terminals.collect(ctx, t, start, clampYield(a.YieldTimeMs, minPollYield, minPollYield, maxPollYield), maxTokens, nil)
 	}
 	if !t.sandboxed {
 		out, ok, err := approveInput(ctx, env, call, t, a.Chars)
@@ -105,10 +107,8 @@ func (WriteStdin) Handle(ctx context.Context, env *Env, call *Call) (Output, err
 			return out, err
 		}
 	}
-	if err := t.send(a.Chars); err != nil {
-		env.logger().Debug("write_stdin: write failed", "session", id, "err", err)
-	}
-	return env.Terminals.collect(ctx, t, start, clampYield(a.YieldTimeMs, defaultWriteYield, minYield, maxYield), maxTokens)
+	in := t.send(a.Chars)
+	return env.Terminals.collect(ctx, t, start, clampYield(a.YieldTimeMs, defaultWriteYield, minYield, maxYield), maxTokens, in)
 }
 
 // approveInput asks, under the session's policy, whether chars may be

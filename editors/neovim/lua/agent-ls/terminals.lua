@@ -12,7 +12,13 @@ local M = {}
 -- output, at most this many bytes.
 local keep_bytes = 256 * 1024
 
-local by_client = {} -- client id -> terminalId -> terminal
+local by_client = {} -- client id -> key(sessionId, terminalId) -> terminal
+
+-- key names a terminal among a client's: terminal ids start again in
+-- every session, so a new conversation's 1000 is another terminal.
+local function key(session_id, id)
+  return tostring(session_id or '') .. '|' .. id
+end
 
 local function terminals_of(client_id)
   local t = by_client[client_id]
@@ -84,7 +90,8 @@ function M.on_event(client_id, ev)
   end
   local id = tostring(ev.terminalId)
   local terms = terminals_of(client_id)
-  local term = terms[id]
+  local k = key(ev.sessionId, id)
+  local term = terms[k]
   if t == 'terminalStarted' or not term then
     term = term or { id = id, output = {}, size = 0, running = true }
     term.session_id = ev.sessionId or term.session_id
@@ -93,7 +100,7 @@ function M.on_event(client_id, ev)
     if ev.tty ~= nil then
       term.tty = ev.tty == true
     end
-    terms[id] = term
+    terms[k] = term
   end
   if t == 'terminalOutput' and type(ev.data) == 'string' then
     local data = pty_text(term, ev.data)
@@ -112,7 +119,8 @@ function M.merge_list(client_id, session_id, list)
   local terms = terminals_of(client_id)
   for _, it in ipairs(type(list) == 'table' and list or {}) do
     local id = tostring(it.terminalId)
-    local term = terms[id] or { id = id, output = {}, size = 0 }
+    local k = key(session_id, id)
+    local term = terms[k] or { id = id, output = {}, size = 0 }
     term.session_id = session_id
     term.title = command_line(it.command)
     term.cwd = it.cwd or term.cwd
@@ -122,7 +130,7 @@ function M.merge_list(client_id, session_id, list)
     local was_running = term.running
     term.running = it.running == true
     term.exit_code = it.exitCode or term.exit_code
-    terms[id] = term
+    terms[k] = term
     if was_running and not term.running then
       mark_exited(term)
     end
