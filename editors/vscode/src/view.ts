@@ -253,7 +253,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <footer class="composer">
   <div class="input">
     <div id="attachments" hidden></div>
-    <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder or @diagnostics; paste or drop an image to attach it)"></textarea>
+    <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder, a #symbol or @diagnostics; paste or drop an image to attach it)"></textarea>
   </div>
   <div class="buttons">
     <button id="send" title="Send (Enter)">Send</button>
