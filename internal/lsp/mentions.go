@@ -43,6 +43,9 @@ type mentionItem struct {
 
 type completeMentionResult struct {
 	Items []mentionItem `json:"items"`
+	// Incomplete: a folder's first listing was still going on, and the
+	// items come from part of it; the client asks again.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // completeMention answers agent/completeMention: the files and folders of
@@ -68,11 +71,11 @@ func (s *server) completeMention(ctx context.Context, params []byte) (any, error
 	if err != nil {
 		return nil, err
 	}
-	found, err := a.CompleteMention(ctx, p.SessionID, p.Query, p.Limit)
+	found, complete, err := a.CompleteMention(ctx, p.SessionID, p.Query, p.Limit)
 	if err != nil {
 		return nil, agentError(err)
 	}
-	res := completeMentionResult{Items: []mentionItem{}}
+	res := completeMentionResult{Items: []mentionItem{}, Incomplete: !complete}
 	if q := strings.ToLower(p.Query); q != "" && strings.HasPrefix(mentionDiagnostics, q) {
 		res.Items = append(res.Items, mentionItem{Kind: mentionDiagnostics, Label: mentionDiagnostics})
 	}

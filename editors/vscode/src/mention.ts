@@ -18,6 +18,12 @@ export interface MentionItem {
   detail?: string;
 }
 
+/** agent/completeMention's answer: incomplete while a folder is still being listed (ask again). */
+export interface MentionAnswer {
+  items: MentionItem[];
+  incomplete: boolean;
+}
+
 /** A mention the user chose: its label (after @) and what it names. */
 export interface Chosen {
   label: string;

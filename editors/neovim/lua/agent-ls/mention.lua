@@ -19,11 +19,18 @@ local function items(query)
   if not c or not c.initialized then
     return {}
   end
-  local res = client.call(c, 'request_sync', 'agent/completeMention', { query = query, limit = 50 }, timeout_ms, 0)
-  if not res or res.err or type(res.result) ~= 'table' then
-    return {}
-  end
-  local found = res.result.items or {}
+  -- An answer from a folder still being listed (incomplete) is asked
+  -- again while the time allows; the last one is taken.
+  local deadline = vim.loop.now() + timeout_ms
+  local found
+  repeat
+    local res = client.call(c, 'request_sync', 'agent/completeMention', { query = query, limit = 50 }, math.max(deadline - vim.loop.now(), 1), 0)
+    if not res or res.err or type(res.result) ~= 'table' then
+      break
+    end
+    found = res.result.items or {}
+  until res.result.incomplete ~= true or vim.loop.now() >= deadline
+  found = found or {}
   for _, it in ipairs(found) do
     if it.kind == 'symbol' and type(it.label) == 'string' then
       symbols[it.label] = it
