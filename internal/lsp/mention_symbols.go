@@ -7,12 +7,15 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/agent"
-	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 // mentionSymbol is the kind of an @#Name item: a symbol of the editor's
 // workspace symbols, sent as context with its file and range.
 const mentionSymbol = "symbol"
+
+// queryWorkspaceSymbols is agent/languageQuery's kind for workspace/symbol
+// (tools.QueryWorkspaceSymbols).
+const queryWorkspaceSymbols = "workspaceSymbols"
 
 // mentionSymbolTimeout bounds the client's answer to the workspace symbol
 // query of one completion: the user is typing.
@@ -42,7 +45,7 @@ func (s *server) symbolMentions(ctx context.Context, sessionID, query string, li
 	}
 	ctx, cancel := context.WithTimeout(ctx, mentionSymbolTimeout)
 	defer cancel()
-	raw, err := s.LanguageQuery(ctx, &agent.LanguageRequest{SessionID: sessionID, Kind: tools.QueryWorkspaceSymbols, Query: query})
+	raw, err := s.LanguageQuery(ctx, &agent.LanguageRequest{SessionID: sessionID, Kind: queryWorkspaceSymbols, Query: query})
 	if err != nil {
 		s.log.Debug("workspace symbols for a mention", "query", query, "err", err)
 		return nil

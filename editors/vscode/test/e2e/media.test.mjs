@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test as nodeTest } from 'node:test';
-import { launch } from './harness.mjs';
-import { ask, command, lastTurn, statusShows, view } from './ui.mjs';
+import { launch, waitFor } from './harness.mjs';
+import { command, lastTurn, openFile, statusShows, view } from './ui.mjs';
 
 const apiKey = 'sk-vscode-test-media-3c9d';
 let vs;
@@ -29,6 +29,8 @@ function pngSize(b) {
 
 const files = {
   'notes/plan-zq7.md': 'The plan: ZQPLANTEXT ships first.\n',
+  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'es2020', module: 'commonjs' } }) + '\n',
+  'greet.ts': "// A line above the symbol.\nexport function zqGreeting(name: string): string {\n  return 'ZQSYMBODY ' + name;\n}\n",
 };
 
 const script = {
@@ -47,6 +49,7 @@ const script = {
         },
       },
     },
+    { name: 'symbol', bodyContains: 'ZQSYMBOL', reply: { items: [{ type: 'message', text: 'That function greets.' }] } },
   ],
 };
 
@@ -67,6 +70,8 @@ describe('images, mentions and usage in VS Code', () => {
       name: 'media',
       script,
       files,
+      // tsserver may take a while to start in a fresh code-server.
+      homeFiles: { '.config/agent-ls/config.toml': 'language_query_timeout_ms = 60000\n' },
       userSettings: {
         'workbench.startupEditor': 'none',
         'workbench.tips.enabled': false,
@@ -132,5 +137,34 @@ describe('images, mentions and usage in VS Code', () => {
     const status = await statusShows(page, /Agent · 5\.5k tokens · \d+% of context · 42 req, 15k tok left/);
     assert.match(status, /Agent · 5\.5k tokens/);
     await vs.screenshot('image-mention-usage');
+  });
+
+  test('@# completes a symbol from the editor\'s workspace symbols; its file and range go with the prompt', async () => {
+    const { page } = vs;
+    // TypeScript answers workspace symbols once it has a project open.
+    await openFile(page, 'greet.ts');
+    const box = view(page).locator('#prompt');
+    const item = view(page).locator('#mentions li.mention-symbol', { hasText: '@#zqGreeting' });
+    await box.click();
+    await box.fill('ZQSYMBOL what does ');
+    // Typed again until TypeScript is up and answers.
+    await waitFor('the symbol in the @ completion', async () => {
+      await box.press('End');
+      await box.pressSequentially('@#zqGree', { delay: 20 });
+      if (await item.waitFor({ timeout: 3000 }).then(() => true, () => false)) return true;
+      for (let i = 0; i < '@#zqGree'.length; i++) await box.press('Backspace');
+      return false;
+    });
+    assert.match(await item.innerText(), /greet\.ts/);
+    await box.press('Enter');
+    assert.equal(await box.inputValue(), 'ZQSYMBOL what does @#zqGreeting ');
+    await box.pressSequentially('do?', { delay: 20 });
+    await box.press('Enter');
+    await lastTurn(page).locator('.message', { hasText: 'That function greets.' }).waitFor();
+    await lastTurn(page).locator('.mention-chip', { hasText: '@#zqGreeting' }).waitFor();
+    const body = JSON.stringify(vs.requests().find((r) => r.step === 'symbol')?.body ?? {});
+    assert.ok(body.includes('ZQSYMBODY'), "the request lacks the symbol's lines");
+    assert.ok(body.includes('greet.ts'), "the request lacks the symbol's file");
+    await vs.screenshot('symbol-mention');
   });
 });
