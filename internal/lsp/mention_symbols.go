@@ -57,14 +57,17 @@ func (s *server) symbolMentions(ctx context.Context, sessionID, query string, li
 	}
 	var out []mentionItem
 	for _, sym := range syms {
+		// VS Code's TypeScript names a function "f()": the label is the
+		// name, one word after @ that punctuation does not end.
+		name := strings.TrimSuffix(sym.Name, "()")
 		path, ok := filePath(sym.Location.URI)
-		if !ok || sym.Name == "" || strings.ContainsAny(sym.Name, " \t\n") {
-			continue // a label is one word after @
+		if !ok || name == "" || strings.ContainsAny(name, " \t\n()") {
+			continue
 		}
 		out = append(out, mentionItem{
 			URI:    sym.Location.URI,
 			Kind:   mentionSymbol,
-			Label:  "#" + sym.Name,
+			Label:  "#" + name,
 			Range:  sym.Location.Range,
 			Detail: symbolDetail(sym.ContainerName, s.mentionLabel(path, agent.MentionFile)),
 		})

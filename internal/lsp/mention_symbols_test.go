@@ -32,7 +32,7 @@ func TestCompleteMentionSymbols(t *testing.T) {
 			asked = append(asked, p)
 			mu.Unlock()
 			return json.RawMessage(`[
-				{"name": "Greet", "kind": 12, "containerName": "greet", "location": {"uri": "` + string(uri.File(filepath.Join("/ws", "greet.go"))) + `", "range": {"start": {"line": 4, "character": 5}, "end": {"line": 4, "character": 10}}}},
+				{"name": "Greet()", "kind": 12, "containerName": "greet", "location": {"uri": "` + string(uri.File(filepath.Join("/ws", "greet.go"))) + `", "range": {"start": {"line": 4, "character": 5}, "end": {"line": 4, "character": 10}}}},
 				{"name": "Greeter", "kind": 5, "location": {"uri": "` + string(uri.File(filepath.Join("/ws", "types", "greeter.go"))) + `"}},
 				{"name": "GreetRemote", "kind": 12, "location": {"uri": "untitled:Untitled-1", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}},
 				{"name": "operator ()", "kind": 6, "location": {"uri": "` + string(uri.File(filepath.Join("/ws", "op.cc"))) + `", "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 2}}}}
