@@ -125,11 +125,15 @@ func (x *FileIndex) list(ctx, soon context.Context, root string) (*fileList, boo
 	}
 	x.mu.Unlock()
 	select {
-	case <-l.ready:
-	case <-ctx.Done():
-		return nil, false
-	case <-soon.Done():
-		return l, false
+	case <-l.ready: // a list already made wins over a soon already over
+	default:
+		select {
+		case <-l.ready:
+		case <-ctx.Done():
+			return nil, false
+		case <-soon.Done():
+			return l, false
+		}
 	}
 	maxAge := x.MaxAge
 	if maxAge <= 0 {
