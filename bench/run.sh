@@ -34,7 +34,7 @@ echo "== commands: the classic shell tool next to exec_command's round trip (sta
 go run ./bench/execbench -bin "$bin"
 
 echo
-echo "== @-mentions: the first listing of 100,000 files and each later keystroke (AGENT_LS_MENTION_TREE=DIR for a real tree)"
+echo "== @-mentions of 100,000 files: the first answer (MentionFirst, from the partial listing after 60 ms), the whole first listing (MentionWalk), each later keystroke (AGENT_LS_MENTION_TREE=DIR for a real tree)"
 go test -run '^$' -bench 'Mention' -benchtime 5x ./internal/search/ | grep '^Benchmark'
 
 echo

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -229,12 +230,17 @@ var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is de
 // startPlugin runs nvim with the README's plugin set-up and the driver
 // in flow, in a workspace that is a git repository.
 // TestNeovimPluginMention: @ completes the workspace's files (through
-// agent/completeMention) in :AgentAsk and in the prompt input, and a
-// file the prompt @-mentions reaches the model as context.
+// agent/completeMention) in :AgentAsk and in the prompt input, a file
+// the prompt @-mentions reaches the model as context, and after the turn
+// the statusline function shows the context taken and the rate limits
+// of the answer's x-ratelimit-* headers.
 func TestNeovimPluginMention(t *testing.T) {
 	for name, nvim := range neovims(t) {
 		t.Run(name, func(t *testing.T) {
-			m := fakemodel.New(fakemodel.Say(firstAnswer))
+			answer := fakemodel.Say(firstAnswer)
+			answer.Reply.Usage = fakemodel.Usage{InputTokens: 5200, OutputTokens: 300}
+			answer.Reply.Header = http.Header{"X-Ratelimit-Remaining-Requests": {"42"}, "X-Ratelimit-Remaining-Tokens": {"15000"}}
+			m := fakemodel.New(answer)
 			t.Cleanup(m.Close)
 			r, _ := startPlugin(t, nvim, m, "mention", func(ws string) {
 				if err := os.MkdirAll(filepath.Join(ws, "src"), 0o755); err != nil {

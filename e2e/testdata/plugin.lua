@@ -202,6 +202,17 @@ if os.getenv('AGENT_LS_TEST_FLOW') == 'mention' then
     return c ~= nil and has(buffer_text(c.buf), 'First answer')
   end)
   say('asked with a mention')
+  -- The statusline function, as a user's 'statusline' calls it.
+  vim.o.statusline = "%{v:lua.require'agent-ls'.statusline()}"
+  local line
+  local usage = function()
+    line = vim.api.nvim_eval_statusline(vim.o.statusline, { maxwidth = 200, fillchar = ' ' }).str
+    return line:match('ctx %d+%%') ~= nil and line:match('limits 42 req, 15[%.0]*k tok left') ~= nil
+  end
+  if not vim.wait(20000, usage, 20) then
+    fail(string.format('the statusline shows %q (statusline() %q, in %s)', line, require('agent-ls').statusline(), vim.api.nvim_buf_get_name(0)))
+  end
+  say('statusline: ' .. line)
   io.stderr:write('DRIVER DONE\n')
   vim.cmd('qa!')
   return

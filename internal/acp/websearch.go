@@ -31,5 +31,11 @@ func webSearchUpdate(p event.WebSearch) *sdk.SessionUpdate {
 		}
 		opts = append(opts, sdk.WithStartContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(b.String()))}))
 	}
-	return sdk.Ptr(sdk.StartToolCall(sdk.ToolCallId(p.CallID), "Web search: "+p.Query, opts...))
+	title := "Web search"
+	if p.Query != "" {
+		title += ": " + p.Query
+	}
+	// A search shows when it begins (searching, no query yet) and again,
+	// under the same id, when it ends.
+	return sdk.Ptr(sdk.StartToolCall(sdk.ToolCallId(p.CallID), title, opts...))
 }

@@ -318,3 +318,29 @@ func TestReasoningSummaryNone(t *testing.T) {
 		t.Errorf("effort %q, summary %q", req.ReasoningEffort, req.ReasoningSummary)
 	}
 }
+
+// TestWebSearchEvents: a hosted web search shows as "searching" when the
+// model begins it, then "completed" with its query, under one call id.
+func TestWebSearchEvents(t *testing.T) {
+	srv := fakemodel.New(fakemodel.Answer(fakemodel.WebSearch("go 1.25 release notes"), fakemodel.Message("Found it.")))
+	t.Cleanup(srv.Close)
+	rec := newRecorder()
+	mgr := familyManager(t, srv, model.WireResponses, rec, Options{Defaults: Defaults{ModelName: "gpt-5", WebSearch: true}, Logger: slog.New(slog.DiscardHandler)})
+	info, err := mgr.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := runTurn(t, mgr, info.SessionID, "search"); res.Status != event.StatusCompleted {
+		t.Fatalf("turn %+v", res)
+	}
+	var got []event.WebSearch
+	for _, ev := range rec.all() {
+		if w, ok := ev.Payload.(event.WebSearch); ok {
+			got = append(got, w)
+		}
+	}
+	if len(got) != 2 || got[0].Status != event.WebSearchSearching || got[1].Status != event.WebSearchCompleted ||
+		got[1].Query != "go 1.25 release notes" || got[0].CallID == "" || got[0].CallID != got[1].CallID {
+		t.Errorf("webSearch events %+v", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
@@ -27,23 +28,30 @@ type Mention struct {
 // the defaults' folders) that best match what the user typed after @,
 // best first, at most limit (<= 0: 50). The lists are kept per folder,
 // honour the ignore files and leave hidden files out (search.FileIndex);
-// FilesChanged keeps them current.
-func (m *Manager) CompleteMention(ctx context.Context, sessionID, query string, limit int) ([]Mention, error) {
+// FilesChanged keeps them current. The first walk of a folder is waited
+// for at most MentionWait: complete is false when the answer comes from
+// the part of a folder listed by then (ask again for the rest).
+func (m *Manager) CompleteMention(ctx context.Context, sessionID, query string, limit int) (found []Mention, complete bool, err error) {
 	roots, err := m.mentionRoots(sessionID)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	found := m.mentions.Find(ctx, roots, query, limit)
-	out := make([]Mention, 0, len(found))
-	for _, e := range found {
+	entries, complete := m.mentions.FindSoon(ctx, roots, query, limit, MentionWait)
+	out := make([]Mention, 0, len(entries))
+	for _, e := range entries {
 		kind := MentionFile
 		if e.Dir {
 			kind = MentionFolder
 		}
 		out = append(out, Mention{Path: e.Abs, Kind: kind})
 	}
-	return out, ctx.Err()
+	return out, complete, ctx.Err()
 }
+
+// MentionWait is how long CompleteMention waits for the first listing
+// of a folder before it answers from what is listed: a 100,000-file tree
+// takes a few hundred milliseconds to walk, and the user is typing.
+const MentionWait = 60 * time.Millisecond
 
 // FilesChanged tells the manager that the files or folders at paths
 // (absolute) were created, changed or deleted, as an editor reports

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestCompleteMention: mentions complete over the session's folders, and
@@ -22,7 +23,7 @@ func TestCompleteMention(t *testing.T) {
 	}
 	mgr := managerWith(t, &scriptedModel{}, newRecorder(), func(o *Options) { o.Cwd = ws1 })
 	ctx := context.Background()
-	got, err := mgr.CompleteMention(ctx, "", "config", 10)
+	got, err := wholeMentions(ctx, mgr, "", "config", 10)
 	if err != nil || len(got) != 1 || got[0] != (Mention{Path: filepath.Join(ws1, "app", "config.go"), Kind: MentionFile}) {
 		t.Errorf("the workspace of one folder: %v, %v", got, err)
 	}
@@ -30,12 +31,12 @@ func TestCompleteMention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err = mgr.CompleteMention(ctx, info.SessionID, "lib", 10)
+	got, err = wholeMentions(ctx, mgr, info.SessionID, "lib", 10)
 	want := []Mention{{Path: filepath.Join(ws2, "lib"), Kind: MentionFolder}, {Path: filepath.Join(ws2, "lib", "config.go"), Kind: MentionFile}}
 	if err != nil || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("the session's second folder: %v, %v", got, err)
 	}
-	if _, err := mgr.CompleteMention(ctx, "s-nope", "x", 1); !errors.Is(err, ErrUnknownSession) {
+	if _, err := wholeMentions(ctx, mgr, "s-nope", "x", 1); !errors.Is(err, ErrUnknownSession) {
 		t.Errorf("an unknown session: %v", err)
 	}
 	fresh := filepath.Join(ws2, "lib", "fresh.go")
@@ -43,7 +44,20 @@ func TestCompleteMention(t *testing.T) {
 		t.Fatal(err)
 	}
 	mgr.FilesChanged(fresh)
-	if got, _ := mgr.CompleteMention(ctx, info.SessionID, "fresh", 10); len(got) != 1 || got[0].Path != fresh {
+	if got, _ := wholeMentions(ctx, mgr, info.SessionID, "fresh", 10); len(got) != 1 || got[0].Path != fresh {
 		t.Errorf("a new file: %v", got)
+	}
+}
+
+// wholeMentions is CompleteMention asked again until its answer is
+// complete (a folder's first listing done), as a client does.
+func wholeMentions(ctx context.Context, mgr *Manager, sessionID, query string, limit int) ([]Mention, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, complete, err := mgr.CompleteMention(ctx, sessionID, query, limit)
+		if err != nil || complete || time.Now().After(deadline) {
+			return got, err
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

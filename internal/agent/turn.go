@@ -273,6 +273,12 @@ func (t *turn) request(ctx context.Context, fam family, specs []tools.Spec) (*mo
 		case model.Retrying:
 			finished = finished[:0]
 			t.emit(event.Retry{Attempt: ev.Retry.Attempt, DelayMs: ev.Retry.DelayMs, Message: ev.Retry.Message})
+		case model.ItemStarted:
+			if ev.Item != nil && ev.Item.Type == model.ItemWebSearchCall {
+				// The search has begun: "searching" now, its query and
+				// sources when it is done.
+				t.emit(webSearchEvent(ev.ItemID, ev.Item))
+			}
 		case model.ItemDone:
 			it := *ev.Item
 			if it.ID == "" {

@@ -266,7 +266,7 @@ func (f *termFrontend) show(p event.Payload) {
 		fmt.Fprintf(f.errw, "retrying in %d ms (attempt %d): %s\n", e.DelayMs, e.Attempt, textcut.VisibleLine(e.Message))
 	case event.WebSearch:
 		f.endLine()
-		fmt.Fprintf(f.errw, "▸ Web search: %s (%s)\n", textcut.VisibleLine(e.Query), e.Status)
+		f.webSearch(e)
 	case event.Compacted:
 		f.endLine()
 		fmt.Fprintf(f.errw, "compacted: older history was summarised to fit the context (about %d tokens, now about %d)\n", e.TokensBefore, e.TokensAfter)
@@ -338,4 +338,13 @@ func networkPrompt(ctx context.Context, lines <-chan string, stderr io.Writer, r
 		answers["p"], answers["persist"] = agent.AllowPersist, agent.AllowPersist
 	}
 	return readChoice(ctx, lines, stderr, prompt+"  [n] deny: ", answers)
+}
+
+// webSearch shows a search as it begins and as it ends.
+func (f *termFrontend) webSearch(e event.WebSearch) {
+	if e.Query == "" && e.Status == event.WebSearchSearching {
+		fmt.Fprintln(f.errw, "▸ Searching the web…")
+		return
+	}
+	fmt.Fprintf(f.errw, "▸ Web search: %s (%s)\n", textcut.VisibleLine(e.Query), e.Status)
 }

@@ -165,6 +165,9 @@ type Options struct {
 	// ShowDocument: window.showDocument.support; the editor then records
 	// the documents it is asked to show (Shown).
 	ShowDocument bool
+	// WatchedFiles: workspace.didChangeWatchedFiles.dynamicRegistration
+	// (client/registerCapability is answered by Config.Request).
+	WatchedFiles bool
 	// PositionEncodings is general.positionEncodings (empty: not sent,
 	// which means UTF-16).
 	PositionEncodings []string
@@ -219,6 +222,9 @@ func (e *Editor) Initialize(ctx context.Context, o Options) (*protocol.Initializ
 func capabilities(o Options) protocol.ClientCapabilities {
 	var c protocol.ClientCapabilities
 	c.Workspace = &protocol.WorkspaceClientCapabilities{ApplyEdit: &o.ApplyEdit}
+	if o.WatchedFiles {
+		c.Workspace.DidChangeWatchedFiles = &protocol.DidChangeWatchedFilesClientCapabilities{DynamicRegistration: &o.WatchedFiles}
+	}
 	if o.DocumentChanges || len(o.ResourceOperations) > 0 || o.ChangeAnnotations {
 		we := &protocol.WorkspaceEditClientCapabilities{DocumentChanges: &o.DocumentChanges}
 		for _, op := range o.ResourceOperations {

@@ -47,6 +47,9 @@ type ClientCapabilities struct {
 	AgentLanguage bool
 	// PositionEncoding is the negotiated position encoding.
 	PositionEncoding workspace.Encoding
+	// WatchedFiles: workspace/didChangeWatchedFiles can be registered
+	// dynamically (watch.go).
+	WatchedFiles bool
 }
 
 // parseCapabilities reads the capabilities the server acts on.
@@ -61,6 +64,7 @@ func parseCapabilities(c *protocol.ClientCapabilities) (ClientCapabilities, erro
 			}
 			caps.ChangeAnnotations = we.ChangeAnnotationSupport != nil
 		}
+		caps.WatchedFiles = w.DidChangeWatchedFiles != nil && isTrue(w.DidChangeWatchedFiles.DynamicRegistration)
 	}
 	if w := c.Window; w != nil {
 		caps.WorkDoneProgress = isTrue(w.WorkDoneProgress)
@@ -247,8 +251,12 @@ func checkPolicies(approval policy.ApprovalPolicy, mode policy.SandboxMode) erro
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
 	s.sendNotices(ctx)
 	s.mu.Lock()
-	a, events := s.agent, s.caps.AgentEvents
+	a, events, watch := s.agent, s.caps.AgentEvents, s.caps.WatchedFiles
 	s.mu.Unlock()
+	if a != nil && events && watch {
+		// The same clients learn of files changed outside the editor.
+		go s.watchFiles(context.Background())
+	}
 	if a != nil && events {
 		// A client with a conversation view completes @-mentions: the
 		// workspace's files are listed now, not at the first @.

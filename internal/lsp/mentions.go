@@ -33,17 +33,25 @@ type mentionItem struct {
 	URI  string `json:"uri,omitempty"`
 	Kind string `json:"kind"`
 	// Label is what the item inserts after @: a path relative to its
-	// workspace folder, or "diagnostics".
+	// workspace folder, "diagnostics", or # and a symbol's name.
 	Label string `json:"label"`
+	// Range is a symbol's place in URI (in the client's encoding).
+	Range *rangeParam `json:"range,omitempty"`
+	// Detail is what a symbol is in and the file it is in.
+	Detail string `json:"detail,omitempty"`
 }
 
 type completeMentionResult struct {
 	Items []mentionItem `json:"items"`
+	// Incomplete: a folder's first listing was still going on, and the
+	// items come from part of it; the client asks again.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // completeMention answers agent/completeMention: the files and folders of
 // the session's workspace that match the query (agent.CompleteMention),
-// after "@diagnostics" when the query starts it.
+// after "@diagnostics" when the query starts it; a query that starts
+// with # asks for the editor's workspace symbols (symbolMentions).
 func (s *server) completeMention(ctx context.Context, params []byte) (any, error) {
 	var p completeMentionParams
 	if err := decodeParams(methodCompleteMention, params, &p); err != nil {
@@ -52,15 +60,22 @@ func (s *server) completeMention(ctx context.Context, params []byte) (any, error
 	if p.Limit < 0 || p.Limit > 1000 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: limit must be between 0 and 1000", methodCompleteMention)
 	}
+	if name, ok := strings.CutPrefix(p.Query, "#"); ok {
+		items := s.symbolMentions(ctx, p.SessionID, name, p.Limit)
+		if items == nil {
+			items = []mentionItem{}
+		}
+		return completeMentionResult{Items: items}, nil
+	}
 	a, err := s.theAgent()
 	if err != nil {
 		return nil, err
 	}
-	found, err := a.CompleteMention(ctx, p.SessionID, p.Query, p.Limit)
+	found, complete, err := a.CompleteMention(ctx, p.SessionID, p.Query, p.Limit)
 	if err != nil {
 		return nil, agentError(err)
 	}
-	res := completeMentionResult{Items: []mentionItem{}}
+	res := completeMentionResult{Items: []mentionItem{}, Incomplete: !complete}
 	if q := strings.ToLower(p.Query); q != "" && strings.HasPrefix(mentionDiagnostics, q) {
 		res.Items = append(res.Items, mentionItem{Kind: mentionDiagnostics, Label: mentionDiagnostics})
 	}

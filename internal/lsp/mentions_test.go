@@ -18,12 +18,12 @@ import (
 
 // CompleteMention answers a file and a folder of the agent's cwd whose
 // names hold the query, and remembers what it was asked.
-func (a *fakeAgent) CompleteMention(_ context.Context, sessionID, query string, limit int) ([]agent.Mention, error) {
+func (a *fakeAgent) CompleteMention(_ context.Context, sessionID, query string, limit int) ([]agent.Mention, bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.mentionQueries = append(a.mentionQueries, sessionID+"|"+query)
 	if sessionID == "s-nope" {
-		return nil, agent.ErrUnknownSession
+		return nil, false, agent.ErrUnknownSession
 	}
 	var out []agent.Mention
 	for _, m := range []agent.Mention{{Path: filepath.Join(a.cfg.Cwd, "src", "main.go"), Kind: agent.MentionFile}, {Path: filepath.Join(a.cfg.Cwd, "src"), Kind: agent.MentionFolder}} {
@@ -31,7 +31,7 @@ func (a *fakeAgent) CompleteMention(_ context.Context, sessionID, query string, 
 			out = append(out, m)
 		}
 	}
-	return out, nil
+	return out, query != "still-listing", nil // a folder still being walked
 }
 
 func (a *fakeAgent) FilesChanged(paths ...string) {
@@ -67,8 +67,15 @@ func TestCompleteMention(t *testing.T) {
 	if err := h.ed.Request(h.ctx, methodCompleteMention, map[string]any{"query": "zzz"}, &raw); err != nil {
 		t.Fatal(err)
 	}
-	if items, ok := raw["items"].([]any); !ok || len(items) != 0 {
+	if items, ok := raw["items"].([]any); !ok || len(items) != 0 || raw["incomplete"] == true {
 		t.Errorf("no match answers %v", raw)
+	}
+	// An answer from part of a folder's first listing says so.
+	if err := h.ed.Request(h.ctx, methodCompleteMention, map[string]any{"query": "still-listing"}, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw["incomplete"] != true {
+		t.Errorf("a partial answer is %v", raw)
 	}
 	err := h.ed.Request(h.ctx, methodCompleteMention, map[string]any{"sessionId": "s-nope", "query": "x"}, nil)
 	rpcError(t, err, int64(jsonrpc2.InvalidParams))

@@ -100,7 +100,11 @@ func (p *progress) event(ctx context.Context, ev event.Event) {
 	case event.Usage:
 		tp.usage = &e
 	case event.WebSearch:
-		p.report(ctx, tp, "Web search: "+textcut.FirstLine(e.Query, 100))
+		if e.Query == "" {
+			p.report(ctx, tp, "Searching the web")
+		} else {
+			p.report(ctx, tp, "Web search: "+textcut.FirstLine(e.Query, 100))
+		}
 	case event.Compacted:
 		p.report(ctx, tp, "Compacted the conversation")
 	case event.TerminalStarted:

@@ -67,8 +67,9 @@ type Agent interface {
 	SetFolders(folders []string) []Message
 	// CompleteMention returns the files and folders of the session's
 	// workspace ("": the workspace's) that best match what the user
-	// typed after @, best first.
-	CompleteMention(ctx context.Context, sessionID, query string, limit int) ([]agent.Mention, error)
+	// typed after @, best first; complete is false when a folder's
+	// first listing was still going on.
+	CompleteMention(ctx context.Context, sessionID, query string, limit int) (found []agent.Mention, complete bool, err error)
 	// FilesChanged reports files the editor saw created, changed,
 	// deleted or renamed.
 	FilesChanged(paths ...string)

@@ -165,6 +165,9 @@ func writeEvent(b *strings.Builder, ev event.Event) {
 	case event.Steered:
 		fmt.Fprintf(b, "**You, while it worked:** %s\n\n", strings.TrimSpace(e.Text))
 	case event.WebSearch:
+		if e.Status == event.WebSearchSearching && e.Query == "" {
+			break // its end follows, with the query
+		}
 		fmt.Fprintf(b, "- Web search: %s (%s)\n\n", textcut.FirstLine(e.Query, 200), e.Status)
 	case event.Compacted:
 		b.WriteString("_Older history was summarised to fit the model's context._\n\n")

@@ -179,6 +179,10 @@ const (
 	// Retrying announces that the request failed and will be retried
 	// after Delay.
 	Retrying
+	// ItemStarted announces an output item the model has begun that the
+	// user waits on without deltas: a web_search_call (Item holds its
+	// type and status). It comes once per item, before its ItemDone.
+	ItemStarted
 )
 
 // Event is one streaming event of a request. ItemID is the id the caller

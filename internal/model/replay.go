@@ -28,6 +28,7 @@ type slot struct {
 	seen      int    // bytes of text replayed by the current attempt
 	attempt   int    // the attempt seen last refers to
 	diverged  bool
+	started   bool  // ItemStarted was delivered
 	done      *Item // the item last delivered through ItemDone
 }
 

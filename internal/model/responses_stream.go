@@ -130,7 +130,11 @@ func (st *responsesStream) event(data []byte, unterminated bool) (bool, error) {
 		if err := decode(ev.Item, &it); err != nil {
 			return false, err
 		}
-		rp.item(pos, ItemType(it.Type), it.ID)
+		s := rp.item(pos, ItemType(it.Type), it.ID)
+		if s.kind == ItemWebSearchCall && !s.started {
+			s.started = true
+			rp.emit(Event{Kind: ItemStarted, ItemID: s.id, Item: &Item{Type: ItemWebSearchCall, ID: s.id, Status: it.Status}})
+		}
 	case "response.output_text.delta", "response.refusal.delta":
 		rp.delta(deltaSlot(rp, pos, ItemMessage, ev.ItemID), TextDelta, ev.Delta)
 	case "response.reasoning_summary_part.added":

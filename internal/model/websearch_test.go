@@ -69,6 +69,20 @@ func TestWebSearchCallRoundTrip(t *testing.T) {
 	if done := rec.of(ItemDone); len(done) != 2 || done[0].Item.Type != ItemWebSearchCall || done[1].Item.Text != "Found it." {
 		t.Errorf("ItemDone events %+v", done)
 	}
+	// The search is announced when it begins, once, under the id its
+	// ItemDone has, before it.
+	started := rec.of(ItemStarted)
+	if len(started) != 1 || started[0].Item.Type != ItemWebSearchCall || started[0].ItemID != resp.Output[0].ID || started[0].Item.Status != "in_progress" {
+		t.Errorf("ItemStarted events %+v", started)
+	}
+	for _, e := range rec.events {
+		if e.Kind == ItemDone && e.ItemID == resp.Output[0].ID {
+			t.Error("the search's ItemDone came before its ItemStarted")
+		}
+		if e.Kind == ItemStarted {
+			break
+		}
+	}
 	history = append(history, resp.Output...)
 	if _, err := c.Stream(context.Background(), &Request{Model: "gpt-5", Input: history}, func(Event) {}); err != nil {
 		t.Fatal(err)

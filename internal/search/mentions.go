@@ -57,16 +57,38 @@ type fileList struct {
 // at word starts or in a run ranks higher. An empty query lists the
 // shortest paths.
 func (x *FileIndex) Find(ctx context.Context, roots []string, query string, limit int) []Entry {
+	found, _ := x.find(ctx, roots, query, limit, -1)
+	return found
+}
+
+// FindSoon is Find that waits at most wait for the first walk of a root
+// (a root nobody asked about before): a root still being walked then is
+// scored on what its walk has listed so far, and complete is false; ask
+// again for the rest.
+func (x *FileIndex) FindSoon(ctx context.Context, roots []string, query string, limit int, wait time.Duration) (found []Entry, complete bool) {
+	return x.find(ctx, roots, query, limit, max(wait, 0))
+}
+
+// find is Find (wait < 0) or FindSoon.
+func (x *FileIndex) find(ctx context.Context, roots []string, query string, limit int, wait time.Duration) ([]Entry, bool) {
 	if limit <= 0 {
 		limit = 50
 	}
 	query = strings.ToLower(strings.TrimPrefix(filepath.ToSlash(query), "./"))
 	best := &topK{limit: limit}
+	soon := ctx
+	if wait >= 0 {
+		var cancel context.CancelFunc
+		soon, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	complete := true
 	for _, root := range roots {
-		l := x.list(ctx, filepath.Clean(root))
+		l, ready := x.list(ctx, soon, filepath.Clean(root))
 		if l == nil {
 			continue
 		}
+		complete = complete && ready
 		l.mu.Lock()
 		paths, lower := l.paths, l.lower
 		l.mu.Unlock()
@@ -81,12 +103,13 @@ func (x *FileIndex) Find(ctx context.Context, roots []string, query string, limi
 		s := heap.Pop(best).(scored)
 		out[i] = Entry{Abs: filepath.Join(s.root, filepath.FromSlash(strings.TrimSuffix(s.rel, "/"))), Dir: strings.HasSuffix(s.rel, "/")}
 	}
-	return out
+	return out, complete && ctx.Err() == nil
 }
 
-// list returns root's list, walking root the first time (nil when ctx
-// ends first), and starting a walk in the background when it is old.
-func (x *FileIndex) list(ctx context.Context, root string) *fileList {
+// list returns root's list, walking root the first time, and starting a
+// walk in the background when it is old. It waits for the first walk
+// until soon ends (a partial list, ready false) or ctx does (nil).
+func (x *FileIndex) list(ctx, soon context.Context, root string) (*fileList, bool) {
 	x.mu.Lock()
 	if x.lists == nil {
 		x.lists = map[string]*fileList{}
@@ -96,15 +119,21 @@ func (x *FileIndex) list(ctx context.Context, root string) *fileList {
 		l = &fileList{root: root, ready: make(chan struct{})}
 		x.lists[root] = l
 		go func() {
-			x.walk(l)
+			x.walk(l, true)
 			close(l.ready)
 		}()
 	}
 	x.mu.Unlock()
 	select {
-	case <-l.ready:
-	case <-ctx.Done():
-		return nil
+	case <-l.ready: // a list already made wins over a soon already over
+	default:
+		select {
+		case <-l.ready:
+		case <-ctx.Done():
+			return nil, false
+		case <-soon.Done():
+			return l, false
+		}
 	}
 	maxAge := x.MaxAge
 	if maxAge <= 0 {
@@ -113,21 +142,28 @@ func (x *FileIndex) list(ctx context.Context, root string) *fileList {
 	l.mu.Lock()
 	if time.Since(l.built) > maxAge && !l.refreshing {
 		l.refreshing = true
-		go x.walk(l)
+		go x.walk(l, false)
 	}
 	l.mu.Unlock()
-	return l
+	return l, true
 }
 
 // maxListed bounds the entries of one root's list (a workspace that is a
 // whole home folder): the walk stops there.
 const maxListed = 500_000
 
-// walk lists l's root again.
-func (x *FileIndex) walk(l *fileList) {
+// publishEvery is how many entries a first walk lists between the
+// partial lists it shows FindSoon.
+const publishEvery = 2048
+
+// walk lists l's root again; the first walk (publish) shows what it has
+// listed so far every publishEvery entries. A partial list shares its
+// arrays with the walk, which only appends past what it showed.
+func (x *FileIndex) walk(l *fileList, publish bool) {
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	var paths []string
+	var paths, lower []string
+	shown := 0
 	opts := walkOptions{Root: l.root, Base: ignoreBase(l.root, l.root), Skip: x.Skip}
 	if fi, err := os.Stat(l.root); err == nil && fi.IsDir() {
 		ctx, stop := context.WithCancel(context.Background())
@@ -138,13 +174,19 @@ func (x *FileIndex) walk(l *fileList) {
 				stop()
 				return
 			}
+			n := len(paths)
 			paths = addPath(paths, seen, f.Rel)
+			for _, p := range paths[n:] {
+				lower = append(lower, strings.ToLower(p))
+			}
+			if publish && len(paths)-shown >= publishEvery {
+				shown = len(paths)
+				l.mu.Lock()
+				l.paths, l.lower = paths, lower
+				l.mu.Unlock()
+			}
 		})
 		stop()
-	}
-	lower := make([]string, len(paths))
-	for i, p := range paths {
-		lower[i] = strings.ToLower(p)
 	}
 	l.mu.Lock()
 	l.paths, l.lower, l.built, l.refreshing = paths, lower, time.Now(), false
@@ -190,7 +232,7 @@ func (x *FileIndex) Changed(paths ...string) {
 				continue
 			}
 			if base := filepath.Base(p); base == ".gitignore" || base == ".ignore" {
-				x.walk(l)
+				x.walk(l, false)
 				continue
 			}
 			l.update(p, x.Skip)

@@ -2,10 +2,12 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func touchFiles(t testing.TB, root string, files ...string) {
@@ -126,5 +128,51 @@ func TestFuzzyScore(t *testing.T) {
 	}
 	if s := fuzzyScore("abc", "acb"); s >= 0 {
 		t.Errorf("out of order matched: %d", s)
+	}
+}
+
+// TestFileIndexFindSoon: while a root's first walk goes on, FindSoon
+// answers from what it has listed so far and says the answer is not
+// complete; once the walk is done the answer is whole.
+func TestFileIndexFindSoon(t *testing.T) {
+	root := t.TempDir()
+	names := []string{"a/sub/zz/late_match.go"}
+	for i := range 3000 {
+		names = append(names, fmt.Sprintf("a/early_%04d.go", i))
+	}
+	touchFiles(t, root, names...)
+	release := make(chan struct{})
+	late := filepath.Join(root, "a", "sub", "zz")
+	x := &FileIndex{Skip: func(abs string, _ bool) bool {
+		if abs == late {
+			<-release // the walk stops here until the test goes on
+		}
+		return false
+	}}
+	ctx := context.Background()
+	// The walk shows its first entries soon (a busy machine may take a
+	// few tries); the answer is never complete while it waits.
+	var found []Entry
+	complete := false
+	for deadline := time.Now().Add(10 * time.Second); len(found) < 5 && !complete && time.Now().Before(deadline); {
+		start := time.Now()
+		found, complete = x.FindSoon(ctx, []string{root}, "early", 5, 50*time.Millisecond)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("FindSoon took %v", d)
+		}
+	}
+	if complete || len(found) != 5 {
+		t.Errorf("during the walk: %d entries, complete %v; want 5 from the partial list, not complete", len(found), complete)
+	}
+	if found, _ := x.FindSoon(ctx, []string{root}, "late_match", 5, 0); len(found) != 0 {
+		t.Errorf("the walk has not listed late_match.go yet, but it was found: %v", found)
+	}
+	close(release)
+	found = x.Find(ctx, []string{root}, "late_match", 5)
+	if len(found) != 1 || found[0].Abs != filepath.Join(late, "late_match.go") {
+		t.Errorf("after the walk: %v", found)
+	}
+	if found, complete := x.FindSoon(ctx, []string{root}, "early", 5000, 0); !complete || len(found) != 3000 {
+		t.Errorf("after the walk: %d entries, complete %v; want 3000, complete", len(found), complete)
 	}
 }

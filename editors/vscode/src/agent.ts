@@ -3,7 +3,7 @@
 // start, stop and undo turns. The view, the status bar and the commands
 // all go through it.
 
-import type { MentionItem } from './mention';
+import type { MentionAnswer, MentionItem } from './mention';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { emptyState, reduce, running, sameFolder, type State } from './conversation';
@@ -171,12 +171,16 @@ export class Conversation implements vscode.Disposable {
     return c.sendRequest<TurnRef>(Methods.startTurn, params);
   }
 
-  /** What @query completes to in the current session's workspace (agent/completeMention). */
-  async completeMention(query: string): Promise<MentionItem[]> {
+  /**
+   * What @query completes to in the current session's workspace
+   * (agent/completeMention); incomplete while a folder is still being
+   * listed for the first time.
+   */
+  async completeMention(query: string): Promise<MentionAnswer> {
     const c = await this.source.client();
     const params = this.current.sessionId ? { sessionId: this.current.sessionId, query, limit: 20 } : { query, limit: 20 };
-    const res = await c.sendRequest<{ items?: MentionItem[] }>(Methods.completeMention, params);
-    return res.items ?? [];
+    const res = await c.sendRequest<{ items?: MentionItem[]; incomplete?: boolean }>(Methods.completeMention, params);
+    return { items: res.items ?? [], incomplete: res.incomplete === true };
   }
 
   /**

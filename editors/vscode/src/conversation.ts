@@ -20,7 +20,7 @@ export type Item =
     }
   | { kind: 'fileChange'; callId: string; changes: FileChangeEntry[]; diff: string; status: string }
   | { kind: 'plan'; explanation?: string; steps: PlanStep[] }
-  | { kind: 'notice'; text: string }
+  | { kind: 'notice'; text: string; callId?: string }
   /** A message of the user that entered the turn while it ran. */
   | { kind: 'steered'; text: string };
 
@@ -228,8 +228,12 @@ export function reduce(s: State, ev: AgentEvent): State {
       t.items.push({ kind: 'steered', text: ev.text ?? '' });
       break;
     case 'webSearch': {
+      // "searching" when it begins, then its end in the same place.
       const sources = (ev.sources ?? []).map((s) => s.url).join(', ');
-      t.items.push({ kind: 'notice', text: `Web search: ${ev.query ?? ''} (${ev.status ?? ''})${sources ? ` — ${sources}` : ''}` });
+      const text = ev.query ? `Web search: ${ev.query} (${ev.status ?? ''})${sources ? ` — ${sources}` : ''}` : `Searching the web… (${ev.status ?? ''})`;
+      const shown = ev.callId ? t.items.find((it) => it.kind === 'notice' && it.callId === ev.callId) : undefined;
+      if (shown && shown.kind === 'notice') shown.text = text;
+      else t.items.push({ kind: 'notice', text, callId: ev.callId });
       break;
     }
     case 'networkAccess':

@@ -3,11 +3,25 @@
 // still holds (each goes into agent/startTurn as a context entry). Pure:
 // the view's script and the extension both use it.
 
-/** An item of agent/completeMention's answer. */
+/** A range in a file, as LSP counts it. */
+export interface MentionRange {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
+
+/** An item of agent/completeMention's answer (a symbol: label #Name, its file's uri and range). */
 export interface MentionItem {
   uri?: string;
   kind: 'file' | 'folder' | 'symbol' | 'diagnostics';
   label: string;
+  range?: MentionRange;
+  detail?: string;
+}
+
+/** agent/completeMention's answer: incomplete while a folder is still being listed (ask again). */
+export interface MentionAnswer {
+  items: MentionItem[];
+  incomplete: boolean;
 }
 
 /** A mention the user chose: its label (after @) and what it names. */
@@ -15,6 +29,7 @@ export interface Chosen {
   label: string;
   uri?: string;
   kind: MentionItem['kind'];
+  range?: MentionRange;
 }
 
 /**

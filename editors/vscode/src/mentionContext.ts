@@ -1,5 +1,6 @@
 // The context entries of the mentions a prompt sent from the view holds:
-// a file or folder as itself, @diagnostics as each file's diagnostics.
+// a file or folder as itself, a symbol (@#Name) as its file and range,
+// @diagnostics as each file's diagnostics.
 
 import * as vscode from 'vscode';
 import { mentionsIn, type Chosen } from './mention';
@@ -27,7 +28,7 @@ export function mentionContext(prompt: string, chosen: Chosen[]): ContextEntry[]
         });
       }
     } else if (m.uri) {
-      out.push({ uri: m.uri });
+      out.push(m.range ? { uri: m.uri, range: m.range } : { uri: m.uri });
     }
   }
   return out.length > 0 ? out : undefined;

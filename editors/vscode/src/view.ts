@@ -11,7 +11,7 @@ import { renderApproval, renderQuestion, renderQueue, renderReview, renderTurn }
 import type { ReviewAction } from './reviewUi';
 import type { QuestionAction } from './questionUi';
 import { planToApprove, usageLabel } from './conversation';
-import type { Chosen, MentionItem } from './mention';
+import type { Chosen, MentionAnswer } from './mention';
 import type { PastedImage } from './images';
 
 export type FromWebview =
@@ -37,7 +37,7 @@ export type FromWebview =
 
 export interface ViewActions {
   ask(text: string, mentions?: Chosen[], images?: PastedImage[]): Promise<void>;
-  completeMention(query: string): Promise<MentionItem[]>;
+  completeMention(query: string): Promise<MentionAnswer>;
   stop(): Promise<void>;
   newSession(): Promise<void>;
   openDiff(turnId: string, callId: string, index: number): Promise<void>;
@@ -50,6 +50,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   static readonly id = 'agentLs.conversation';
   private view?: vscode.WebviewView;
   private timer?: ReturnType<typeof setTimeout>;
+  private mentionAsked = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -58,6 +59,21 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
     private readonly actions: ViewActions,
   ) {
     this.subscriptions.push(conversation.onDidChange(() => this.schedule()));
+  }
+
+  /**
+   * Answers the view's @query (id: its latest): an answer from a folder
+   * still being listed shows at once and is asked again until whole, or
+   * until the user typed on.
+   */
+  private async completeMention(id: number, query: string): Promise<void> {
+    this.mentionAsked = id;
+    for (let tries = 0; this.mentionAsked === id; tries++) {
+      const res = await this.actions.completeMention(query).catch(() => ({ items: [], incomplete: false }));
+      void this.view?.webview.postMessage({ type: 'mentions', id, items: res.items });
+      if (!res.incomplete || tries === 50) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   dispose(): void {
@@ -99,11 +115,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         case 'ready':
           this.post();
           break;
-        case 'completeMention': {
-          const items = await this.actions.completeMention(m.query).catch(() => []);
-          void this.view?.webview.postMessage({ type: 'mentions', id: m.id, items });
+        case 'completeMention':
+          await this.completeMention(m.id, m.query);
           break;
-        }
         case 'ask':
           await this.actions.ask(m.text, m.mentions, m.images);
           break;
@@ -253,7 +267,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <footer class="composer">
   <div class="input">
     <div id="attachments" hidden></div>
-    <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder or @diagnostics; paste or drop an image to attach it)"></textarea>
+    <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder, a #symbol or @diagnostics; paste or drop an image to attach it)"></textarea>
   </div>
   <div class="buttons">
     <button id="send" title="Send (Enter)">Send</button>

@@ -624,6 +624,10 @@ function Conv:on_event(ev)
     self:update_bar()
   elseif t == 'retry' then
     self:put({ string.format('_Retrying (attempt %s): %s_', tostring(ev.attempt), (tostring(ev.message):gsub('\n', ' '))) })
+  elseif t == 'webSearch' and ev.status == 'searching' and (ev.query or '') == '' then
+    -- The search has begun (the progress message says so); its end
+    -- follows with the query.
+    self:update_bar()
   elseif t == 'webSearch' then
     local lines = { string.format('  ▸ Web search: %s (%s)', tostring(ev.query or ''), tostring(ev.status or '')) }
     for _, src in ipairs(type(ev.sources) == 'table' and ev.sources or {}) do

@@ -1,5 +1,7 @@
 -- @-mentions in the prompt: completion from agent/completeMention, and
--- the mentioned files sent as context.
+-- the mentioned files sent as context. @#Name completes the workspace's
+-- symbols (the server asks the language servers through
+-- agent/languageQuery) and sends the symbol's file and range.
 local client = require('agent-ls.client')
 
 local M = {}
@@ -8,19 +10,48 @@ local M = {}
 -- command line is blocked meanwhile.
 local timeout_ms = 1500
 
+-- symbols are the symbol items completion answered, by label (#Name).
+local symbols = {}
+
 -- items asks the server of the current buffer what @query completes to.
 local function items(query)
   local c = client.for_buffer(vim.api.nvim_get_current_buf(), false)
   if not c or not c.initialized then
     return {}
   end
-  local res = client.call(c, 'request_sync', 'agent/completeMention', { query = query, limit = 50 }, timeout_ms, 0)
-  if not res or res.err or type(res.result) ~= 'table' then
-    return {}
+  -- An answer from a folder still being listed (incomplete) is asked
+  -- again while the time allows; the last one is taken.
+  local deadline = vim.loop.now() + timeout_ms
+  local found
+  repeat
+    local res = client.call(c, 'request_sync', 'agent/completeMention', { query = query, limit = 50 }, math.max(deadline - vim.loop.now(), 1), 0)
+    if not res or res.err or type(res.result) ~= 'table' then
+      break
+    end
+    found = res.result.items or {}
+  until res.result.incomplete ~= true or vim.loop.now() >= deadline
+  found = found or {}
+  for _, it in ipairs(found) do
+    if it.kind == 'symbol' and type(it.label) == 'string' then
+      symbols[it.label] = it
+    end
   end
-  return res.result.items or {}
+  return found
 end
 M.items = items
+
+-- symbol is the symbol item of label #Name: one completion showed, or
+-- the first the server answers of that name.
+local function symbol(label)
+  if symbols[label] then
+    return symbols[label]
+  end
+  for _, it in ipairs(items(label)) do
+    if it.label == label then
+      return it
+    end
+  end
+end
 
 --- complete is the completion of :AgentAsk and of the prompt input: the
 --- word being typed, when it starts with @, becomes each match's @label
@@ -85,7 +116,8 @@ local function diagnostics_context()
 end
 
 --- context lists what the prompt's @-mentions name: each @path that is a
---- file or folder below root (or absolute), and @diagnostics.
+--- file or folder below root (or absolute), each @#Name symbol (its file
+--- and range), and @diagnostics.
 function M.context(prompt, root)
   local out, seen = {}, {}
   for word in prompt:gmatch('%f[%S]@(%S+)') do
@@ -96,6 +128,11 @@ function M.context(prompt, root)
       end
     else
       word = word:gsub('[%.,;:!?%)%]}\'"]+$', '')
+      local sym = word:sub(1, 1) == '#' and not seen[word] and symbol(word)
+      if sym and type(sym.uri) == 'string' then
+        seen[word] = true
+        table.insert(out, { uri = sym.uri, range = sym.range })
+      end
       local path = word:sub(1, 1) == '/' and word or (root .. '/' .. word:gsub('/$', ''))
       if not seen[path] and (vim.fn.filereadable(path) == 1 or vim.fn.isdirectory(path) == 1) then
         seen[path] = true

@@ -1,5 +1,6 @@
 // The @ completion of the prompt box: while an @ word is typed, the
-// extension is asked what it completes to (agent/completeMention) and a
+// extension is asked what it completes to (agent/completeMention: files,
+// folders, @diagnostics, and for @#Name the workspace's symbols) and a
 // list shows above the box; Tab or Enter (or a click) takes the chosen
 // item, arrows move, Escape closes. The chosen mentions go with the
 // prompt when it is sent.
@@ -33,6 +34,12 @@ export function mentionBox(prompt: HTMLTextAreaElement, list: HTMLElement, post:
         li.dataset.index = String(i);
         li.className = `mention mention-${it.kind}` + (i === active ? ' active' : '');
         li.textContent = '@' + it.label;
+        if (it.detail) {
+          const d = document.createElement('span');
+          d.className = 'mention-detail';
+          d.textContent = ' ' + it.detail;
+          li.append(d);
+        }
         return li;
       }),
     );
@@ -49,7 +56,7 @@ export function mentionBox(prompt: HTMLTextAreaElement, list: HTMLElement, post:
     const r = insertMention(prompt.value, at.start, prompt.selectionStart, it.label);
     prompt.value = r.text;
     prompt.setSelectionRange(r.caret, r.caret);
-    chosen.push({ label: it.label, uri: it.uri, kind: it.kind });
+    chosen.push({ label: it.label, uri: it.uri, kind: it.kind, range: it.range });
     hide();
     prompt.focus();
   };

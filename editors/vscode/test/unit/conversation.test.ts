@@ -85,11 +85,15 @@ test('usage adds up responses when the server sends no total', () => {
   assert.equal(usageLabel(addUsage(limited, ev('usage', { inputTokens: 1, outputTokens: 1, contextTokens: 5000 }))), '10k tokens · 50% of context · 40 req, 1.2k tok left');
 });
 
-test('a web search is a notice of its query, status and sources', () => {
+test('a web search is a notice of its query, status and sources, searching until it ends', () => {
   const s = emptyState('s1');
   reduce(s, ev('turnStarted', { prompt: 'is go 1.25 out?' }));
+  reduce(s, ev('webSearch', { callId: 'ws1', status: 'searching' }));
+  assert.deepEqual(s.turns[0].items.at(-1), { kind: 'notice', text: 'Searching the web… (searching)', callId: 'ws1' });
+  const n = s.turns[0].items.length;
   reduce(s, ev('webSearch', { callId: 'ws1', query: 'go 1.25 release', status: 'completed', sources: [{ url: 'https://go.dev/doc/go1.25' }] }));
-  assert.deepEqual(s.turns[0].items.at(-1), { kind: 'notice', text: 'Web search: go 1.25 release (completed) — https://go.dev/doc/go1.25' });
+  assert.equal(s.turns[0].items.length, n, 'the end of the search takes the place of its start');
+  assert.deepEqual(s.turns[0].items.at(-1), { kind: 'notice', text: 'Web search: go 1.25 release (completed) — https://go.dev/doc/go1.25', callId: 'ws1' });
 });
 
 test('a connection through the network proxy is a notice of its host, decision and bytes; one between turns is left to its terminal', () => {

@@ -25,6 +25,10 @@ test('mentionsIn keeps the chosen mentions the prompt still holds', () => {
   ];
   assert.deepEqual(mentionsIn('why does @src/main.go, with @diagnostics, fail?', chosen).map((c) => c.label), ['src/main.go', 'diagnostics']);
   assert.deepEqual(mentionsIn('nothing here', chosen), []);
+  const range = { start: { line: 4, character: 5 }, end: { line: 4, character: 10 } };
+  const symbol = { label: '#Greet', uri: 'file:///w/greet.go', kind: 'symbol' as const, range };
+  assert.deepEqual(mentionsIn('what calls @#Greet?', [symbol]), [symbol], 'a symbol keeps its file and range');
+  assert.equal(mentionAt('what calls @#Gre', 16)?.query, '#Gre');
 });
 
 test("a turn shows its prompt's mentions as chips", async () => {
