@@ -432,3 +432,45 @@ func TestRestoredQueueWaits(t *testing.T) {
 		t.Errorf("turns %v, want %v", got, wantTurns)
 	}
 }
+
+// TestQueuedTurnTakesFreshSettings: before a waiting prompt starts on
+// its own, BeforeQueued may put new defaults in force (the config files
+// read again), and the queued turn runs with them, as a turn the user
+// starts would.
+func TestQueuedTurnTakesFreshSettings(t *testing.T) {
+	m := &scriptedModel{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	m.add(held(entered, release, say("m1", "one")), say("m2", "two"))
+	rec := newRecorder()
+	var mgr *Manager
+	calls := 0
+	mgr = managerWith(t, m, rec, func(o *Options) {
+		o.BeforeQueued = func() {
+			calls++
+			if err := mgr.UpdateDefaults(func(d *Defaults) { d.ModelName = "fresh-model" }); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	info, err := mgr.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "first"})); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, entered, "the first model request")
+	submit(t, mgr, info.SessionID, "second")
+	close(release)
+	for range 2 {
+		if done := rec.wait(t); done.Status != event.StatusCompleted {
+			t.Fatalf("turn %+v", done)
+		}
+	}
+	if got := m.request(0).Model + "," + m.request(1).Model; got != "test-model,fresh-model" {
+		t.Errorf("models of the requests %q, want the queued turn's on the fresh settings", got)
+	}
+	if calls != 1 {
+		t.Errorf("BeforeQueued called %d times, want once (before the queued turn only)", calls)
+	}
+}
