@@ -278,12 +278,20 @@ func TestSteerLandsAfterTheToolCalls(t *testing.T) {
 	}
 	waitClosed(t, gate.entered, "the tool call")
 	res, err := mgr.Steer(info.SessionID, TurnInput{Prompt: "use tabs"}, "")
-	if err != nil || res != (SteerResult{TurnID: turnID}) {
+	if err != nil || res.TurnID != turnID || res.Started || res.Turn == nil {
 		t.Fatalf("steer %+v (%v), want the running turn", res, err)
 	}
 	close(gate.release)
 	if done := rec.wait(t); done.Status != event.StatusCompleted {
 		t.Fatalf("turn %+v", done)
+	}
+	select {
+	case <-res.Turn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the steer's handle did not end with the turn")
+	}
+	if r := res.Turn.Result(); r.Status != event.StatusCompleted || r.LastMessage != "done" {
+		t.Errorf("the steer's handle ended with %+v, want the turn it joined", r)
 	}
 	for _, it := range m.request(0).Input {
 		if strings.Contains(it.Text, "use tabs") {
@@ -314,7 +322,7 @@ func TestSteerAQueuedPrompt(t *testing.T) {
 	mgr, m, rec, sid, first, release := busySession(t, say("m2", "two"), say("m3", "three"))
 	queued := submit(t, mgr, sid, "second")
 	res, err := mgr.Steer(sid, TurnInput{}, queued.TurnID)
-	if err != nil || res != (SteerResult{TurnID: first}) {
+	if err != nil || res.TurnID != first || res.Started || res.Turn == nil {
 		t.Fatalf("send now %+v (%v)", res, err)
 	}
 	if q := rec.lastQueue(t); len(q.Items) != 0 {
