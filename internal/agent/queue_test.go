@@ -482,3 +482,22 @@ func TestQueuedTurnTakesFreshSettings(t *testing.T) {
 		t.Errorf("BeforeQueued called %d times, want once (before the queued turn only)", calls)
 	}
 }
+
+// TestCompactAndRewindRefusedWhileATurnRuns: unlike a prompt, a
+// compaction and a rewind do not queue behind the running turn.
+func TestCompactAndRewindRefusedWhileATurnRuns(t *testing.T) {
+	mgr, _, rec, sid, first, release := busySession(t)
+	if _, err := mgr.Compact(sid); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("compact during a turn: %v", err)
+	}
+	if _, err := mgr.Rewind(context.Background(), sid, first, ""); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("rewind during a turn: %v", err)
+	}
+	if items, _, _ := mgr.QueueOf(sid); len(items) != 0 {
+		t.Errorf("queued %+v", items)
+	}
+	close(release)
+	if done := rec.wait(t); done.Status != event.StatusCompleted {
+		t.Fatalf("turn %+v", done)
+	}
+}
