@@ -501,3 +501,46 @@ func TestCompactAndRewindRefusedWhileATurnRuns(t *testing.T) {
 		t.Fatalf("turn %+v", done)
 	}
 }
+
+// TestSendNowOfARestoredPrompt: a prompt of a restored queue (nobody
+// waits for it) sent into a running turn gets a handle that ends with
+// that turn.
+func TestSendNowOfARestoredPrompt(t *testing.T) {
+	mgr, _, _, sid, first, _ := busySession(t)
+	queued := submit(t, mgr, sid, "second")
+	if err := mgr.Interrupt(sid, first); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := mgr.Record(sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Turns = 1
+	rec.Info.Cwd = t.TempDir()
+	m2 := &scriptedModel{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	m2.add(held(entered, release, say("m1", "one")), say("m2", "two"))
+	fe2 := newRecorder()
+	mgr2 := newTestManager(t, m2, fe2)
+	if _, err := mgr2.Restore(rec); err != nil {
+		t.Fatal(err)
+	}
+	running, err := startID(mgr2.StartTurn(sid, TurnInput{Prompt: "new"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, entered, "the model request")
+	res, err := mgr2.Steer(sid, TurnInput{}, queued.TurnID)
+	if err != nil || res.TurnID != running || res.Turn == nil {
+		t.Fatalf("send now of a restored prompt: %+v (%v)", res, err)
+	}
+	close(release)
+	select {
+	case <-res.Turn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handle did not end with the turn")
+	}
+	if got := lastUser(m2.request(1)); got != steerNote+"second" {
+		t.Errorf("the turn's next request ends with %q", got)
+	}
+}
