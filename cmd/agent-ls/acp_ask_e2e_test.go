@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -93,5 +94,66 @@ func TestACPAskUserNotOfferedWithoutElicitation(t *testing.T) {
 	}
 	if got := callOutput(t, reqs[1].Body); !strings.Contains(got, "this client cannot put questions to the user") {
 		t.Errorf("the call's result is %q", got)
+	}
+}
+
+// blockingACPClient shows the form and never answers it: only the end of
+// the request (or of the test) lets its handler go.
+type blockingACPClient struct {
+	*acpClient
+	asked, release chan struct{}
+}
+
+func (c *blockingACPClient) UnstableCreateElicitation(ctx context.Context, _ sdk.UnstableCreateElicitationRequest) (sdk.UnstableCreateElicitationResponse, error) {
+	close(c.asked)
+	select {
+	case <-ctx.Done():
+	case <-c.release:
+	}
+	return sdk.UnstableCreateElicitationResponse{}, context.Canceled
+}
+
+// TestACPAskUserWithdrawnByCancel: a question the client never answers
+// does not hold the turn: session/cancel ends it, and the prompt answers
+// cancelled.
+func TestACPAskUserWithdrawnByCancel(t *testing.T) {
+	m := fakemodel.New(askSteps(askArgs)...)
+	t.Cleanup(m.Close)
+	c := &blockingACPClient{acpClient: &acpClient{}, asked: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(c.release) })
+	p := spawnACP(t, m, t.TempDir(), t.TempDir())
+	conn := sdk.NewClientSideConnection(c, p.stdin, p.stdout)
+	ctx := t.Context()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.ElicitationFormCapabilities{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan promptResult, 1)
+	go func() {
+		res, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("set up the service")}})
+		done <- promptResult{res, err}
+	}()
+	select {
+	case <-c.asked:
+	case <-ctx.Done():
+		t.Fatal("the question never came")
+	}
+	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: sess.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-done:
+		if got.err != nil || got.res.StopReason != sdk.StopReasonCancelled {
+			t.Fatalf("prompt after cancel: %+v %v", got.res, got.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the unanswered question held the turn after session/cancel")
+	}
+	if n := len(m.Requests()); n != 1 {
+		t.Errorf("%d model requests, want 1: the turn went on after the cancel", n)
 	}
 }

@@ -97,3 +97,44 @@ func TestACPPromptQueueing(t *testing.T) {
 		t.Errorf("%d model requests, want 3: the cancelled queue ran", n)
 	}
 }
+
+// /steer TEXT while a turn runs sends TEXT into that turn: the model's
+// next request ends with it, marked as sent mid-turn, and the /steer
+// prompt answers when that turn ends. With no turn running it starts
+// one.
+func TestACPSteer(t *testing.T) {
+	gate := fakemodel.NewGate(1)
+	m := fakemodel.New(
+		fakemodel.Step{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("working")}}, Gate: gate},
+		fakemodel.Say("noted, tabs"),
+		fakemodel.Say("started by a steer"),
+	)
+	t.Cleanup(m.Close)
+	c := &acpClient{}
+	r := startACP(t, m, t.TempDir(), t.TempDir(), c)
+	r.initialize(false)
+	id := r.newSession()
+	first := r.promptAsync(id, "first")
+	<-gate.Reached()
+	steer := r.promptAsync(id, "/steer use tabs")
+	r.waitLog("steer for the running turn")
+	gate.Release()
+	for i, ch := range []chan promptResult{first, steer} {
+		if got := <-ch; got.err != nil || got.res.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("prompt %d: %+v %v", i+1, got.res, got.err)
+		}
+	}
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2: the steer ran as a turn of its own", len(reqs))
+	}
+	if in := inputTexts(t, reqs[1]); !strings.HasSuffix(in[len(in)-1], "\n\nuse tabs") || !strings.Contains(in[len(in)-1], "while you were working") {
+		t.Errorf("the turn's second request ends with %q", in[len(in)-1])
+	}
+	if got, err := r.prompt(id, "/steer go on"); err != nil || got.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("/steer with no turn running: %+v %v", got, err)
+	}
+	if in := inputTexts(t, m.Requests()[2]); in[len(in)-1] != "go on" {
+		t.Errorf("the turn /steer started asked %q", in[len(in)-1])
+	}
+}

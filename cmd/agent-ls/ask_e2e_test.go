@@ -210,3 +210,38 @@ func TestAskUserNotOfferedUnderNever(t *testing.T) {
 		t.Errorf("the call's result is %q", out)
 	}
 }
+
+// TestAskUserAnswersOutsideTheQuestions: an answer with an id the
+// questions do not have leaves them unanswered (the model is told so);
+// a label that is not one of a question's options fails the call, and
+// the model reads why.
+func TestAskUserAnswersOutsideTheQuestions(t *testing.T) {
+	var mu sync.Mutex
+	n := 0
+	cfg := editor.Config{Request: func(_ context.Context, method string, _ json.RawMessage) (any, error) {
+		if method != "agent/askUser" {
+			return nil, fmt.Errorf("unexpected %s", method)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n == 1 {
+			return map[string]any{"answers": []map[string]any{{"id": "nope", "label": "SQLite"}}}, nil
+		}
+		return map[string]any{"answers": []map[string]any{{"id": "db", "label": "MySQL"}}}, nil
+	}}
+	s := startWith(t, nil, cfg, editor.Options{Events: true, Questions: true},
+		fakemodel.Answer(fakemodel.FunctionCall("q1", "request_user_input", askArgs)),
+		fakemodel.Answer(fakemodel.FunctionCall("q2", "request_user_input", askArgs)),
+		fakemodel.Say("I will decide myself"))
+	turn := s.startTurn(map[string]any{"prompt": "set up the service"})
+	if done := s.wait(turn.TurnID); done.Status != "completed" {
+		t.Fatalf("turn %+v", done)
+	}
+	if out := s.toolOutput(turn.TurnID, "q1"); !strings.HasSuffix(out, "The user did not answer: db, port") || strings.Contains(out, "SQLite") || strings.Contains(out, "nope") {
+		t.Errorf("an answer for an unknown id: the model read %q", out)
+	}
+	if out := s.toolOutput(turn.TurnID, "q2"); !strings.Contains(out, `chose "MySQL", which is not one of its options`) {
+		t.Errorf("a label that is no option: the model read %q", out)
+	}
+}

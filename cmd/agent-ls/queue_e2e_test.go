@@ -164,3 +164,36 @@ func TestQueueAndSteerThroughTheServer(t *testing.T) {
 		t.Errorf("the resumed turn's request ends with %q", in[len(in)-1])
 	}
 }
+
+// TestQueuedTurnReadsTheConfigFiles: a prompt that waited in the queue
+// starts with the config files as they are when it starts, like a prompt
+// the user sends then.
+func TestQueuedTurnReadsTheConfigFiles(t *testing.T) {
+	gate := fakemodel.NewGate(1)
+	m := fakemodel.New(
+		fakemodel.Step{Reply: fakemodel.Reply{Items: []fakemodel.Item{fakemodel.Message("one")}}, Gate: gate},
+		fakemodel.Say("two"),
+	)
+	t.Cleanup(m.Close)
+	dir := t.TempDir()
+	writeProjectConfig(t, dir, "model = \"gpt-5\"\n")
+	s := startOn(t, m, dir, []string{"AGENT_LS_MODEL="}, editor.Config{}, editor.Options{Events: true})
+	first := s.startOrQueue(map[string]any{"prompt": "first"})
+	gateReached(t, s, gate)
+	second := s.startOrQueue(map[string]any{"sessionId": first.SessionID, "prompt": "second"})
+	if !second.Queued {
+		t.Fatalf("a prompt during a turn: %+v", second)
+	}
+	writeProjectConfig(t, dir, "model = \"gpt-5-mini\"\n")
+	gate.Release()
+	if done := s.wait(second.TurnID); done.Status != "completed" {
+		t.Fatalf("the queued turn: %+v", done)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 2 || reqs[0].JSON["model"] != "gpt-5" || reqs[1].JSON["model"] != "gpt-5-mini" {
+		for i, r := range reqs {
+			t.Logf("request %d: model %v", i, r.JSON["model"])
+		}
+		t.Fatal("the queued turn did not run with the config file as it was when it started")
+	}
+}

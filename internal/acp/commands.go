@@ -28,7 +28,7 @@ var compactCommand = sdk.AvailableCommand{Name: "compact", Description: "Summari
 // commandList is what the server offers.
 func (s *server) commandList() []sdk.AvailableCommand {
 	list := append([]sdk.AvailableCommand(nil), commands...)
-	list = append(list, approveCommand)
+	list = append(list, approveCommand, steerCommand)
 	if s.opts.Compact {
 		list = append(list, compactCommand)
 	}
@@ -82,6 +82,10 @@ func (s *server) runCommand(ctx context.Context, ss *session, name, args string)
 		// A turn of its own: cancellable, its summary told by the
 		// agent's compacted event.
 		return s.runTurn(ss, false, a.Compact)
+	}
+	if name == "steer" {
+		// Into the running turn; it answers when that turn ends.
+		return s.steer(ctx, a, ss, args)
 	}
 	if name == "approve" {
 		// A turn, or a prompt that waits behind the running one.

@@ -150,10 +150,12 @@ func (s *server) interrupt(ss *session) {
 }
 
 // stop empties the session's queue, then interrupts its running turn:
-// nothing that waited starts after it.
+// nothing that waited starts after it. The steers the turn had not taken
+// yet wait in the queue once it has ended, and go too.
 func stop(a Agent, agentID string) {
 	a.ClearQueue(agentID)
 	a.Interrupt(agentID, "")
+	a.ClearQueue(agentID)
 }
 
 // promptInput turns the prompt's content blocks into a turn's input:

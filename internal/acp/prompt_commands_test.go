@@ -60,7 +60,7 @@ func TestPromptCommands(t *testing.T) {
 		return commandUpdates(rec)
 	}
 	got := wait(1)
-	if len(got) != 1 || got[0] != `/undo/rewind/new/approve/terminals/kill/docs:review (Review\x1b[2Jcode; <focus> [depth=…])` {
+	if len(got) != 1 || got[0] != `/undo/rewind/new/approve/steer/terminals/kill/docs:review (Review\x1b[2Jcode; <focus> [depth=…])` {
 		t.Fatalf("commands %q", got)
 	}
 	changed() // nothing changed: nothing sent
@@ -70,7 +70,7 @@ func TestPromptCommands(t *testing.T) {
 	fa.mu.Unlock()
 	changed()
 	got = wait(2)
-	want := `/undo/rewind/new/approve/terminals/kill/docs:review (Review\x1b[2Jcode; <focus> [depth=…])/docs:pair (The prompt pair of the MCP server docs; a=… b=…)` +
+	want := `/undo/rewind/new/approve/steer/terminals/kill/docs:review (Review\x1b[2Jcode; <focus> [depth=…])/docs:pair (The prompt pair of the MCP server docs; a=… b=…)` +
 		`/web:plain (The prompt plain of the MCP server web)`
 	if len(got) != 2 || got[1] != want {
 		t.Errorf("commands %q", got)

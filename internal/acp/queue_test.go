@@ -12,3 +12,8 @@ func (f *fakeAgent) Submit(string, agent.TurnInput) (agent.Submitted, error) {
 }
 
 func (f *fakeAgent) ClearQueue(string) error { return nil }
+
+// Steer: the fake runs no turns to steer.
+func (f *fakeAgent) Steer(string, agent.TurnInput, string) (agent.SteerResult, error) {
+	return agent.SteerResult{}, errors.New("no turns here")
+}

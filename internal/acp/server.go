@@ -40,6 +40,9 @@ type Agent interface {
 	// Submit queues a prompt while a turn runs (or starts it when none
 	// does); the handle ends when the prompt's own turn has ended.
 	Submit(sessionID string, in agent.TurnInput) (agent.Submitted, error)
+	// Steer sends a message into the session's running turn, or starts
+	// a turn with it when none runs (/steer).
+	Steer(sessionID string, in agent.TurnInput, queuedTurnID string) (agent.SteerResult, error)
 	// ClearQueue empties the session's queue; the prompts in it end
 	// interrupted.
 	ClearQueue(sessionID string) error

@@ -225,7 +225,7 @@ func TestCompactCommand(t *testing.T) {
 			}
 		}
 		rec.mu.Unlock()
-		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/rewind/new/approve/compact/terminals/kill" {
+		if !strings.Contains(text, "about 9000 tokens before, 800 after") || names != "/undo/rewind/new/approve/steer/compact/terminals/kill" {
 			t.Errorf("compaction told as %q; commands %s", text, names)
 		}
 	}

@@ -226,7 +226,7 @@ func TestTerminalCommands(t *testing.T) {
 			}
 		}
 		rec.mu.Unlock()
-		if strings.Join(names, " ") == "undo rewind new approve terminals kill" {
+		if strings.Join(names, " ") == "undo rewind new approve steer terminals kill" {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -108,6 +108,12 @@ type Options struct {
 	// starts waiting on the user; it is called from the turn and must
 	// not block.
 	Attention func(Attention)
+	// BeforeQueued, when set, is called before a waiting prompt starts on
+	// its own after the turn before it, with no lock of the manager or
+	// the session held, so it may call UpdateDefaults: the config files
+	// are read again, as before a turn the user starts. Nil: the defaults
+	// stay as they are.
+	BeforeQueued func()
 	// ToolSources are tools from outside agent-ls (MCP servers) that
 	// start when the first session needs them; nil means none.
 	ToolSources ToolSources

@@ -13,6 +13,7 @@ import (
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/model"
 	"github.com/agent-ls/agent-ls/internal/policy"
+	"github.com/agent-ls/agent-ls/internal/proctest"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -361,4 +362,37 @@ func TestRestoreKeepsModeAndPlan(t *testing.T) {
 	if end := rec2.wait(t); end.Status != event.StatusCompleted {
 		t.Fatalf("the approved turn ended %+v", end)
 	}
+}
+
+// TestPlanModeRefusesInputToACommandStartedBefore: a command session
+// started in the default mode keeps running into plan mode; characters
+// for it are refused there without asking, a poll still reads it.
+func TestPlanModeRefusesInputToACommandStartedBefore(t *testing.T) {
+	m := &scriptedModel{}
+	rec := newRecorder()
+	mgr := unifiedManager(t, m, rec)
+	info, err := mgr.NewSession(SessionOptions{ApprovalPolicy: policy.Never, SandboxMode: policy.WorkspaceWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := proctest.Marker()
+	m.add(callTools(fcall("c1", "exec_command", jsonArgs(t, map[string]any{"cmd": "exec -a " + marker + " cat", "login": false, "yield_time_ms": 250}))), say("m1", "started"),
+		callTools(fcall("c2", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "chars": "touch x\n"})),
+			fcall("c3", "write_stdin", jsonArgs(t, map[string]any{"session_id": 1000, "yield_time_ms": 250}))), say("m2", "planned"))
+	runTurnOf(t, mgr, rec, info.SessionID, "start")
+	if err := mgr.SetMode(info.SessionID, ModePlan); err != nil {
+		t.Fatal(err)
+	}
+	runTurnOf(t, mgr, rec, info.SessionID, "plan")
+	out := outputs(m.last())
+	if !strings.Contains(out["c2"], "was not started in plan mode") {
+		t.Errorf("input in plan mode: %q", out["c2"])
+	}
+	if !strings.Contains(out["c3"], "Process running with session ID 1000") {
+		t.Errorf("a poll in plan mode: %q", out["c3"])
+	}
+	if err := mgr.Forget(info.SessionID); err != nil {
+		t.Fatal(err)
+	}
+	proctest.Gone(t, marker)
 }

@@ -333,6 +333,23 @@ func (s *session) afterTurn(t *turn) {
 	}
 }
 
+// beforeQueued calls Options.BeforeQueued when a waiting prompt (or a
+// steer turn t did not take) will start after t: the next turn runs with
+// the settings of the config files as they are then. Called from t's
+// goroutine, with no lock held, before t stops running.
+func (s *session) beforeQueued(t *turn) {
+	hook := s.mgr.opts.BeforeQueued
+	if hook == nil || t.result.Status != event.StatusCompleted || s.mgr.isClosed() {
+		return
+	}
+	s.mu.Lock()
+	next := !s.queue.paused && len(s.queue.items)+len(s.queue.pending) > 0
+	s.mu.Unlock()
+	if next {
+		hook()
+	}
+}
+
 // startNext starts the queue's first prompt; when it cannot start, it
 // stays first and the queue pauses. Called with s.mu held, no turn
 // running and a queue that is not empty.

@@ -278,12 +278,20 @@ func TestSteerLandsAfterTheToolCalls(t *testing.T) {
 	}
 	waitClosed(t, gate.entered, "the tool call")
 	res, err := mgr.Steer(info.SessionID, TurnInput{Prompt: "use tabs"}, "")
-	if err != nil || res != (SteerResult{TurnID: turnID}) {
+	if err != nil || res.TurnID != turnID || res.Started || res.Turn == nil {
 		t.Fatalf("steer %+v (%v), want the running turn", res, err)
 	}
 	close(gate.release)
 	if done := rec.wait(t); done.Status != event.StatusCompleted {
 		t.Fatalf("turn %+v", done)
+	}
+	select {
+	case <-res.Turn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the steer's handle did not end with the turn")
+	}
+	if r := res.Turn.Result(); r.Status != event.StatusCompleted || r.LastMessage != "done" {
+		t.Errorf("the steer's handle ended with %+v, want the turn it joined", r)
 	}
 	for _, it := range m.request(0).Input {
 		if strings.Contains(it.Text, "use tabs") {
@@ -314,7 +322,7 @@ func TestSteerAQueuedPrompt(t *testing.T) {
 	mgr, m, rec, sid, first, release := busySession(t, say("m2", "two"), say("m3", "three"))
 	queued := submit(t, mgr, sid, "second")
 	res, err := mgr.Steer(sid, TurnInput{}, queued.TurnID)
-	if err != nil || res != (SteerResult{TurnID: first}) {
+	if err != nil || res.TurnID != first || res.Started || res.Turn == nil {
 		t.Fatalf("send now %+v (%v)", res, err)
 	}
 	if q := rec.lastQueue(t); len(q.Items) != 0 {
@@ -430,5 +438,109 @@ func TestRestoredQueueWaits(t *testing.T) {
 	wantTurns := []string{sub.TurnID + ":new", second.TurnID + ":second", third.TurnID + ":third"}
 	if got := fe2.started(); !slices.Equal(got, wantTurns) {
 		t.Errorf("turns %v, want %v", got, wantTurns)
+	}
+}
+
+// TestQueuedTurnTakesFreshSettings: before a waiting prompt starts on
+// its own, BeforeQueued may put new defaults in force (the config files
+// read again), and the queued turn runs with them, as a turn the user
+// starts would.
+func TestQueuedTurnTakesFreshSettings(t *testing.T) {
+	m := &scriptedModel{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	m.add(held(entered, release, say("m1", "one")), say("m2", "two"))
+	rec := newRecorder()
+	var mgr *Manager
+	calls := 0
+	mgr = managerWith(t, m, rec, func(o *Options) {
+		o.BeforeQueued = func() {
+			calls++
+			if err := mgr.UpdateDefaults(func(d *Defaults) { d.ModelName = "fresh-model" }); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	info, err := mgr.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startID(mgr.StartTurn(info.SessionID, TurnInput{Prompt: "first"})); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, entered, "the first model request")
+	submit(t, mgr, info.SessionID, "second")
+	close(release)
+	for range 2 {
+		if done := rec.wait(t); done.Status != event.StatusCompleted {
+			t.Fatalf("turn %+v", done)
+		}
+	}
+	if got := m.request(0).Model + "," + m.request(1).Model; got != "test-model,fresh-model" {
+		t.Errorf("models of the requests %q, want the queued turn's on the fresh settings", got)
+	}
+	if calls != 1 {
+		t.Errorf("BeforeQueued called %d times, want once (before the queued turn only)", calls)
+	}
+}
+
+// TestCompactAndRewindRefusedWhileATurnRuns: unlike a prompt, a
+// compaction and a rewind do not queue behind the running turn.
+func TestCompactAndRewindRefusedWhileATurnRuns(t *testing.T) {
+	mgr, _, rec, sid, first, release := busySession(t)
+	if _, err := mgr.Compact(sid); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("compact during a turn: %v", err)
+	}
+	if _, err := mgr.Rewind(context.Background(), sid, first, ""); !errors.Is(err, ErrTurnRunning) {
+		t.Errorf("rewind during a turn: %v", err)
+	}
+	if items, _, _ := mgr.QueueOf(sid); len(items) != 0 {
+		t.Errorf("queued %+v", items)
+	}
+	close(release)
+	if done := rec.wait(t); done.Status != event.StatusCompleted {
+		t.Fatalf("turn %+v", done)
+	}
+}
+
+// TestSendNowOfARestoredPrompt: a prompt of a restored queue (nobody
+// waits for it) sent into a running turn gets a handle that ends with
+// that turn.
+func TestSendNowOfARestoredPrompt(t *testing.T) {
+	mgr, _, _, sid, first, _ := busySession(t)
+	queued := submit(t, mgr, sid, "second")
+	if err := mgr.Interrupt(sid, first); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := mgr.Record(sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Turns = 1
+	rec.Info.Cwd = t.TempDir()
+	m2 := &scriptedModel{}
+	entered, release := make(chan struct{}), make(chan struct{})
+	m2.add(held(entered, release, say("m1", "one")), say("m2", "two"))
+	fe2 := newRecorder()
+	mgr2 := newTestManager(t, m2, fe2)
+	if _, err := mgr2.Restore(rec); err != nil {
+		t.Fatal(err)
+	}
+	running, err := startID(mgr2.StartTurn(sid, TurnInput{Prompt: "new"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, entered, "the model request")
+	res, err := mgr2.Steer(sid, TurnInput{}, queued.TurnID)
+	if err != nil || res.TurnID != running || res.Turn == nil {
+		t.Fatalf("send now of a restored prompt: %+v (%v)", res, err)
+	}
+	close(release)
+	select {
+	case <-res.Turn.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handle did not end with the turn")
+	}
+	if got := lastUser(m2.request(1)); got != steerNote+"second" {
+		t.Errorf("the turn's next request ends with %q", got)
 	}
 }

@@ -183,6 +183,7 @@ func (s *session) launch(in TurnInput, compactOnly bool, id string, w *waiter) (
 		} else {
 			t.run(ctx)
 		}
+		s.beforeQueued(t)
 		s.mu.Lock()
 		s.running = nil
 		s.planEnded(t)

@@ -20,6 +20,9 @@ const steerNote = "[The user sent this message while you were working on the tur
 type SteerResult struct {
 	TurnID  string `json:"turnId"`
 	Started bool   `json:"started"`
+	// Turn ends when the message's turn has: the one it started, or the
+	// one it joined (or, too late for that one, its own from the queue).
+	Turn *Turn `json:"-"`
 }
 
 // steerMsg is a message of the user for the running turn.
@@ -68,24 +71,29 @@ func (m *Manager) Steer(sessionID string, in TurnInput, queuedTurnID string) (St
 				s.queue.items = append([]queuedPrompt{it}, s.queue.items...)
 				return SteerResult{}, err
 			}
-			return SteerResult{TurnID: turn.ID(), Started: true}, nil
+			return SteerResult{TurnID: turn.ID(), Started: true, Turn: turn}, nil
+		}
+		if it.wait == nil { // restored from the record
+			it.wait = newWaiter()
 		}
 		s.queue.pending = append(s.queue.pending, steerMsg{in: it.in, from: it.id, wait: it.wait})
 		s.emitQueue(t.id)
-		return SteerResult{TurnID: t.id}, nil
+		return SteerResult{TurnID: t.id, Turn: it.wait.turn(t.id)}, nil
 	}
 	if t == nil {
 		turn, err := s.launch(in, false, "", nil)
 		if err != nil {
 			return SteerResult{}, err
 		}
-		return SteerResult{TurnID: turn.ID(), Started: true}, nil
+		return SteerResult{TurnID: turn.ID(), Started: true, Turn: turn}, nil
 	}
 	if err := s.queue.admit(in.Prompt); err != nil {
 		return SteerResult{}, err
 	}
-	s.queue.pending = append(s.queue.pending, steerMsg{in: in})
-	return SteerResult{TurnID: t.id}, nil
+	w := newWaiter()
+	s.queue.pending = append(s.queue.pending, steerMsg{in: in, wait: w})
+	s.mgr.log.Info("steer for the running turn", "session", s.info.SessionID, "turn", t.id)
+	return SteerResult{TurnID: t.id, Turn: w.turn(t.id)}, nil
 }
 
 // takeSteers puts the messages the user sent for the turn into the

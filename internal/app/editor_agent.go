@@ -60,6 +60,9 @@ func (r *root) newEditorAgent(res *resolver, fp frontendParts, show func(...lsp.
 		r.log.Warn(msg)
 		show(lsp.Message{Error: true, Text: msg})
 	})
+	// A prompt that waited in the queue starts with the settings of the
+	// config files as they are then, like one the user sends.
+	fp.beforeQueued = func() { a.tell(a.fresh()) }
 	mgr, err := r.newManager(fp)
 	if err != nil {
 		return nil, err
@@ -173,6 +176,34 @@ func (a *editorAgent) homeNotice(cwd string) []lsp.Message {
 func (a *editorAgent) StartTurn(sessionID string, in agent.TurnInput) (*agent.Turn, error) {
 	a.tell(a.fresh())
 	return a.Manager.StartTurn(sessionID, in)
+}
+
+// Submit starts or queues a prompt with the settings of the files as
+// they are.
+func (a *editorAgent) Submit(sessionID string, in agent.TurnInput) (agent.Submitted, error) {
+	a.tell(a.fresh())
+	return a.Manager.Submit(sessionID, in)
+}
+
+// Steer sends a message into the running turn, or starts one, with the
+// settings of the files as they are.
+func (a *editorAgent) Steer(sessionID string, in agent.TurnInput, queuedTurnID string) (agent.SteerResult, error) {
+	a.tell(a.fresh())
+	return a.Manager.Steer(sessionID, in, queuedTurnID)
+}
+
+// ResumeQueue lets a paused queue go on with the settings of the files
+// as they are.
+func (a *editorAgent) ResumeQueue(sessionID string) (string, error) {
+	a.tell(a.fresh())
+	return a.Manager.ResumeQueue(sessionID)
+}
+
+// ApprovePlan starts (or queues) the turn that carries the plan out with
+// the settings of the files as they are.
+func (a *editorAgent) ApprovePlan(sessionID string) (agent.Submitted, error) {
+	a.tell(a.fresh())
+	return a.Manager.ApprovePlan(sessionID)
 }
 
 // Close interrupts the turns and closes the sessions' records, so

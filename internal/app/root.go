@@ -187,6 +187,9 @@ type frontendParts struct {
 	// nobodyAsked: the frontend answers every question itself (exec
 	// with --yes or without a terminal), so none is notified of.
 	nobodyAsked bool
+	// beforeQueued reads the config files again before a waiting prompt
+	// starts on its own (agent.Options.BeforeQueued); nil: nothing.
+	beforeQueued func()
 }
 
 // newManager builds an agent manager for a frontend with the root's
@@ -211,6 +214,7 @@ func (r *root) newManager(fp frontendParts) (*agent.Manager, error) {
 		CheckpointMaxBytes:   s.CheckpointMaxBytes,
 		Logger:               r.log,
 		Hooks:                r,
+		BeforeQueued:         fp.beforeQueued,
 		Attention:            (&notifier{argv: func() []string { return r.currentSettings().Notify }, ring: fp.ring, nobodyAsked: fp.nobodyAsked, log: r.log}).attention,
 		SandboxSummary: func() string {
 			c := sandbox.Probe()
