@@ -36,17 +36,23 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 		default:
 		}
 	}
-	notes := walk(ctx, opts, func(f walkFile) {
-		if !g.wanted(f.Rel) {
-			return
-		}
-		if open[f.Abs] {
-			seen.Store(f.Abs, true)
-		}
-		bp := getBuf()
-		defer putBuf(bp)
-		g.searchFile(f, open[f.Abs], bp)
-	})
+	var notes []Note
+	if g.q.StopAtLimit {
+		notes = g.treeOrdered(ctx, opts, open, &seen)
+	} else {
+		notes = walk(ctx, opts, func(f walkFile) {
+			if !g.wanted(f.Rel) {
+				return
+			}
+			if open[f.Abs] {
+				seen.Store(f.Abs, true)
+			}
+			bp := getBuf()
+			defer putBuf(bp)
+			fh, note := g.searchFile(f, open[f.Abs], bp)
+			g.keep(fh, note)
+		})
+	}
 	g.mu.Lock()
 	g.res.Skipped = append(g.res.Skipped, notes...)
 	g.mu.Unlock()
@@ -63,7 +69,8 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 		}
 		rel, _ := filepath.Rel(root, abs)
 		rel = filepath.ToSlash(rel)
-		if !g.wanted(rel) {
+		if !g.wanted(rel) || (g.res.Stopped && rel > g.stopRel) {
+			// Past where a search that stopped at its limit got to.
 			continue
 		}
 		if text, ok := g.docs.Document(abs); ok && !isBinary([]byte(text)) {
@@ -73,10 +80,21 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 	return nil
 }
 
+// keep adds one file's hits and the note of a file not searched.
+func (g *Grep) keep(fh FileHits, note *Note) {
+	if note != nil {
+		g.skip(note.Rel, note.Err)
+	}
+	if fh.count > 0 {
+		g.add(fh)
+	}
+}
+
 // searchFile reads and searches one file the walk found, into the
-// worker's buffer *bp unless the file is open in the editor. Binary files
-// are passed over in silence.
-func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) {
+// worker's buffer *bp unless the file is open in the editor, and returns
+// its hits, or why it was not searched. Binary files are passed over in
+// silence.
+func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) (FileHits, *Note) {
 	var data []byte
 	var err error
 	if open {
@@ -89,13 +107,13 @@ func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) {
 	}
 	switch {
 	case errors.Is(err, errTooLarge):
-		g.skip(f.Rel, err)
+		return FileHits{}, &Note{Rel: f.Rel, Err: err}
 	case errors.Is(err, errBinary):
+		return FileHits{}, nil
 	case err != nil:
-		g.skip(f.Rel, plainErr(err))
-	default:
-		g.search(f.Rel, data)
+		return FileHits{}, &Note{Rel: f.Rel, Err: plainErr(err)}
 	}
+	return g.hits(f.Rel, data), nil
 }
 
 // openUnder returns the open documents at or below dir.
