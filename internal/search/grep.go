@@ -170,18 +170,28 @@ func (g *Grep) search(rel string, data []byte) {
 // hits matches the lines of one file's data.
 func (g *Grep) hits(rel string, data []byte) FileHits {
 	fh := FileHits{Rel: rel}
+	g.hitsAt(&fh, data, 0)
+	return fh
+}
+
+// hitsAt adds to fh the matching lines of data, a part of a file made of
+// whole lines that starts after line base, and reports whether the rest
+// of the file is still wanted (with FilesOnly, one line is enough).
+func (g *Grep) hitsAt(fh *FileHits, data []byte, base int) bool {
+	more := true
 	g.m.eachLine(data, func(n int, line []byte) bool {
 		fh.count++
 		if g.q.FilesOnly {
+			more = false
 			return false
 		}
 		if len(fh.Lines) < g.q.Limit {
 			text := textcut.Prefix(string(line), g.q.MaxLineBytes)
-			fh.Lines = append(fh.Lines, Line{N: n, Text: text, Cut: len(line) - len(text)})
+			fh.Lines = append(fh.Lines, Line{N: base + n, Text: text, Cut: len(line) - len(text)})
 		}
 		return true
 	})
-	return fh
+	return more
 }
 
 // add keeps one file's hits, trimming what is kept to the limit once it

@@ -321,9 +321,13 @@ func TestLineMatcherLiterals(t *testing.T) {
 		exact   bool
 	}{
 		{"func NewReader", true, "func NewReader", true},
-		{`func \(\w+\) Read`, true, "func (", false},
+		// The literal whose rarest byte is rarest: R, not the ( of
+		// "func (" nor the f of "foo".
+		{`func \(\w+\) Read`, true, ") Read", false},
 		{`\w+\) ReadAll`, true, ") ReadAll", false},
-		{"(?:foo)+bar", true, "foo", false},
+		{"(?:foo)+bar", true, "bar", false},
+		{`static int \w+_probe\(`, true, "_probe(", false},
+		{`(?i)mutex_lock`, true, "mutex_lock", true},
 		{"content-type", false, "content-type", true},
 		// These two are served by a set of literals (see litSet).
 		{"a|b", true, "", true},
@@ -376,5 +380,9 @@ func TestIndexRare(t *testing.T) {
 	}
 	if k := rarestByte([]byte("spin_lock_irqsave")); k != strings.IndexByte("spin_lock_irqsave", 'q') {
 		t.Errorf("rarest byte of spin_lock_irqsave at %d, want the q", k)
+	}
+	// Ignoring case, k and K together are rarer than _ in source code.
+	if k := rarestFoldByte([]byte("mutex_lock")); k != strings.IndexByte("mutex_lock", 'k') {
+		t.Errorf("byte of mutex_lock scanned for ignoring case at %d, want the k", k)
 	}
 }

@@ -1,12 +1,16 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // Tree searches every file below the directory root that the ignore
@@ -100,9 +104,10 @@ func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) (FileHits, *Note) {
 	if open {
 		data, err = g.read(f.Abs, true, nil)
 	} else {
-		data, err = g.read(f.Abs, false, *bp)
-		if cap(data) > cap(*bp) && cap(data) <= 4<<20 {
-			*bp = data[:0]
+		var fh FileHits
+		fh, data, err = g.searchDisk(f, *bp)
+		if err == nil && data == nil {
+			return fh, nil
 		}
 	}
 	switch {
@@ -114,6 +119,56 @@ func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) (FileHits, *Note) {
 		return FileHits{}, &Note{Rel: f.Rel, Err: plainErr(err)}
 	}
 	return g.hits(f.Rel, data), nil
+}
+
+// searchDisk searches the file f on disk through buf. A file that fits
+// in buf is read whole and returned, to be searched by the caller; a
+// larger one is read and searched a buffer at a time (whole lines each)
+// and its hits returned: a large file never costs a large buffer, whose
+// pages the kernel would have to fault in and the runtime to clear.
+func (g *Grep) searchDisk(f walkFile, buf []byte) (FileHits, []byte, error) {
+	file, size, err := openDisk(f.Abs, g.q.MaxFileSize)
+	if err != nil {
+		return FileHits{}, nil, err
+	}
+	defer file.close()
+	if size < int64(cap(buf)) {
+		data, err := readAll(file, size, buf[:0], g.q.MaxFileSize)
+		if err == nil && isBinary(data[:min(len(data), sniffLen)]) {
+			err = errBinary
+		}
+		return FileHits{}, data, err
+	}
+	fh := FileHits{Rel: f.Rel}
+	buf = buf[:cap(buf)]
+	base, carry, total := 0, 0, 0
+	for {
+		k, err := fill(file, buf[carry:])
+		if err != nil {
+			return FileHits{}, nil, err
+		}
+		if total == 0 && isBinary(buf[:min(k, sniffLen)]) {
+			return FileHits{}, nil, errBinary
+		}
+		if total += k; int64(total) > g.q.MaxFileSize {
+			return FileHits{}, nil, fmt.Errorf("%w (over %s)", errTooLarge, textcut.Size(g.q.MaxFileSize))
+		}
+		n := carry + k
+		end := n
+		if n == len(buf) {
+			// Not the end: search the whole lines, keep the rest.
+			if end = bytes.LastIndexByte(buf[:n], '\n') + 1; end == 0 {
+				buf = append(buf, make([]byte, len(buf))...) // one line longer than buf
+				carry = n
+				continue
+			}
+		}
+		if !g.hitsAt(&fh, buf[:end], base) || n < len(buf) {
+			return fh, nil, nil
+		}
+		base += bytes.Count(buf[:end], []byte{'\n'})
+		carry = copy(buf, buf[end:n])
+	}
 }
 
 // openUnder returns the open documents at or below dir.
