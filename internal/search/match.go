@@ -198,10 +198,14 @@ func (m *lineMatcher) index(data []byte) int {
 func indexFoldASCII(data, lit []byte, k int) int {
 	c := lit[k]
 	letter := 'a' <= c && c <= 'z'
+	common, rare := c, c-'a'+'A' // see indexEither
+	if letter && byteFreq[rare] > byteFreq[common] {
+		common, rare = rare, common
+	}
 	for off := 0; off+len(lit) <= len(data); {
 		var i int
 		if letter {
-			i = indexEither(data[off+k:], c, c-'a'+'A')
+			i = indexEither(data[off+k:], common, rare)
 		} else {
 			i = bytes.IndexByte(data[off+k:], c)
 		}
@@ -221,22 +225,22 @@ func indexFoldASCII(data, lit []byte, k int) int {
 }
 
 // indexEither returns the first index of a or b in data. Two vectorised
-// scans over a bounded window beat one byte-by-byte scan.
+// scans over a bounded window beat one byte-by-byte scan; b is looked for
+// only before the first a, so that a text dense in a (the commoner, the
+// caller's choice) is not scanned window after window for a rare b.
 func indexEither(data []byte, a, b byte) int {
 	const window = 4 << 10
 	for start := 0; start < len(data); start += window {
-		end := min(start+window, len(data))
-		i := bytes.IndexByte(data[start:end], a)
-		j := bytes.IndexByte(data[start:end], b)
-		switch {
-		case i < 0 && j < 0:
-			continue
-		case i < 0:
-			return start + j
-		case j < 0:
+		w := data[start:min(start+window, len(data))]
+		if i := bytes.IndexByte(w, a); i >= 0 {
+			if j := bytes.IndexByte(w[:i], b); j >= 0 {
+				return start + j
+			}
 			return start + i
 		}
-		return start + min(i, j)
+		if j := bytes.IndexByte(w, b); j >= 0 {
+			return start + j
+		}
 	}
 	return -1
 }

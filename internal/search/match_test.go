@@ -386,3 +386,27 @@ func TestIndexRare(t *testing.T) {
 		t.Errorf("byte of mutex_lock scanned for ignoring case at %d, want the k", k)
 	}
 }
+
+// indexEither finds the first of either byte, wherever they fall around
+// its windows.
+func TestIndexEither(t *testing.T) {
+	data := make([]byte, 20000)
+	for i := range data {
+		data[i] = '.'
+	}
+	for _, pos := range [][2]int{{-1, -1}, {5, -1}, {-1, 5}, {5, 9000}, {9000, 5}, {4095, 4096}, {4096, 4095}, {12000, 19999}, {19999, 12000}} {
+		d := slices.Clone(data)
+		want := -1
+		for i, p := range pos {
+			if p >= 0 {
+				d[p] = "kK"[i]
+				if want < 0 || p < want {
+					want = p
+				}
+			}
+		}
+		if got := indexEither(d, 'k', 'K'); got != want {
+			t.Errorf("k at %d, K at %d: got %d, want %d", pos[0], pos[1], got, want)
+		}
+	}
+}
