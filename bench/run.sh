@@ -54,7 +54,7 @@ echo "== server memory while a command writes 1 GB to a slow editor and to one t
 bench/output.sh
 
 echo
-echo "== server memory: a code action over a 50 MB document and its didClose, 300 × 2 MiB didChange, 50 MB of diagnostics (PASS/FAIL against the ceilings)"
+echo "== server memory: a code action over a 50 MB document and its didClose, 300 × 2 MiB didChange, 50 MB of diagnostics, 1,000 open documents of 20 KB (PASS/FAIL against the ceilings)"
 go run ./bench/bigmsgbench -bin "$bin"
 
 echo

@@ -133,7 +133,7 @@ var allowed = map[string][]string{
 	"bench/bigmsgbench":                      {"internal/editor", "internal/model/fakemodel", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
 	"bench/eventbench":                       {"internal/editor", "internal/event"},
 	"bench/grepbench":                        {"internal/tools"},
-	"bench/treebench":                        {"internal/tools"},
+	"bench/treebench":                        {"internal/search", "internal/tools"},
 	"bench/inittime":                         {"internal/lspframe"},
 	"bench/outputbench":                      {"internal/editor", "internal/model/fakemodel"},
 	"bench/sandboxbench":                     {"internal/sandbox"},

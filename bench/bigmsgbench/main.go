@@ -9,12 +9,16 @@
 //     (VmHWM) at most 3 times the document over idle;
 //   - that document closed: RSS back within twice idle within 10 s;
 //   - 300 whole-document didChange of 2 MiB, sent as soon as the server
-//     is initialized: peak RSS under 100 MB.
+//     is initialized: peak RSS under 100 MB;
+//   - 1,000 documents of 20 KB opened at once (an editor restoring its
+//     session): didOpen handled at 10,000 a second or more, RSS at most
+//     twice their size over idle, and back within twice idle within 10 s
+//     of their didClose.
 //
 // It also prints, without a ceiling, the peak and what stays after a code
 // action request carrying -mb MB of diagnostics.
 //
-//	go run ./bench/bigmsgbench -bin bin/agent-ls [-bin old/agent-ls] [-mb 50]
+//	go run ./bench/bigmsgbench -bin bin/agent-ls [-bin old/agent-ls] [-mb 50] [-many-only]
 //
 // MB are 10^6 bytes. A FAIL is printed, never an exit status: the
 // benchmarks are not tests.
@@ -47,7 +51,14 @@ const (
 	changes          = 300
 	changeSize       = 2 << 20
 	changePeak       = 100_000_000 // bytes of RSS
+	manyDocs         = 1000
+	manyDocSize      = 20_000
+	manyDocsRate     = 10_000 // didOpen a second
+	manyDocsFactor   = 2      // RSS over idle, in the documents' size
 )
+
+// manyOnly runs only the 1,000 documents (-many-only).
+var manyOnly bool
 
 type bins []string
 
@@ -58,6 +69,7 @@ func main() {
 	var binaries bins
 	flag.Var(&binaries, "bin", "an agent-ls binary (repeatable)")
 	mb := flag.Int("mb", 50, "size of the large document, in MB")
+	flag.BoolVar(&manyOnly, "many-only", false, "only the 1,000 documents")
 	flag.Parse()
 	if len(binaries) == 0 {
 		binaries = bins{"bin/agent-ls"}
@@ -85,6 +97,9 @@ func run(bin string, size int) error {
 	for range 10 {
 		m.Add(fakemodel.Say("It repeats one line."))
 	}
+	if manyOnly {
+		return manyDocuments(ctx, server{bin: bin, dir: dir, model: m.URL()})
+	}
 	if err := largeDocument(ctx, server{bin: bin, dir: dir, model: m.URL()}, size); err != nil {
 		return fmt.Errorf("code action over a large document: %w", err)
 	}
@@ -93,6 +108,9 @@ func run(bin string, size int) error {
 	}
 	if err := largeDiagnostics(ctx, server{bin: bin, dir: dir, model: m.URL()}, size); err != nil {
 		return fmt.Errorf("diagnostics: %w", err)
+	}
+	if err := manyDocuments(ctx, server{bin: bin, dir: dir, model: m.URL()}); err != nil {
+		return fmt.Errorf("many documents: %w", err)
 	}
 	return nil
 }
@@ -137,6 +155,24 @@ func (s *server) status(field string) int64 {
 		}
 	}
 	return 0
+}
+
+// cpuTime is the CPU time the server has used so far: the sum over its
+// threads of the scheduler's count (0 where /proc does not say).
+func (s *server) cpuTime() time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", s.cmd.Process.Pid))
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		var ns int64
+		if _, err := fmt.Sscan(string(b), &ns); err == nil {
+			total += time.Duration(ns)
+		}
+	}
+	return total
 }
 
 // resetPeak starts VmHWM again from the current RSS.
@@ -288,3 +324,61 @@ func report(pass bool, format string, args ...any) {
 
 // mb formats bytes in MB.
 func mb(n int64) string { return fmt.Sprintf("%.0f MB", float64(n)/1e6) }
+
+// manyDocuments opens manyDocs documents of manyDocSize bytes at once,
+// as an editor restoring its session does, then closes them all.
+func manyDocuments(ctx context.Context, s server) error {
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	defer s.stop()
+	idle := s.idle()
+	line := strings.Repeat("y", 79) + "\n"
+	uris := make([]string, manyDocs)
+	texts := make([]string, manyDocs)
+	for i := range uris {
+		uris[i] = s.docURI(fmt.Sprintf("doc%04d.go", i))
+		// Distinct texts, as real files are.
+		texts[i] = fmt.Sprintf("// %d\n", i) + strings.Repeat(line, manyDocSize/len(line))
+	}
+	cpu0, start := s.cpuTime(), time.Now()
+	for i := range uris {
+		if err := s.ed.Open(ctx, uris[i], "go", texts[i]); err != nil {
+			return err
+		}
+	}
+	// Answered once the notifications before it were handled.
+	var actions []protocol.CommandOrCodeAction
+	if err := s.ed.Request(ctx, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(uris[0])},
+	}, &actions); err != nil {
+		return err
+	}
+	rate := float64(manyDocs) / time.Since(start).Seconds()
+	cpu := s.cpuTime() - cpu0
+	total := int64(manyDocs * manyDocSize)
+	over := s.status("VmRSS") - idle
+	report(rate >= manyDocsRate, "%d didOpen of %d KB: %.0f a second, to the answer of a request after them (floor %d); the server's CPU time %.1f µs each (on a loaded machine the rate falls, the CPU time much less)",
+		manyDocs, manyDocSize/1000, rate, manyDocsRate, float64(cpu.Microseconds())/manyDocs)
+	report(over <= manyDocsFactor*total, "%d open documents of %d KB: RSS %s over idle (ceiling %s, %d× their %s)",
+		manyDocs, manyDocSize/1000, mb(over), mb(manyDocsFactor*total), manyDocsFactor, mb(total))
+	for _, u := range uris {
+		if err := s.ed.Close(ctx, u); err != nil {
+			return err
+		}
+	}
+	if err := s.ed.Request(ctx, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.URI(uris[0])},
+	}, &actions); err != nil {
+		return err
+	}
+	start = time.Now()
+	rss := s.status("VmRSS")
+	for rss > closedFactor*idle && time.Since(start) < closedWithin {
+		time.Sleep(250 * time.Millisecond)
+		rss = s.status("VmRSS")
+	}
+	report(rss <= closedFactor*idle, "didClose of the %d: RSS %s after %.1f s (idle %s; ceiling %s, %d× idle, within %v)",
+		manyDocs, mb(rss), time.Since(start).Seconds(), mb(idle), mb(closedFactor*idle), closedFactor, closedWithin)
+	return nil
+}

@@ -6,9 +6,13 @@
 //
 //	go run ./bench/treebench -dir DIR [-n RUNS]
 //
-// Rows whose peer is not installed print "-" for it. The last row is
-// grep_files with limit 1 (the first result the model sees), beside the
-// time rg takes to print its first line.
+// Rows whose peer is not installed print "-" for it. The grep rows beside
+// rg --count run the search engine behind grep_files (internal/search)
+// over every file, counting every match as rg does: grep_files itself
+// stops at its limit. The grep_files rows call the tool: a rare literal
+// (its default limit of 100 never reached, so every file is searched in
+// path order) beside rg, and limit 1 (the first result the model sees)
+// beside the time rg takes to print its first line.
 package main
 
 import (
@@ -23,12 +27,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/internal/search"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
 // row is one comparison: our tool call and the peer's command line.
 type row struct {
 	name  string
+	grep  *search.Query // the engine over the whole tree; else tool
 	tool  tools.Handler
 	args  map[string]any
 	peer  []string // argv; nil: no peer
@@ -46,15 +52,16 @@ func main() {
 	}
 	fd := lookFirst("fdfind", "fd")
 	rows := []row{
-		{name: "grep literal", tool: tools.GrepFiles{}, args: grepArgs("spin_lock_irqsave", true, 2000), peer: []string{"rg", "--count", "--no-messages", "-F", "spin_lock_irqsave"}},
-		{name: "grep regex with literal", tool: tools.GrepFiles{}, args: grepArgs(`static int \w+_probe\(`, true, 2000), peer: []string{"rg", "--count", "--no-messages", `static int \w+_probe\(`}},
-		{name: `grep \w+_lock\(`, tool: tools.GrepFiles{}, args: grepArgs(`\w+_lock\(`, true, 2000), peer: []string{"rg", "--count", "--no-messages", `\w+_lock\(`}},
-		{name: "grep -i mutex_lock", tool: tools.GrepFiles{}, args: grepArgs("mutex_lock", false, 2000), peer: []string{"rg", "--count", "--no-messages", "-i", "mutex_lock"}},
+		{name: "grep literal", grep: fullQuery("spin_lock_irqsave", true), peer: []string{"rg", "--count", "--no-messages", "-F", "spin_lock_irqsave"}},
+		{name: "grep regex with literal", grep: fullQuery(`static int \w+_probe\(`, true), peer: []string{"rg", "--count", "--no-messages", `static int \w+_probe\(`}},
+		{name: `grep \w+_lock\(`, grep: fullQuery(`\w+_lock\(`, true), peer: []string{"rg", "--count", "--no-messages", `\w+_lock\(`}},
+		{name: "grep -i mutex_lock", grep: fullQuery("mutex_lock", false), peer: []string{"rg", "--count", "--no-messages", "-i", "mutex_lock"}},
+		{name: "grep_files rare literal", tool: tools.GrepFiles{}, args: grepArgs("irq_domain_alloc_irqs_parent", true, 100), peer: []string{"rg", "--no-messages", "-F", "irq_domain_alloc_irqs_parent"}},
 		{name: "glob **/*.c vs fd", tool: tools.Glob{}, args: map[string]any{"pattern": "**/*.c"}, peer: []string{fd, "--type", "f", "--glob", "*.c"}},
 		{name: "glob **/*.c vs find", tool: tools.Glob{}, args: map[string]any{"pattern": "**/*.c"}, peer: []string{"find", ".", "-name", "*.c", "-type", "f"}},
 		{name: "list_dir depth 3 vs fd", tool: tools.ListDir{}, args: map[string]any{"depth": 3}, peer: []string{fd, "--hidden", "--no-ignore", "--max-depth", "3"}},
 		{name: "list_dir depth 3 vs find", tool: tools.ListDir{}, args: map[string]any{"depth": 3}, peer: []string{"find", ".", "-mindepth", "1", "-maxdepth", "3"}},
-		{name: "grep limit 1: first result", tool: tools.GrepFiles{}, args: grepArgs("spin_lock_irqsave", true, 1), peer: []string{"rg", "--no-messages", "-F", "spin_lock_irqsave"}, first: true},
+		{name: "grep_files limit 1: first", tool: tools.GrepFiles{}, args: grepArgs("spin_lock_irqsave", true, 1), peer: []string{"rg", "--no-messages", "-F", "spin_lock_irqsave"}, first: true},
 	}
 	rows = slices.DeleteFunc(rows, func(r row) bool { return !strings.Contains(r.name, *only) })
 	env := &tools.Env{Cwd: *dir, Files: tools.DiskView{}, Limits: tools.OutputLimits{MaxBytes: 1 << 30, MaxLines: 1 << 30}}
@@ -65,9 +72,9 @@ func main() {
 	// peer's alternates from run to run.
 	for i := 0; i <= *runs; i++ {
 		for r, rw := range rows {
-			a, b := timeOurs(env, rw), timePeer(*dir, rw)
+			a, b := timeOurs(env, *dir, rw), timePeer(*dir, rw)
 			if i%2 == 1 {
-				b, a = timePeer(*dir, rw), timeOurs(env, rw)
+				b, a = timePeer(*dir, rw), timeOurs(env, *dir, rw)
 			}
 			if i > 0 {
 				ours[r] = append(ours[r], a)
@@ -106,7 +113,31 @@ func grepArgs(pattern string, caseSensitive bool, limit int) map[string]any {
 // system) it took, which the machine's load disturbs less.
 type sample struct{ wall, cpu time.Duration }
 
-func timeOurs(env *tools.Env, rw row) sample {
+func fullQuery(pattern string, caseSensitive bool) *search.Query {
+	return &search.Query{Pattern: pattern, CaseSensitive: caseSensitive, Limit: 2000, MaxLineBytes: 500, MaxFileSize: tools.MaxGrepFileSize}
+}
+
+// noDocs is an editor with nothing open.
+type noDocs struct{}
+
+func (noDocs) OpenPaths() []string            { return nil }
+func (noDocs) Document(string) (string, bool) { return "", false }
+
+func timeOurs(env *tools.Env, dir string, rw row) sample {
+	if rw.grep != nil {
+		cpu0 := selfCPU()
+		start := time.Now()
+		g, err := search.NewGrep(*rw.grep, noDocs{})
+		if err == nil {
+			err = g.Tree(context.Background(), dir, dir)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "treebench: %s: %v\n", rw.name, err)
+			os.Exit(1)
+		}
+		_ = g.Result()
+		return sample{time.Since(start), selfCPU() - cpu0}
+	}
 	args, _ := json.Marshal(rw.args)
 	call := &tools.Call{Name: rw.tool.Spec().Name, Type: tools.Function, Arguments: args}
 	cpu0 := selfCPU()

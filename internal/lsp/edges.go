@@ -94,6 +94,11 @@ func screen(body []byte) (reply, pass []byte) {
 // screenMember returns the error response for a request the connection
 // must not handle, nil for one to pass on, and whether its id is null.
 func screenMember(m []byte) (resp []byte, nullID bool) {
+	if !mayHoldID(m) {
+		// No id: nothing to answer. A notification (didOpen's whole
+		// text) is thus not decoded once more only to find that out.
+		return nil, false
+	}
 	var peek struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
@@ -112,6 +117,31 @@ func screenMember(m []byte) (resp []byte, nullID bool) {
 			fmt.Sprintf("%s is a notification: send it without an id", *peek.Method)), false
 	}
 	return nil, false
+}
+
+// Escapes that spell an i or a d (JSON has only lower-case \u).
+var idEscapes = [][]byte{[]byte(`\u0069`), []byte(`\u0049`), []byte(`\u0064`), []byte(`\u0044`)}
+
+// mayHoldID reports whether m may have a member the JSON decoder reads as
+// "id": a key "id" in any case (encoding/json matches keys so), or an
+// escape that spells one of its letters. Without either it has none.
+func mayHoldID(m []byte) bool {
+	for i := bytes.IndexByte(m, '"'); i >= 0 && i+3 < len(m); {
+		if m[i+1]|0x20 == 'i' && m[i+2]|0x20 == 'd' && m[i+3] == '"' {
+			return true
+		}
+		j := bytes.IndexByte(m[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	for _, e := range idEscapes {
+		if bytes.Contains(m, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // errorResponse is a JSON-RPC error response; a nil id is null.

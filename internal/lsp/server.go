@@ -198,14 +198,17 @@ const (
 type server struct {
 	protocol.UnimplementedServer
 
-	opts   Options
-	log    *slog.Logger
-	store  *workspace.Store
-	conn   jsonrpc2.Conn
-	client protocol.Client
-	out    *outbox
-	convs  *conversations
-	terms  *terminalTracker
+	opts  Options
+	log   *slog.Logger
+	store *workspace.Store
+	// closedText is the text of the documents closed since memory was
+	// last given back (see textSync): many small ones add up.
+	closedText atomic.Int64
+	conn       jsonrpc2.Conn
+	client     protocol.Client
+	out        *outbox
+	convs      *conversations
+	terms      *terminalTracker
 
 	state      atomic.Int32
 	exited     chan struct{}

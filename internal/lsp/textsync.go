@@ -101,8 +101,11 @@ func (s *server) syncDocument(method string, params []byte) error {
 		if err := protocol.Unmarshal(params, &p); err != nil {
 			return err
 		}
-		if s.store.Close(docKey(string(p.TextDocument.URI))) > bigFrame {
-			releaseLater() // see bigmsg.go
+		// A large text, or many closed (an editor closing its
+		// session's documents), let go: see bigmsg.go.
+		if s.closedText.Add(int64(s.store.Close(docKey(string(p.TextDocument.URI))))) > bigFrame {
+			s.closedText.Store(0)
+			releaseLater()
 		}
 
 	case protocol.MethodTextDocumentDidSave:

@@ -28,6 +28,11 @@ type Query struct {
 	MaxLineBytes int
 	// MaxFileSize is the size above which a file is skipped, and noted.
 	MaxFileSize int64
+	// StopAtLimit makes a Tree search its files in path order and stop
+	// once those searched hold Limit lines (files, with FilesOnly): the
+	// hits are then the same, the counts only a lower bound (see
+	// Result.Stopped). Without it, every file is searched and counted.
+	StopAtLimit bool
 }
 
 // Docs are the documents open in the editor. A search reads an open
@@ -47,7 +52,11 @@ type Result struct {
 	Matches    int        // matching lines in all files
 	MatchFiles int        // files with a match
 	Skipped    []Note     // files and directories not searched, sorted by path
-	peakFiles  int        // most files held at once while searching
+	// Stopped: the search stopped at the limit (Query.StopAtLimit)
+	// before the end of the tree. Matches and MatchFiles count the files
+	// before that point: there may be more.
+	Stopped   bool
+	peakFiles int // most files held at once while searching
 }
 
 // FileHits are the matching lines of one file.
@@ -84,6 +93,9 @@ type Grep struct {
 	mu   sync.Mutex // guards res and kept while workers search
 	res  Result
 	kept int // lines (or files) held in res.Files
+	// stopRel is the last file searched when the search stopped at the
+	// limit (res.Stopped).
+	stopRel string
 	// skipDir: see SetSkip.
 	skipDir func(abs string, link bool) bool
 }
@@ -150,21 +162,36 @@ func (g *Grep) wanted(rel string) bool {
 
 // search matches the lines of one file's data and keeps its hits.
 func (g *Grep) search(rel string, data []byte) {
+	if fh := g.hits(rel, data); fh.count > 0 {
+		g.add(fh)
+	}
+}
+
+// hits matches the lines of one file's data.
+func (g *Grep) hits(rel string, data []byte) FileHits {
 	fh := FileHits{Rel: rel}
+	g.hitsAt(&fh, data, 0)
+	return fh
+}
+
+// hitsAt adds to fh the matching lines of data, a part of a file made of
+// whole lines that starts after line base, and reports whether the rest
+// of the file is still wanted (with FilesOnly, one line is enough).
+func (g *Grep) hitsAt(fh *FileHits, data []byte, base int) bool {
+	more := true
 	g.m.eachLine(data, func(n int, line []byte) bool {
 		fh.count++
 		if g.q.FilesOnly {
+			more = false
 			return false
 		}
 		if len(fh.Lines) < g.q.Limit {
 			text := textcut.Prefix(string(line), g.q.MaxLineBytes)
-			fh.Lines = append(fh.Lines, Line{N: n, Text: text, Cut: len(line) - len(text)})
+			fh.Lines = append(fh.Lines, Line{N: base + n, Text: text, Cut: len(line) - len(text)})
 		}
 		return true
 	})
-	if fh.count > 0 {
-		g.add(fh)
-	}
+	return more
 }
 
 // add keeps one file's hits, trimming what is kept to the limit once it
@@ -185,6 +212,22 @@ func (g *Grep) add(fh FileHits) {
 	if g.kept > 4*g.q.Limit {
 		g.trim()
 	}
+}
+
+// stopAt reports whether the hits found so far, up to and including the
+// file rel, fill the limit, and if so marks the search stopped there.
+func (g *Grep) stopAt(rel string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	found := g.res.Matches
+	if g.q.FilesOnly {
+		found = g.res.MatchFiles
+	}
+	if found < g.q.Limit {
+		return false
+	}
+	g.res.Stopped, g.stopRel = true, rel
+	return true
 }
 
 // skip notes a file that could not be searched.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -29,10 +30,15 @@ type lineMatcher struct {
 	// dfas hold *lineDFA, which find the candidate lines when there is
 	// neither.
 	dfas *sync.Pool
+	// also are the other literals, matched exactly, that a match holds
+	// besides lit: a candidate line without one of them is passed over
+	// without the regexp.
+	also [][]byte
 	// unicode, when set, searches the texts that hold a Kelvin sign or
 	// a long s, which fold to k and s: lit is an ASCII literal with one
 	// of those, ignoring case.
 	unicode *lineMatcher
+	signs   [][]byte // with unicode: the signs that send a text to it
 }
 
 // Folding k and s beyond ASCII (see lineMatcher.unicode).
@@ -67,9 +73,20 @@ func newLineMatcher(pattern string, caseSensitive bool) (*lineMatcher, error) {
 			return m, err
 		}
 		m = &lineMatcher{line: line, unicode: m}
+		// Only the literal's own k and s can be written otherwise:
+		// look for the signs they fold to.
+		if strings.ContainsAny(s, "kK") {
+			m.signs = append(m.signs, kelvinSign)
+		}
+		if strings.ContainsAny(s, "sS") {
+			m.signs = append(m.signs, longS)
+		}
 	}
 	m.lit, m.fold = []byte(s), fold
 	m.exact = re.Op == syntax.OpLiteral && !bytes.ContainsRune(m.lit, '\n')
+	if !m.exact {
+		m.also = alsoRequired(re, m.lit)
+	}
 	m.rare = rarestByte(m.lit)
 	if fold {
 		m.lit = bytes.ToLower(m.lit)
@@ -109,17 +126,53 @@ func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
 		}
 	case syntax.OpConcat:
 		var best []rune
-		bestFold := false
+		bestFold, bestCost := false, 0
 		for _, sub := range re.Sub {
 			lit, fold := requiredLiteral(sub)
-			// Prefer longer literals, and exact ones over folded.
-			if len(lit) > len(best) || (len(lit) == len(best) && len(lit) > 0 && bestFold && !fold) {
-				best, bestFold = lit, fold
+			if len(lit) == 0 {
+				continue
+			}
+			// Prefer the literal whose prefilter stops at the fewest
+			// candidates, then longer ones.
+			cost := literalCost(lit, fold)
+			if best == nil || cost < bestCost || (cost == bestCost && len(lit) > len(best)) {
+				best, bestFold, bestCost = lit, fold, cost
 			}
 		}
 		return best, bestFold
 	}
 	return nil, false
+}
+
+// alsoRequired returns the literals, matched exactly, of the parts of
+// re's top-level concatenation, but for lit (the one scanned for).
+func alsoRequired(re *syntax.Regexp, lit []byte) [][]byte {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil
+	}
+	var out [][]byte
+	for _, sub := range re.Sub {
+		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase != 0 || slices.Contains(sub.Rune, utf8.RuneError) {
+			continue
+		}
+		if b := []byte(string(sub.Rune)); !bytes.Equal(b, lit) && !bytes.ContainsRune(b, '\n') {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// hasAlso reports whether line holds every literal of m.also.
+func (m *lineMatcher) hasAlso(line []byte) bool {
+	for _, b := range m.also {
+		if !bytes.Contains(line, b) {
+			return false
+		}
+	}
+	return true
 }
 
 func isASCII(s string) bool {
@@ -140,27 +193,26 @@ func (m *lineMatcher) index(data []byte) int {
 }
 
 // indexFoldASCII is bytes.Index ignoring ASCII case; lit is lower case.
-// It scans for lit's byte at offset k (rarestFoldByte: a byte without
-// case) when k >= 0, so that one vectorised scan finds the candidates;
-// else for either case of the first letter.
+// It scans for lit's byte at offset k (rarestFoldByte), either case of
+// it when it is a letter, so that vectorised scans find the candidates.
 func indexFoldASCII(data, lit []byte, k int) int {
-	off := 0
-	for off+len(lit) <= len(data) {
-		var at int
-		if k >= 0 {
-			i := bytes.IndexByte(data[off+k:], lit[k])
-			if i < 0 {
-				return -1
-			}
-			at = off + i
+	c := lit[k]
+	letter := 'a' <= c && c <= 'z'
+	common, rare := c, c-'a'+'A' // see indexEither
+	if letter && byteFreq[rare] > byteFreq[common] {
+		common, rare = rare, common
+	}
+	for off := 0; off+len(lit) <= len(data); {
+		var i int
+		if letter {
+			i = indexEither(data[off+k:], common, rare)
 		} else {
-			first := lit[0]
-			i := indexEither(data[off:], first, first-'a'+'A')
-			if i < 0 {
-				return -1
-			}
-			at = off + i
+			i = bytes.IndexByte(data[off+k:], c)
 		}
+		if i < 0 {
+			return -1
+		}
+		at := off + i
 		if at+len(lit) > len(data) {
 			return -1
 		}
@@ -173,22 +225,22 @@ func indexFoldASCII(data, lit []byte, k int) int {
 }
 
 // indexEither returns the first index of a or b in data. Two vectorised
-// scans over a bounded window beat one byte-by-byte scan.
+// scans over a bounded window beat one byte-by-byte scan; b is looked for
+// only before the first a, so that a text dense in a (the commoner, the
+// caller's choice) is not scanned window after window for a rare b.
 func indexEither(data []byte, a, b byte) int {
 	const window = 4 << 10
 	for start := 0; start < len(data); start += window {
-		end := min(start+window, len(data))
-		i := bytes.IndexByte(data[start:end], a)
-		j := bytes.IndexByte(data[start:end], b)
-		switch {
-		case i < 0 && j < 0:
-			continue
-		case i < 0:
-			return start + j
-		case j < 0:
+		w := data[start:min(start+window, len(data))]
+		if i := bytes.IndexByte(w, a); i >= 0 {
+			if j := bytes.IndexByte(w[:i], b); j >= 0 {
+				return start + j
+			}
 			return start + i
 		}
-		return start + min(i, j)
+		if j := bytes.IndexByte(w, b); j >= 0 {
+			return start + j
+		}
 	}
 	return -1
 }
@@ -197,7 +249,7 @@ func indexEither(data []byte, a, b byte) int {
 // newline) of every line of data that matches, in order, until fn returns
 // false.
 func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
-	if m.unicode != nil && (bytes.Contains(data, kelvinSign) || bytes.Contains(data, longS)) {
+	if m.unicode != nil && slices.ContainsFunc(m.signs, func(sign []byte) bool { return bytes.Contains(data, sign) }) {
 		m.unicode.eachLine(data, fn)
 		return
 	}
@@ -243,7 +295,7 @@ func (m *lineMatcher) eachLine(data []byte, fn func(n int, line []byte) bool) {
 		}
 		// The prefilter saw the '\r' the regexp does not: check those
 		// lines.
-		if ((exact && !cr) || m.line.Match(line)) && !fn(lineNo, line) {
+		if ((exact && !cr) || (m.hasAlso(line) && m.line.Match(line))) && !fn(lineNo, line) {
 			return
 		}
 		if next > len(data) || (next == len(data) && end == len(data)) {

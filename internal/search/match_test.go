@@ -321,9 +321,13 @@ func TestLineMatcherLiterals(t *testing.T) {
 		exact   bool
 	}{
 		{"func NewReader", true, "func NewReader", true},
-		{`func \(\w+\) Read`, true, "func (", false},
+		// The literal whose rarest byte is rarest: R, not the ( of
+		// "func (" nor the f of "foo".
+		{`func \(\w+\) Read`, true, ") Read", false},
 		{`\w+\) ReadAll`, true, ") ReadAll", false},
-		{"(?:foo)+bar", true, "foo", false},
+		{"(?:foo)+bar", true, "bar", false},
+		{`static int \w+_probe\(`, true, "_probe(", false},
+		{`(?i)mutex_lock`, true, "mutex_lock", true},
 		{"content-type", false, "content-type", true},
 		// These two are served by a set of literals (see litSet).
 		{"a|b", true, "", true},
@@ -376,5 +380,33 @@ func TestIndexRare(t *testing.T) {
 	}
 	if k := rarestByte([]byte("spin_lock_irqsave")); k != strings.IndexByte("spin_lock_irqsave", 'q') {
 		t.Errorf("rarest byte of spin_lock_irqsave at %d, want the q", k)
+	}
+	// Ignoring case, k and K together are rarer than _ in source code.
+	if k := rarestFoldByte([]byte("mutex_lock")); k != strings.IndexByte("mutex_lock", 'k') {
+		t.Errorf("byte of mutex_lock scanned for ignoring case at %d, want the k", k)
+	}
+}
+
+// indexEither finds the first of either byte, wherever they fall around
+// its windows.
+func TestIndexEither(t *testing.T) {
+	data := make([]byte, 20000)
+	for i := range data {
+		data[i] = '.'
+	}
+	for _, pos := range [][2]int{{-1, -1}, {5, -1}, {-1, 5}, {5, 9000}, {9000, 5}, {4095, 4096}, {4096, 4095}, {12000, 19999}, {19999, 12000}} {
+		d := slices.Clone(data)
+		want := -1
+		for i, p := range pos {
+			if p >= 0 {
+				d[p] = "kK"[i]
+				if want < 0 || p < want {
+					want = p
+				}
+			}
+		}
+		if got := indexEither(d, 'k', 'K'); got != want {
+			t.Errorf("k at %d, K at %d: got %d, want %d", pos[0], pos[1], got, want)
+		}
 	}
 }

@@ -3,9 +3,12 @@ package search
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 var (
@@ -36,6 +39,62 @@ func (g *Grep) read(path string, open bool, buf []byte) ([]byte, error) {
 		return nil, errBinary
 	}
 	return data, nil
+}
+
+// readDisk reads the regular file at path into buf (grown when too
+// small), refusing anything else without blocking on it, and a file over
+// limit bytes.
+func readDisk(path string, buf []byte, limit int64) ([]byte, error) {
+	f, size, err := openDisk(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	if int64(cap(buf)) < size+1 {
+		buf = make([]byte, 0, size+512)
+	}
+	return readAll(f, size, buf[:0], limit)
+}
+
+// readAll appends the rest of f to buf, which has room for its size:
+// it stops at that size (no read that returns 0 needed), or at the end
+// when the file shrank, and grows buf when the file grew.
+func readAll(f diskFile, size int64, buf []byte, limit int64) ([]byte, error) {
+	got := len(buf)
+	buf = buf[:cap(buf)]
+	for {
+		k, err := f.read(buf[got:])
+		if err != nil {
+			return nil, err
+		}
+		got += k
+		if k == 0 || int64(got) == size {
+			return buf[:got], nil
+		}
+		if got == len(buf) {
+			if int64(got) > limit {
+				return nil, fmt.Errorf("%w (over %s)", errTooLarge, textcut.Size(limit))
+			}
+			buf = append(buf, 0)[:cap(buf)]
+		}
+	}
+}
+
+// fill reads from f into buf until it is full or the file ends, and
+// returns how many bytes it read.
+func fill(f diskFile, buf []byte) (int, error) {
+	got := 0
+	for got < len(buf) {
+		k, err := f.read(buf[got:])
+		if err != nil {
+			return got, err
+		}
+		if k == 0 {
+			break
+		}
+		got += k
+	}
+	return got, nil
 }
 
 // document is the text of the open document at path when it is open.

@@ -10,12 +10,18 @@ import (
 	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
-// readDisk reads the regular file at path into buf (grown when too
-// small), refusing one over limit bytes, with plain system calls: open,
-// fstat, read until the size is reached, close. Going around os.File
-// saves the runtime poller's registration of every file, which costs as
-// much as the read itself for small files.
-func readDisk(path string, buf []byte, limit int64) ([]byte, error) {
+// diskFile is a file open for reading, with plain system calls: going
+// around os.File saves the runtime poller's registration of every file,
+// which costs as much as the read itself for small files.
+type diskFile struct {
+	fd   int
+	path string
+}
+
+// openDisk opens the regular file at path for reading and returns its
+// size, refusing anything else without blocking on it, and a file over
+// limit bytes.
+func openDisk(path string, limit int64) (diskFile, int64, error) {
 	var fd int
 	var err error
 	for {
@@ -27,45 +33,36 @@ func readDisk(path string, buf []byte, limit int64) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		return diskFile{}, 0, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+		syscall.Close(fd)
+		return diskFile{}, 0, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
+		syscall.Close(fd)
+		return diskFile{}, 0, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
 	}
 	if st.Size > limit {
-		return nil, fmt.Errorf("%w (%s, over %s)", errTooLarge, textcut.Size(st.Size), textcut.Size(limit))
+		syscall.Close(fd)
+		return diskFile{}, 0, fmt.Errorf("%w (%s, over %s)", errTooLarge, textcut.Size(st.Size), textcut.Size(limit))
 	}
-	size := int(st.Size)
-	if cap(buf) < size+1 {
-		buf = make([]byte, 0, size+512)
-	}
-	buf = buf[:cap(buf)]
-	got := 0
+	return diskFile{fd, path}, st.Size, nil
+}
+
+// read reads into p; 0 bytes and no error at the end.
+func (f diskFile) read(p []byte) (int, error) {
 	for {
-		k, err := syscall.Read(fd, buf[got:])
+		k, err := syscall.Read(f.fd, p)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+			return 0, &os.PathError{Op: "read", Path: f.path, Err: err}
 		}
-		got += k
-		if k == 0 || got == size {
-			// The end, or the size fstat reported: no need for the
-			// read that would return 0.
-			break
-		}
-		if got == len(buf) {
-			if int64(got) > limit {
-				return nil, fmt.Errorf("%w (over %s)", errTooLarge, textcut.Size(limit))
-			}
-			buf = append(buf, 0)[:cap(buf)]
-		}
+		return k, nil
 	}
-	return buf[:got], nil
 }
+
+func (f diskFile) close() { syscall.Close(f.fd) }

@@ -1,12 +1,16 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/agent-ls/agent-ls/internal/textcut"
 )
 
 // Tree searches every file below the directory root that the ignore
@@ -36,17 +40,23 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 		default:
 		}
 	}
-	notes := walk(ctx, opts, func(f walkFile) {
-		if !g.wanted(f.Rel) {
-			return
-		}
-		if open[f.Abs] {
-			seen.Store(f.Abs, true)
-		}
-		bp := getBuf()
-		defer putBuf(bp)
-		g.searchFile(f, open[f.Abs], bp)
-	})
+	var notes []Note
+	if g.q.StopAtLimit {
+		notes = g.treeOrdered(ctx, opts, open, &seen)
+	} else {
+		notes = walk(ctx, opts, func(f walkFile) {
+			if !g.wanted(f.Rel) {
+				return
+			}
+			if open[f.Abs] {
+				seen.Store(f.Abs, true)
+			}
+			bp := getBuf()
+			defer putBuf(bp)
+			fh, note := g.searchFile(f, open[f.Abs], bp)
+			g.keep(fh, note)
+		})
+	}
 	g.mu.Lock()
 	g.res.Skipped = append(g.res.Skipped, notes...)
 	g.mu.Unlock()
@@ -63,7 +73,8 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 		}
 		rel, _ := filepath.Rel(root, abs)
 		rel = filepath.ToSlash(rel)
-		if !g.wanted(rel) {
+		if !g.wanted(rel) || (g.res.Stopped && rel > g.stopRel) {
+			// Past where a search that stopped at its limit got to.
 			continue
 		}
 		if text, ok := g.docs.Document(abs); ok && !isBinary([]byte(text)) {
@@ -73,28 +84,90 @@ func (g *Grep) Tree(ctx context.Context, root, cwd string) error {
 	return nil
 }
 
+// keep adds one file's hits and the note of a file not searched.
+func (g *Grep) keep(fh FileHits, note *Note) {
+	if note != nil {
+		g.skip(note.Rel, note.Err)
+	}
+	if fh.count > 0 {
+		g.add(fh)
+	}
+}
+
 // searchFile reads and searches one file the walk found, into the
-// worker's buffer *bp unless the file is open in the editor. Binary files
-// are passed over in silence.
-func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) {
+// worker's buffer *bp unless the file is open in the editor, and returns
+// its hits, or why it was not searched. Binary files are passed over in
+// silence.
+func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) (FileHits, *Note) {
 	var data []byte
 	var err error
 	if open {
 		data, err = g.read(f.Abs, true, nil)
 	} else {
-		data, err = g.read(f.Abs, false, *bp)
-		if cap(data) > cap(*bp) && cap(data) <= 4<<20 {
-			*bp = data[:0]
+		var fh FileHits
+		fh, data, err = g.searchDisk(f, *bp)
+		if err == nil && data == nil {
+			return fh, nil
 		}
 	}
 	switch {
 	case errors.Is(err, errTooLarge):
-		g.skip(f.Rel, err)
+		return FileHits{}, &Note{Rel: f.Rel, Err: err}
 	case errors.Is(err, errBinary):
+		return FileHits{}, nil
 	case err != nil:
-		g.skip(f.Rel, plainErr(err))
-	default:
-		g.search(f.Rel, data)
+		return FileHits{}, &Note{Rel: f.Rel, Err: plainErr(err)}
+	}
+	return g.hits(f.Rel, data), nil
+}
+
+// searchDisk searches the file f on disk through buf. A file that fits
+// in buf is read whole and returned, to be searched by the caller; a
+// larger one is read and searched a buffer at a time (whole lines each)
+// and its hits returned: a large file never costs a large buffer, whose
+// pages the kernel would have to fault in and the runtime to clear.
+func (g *Grep) searchDisk(f walkFile, buf []byte) (FileHits, []byte, error) {
+	file, size, err := openDisk(f.Abs, g.q.MaxFileSize)
+	if err != nil {
+		return FileHits{}, nil, err
+	}
+	defer file.close()
+	if size < int64(cap(buf)) {
+		data, err := readAll(file, size, buf[:0], g.q.MaxFileSize)
+		if err == nil && isBinary(data[:min(len(data), sniffLen)]) {
+			err = errBinary
+		}
+		return FileHits{}, data, err
+	}
+	fh := FileHits{Rel: f.Rel}
+	buf = buf[:cap(buf)]
+	base, carry, total := 0, 0, 0
+	for {
+		k, err := fill(file, buf[carry:])
+		if err != nil {
+			return FileHits{}, nil, err
+		}
+		if total == 0 && isBinary(buf[:min(k, sniffLen)]) {
+			return FileHits{}, nil, errBinary
+		}
+		if total += k; int64(total) > g.q.MaxFileSize {
+			return FileHits{}, nil, fmt.Errorf("%w (over %s)", errTooLarge, textcut.Size(g.q.MaxFileSize))
+		}
+		n := carry + k
+		end := n
+		if n == len(buf) {
+			// Not the end: search the whole lines, keep the rest.
+			if end = bytes.LastIndexByte(buf[:n], '\n') + 1; end == 0 {
+				buf = append(buf, make([]byte, len(buf))...) // one line longer than buf
+				carry = n
+				continue
+			}
+		}
+		if !g.hitsAt(&fh, buf[:end], base) || n < len(buf) {
+			return fh, nil, nil
+		}
+		base += bytes.Count(buf[:end], []byte{'\n'})
+		carry = copy(buf, buf[end:n])
 	}
 }
 

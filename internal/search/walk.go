@@ -111,16 +111,43 @@ func (w *walker) work() {
 // readDir visits the files of one directory and returns its
 // subdirectories to walk.
 func (w *walker) readDir(job dirJob) []dirJob {
+	stack, entries := w.list(job)
+	var subdirs []dirJob
+	for _, e := range entries {
+		if e.dir {
+			subdirs = append(subdirs, dirJob{abs: e.abs, stack: stack})
+		} else {
+			w.visit(walkFile{Abs: e.abs, Rel: w.rel(e.abs)})
+		}
+	}
+	return subdirs
+}
+
+// dirEntry is a file or a directory the walk goes on with.
+type dirEntry struct {
+	abs string
+	// key orders the entries of one directory in path order: the name,
+	// with a slash after a directory's (its files' paths go on with
+	// one).
+	key string
+	dir bool
+}
+
+// list reads one directory and returns the ignore rules that apply in
+// it and the entries the walk goes on with (not hidden, not ignored,
+// not left out by Skip; links followed to files only), in the order the
+// system gave them.
+func (w *walker) list(job dirJob) (*ignoreStack, []dirEntry) {
 	f, err := os.Open(job.abs)
 	if err != nil {
 		w.note(job.abs, err)
-		return nil
+		return nil, nil
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil && len(entries) == 0 {
 		w.note(job.abs, err)
-		return nil
+		return nil, nil
 	}
 	stack := job.stack
 	if !w.opts.NoIgnore {
@@ -132,7 +159,7 @@ func (w *walker) readDir(job dirJob) []dirJob {
 			}
 		}
 	}
-	var subdirs []dirJob
+	out := make([]dirEntry, 0, len(entries))
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" || (!w.opts.Hidden && name[0] == '.') {
@@ -159,15 +186,15 @@ func (w *walker) readDir(job dirJob) []dirJob {
 			if w.opts.Skip != nil && w.opts.Skip(abs, false) {
 				continue
 			}
-			subdirs = append(subdirs, dirJob{abs: abs, stack: stack})
+			out = append(out, dirEntry{abs: abs, key: name, dir: true})
 		case typ.IsRegular():
 			if stack != nil && stack.ignored(abs, false) {
 				continue
 			}
-			w.visit(walkFile{Abs: abs, Rel: w.rel(abs)})
+			out = append(out, dirEntry{abs: abs, key: name})
 		}
 	}
-	return subdirs
+	return stack, out
 }
 
 func (w *walker) rel(abs string) string {

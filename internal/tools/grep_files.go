@@ -112,6 +112,7 @@ func grep(ctx context.Context, env *Env, q grepQuery) (*grepResult, error) {
 	g, err := search.NewGrep(search.Query{
 		Pattern: q.Pattern, CaseSensitive: q.CaseSensitive, Include: q.Include, Limit: q.Limit, FilesOnly: q.FilesOnly,
 		MaxLineBytes: env.limits().MaxLineBytes, MaxFileSize: MaxGrepFileSize,
+		StopAtLimit: true,
 	}, searchDocs{view})
 	if err != nil {
 		return nil, err
@@ -206,7 +207,16 @@ outer:
 	if r.q.FilesOnly {
 		total, unit = r.MatchFiles, "matching files"
 	}
-	if shown < total {
+	switch {
+	case r.Stopped:
+		// The counts are of the files searched before the limit filled.
+		why := fmt.Sprintf("limit=%d", r.q.Limit)
+		if b.Full() {
+			why = b.capReason()
+		}
+		trailer = append(trailer, fmt.Sprintf("[Showed %d of at least %d %s in at least %d files (stopped at %s; the search stopped there, in path order, and did not count the rest). Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most %d).]",
+			shown, total, unit, r.MatchFiles, why, maxGrepLimit))
+	case shown < total:
 		why := fmt.Sprintf("limit=%d", r.q.Limit)
 		if b.Full() {
 			why = b.capReason()

@@ -81,8 +81,8 @@ func TestGrepFiles(t *testing.T) {
 		{name: "regex without literal", args: map[string]any{"pattern": `[a-z]\d{3}[a-z]`}, want: "regex.go:1: foo123bar"},
 		{name: "no match across lines", args: map[string]any{"pattern": `start\s+end`}, want: "No matches found."},
 		{name: "anchors are per line", args: map[string]any{"pattern": `^end$`}, want: "multi.go:2: end"},
-		{name: "files only", args: map[string]any{"pattern": "TODO", "files_only": true, "limit": 3}, want: "a.go\nb.go\ncrlf.txt\n[Showed 3 of 11 matching files in 11 files (stopped at limit=3); 8 left out. Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most 2000).]"},
-		{name: "limit", args: map[string]any{"pattern": "TODO", "limit": 2}, want: "a.go:2: // TODO: edited in the editor\nb.go:4: // TODO: second\n[Showed 2 of 11 matching lines in 11 files (stopped at limit=2); 9 left out. Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most 2000).]"},
+		{name: "files only", args: map[string]any{"pattern": "TODO", "files_only": true, "limit": 3}, want: "a.go\nb.go\ncrlf.txt\n[Showed 3 of at least 3 matching files in at least 3 files (stopped at limit=3; the search stopped there, in path order, and did not count the rest). Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most 2000).]"},
+		{name: "limit", args: map[string]any{"pattern": "TODO", "limit": 2}, want: "a.go:2: // TODO: edited in the editor\nb.go:4: // TODO: second\n[Showed 2 of at least 2 matching lines in at least 2 files (stopped at limit=2; the search stopped there, in path order, and did not count the rest). Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most 2000).]"},
 		{name: "output cap", args: map[string]any{"pattern": "TODO"}, limits: OutputLimits{MaxLines: 1}, want: "a.go:2: // TODO: edited in the editor\n[Showed 1 of 11 matching lines in 11 files (stopped at the output limit of 1 lines); 10 left out. Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most 2000).]"},
 		{name: "empty result", args: map[string]any{"pattern": "NOTHING_MATCHES_THIS"}, want: "No matches found."},
 		{name: "bad regex", args: map[string]any{"pattern": "a(b"}, failed: true, want: "grep_files: invalid pattern: error parsing regexp: missing closing ): `a(b`"},
@@ -182,7 +182,7 @@ func TestGrepFilesManyFilesStaysSorted(t *testing.T) {
 	writeFiles(t, env.Cwd, files)
 	for range 3 {
 		out := callTool(t, GrepFiles{}, env, map[string]any{"pattern": "needle", "limit": 5})
-		want := "d0/f000.txt:2: needle 0\nd0/f000.txt:3: needle again\nd0/f007.txt:2: needle 7\nd0/f007.txt:3: needle again\nd0/f014.txt:2: needle 14\n[Showed 5 of 600 matching lines in 300 files (stopped at limit=5); 595 left out. Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most 2000).]"
+		want := "d0/f000.txt:2: needle 0\nd0/f000.txt:3: needle again\nd0/f007.txt:2: needle 7\nd0/f007.txt:3: needle again\nd0/f014.txt:2: needle 14\n[Showed 5 of at least 6 matching lines in at least 3 files (stopped at limit=5; the search stopped there, in path order, and did not count the rest). Narrow `path` or `include`, make the pattern more specific, or raise `limit` (at most 2000).]"
 		if out.Text != want {
 			t.Fatalf("got\n%s\nwant\n%s", out.Text, want)
 		}
