@@ -3,7 +3,12 @@
 GO        ?= go
 BIN       := bin/agent-ls
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+# The commit and its date: agent-ls version --json prints them, the same
+# for every build of one commit.
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE      ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+APP       := github.com/agent-ls/agent-ls/internal/app
+LDFLAGS   := -X main.version=$(VERSION) -X $(APP).buildCommit=$(COMMIT) -X $(APP).buildDate=$(DATE)
 # The sandbox helper links libseccomp through cgo.
 export CGO_ENABLED := 1
 

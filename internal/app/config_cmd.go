@@ -36,13 +36,13 @@ Flags:
 `
 
 func runConfig(args []string, stdout, stderr io.Writer) int {
-	fs, flags := newFlagSet("config", configUsage, stderr)
+	fs, flags := newFlagSet("config")
 	check := fs.Bool("check", false, "only check the config files; exit 1 if one has an error")
-	cwd := fs.String("cd", "", "the project `folder` whose .agent-ls/config.toml counts (default: the current directory)")
+	cwd := fs.String("cd", "", "the project folder `DIR` whose .agent-ls/config.toml counts (default: the current directory)")
 	importCodex := fs.Bool("import-codex", false, "write an agent-ls config file from Codex's configuration")
-	codexHome := fs.String("codex-home", "", "Codex's `folder` for --import-codex (default $CODEX_HOME or ~/.codex)")
-	output := fs.String("output", "", "where --import-codex writes: a `file`, or - for stdout (default: the user config file)")
-	res, code, done := parseSettings(fs, flags, args, configUsage, stderr)
+	codexHome := fs.String("codex-home", "", "Codex's folder `DIR` for --import-codex (default $CODEX_HOME or ~/.codex)")
+	output := fs.String("output", "", "where --import-codex writes: a `FILE`, or - for stdout (default: the user config file)")
+	res, code, done := parseSettings(fs, flags, args, configUsage, stdout, stderr)
 	if done {
 		return code
 	}

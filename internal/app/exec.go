@@ -25,10 +25,11 @@ Runs one turn in the current directory. The answer streams to stdout, tool
 activity to stderr. Control characters, escape sequences and bidi controls
 in what the model, the repository or a server wrote show escaped (\x1b,
 \r, \u202e), and a command to approve is quoted word by word; the answer
-piped (stdout not a terminal) is as the model wrote it.
-Every session is kept (agent-ls sessions lists them);
---resume ID or --last goes on with one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
-the prompt from stdin. Ctrl-C interrupts the turn.
+piped (stdout not a terminal) is as the model wrote it. Every session is
+kept (agent-ls sessions lists them); --resume ID or --last goes on with
+one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a
+terminal) reads the prompt from stdin; an empty prompt is refused.
+Ctrl-C interrupts the turn.
 
 Approvals: on a terminal agent-ls asks; otherwise it refuses what needs
 approval. --yes (and --full-auto) answer for you, but only for actions that
@@ -53,7 +54,7 @@ Flags:
 `
 
 func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, code, done := parseExec(args, stdin, stderr)
+	o, code, done := parseExec(args, stdin, stdout, stderr)
 	if done {
 		return code
 	}
@@ -211,10 +212,10 @@ type execOptions struct {
 
 // parseExec reads exec's flags, the environment and the prompt. done is
 // true when the caller must return code at once (help, or a usage error).
-func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions, code int, done bool) {
-	fs, flags := newFlagSet("exec", execUsage, stderr)
+func parseExec(args []string, stdin io.Reader, stdout, stderr io.Writer) (o execOptions, code int, done bool) {
+	fs, flags := newFlagSet("exec")
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
-	cwd := fs.String("cd", "", "run in this directory instead of the current one")
+	cwd := fs.String("cd", "", "run in this `DIR` instead of the current one")
 	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
 	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
@@ -224,7 +225,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 	addDirs := addDirFlag(fs)
 	var images imageFlags
 	fs.Var(&images, "i", "attach the image `FILE` (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
-	res, code, done := parseSettings(fs, flags, args, execUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, execUsage, stdout, stderr)
 	if done {
 		return o, code, true
 	}
