@@ -353,7 +353,11 @@ func setUnlessFlagged(flags *config.Layer, key, v, source string) {
 // when there are none and stdin is not a terminal.
 func execPrompt(args []string, stdin io.Reader) (string, error) {
 	if len(args) > 0 && !(len(args) == 1 && args[0] == "-") {
-		return strings.Join(args, " "), nil
+		p := strings.Join(args, " ")
+		if strings.TrimSpace(p) == "" {
+			return "", errors.New("the prompt is empty")
+		}
+		return p, nil
 	}
 	if len(args) == 0 && isTerminal(stdin) {
 		return "", errors.New("no prompt: give one as an argument (or '-' to read it from stdin)")
