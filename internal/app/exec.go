@@ -93,6 +93,16 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		execError(stderr, err)
 		return 2
 	}
+	// A new session whose turn failed before the model answered is
+	// not kept: nothing in it is worth going on with.
+	var unanswered string
+	defer func() {
+		if unanswered != "" && r.sessions != nil {
+			if err := r.sessions.Remove(unanswered); err == nil {
+				removeTranscript(unanswered)
+			}
+		}
+	}()
 	defer r.close()
 	defer mgr.Close()
 	info, err := execSession(mgr, r, o, stderr)
@@ -115,13 +125,11 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		})
 		defer r.sessions.Notify(nil)
 	}
-	if r.sessions != nil && !o.jsonOut {
-		next := "continues it"
-		if o.plan {
-			next = "carries out the plan"
+	defer func() {
+		if r.sessions != nil && !o.jsonOut && unanswered == "" {
+			sessionHint(stderr, info.SessionID, o.plan)
 		}
-		defer fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT %s)\n", info.SessionID, info.SessionID, next)
-	}
+	}()
 
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -129,7 +137,20 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stopCommands()
 	in := execInput(o.prompt, info.Cwd, stderr)
 	in.Images = append(o.images, in.Images...)
-	return runExecTurn(mgr, info.SessionID, in, sig, stderr)
+	code = runExecTurn(mgr, info.SessionID, in, sig, stderr)
+	if code == 1 && fe.usage == nil && o.resume == "" && !o.last {
+		unanswered = info.SessionID
+	}
+	return code
+}
+
+// sessionHint is exec's line that says how to go on with the session.
+func sessionHint(stderr io.Writer, id string, plan bool) {
+	next := "continues it"
+	if plan {
+		next = "carries out the plan"
+	}
+	fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT %s)\n", id, id, next)
 }
 
 // execFrontend is exec's terminal front end, answering questions as o
@@ -177,11 +198,11 @@ func execSession(mgr *agent.Manager, r *root, o execOptions, stderr io.Writer) (
 	}
 	id, err := sessionToResume(r.sessions, o.resume, o.last, cwd)
 	if err != nil {
-		return agent.SessionInfo{}, err
+		return agent.SessionInfo{}, fmt.Errorf("%w (agent-ls sessions lists the kept sessions)", err)
 	}
 	ld, err := resumeSession(mgr, r.sessions, id)
 	if err != nil {
-		return agent.SessionInfo{}, err
+		return agent.SessionInfo{}, fmt.Errorf("%w (agent-ls sessions lists the kept sessions)", err)
 	}
 	describeResumed(stderr, ld)
 	if err := mgr.SetMode(id, mode); err != nil {
