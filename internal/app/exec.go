@@ -74,17 +74,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		execError(stderr, err)
 		return 1
 	}
-	ringable := o.settings.TUI.Notifications && isTerminal(stderr)
-	// MCP servers report from their own goroutines, beside the turn's
-	// output: both write through one lock.
-	stderr = &lockedWriter{w: stderr}
-	var ring func(bool)
-	if ringable {
-		ring = terminalRing(stderr, o.settings.TUI.NotificationMethod)
-	}
-	r.mcpNotices.Listen(func(msg string) {
-		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
-	})
+	stderr, ring := execStderr(r, o, stderr)
 	fe, nobodyAsked := execFrontend(&o, stdin, stdout, stderr)
 	defer fe.usageLine() // deferred first: the last line
 
@@ -142,6 +132,21 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		unanswered = info.SessionID
 	}
 	return code
+}
+
+// execStderr is exec's stderr for the turn: MCP servers report from
+// their own goroutines, beside the turn's output, and both write through
+// one lock. ring rings the terminal ([tui] notifications), or is nil.
+func execStderr(r *root, o execOptions, stderr io.Writer) (locked io.Writer, ring func(bool)) {
+	ringable := o.settings.TUI.Notifications && isTerminal(stderr)
+	locked = &lockedWriter{w: stderr}
+	if ringable {
+		ring = terminalRing(locked, o.settings.TUI.NotificationMethod)
+	}
+	r.mcpNotices.Listen(func(msg string) {
+		fmt.Fprintf(locked, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
+	})
+	return locked, ring
 }
 
 // sessionHint is exec's line that says how to go on with the session.
