@@ -243,3 +243,23 @@ func TestExecFromDevNullIsNotATerminal(t *testing.T) {
 		t.Error("the command ran without approval")
 	}
 }
+
+// TestExecListsChangedFiles: exec ends with the files the turn changed
+// and their +N -M on stderr, and --diff prints the diff on stdout.
+func TestExecListsChangedFiles(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: made.txt\n+one\n+two\n*** End Patch"
+	m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", patch)), fakemodel.Say("made it"))
+	defer m.Close()
+	cmd := execCmd(t, m, "--full-auto", "--diff", "make a file")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "files changed: 1\n  made.txt  +2 -0 (new)\n") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if want := "made it\n--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+}

@@ -29,7 +29,9 @@ piped (stdout not a terminal) is as the model wrote it. Every session is
 kept (agent-ls sessions lists them); --resume ID or --last goes on with
 one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a
 terminal) reads the prompt from stdin; an empty prompt is refused.
-Ctrl-C interrupts the turn.
+Ctrl-C interrupts the turn. At its end the files it changed are listed
+on stderr, each with the lines added and removed (+N -M); --diff prints
+the diff itself on stdout after the answer.
 
 Approvals: on a terminal agent-ls asks; otherwise it refuses what needs
 approval. --yes (and --full-auto) answer for you, but only for actions that
@@ -163,6 +165,7 @@ func sessionHint(stderr io.Writer, id string, plan bool) {
 // terminal).
 func execFrontend(o *execOptions, stdin io.Reader, stdout, stderr io.Writer) (fe *termFrontend, nobodyAsked bool) {
 	fe = newTermFrontend(stdout, stderr, o.jsonOut)
+	fe.showDiff = o.diff
 	nobodyAsked = true
 	switch {
 	case o.yes, o.bypass:
@@ -234,6 +237,8 @@ type execOptions struct {
 	last   bool
 	// addDirs are the --add-dir folders, absolute.
 	addDirs []string
+	// diff: print the turn's diff after the answer.
+	diff bool
 }
 
 // parseExec reads exec's flags, the environment and the prompt. done is
@@ -247,6 +252,7 @@ func parseExec(args []string, stdin io.Reader, stdout, stderr io.Writer) (o exec
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	resume := fs.String("resume", "", "go on with the kept session of this `ID` (agent-ls sessions lists them): its history, undo and \"always\" answers")
 	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
+	diff := fs.Bool("diff", false, "after the answer, print the diff of the files the turn changed on stdout (the changed files and their +N -M are always listed on stderr)")
 	plan := fs.Bool("plan", false, "plan mode: investigate in the read-only sandbox, change nothing, and end with a plan")
 	addDirs := addDirFlag(fs)
 	var images imageFlags
@@ -263,7 +269,7 @@ func parseExec(args []string, stdin io.Reader, stdout, stderr io.Writer) (o exec
 		setUnlessFlagged(&flags.layer, "sandbox_mode", string(policy.WorkspaceWrite), "--full-auto")
 		setUnlessFlagged(&flags.layer, "approval_policy", string(policy.OnRequest), "--full-auto")
 	}
-	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last, plan: *plan, addDirs: *addDirs}
+	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last, plan: *plan, addDirs: *addDirs, diff: *diff}
 	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)
