@@ -122,10 +122,17 @@ bench: bench-deps build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	bench/run.sh $(BIN)
 
-# The static binaries of build, without their symbol tables, for release.
-release: deps
-	$(GO) build $(STATIC) -ldflags '$(LDFLAGS) -s -w $(STATIC_LD)' -o $(BIN) ./cmd/agent-ls
-	$(GO) build $(STATIC) -ldflags '-s -w $(STATIC_LD)' -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
+# The release, in RELEASE_DIR: an archive per platform named with the
+# version (agent-ls-VERSION-linux-amd64.tar.gz, ...-windows-amd64.zip),
+# the static, stripped binaries inside (Linux's with the sandbox), the
+# .vsix of each platform, and SHA256SUMS (scripts/release.sh says more).
+# RELEASE_PLATFORMS narrows it, e.g. to linux/amd64; linux/arm64 needs the
+# C cross compiler and arm64 libseccomp the script names.
+RELEASE_DIR       ?= dist/release
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+release: deps $(VSCODE)/node_modules/.package-lock.json
+	rm -rf $(RELEASE_DIR)
+	scripts/release.sh $(RELEASE_DIR) $(VERSION) $(RELEASE_PLATFORMS)
 
 # The VS Code extension (editors/vscode). Its npm packages come from its
 # lockfile; code-server and the tests' other downloads are kept in
@@ -144,9 +151,12 @@ vscode-deps:
 $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund
 
-# The .vsix for this machine, with bin/agent-ls inside.
+# The .vsix for this machine, with the stripped build of bin/agent-ls
+# inside (built once here; package.mjs then runs no make of its own).
+VSIX_BIN := bin/vsix/native/agent-ls
 vsix: build $(VSCODE)/node_modules/.package-lock.json
-	cd $(VSCODE) && npm run package
+	$(GO) build $(STATIC) -ldflags '$(LDFLAGS) -s -w $(STATIC_LD)' -o $(VSIX_BIN) ./cmd/agent-ls
+	cd $(VSCODE) && AGENT_LS_BINARY=$(abspath $(VSIX_BIN)) npm run package
 
 # The binaries of the five platform .vsix files (npm run package:all).
 vsix-binaries: deps
@@ -177,4 +187,4 @@ $(MCP_NPM)/node_modules/.package-lock.json: $(MCP_NPM)/package-lock.json
 	cd $(MCP_NPM) && npm ci --no-audit --no-fund
 
 clean:
-	rm -rf bin $(VSCODE)/dist $(VSCODE)/out
+	rm -rf bin dist $(VSCODE)/dist $(VSCODE)/out
