@@ -19,7 +19,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-c test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions gopls
+.PHONY: all build install demo test test-c test-go cross bench deps bench-deps acp-client-deps release release-deps clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions gopls
 
 all: build
 
@@ -63,10 +63,17 @@ test: deps test-c cross test-vscode mcp-test-servers acp-client-deps neovim-vers
 SANDBOX_C := $(wildcard internal/sandbox/*.c)
 SECCOMP_CFLAGS = $(shell pkg-config --cflags libseccomp 2>/dev/null)
 
+# With the arm64 cross compiler of make release there, each file is
+# compiled for arm64 too, whose syscall table lacks some of x86-64's.
+CC_LINUX_ARM64 ?= aarch64-linux-gnu-gcc
 test-c:
 	@set -e; for f in $(SANDBOX_C); do \
 		echo "$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $(SECCOMP_CFLAGS) -c -o /dev/null $$f"; \
 		$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $(SECCOMP_CFLAGS) -c -o /dev/null $$f; \
+		if command -v $(CC_LINUX_ARM64) >/dev/null; then \
+			echo "$(CC_LINUX_ARM64) -std=gnu11 -O2 -Wall -Wextra -Werror -c -o /dev/null $$f"; \
+			$(CC_LINUX_ARM64) -std=gnu11 -O2 -Wall -Wextra -Werror -c -o /dev/null $$f; \
+		fi; \
 	done
 
 # The official ACP TypeScript SDK, pinned in its lockfile, whose client
@@ -130,7 +137,10 @@ bench: bench-deps build
 # C cross compiler and arm64 libseccomp the script names.
 RELEASE_DIR       ?= dist/release
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
-release: deps $(VSCODE)/node_modules/.package-lock.json
+release-deps:
+	@scripts/deps.sh gcc-aarch64-linux-gnu libc6-dev-arm64-cross zip
+
+release: deps release-deps $(VSCODE)/node_modules/.package-lock.json
 	rm -rf $(RELEASE_DIR)
 	scripts/release.sh $(RELEASE_DIR) $(VERSION) $(RELEASE_PLATFORMS)
 

@@ -10,10 +10,12 @@
 # The platforms are linux/amd64, linux/arm64, darwin/amd64, darwin/arm64
 # and windows/amd64 unless named. Linux builds are linked statically with
 # the sandbox (cgo, libseccomp) and carry agent-ls-sandbox too; linux/arm64
-# takes the C cross compiler CC_LINUX_ARM64 (default aarch64-linux-gnu-gcc)
-# with an arm64 libseccomp that pkg-config finds through
-# PKG_CONFIG_LIBDIR_LINUX_ARM64 (default /usr/lib/aarch64-linux-gnu/pkgconfig),
-# and stops when there is none: a release never ships without its sandbox.
+# takes the C cross compiler CC_LINUX_ARM64 (default aarch64-linux-gnu-gcc,
+# Debian's gcc-aarch64-linux-gnu with libc6-dev-arm64-cross) and an arm64
+# libseccomp: the system's (libseccomp-dev:arm64), the one
+# PKG_CONFIG_LIBDIR_LINUX_ARM64 (and PKG_CONFIG_SYSROOT_DIR_LINUX_ARM64)
+# names, or else Debian's, unpacked under .cache by scripts/arm64-seccomp.sh.
+# Without them it stops: a release never ships without its sandbox.
 # macOS and Windows have no sandbox and build without cgo.
 # VSIX=0 leaves the .vsix files out. The archives are reproducible: their
 # files carry the commit's date (SOURCE_DATE_EPOCH, default the commit's).
@@ -56,13 +58,23 @@ build() {
   env+=(CGO_ENABLED=1)
   if [ "$goarch" != "$("$go" env GOHOSTARCH)" ]; then
     local cc="${CC_LINUX_ARM64:-aarch64-linux-gnu-gcc}"
-    local pc="${PKG_CONFIG_LIBDIR_LINUX_ARM64:-/usr/lib/aarch64-linux-gnu/pkgconfig}"
-    if [ "$goarch" != arm64 ] || ! command -v "$cc" >/dev/null || ! PKG_CONFIG_LIBDIR="$pc" pkg-config --exists libseccomp; then
-      echo "release: linux/$goarch needs a C cross compiler ($cc) and libseccomp for $goarch (pkg-config in $pc):" >&2
-      echo "  apt-get install gcc-aarch64-linux-gnu libseccomp-dev:arm64 (after dpkg --add-architecture arm64)" >&2
+    local pc="${PKG_CONFIG_LIBDIR_LINUX_ARM64:-}" sysroot="${PKG_CONFIG_SYSROOT_DIR_LINUX_ARM64:-}"
+    if [ "$goarch" != arm64 ] || ! command -v "$cc" >/dev/null; then
+      echo "release: linux/$goarch needs a C cross compiler ($cc): apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross" >&2
       return 1
     fi
-    env+=(CC="$cc" PKG_CONFIG_LIBDIR="$pc")
+    if [ -z "$pc" ] && [ -f /usr/lib/aarch64-linux-gnu/pkgconfig/libseccomp.pc ]; then
+      pc=/usr/lib/aarch64-linux-gnu/pkgconfig
+    elif [ -z "$pc" ]; then
+      # Debian's arm64 libseccomp, unpacked under .cache, not installed.
+      pc="$("$root/scripts/arm64-seccomp.sh" "$root/.cache/arm64-seccomp")"
+      sysroot="$root/.cache/arm64-seccomp/root"
+    fi
+    if ! PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_SYSROOT_DIR="$sysroot" pkg-config --exists libseccomp; then
+      echo "release: no arm64 libseccomp for pkg-config in $pc" >&2
+      return 1
+    fi
+    env+=(CC="$cc" PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_SYSROOT_DIR="$sysroot")
   fi
   echo "release: linux/$goarch static, with the sandbox"
   (cd "$root" && env "${env[@]}" "$go" build "${static[@]}" -ldflags "$ldflags $static_ld" -o "$dir/agent-ls" ./cmd/agent-ls)
