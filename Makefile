@@ -3,7 +3,12 @@
 GO        ?= go
 BIN       := bin/agent-ls
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+# The commit and its date: agent-ls version --json prints them, the same
+# for every build of one commit.
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE      ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+APP       := github.com/agent-ls/agent-ls/internal/app
+LDFLAGS   := -X main.version=$(VERSION) -X $(APP).buildCommit=$(COMMIT) -X $(APP).buildDate=$(DATE)
 # The sandbox helper links libseccomp through cgo.
 export CGO_ENABLED := 1
 
@@ -14,7 +19,7 @@ PREFIX    ?= $(HOME)/.local
 # cgo (no sandbox outside Linux: every command asks, see internal/sandbox).
 CROSS     := darwin/arm64 darwin/amd64 windows/amd64
 
-.PHONY: all build install demo test test-c test-go cross bench deps bench-deps acp-client-deps release clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions gopls
+.PHONY: all build install demo test test-c test-go cross bench deps bench-deps acp-client-deps release release-deps clean vsix vsix-all vsix-binaries vscode-deps test-vscode mcp-test-servers neovim-versions gopls
 
 all: build
 
@@ -58,10 +63,17 @@ test: deps test-c cross test-vscode mcp-test-servers acp-client-deps neovim-vers
 SANDBOX_C := $(wildcard internal/sandbox/*.c)
 SECCOMP_CFLAGS = $(shell pkg-config --cflags libseccomp 2>/dev/null)
 
+# With the arm64 cross compiler of make release there, each file is
+# compiled for arm64 too, whose syscall table lacks some of x86-64's.
+CC_LINUX_ARM64 ?= aarch64-linux-gnu-gcc
 test-c:
 	@set -e; for f in $(SANDBOX_C); do \
 		echo "$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $(SECCOMP_CFLAGS) -c -o /dev/null $$f"; \
 		$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $(SECCOMP_CFLAGS) -c -o /dev/null $$f; \
+		if command -v $(CC_LINUX_ARM64) >/dev/null; then \
+			echo "$(CC_LINUX_ARM64) -std=gnu11 -O2 -Wall -Wextra -Werror -c -o /dev/null $$f"; \
+			$(CC_LINUX_ARM64) -std=gnu11 -O2 -Wall -Wextra -Werror -c -o /dev/null $$f; \
+		fi; \
 	done
 
 # The official ACP TypeScript SDK, pinned in its lockfile, whose client
@@ -117,10 +129,20 @@ bench: bench-deps build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	bench/run.sh $(BIN)
 
-# The static binaries of build, without their symbol tables, for release.
-release: deps
-	$(GO) build $(STATIC) -ldflags '$(LDFLAGS) -s -w $(STATIC_LD)' -o $(BIN) ./cmd/agent-ls
-	$(GO) build $(STATIC) -ldflags '-s -w $(STATIC_LD)' -o bin/agent-ls-sandbox ./cmd/agent-ls-sandbox
+# The release, in RELEASE_DIR: an archive per platform named with the
+# version (agent-ls-VERSION-linux-amd64.tar.gz, ...-windows-amd64.zip),
+# the static, stripped binaries inside (Linux's with the sandbox), the
+# .vsix of each platform, and SHA256SUMS (scripts/release.sh says more).
+# RELEASE_PLATFORMS narrows it, e.g. to linux/amd64; linux/arm64 needs the
+# C cross compiler and arm64 libseccomp the script names.
+RELEASE_DIR       ?= dist/release
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+release-deps:
+	@scripts/deps.sh gcc-aarch64-linux-gnu libc6-dev-arm64-cross zip
+
+release: deps release-deps $(VSCODE)/node_modules/.package-lock.json
+	rm -rf $(RELEASE_DIR)
+	scripts/release.sh $(RELEASE_DIR) $(VERSION) $(RELEASE_PLATFORMS)
 
 # The VS Code extension (editors/vscode). Its npm packages come from its
 # lockfile; code-server and the tests' other downloads are kept in
@@ -139,9 +161,12 @@ vscode-deps:
 $(VSCODE)/node_modules/.package-lock.json: $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund
 
-# The .vsix for this machine, with bin/agent-ls inside.
+# The .vsix for this machine, with the stripped build of bin/agent-ls
+# inside (built once here; package.mjs then runs no make of its own).
+VSIX_BIN := bin/vsix/native/agent-ls
 vsix: build $(VSCODE)/node_modules/.package-lock.json
-	cd $(VSCODE) && npm run package
+	$(GO) build $(STATIC) -ldflags '$(LDFLAGS) -s -w $(STATIC_LD)' -o $(VSIX_BIN) ./cmd/agent-ls
+	cd $(VSCODE) && AGENT_LS_BINARY=$(abspath $(VSIX_BIN)) npm run package
 
 # The binaries of the five platform .vsix files (npm run package:all).
 vsix-binaries: deps
@@ -172,4 +197,4 @@ $(MCP_NPM)/node_modules/.package-lock.json: $(MCP_NPM)/package-lock.json
 	cd $(MCP_NPM) && npm ci --no-audit --no-fund
 
 clean:
-	rm -rf bin $(VSCODE)/dist $(VSCODE)/out
+	rm -rf bin dist $(VSCODE)/dist $(VSCODE)/out

@@ -224,6 +224,22 @@ func TestNeovimPluginWithoutBinary(t *testing.T) {
 	}
 }
 
+// TestNeovimPluginHealthLocalServer: without an API key and with the
+// model server on this machine, :checkhealth agent-ls does not warn that
+// the key is not set: such a server needs none.
+func TestNeovimPluginHealthLocalServer(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New()
+			t.Cleanup(m.Close)
+			r, _ := startPluginDriverEnv(t, nvim, "plugin.lua", m, "healthkey", []string{"OPENAI_API_KEY="})
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+		})
+	}
+}
+
 // pluginBad is what must not appear in Neovim's output.
 var pluginBad = []*regexp.Regexp{nvimErrorLine, regexp.MustCompile(`[^\n]* is deprecated[^\n]*`), regexp.MustCompile(`(?m)^E5108: [^\n]*`)}
 

@@ -201,3 +201,65 @@ func TestExecModelCannotReadMCPTokens(t *testing.T) {
 		t.Errorf("the model was sent:\n%s", body)
 	}
 }
+
+// TestExecRefusesABlankPrompt: a prompt given as blank arguments is
+// refused before anything starts, as an empty one on stdin is.
+func TestExecRefusesABlankPrompt(t *testing.T) {
+	for _, args := range [][]string{{""}, {"  ", "\t"}} {
+		cmd := exec.Command(binary, append([]string{"exec"}, args...)...)
+		cmd.Dir = t.TempDir()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if code := exitCode(cmd.Run()); code != 2 || !strings.Contains(stderr.String(), "prompt is empty") {
+			t.Errorf("exec %q: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+}
+
+// TestExecFromDevNullIsNotATerminal: with stdin /dev/null nobody is
+// asked: no question is printed, and what needs approval is rejected
+// with the hint to use --yes.
+func TestExecFromDevNullIsNotATerminal(t *testing.T) {
+	m := fakemodel.New(
+		fakemodel.Answer(shellCall("c1", "touch", "made")),
+		fakemodel.Say("could not"),
+	)
+	defer m.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	cmd := execCmd(t, m, "--approval-policy", "untrusted", "make a file")
+	cmd.Stdin = null
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Run()
+	out := stderr.String()
+	if !strings.Contains(out, "stdin is not a terminal; use --yes to allow") || strings.Contains(out, "allow once") {
+		t.Errorf("stderr:\n%s\nwant the rejection with its --yes hint and no question", out)
+	}
+	if _, err := os.Stat(filepath.Join(cmd.Dir, "made")); err == nil {
+		t.Error("the command ran without approval")
+	}
+}
+
+// TestExecListsChangedFiles: exec ends with the files the turn changed
+// and their +N -M on stderr, and --diff prints the diff on stdout.
+func TestExecListsChangedFiles(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: made.txt\n+one\n+two\n*** End Patch"
+	m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", patch)), fakemodel.Say("made it"))
+	defer m.Close()
+	cmd := execCmd(t, m, "--full-auto", "--diff", "make a file")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "files changed: 1\n  made.txt  +2 -0 (new)\n") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if want := "made it\n--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"; stdout.String() != want {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+}

@@ -157,7 +157,7 @@ func TestExecResumeAndUndoAfterRestart(t *testing.T) {
 	m2 := fakemodel.New(fakemodel.Say("second"), fakemodel.Say("third"))
 	defer m2.Close()
 	out, stderr := runExec(m2, "--last", "what did you make?")
-	if out != "second\n" || !strings.Contains(stderr, "resuming session "+id[1]+" (1 turns") {
+	if out != "second\n" || !strings.Contains(stderr, "resuming session "+id[1]+" (1 turn,") {
 		t.Errorf("--last: stdout %q, stderr:\n%s", out, stderr)
 	}
 	runExec(m2, "--resume", id[1], "and now?")
@@ -382,5 +382,38 @@ func TestSessionsListLeavesOutSessionsWithoutTurns(t *testing.T) {
 		if out := sessions(args...); !strings.Contains(out, idle.SessionID) || !strings.Contains(out, used.SessionID) {
 			t.Errorf("sessions %v:\n%s", args, out)
 		}
+	}
+}
+
+// TestExecFailedBeforeAnAnswerKeepsNoSession: a run whose model never
+// answered leaves no session behind and names none to resume; a bad
+// --resume names agent-ls sessions.
+func TestExecFailedBeforeAnAnswerKeepsNoSession(t *testing.T) {
+	state := t.TempDir()
+	m := fakemodel.New() // no script: every request fails for good
+	defer m.Close()
+	cmd := execCmd(t, m, "hello")
+	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+state)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "--resume") {
+		t.Errorf("exec names a session to resume:\n%s", stderr.String())
+	}
+	list := exec.Command(binary, "sessions", "--json")
+	list.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	out, err := list.Output()
+	if err != nil || strings.TrimSpace(string(out)) != "[]" {
+		t.Errorf("sessions --json: %v\n%s", err, out)
+	}
+
+	resume := execCmd(t, m, "--resume", "s-0123456789abcdef", "go on")
+	resume.Env = append(resume.Env, "XDG_STATE_HOME="+state)
+	stderr.Reset()
+	resume.Stderr = &stderr
+	if code := exitCode(resume.Run()); code == 0 || !strings.Contains(stderr.String(), "agent-ls sessions") {
+		t.Errorf("exit %d, stderr:\n%s\nwant an error naming agent-ls sessions", code, stderr.String())
 	}
 }

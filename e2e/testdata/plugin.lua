@@ -108,6 +108,21 @@ if os.getenv('AGENT_LS_TEST_FLOW') == 'missing' then
   return
 end
 
+if os.getenv('AGENT_LS_TEST_FLOW') == 'healthkey' then
+  -- No API key, and the model server on this machine: :checkhealth
+  -- does not warn about the key, which such a server does not need.
+  require('agent-ls').setup({})
+  vim.cmd('checkhealth agent-ls')
+  local report = buffer_text(vim.api.nvim_get_current_buf())
+  if has(report, 'NOT set') or not has(report, 'is not needed') then
+    fail('checkhealth:\n' .. report)
+  end
+  say('no key warning for a local server')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+
 if os.getenv('AGENT_LS_TEST_FLOW') == 'home' then
   -- `nvim ~/notes.txt` run in ~: the home folder is no workspace, so no
   -- server starts, and the user is told why; a file in a folder of its

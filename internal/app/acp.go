@@ -29,8 +29,8 @@ Flags:
 `
 
 func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, flags := newFlagSet("acp", acpUsage, stderr)
-	res, code, done := parseSettings(fs, flags, args, acpUsage, stderr)
+	fs, flags := newFlagSet("acp")
+	res, code, done := parseSettings(fs, flags, args, acpUsage, stdout, stderr)
 	if done {
 		return code
 	}

@@ -41,35 +41,51 @@ var version = "dev"
 
 const usage = `agent-ls: a coding agent that runs as a language server
 
-Usage:
-  agent-ls [serve] [--stdio] [flags]   run the language server on stdin/stdout (editors start this)
-  agent-ls acp [flags]                 serve the agent over the Agent Client Protocol on stdin/stdout (Zed, JetBrains, codecompanion)
-  agent-ls exec [flags] PROMPT         run one turn in the current directory (--resume ID, --last: go on with a session)
-  agent-ls sessions [--prune DAYS]     list the kept sessions, or delete old ones
-  agent-ls rewind [--session ID] [TURN] take a session and its files back to before a turn (default: the last)
-  agent-ls demo                        run an offline, scripted demo end to end
-  agent-ls sandbox [flags] -- CMD...   run a command in the kernel sandbox
-  agent-ls config [--check]            show the configuration and where each value comes from
-  agent-ls mcp list [--json]           start the configured MCP servers and show their state and tools
-  agent-ls mcp login|logout NAME       authorize agent-ls for a url MCP server with OAuth, or forget its token
-  agent-ls version                     print the version
-  agent-ls help [COMMAND]              show help
+Usage: agent-ls [COMMAND] [flags] [ARGS]
 
-Run 'agent-ls help COMMAND' for a command's flags.
+Commands:
+  serve [--stdio]        run the language server on stdin/stdout; editors
+                         start this, and it runs when no command is given
+  acp                    serve the agent over the Agent Client Protocol on
+                         stdin/stdout (Zed, JetBrains, codecompanion)
+  exec PROMPT            run one turn in the current directory; --resume ID
+                         or --last goes on with a kept session
+  sessions               list the kept sessions (--prune DAYS deletes old
+                         ones)
+  rewind [TURN]          take a session and its files back to before a turn
+                         (default: the last)
+  demo                   run an offline, scripted demo end to end
+  config                 show the configuration and where each value comes
+                         from
+  config --check         check the configuration as exec and serve read it
+  config --import-codex  write an agent-ls config file from Codex's
+  sandbox -- CMD...      run a command in the kernel sandbox
+  sandbox --explain      show what the sandbox enforces on this machine
+  mcp list               start the configured MCP servers and show their
+                         state and tools
+  mcp login|logout NAME  authorize agent-ls for a url MCP server with OAuth,
+                         or forget its token
+  version [--json]       print the version
+  help [COMMAND]         show a command's help (or: agent-ls COMMAND --help)
 
 Settings come from ~/.config/agent-ls/config.toml ($XDG_CONFIG_HOME), the
 project's .agent-ls/config.toml (narrowing only), a profile (--profile),
 the environment, the editor's settings and flags (-c key=value for any
 config key), each over the ones before. The environment:
-  OPENAI_API_KEY      API key of the openai provider (a provider's env_key names its own)
+  OPENAI_API_KEY      API key of the openai provider (a provider's env_key
+                      names its own)
   OPENAI_BASE_URL     base URL of the openai provider, e.g. a company proxy
   OPENAI_ORGANIZATION, OPENAI_PROJECT
-                      the openai provider's OpenAI-Organization and OpenAI-Project headers
+                      the openai provider's OpenAI-Organization and
+                      OpenAI-Project headers
   AGENT_LS_MODEL      model name (flag --model)
   AGENT_LS_PROFILE    the profile to use (flag --profile)
-  AGENT_LS_WIRE_API   responses or chat, for the provider in use (flag --wire-api)
+  AGENT_LS_WIRE_API   responses or chat, for the provider in use (flag
+                      --wire-api)
   AGENT_LS_STREAM_IDLE_TIMEOUT_MS
-                      retry a model stream silent this long (flag --stream-idle-timeout)
+                      retry a model stream silent this long: milliseconds,
+                      or a duration with its unit such as 90s (flag
+                      --stream-idle-timeout)
 `
 
 // Main runs agent-ls, version v, with the command line args (without the
@@ -101,7 +117,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "demo":
 		return runDemo(args, stdout, stderr)
 	case "sandbox":
-		return runSandbox(args, stdout)
+		return runSandbox(args, stdout, stderr)
 	case "config":
 		return runConfig(args, stdout, stderr)
 	case "sessions":
@@ -111,27 +127,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "mcp":
 		return runMCP(args, stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "agent-ls %s\n", version)
-		return 0
+		return runVersion(args, stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		return runHelp(args, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "agent-ls: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "agent-ls: unknown command %q\nUsage: agent-ls [COMMAND] [flags] [ARGS]\nRun 'agent-ls help' for the commands.\n", cmd)
 		return 2
 	}
 }
 
+// runHelp is agent-ls help [COMMAND]: the overview, or the command's
+// help, on stdout.
 func runHelp(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
+	if len(args) > 2 || (len(args) == 2 && args[0] != "mcp") {
+		fmt.Fprintf(stderr, "agent-ls help: give one command, got %q\nUsage: agent-ls help [COMMAND]\n", args)
+		return 2
+	}
 	switch args[0] {
-	case "serve", "acp", "exec", "demo", "sandbox", "config", "sessions", "rewind":
+	case "serve", "acp", "exec", "demo", "sandbox", "config", "sessions", "rewind", "version":
 		return run([]string{args[0], "--help"}, nil, stdout, stderr)
 	case "mcp":
-		return run([]string{"mcp", "list", "--help"}, nil, stdout, stderr)
+		sub := "list"
+		if len(args) == 2 {
+			sub = args[1]
+		}
+		return run([]string{"mcp", sub, "--help"}, nil, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "agent-ls: no help for %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "agent-ls help: no command %q\nUsage: agent-ls help [COMMAND]\nRun 'agent-ls help' for the commands.\n", args[0])
 	return 2
 }

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agent-ls/agent-ls/internal/config"
@@ -36,13 +40,13 @@ Flags:
 `
 
 func runConfig(args []string, stdout, stderr io.Writer) int {
-	fs, flags := newFlagSet("config", configUsage, stderr)
+	fs, flags := newFlagSet("config")
 	check := fs.Bool("check", false, "only check the config files; exit 1 if one has an error")
-	cwd := fs.String("cd", "", "the project `folder` whose .agent-ls/config.toml counts (default: the current directory)")
+	cwd := fs.String("cd", "", "the project folder `DIR` whose .agent-ls/config.toml counts (default: the current directory)")
 	importCodex := fs.Bool("import-codex", false, "write an agent-ls config file from Codex's configuration")
-	codexHome := fs.String("codex-home", "", "Codex's `folder` for --import-codex (default $CODEX_HOME or ~/.codex)")
-	output := fs.String("output", "", "where --import-codex writes: a `file`, or - for stdout (default: the user config file)")
-	res, code, done := parseSettings(fs, flags, args, configUsage, stderr)
+	codexHome := fs.String("codex-home", "", "Codex's folder `DIR` for --import-codex (default $CODEX_HOME or ~/.codex)")
+	output := fs.String("output", "", "where --import-codex writes: a `FILE`, or - for stdout (default: the user config file)")
+	res, code, done := parseSettings(fs, flags, args, configUsage, stdout, stderr)
 	if done {
 		return code
 	}
@@ -61,6 +65,10 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 		project = dir
 	}
 	s, probs := res.resolve(project, nil)
+	if *check {
+		// exec -p NAME would run with any profile: check them all.
+		probs = append(probs, profileProblems(res, project, s, probs)...)
+	}
 	errs := 0
 	for _, p := range probs {
 		kind := "error"
@@ -86,17 +94,86 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent-ls config: %v\n", err)
 		return 1
 	}
-	if k := s.Provider.EnvKey; k != "" {
-		state := "is set"
-		if s.modelConfig().APIKey == "" {
-			state = "is NOT set"
-		}
-		fmt.Fprintf(stdout, "# the API key of provider %q comes from $%s, which %s\n", s.ModelProvider, k, state)
+	if line := apiKeyLine(s); line != "" {
+		fmt.Fprintf(stdout, "# %s\n", line)
 	}
 	if errs > 0 {
 		return 1
 	}
 	return 0
+}
+
+// profileProblems are the problems that choosing each other profile of
+// the user config (-p NAME) would bring, beyond those of s, the settings
+// resolved with the profile in force (known, their problems).
+func profileProblems(res *resolver, project string, s Settings, known []config.Problem) []config.Problem {
+	seen := map[string]bool{}
+	for _, p := range known {
+		seen[p.String()] = true
+	}
+	var probs []config.Problem
+	for _, name := range userProfiles(res.userFile) {
+		if name == s.Profile {
+			continue
+		}
+		flags := *res.flags
+		flags.layer.Tree = maps.Clone(flags.layer.Tree)
+		flags.layer.KeySources = maps.Clone(flags.layer.KeySources)
+		flags.layer.Set("profile", name, "-p "+name)
+		r := &resolver{userFile: res.userFile, env: res.env, flags: &flags}
+		_, more := r.resolve(project, nil)
+		for _, p := range more {
+			if !seen[p.String()] {
+				seen[p.String()] = true
+				probs = append(probs, p)
+			}
+		}
+	}
+	return probs
+}
+
+// apiKeyLine says where the API key of the provider in use comes from
+// and whether it is set; "" when the provider names no variable. The
+// openai provider pointed at a server on this machine (Ollama,
+// llama.cpp) needs none, and is not warned about.
+func apiKeyLine(s Settings) string {
+	k := s.Provider.EnvKey
+	switch {
+	case k == "":
+		return ""
+	case s.modelConfig().APIKey != "":
+		return fmt.Sprintf("the API key of provider %q comes from $%s, which is set", s.ModelProvider, k)
+	case s.ModelProvider == config.ProviderOpenAI && isLoopbackURL(s.Provider.BaseURL):
+		return fmt.Sprintf("the API key of provider %q ($%s) is not needed: its base URL %s is a server on this machine", s.ModelProvider, k, s.Provider.BaseURL)
+	}
+	return fmt.Sprintf("the API key of provider %q comes from $%s, which is NOT set", s.ModelProvider, k)
+}
+
+// isLoopbackURL reports whether raw is a URL of this machine: localhost
+// or a loopback address.
+func isLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// userProfiles are the names of the [profiles.NAME] tables of the user
+// config file (none when it cannot be read: its problems are told).
+func userProfiles(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	tree, _ := config.Parse(data, path)
+	profiles, _ := tree["profiles"].(map[string]any)
+	return slices.Sorted(maps.Keys(profiles))
 }
 
 func filesRead(s Settings) string {

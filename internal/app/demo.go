@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,14 +23,12 @@ Flags:
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	pace := fs.Duration("pace", 12*time.Millisecond, "pause between streamed pieces of the scripted answer")
-	fs.Usage = func() { fmt.Fprint(stderr, demoUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pace := durationFlag(fs, "pace", 12*time.Millisecond, "pause between streamed pieces of the scripted answer, a `DURATION` with its unit (e.g. 50ms)")
+	if code, done := parseFlags(fs, args, demoUsage, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, demoUsage, fmt.Errorf("demo takes no arguments, got %q", fs.Arg(0)))
 	}
 	// Long enough for a first sandboxed Go build, which fills agent-ls's
 	// own build cache (the user's is read-only in the sandbox).

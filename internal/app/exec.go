@@ -25,10 +25,13 @@ Runs one turn in the current directory. The answer streams to stdout, tool
 activity to stderr. Control characters, escape sequences and bidi controls
 in what the model, the repository or a server wrote show escaped (\x1b,
 \r, \u202e), and a command to approve is quoted word by word; the answer
-piped (stdout not a terminal) is as the model wrote it.
-Every session is kept (agent-ls sessions lists them);
---resume ID or --last goes on with one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a terminal) reads
-the prompt from stdin. Ctrl-C interrupts the turn.
+piped (stdout not a terminal) is as the model wrote it. Every session is
+kept (agent-ls sessions lists them); --resume ID or --last goes on with
+one, in its own directory. PROMPT "-" (or no PROMPT with stdin not a
+terminal) reads the prompt from stdin; an empty prompt is refused.
+Ctrl-C interrupts the turn. At its end the files it changed are listed
+on stderr, each with the lines added and removed (+N -M); --diff prints
+the diff itself on stdout after the answer.
 
 Approvals: on a terminal agent-ls asks; otherwise it refuses what needs
 approval. --yes (and --full-auto) answer for you, but only for actions that
@@ -53,7 +56,7 @@ Flags:
 `
 
 func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, code, done := parseExec(args, stdin, stderr)
+	o, code, done := parseExec(args, stdin, stdout, stderr)
 	if done {
 		return code
 	}
@@ -73,17 +76,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		execError(stderr, err)
 		return 1
 	}
-	ringable := o.settings.TUI.Notifications && isTerminal(stderr)
-	// MCP servers report from their own goroutines, beside the turn's
-	// output: both write through one lock.
-	stderr = &lockedWriter{w: stderr}
-	var ring func(bool)
-	if ringable {
-		ring = terminalRing(stderr, o.settings.TUI.NotificationMethod)
-	}
-	r.mcpNotices.Listen(func(msg string) {
-		fmt.Fprintf(stderr, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
-	})
+	stderr, ring := execStderr(r, o, stderr)
 	fe, nobodyAsked := execFrontend(&o, stdin, stdout, stderr)
 	defer fe.usageLine() // deferred first: the last line
 
@@ -92,6 +85,16 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		execError(stderr, err)
 		return 2
 	}
+	// A new session whose turn failed before the model answered is
+	// not kept: nothing in it is worth going on with.
+	var unanswered string
+	defer func() {
+		if unanswered != "" && r.sessions != nil {
+			if err := r.sessions.Remove(unanswered); err == nil {
+				removeTranscript(unanswered)
+			}
+		}
+	}()
 	defer r.close()
 	defer mgr.Close()
 	info, err := execSession(mgr, r, o, stderr)
@@ -114,13 +117,11 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		})
 		defer r.sessions.Notify(nil)
 	}
-	if r.sessions != nil && !o.jsonOut {
-		next := "continues it"
-		if o.plan {
-			next = "carries out the plan"
+	defer func() {
+		if r.sessions != nil && !o.jsonOut && unanswered == "" {
+			sessionHint(stderr, info.SessionID, o.plan)
 		}
-		defer fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT %s)\n", info.SessionID, info.SessionID, next)
-	}
+	}()
 
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -128,7 +129,35 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stopCommands()
 	in := execInput(o.prompt, info.Cwd, stderr)
 	in.Images = append(o.images, in.Images...)
-	return runExecTurn(mgr, info.SessionID, in, sig, stderr)
+	code = runExecTurn(mgr, info.SessionID, in, sig, stderr)
+	if code == 1 && fe.usage == nil && o.resume == "" && !o.last {
+		unanswered = info.SessionID
+	}
+	return code
+}
+
+// execStderr is exec's stderr for the turn: MCP servers report from
+// their own goroutines, beside the turn's output, and both write through
+// one lock. ring rings the terminal ([tui] notifications), or is nil.
+func execStderr(r *root, o execOptions, stderr io.Writer) (locked io.Writer, ring func(bool)) {
+	ringable := o.settings.TUI.Notifications && isTerminal(stderr)
+	locked = &lockedWriter{w: stderr}
+	if ringable {
+		ring = terminalRing(locked, o.settings.TUI.NotificationMethod)
+	}
+	r.mcpNotices.Listen(func(msg string) {
+		fmt.Fprintf(locked, "agent-ls exec: %s\n", textcut.Visible(strings.TrimPrefix(msg, "agent-ls: ")))
+	})
+	return locked, ring
+}
+
+// sessionHint is exec's line that says how to go on with the session.
+func sessionHint(stderr io.Writer, id string, plan bool) {
+	next := "continues it"
+	if plan {
+		next = "carries out the plan"
+	}
+	fmt.Fprintf(stderr, "agent-ls: session %s (agent-ls exec --resume %s PROMPT %s)\n", id, id, next)
 }
 
 // execFrontend is exec's terminal front end, answering questions as o
@@ -136,6 +165,7 @@ func runExec(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // terminal).
 func execFrontend(o *execOptions, stdin io.Reader, stdout, stderr io.Writer) (fe *termFrontend, nobodyAsked bool) {
 	fe = newTermFrontend(stdout, stderr, o.jsonOut)
+	fe.showDiff = o.diff
 	nobodyAsked = true
 	switch {
 	case o.yes, o.bypass:
@@ -176,11 +206,11 @@ func execSession(mgr *agent.Manager, r *root, o execOptions, stderr io.Writer) (
 	}
 	id, err := sessionToResume(r.sessions, o.resume, o.last, cwd)
 	if err != nil {
-		return agent.SessionInfo{}, err
+		return agent.SessionInfo{}, fmt.Errorf("%w (agent-ls sessions lists the kept sessions)", err)
 	}
 	ld, err := resumeSession(mgr, r.sessions, id)
 	if err != nil {
-		return agent.SessionInfo{}, err
+		return agent.SessionInfo{}, fmt.Errorf("%w (agent-ls sessions lists the kept sessions)", err)
 	}
 	describeResumed(stderr, ld)
 	if err := mgr.SetMode(id, mode); err != nil {
@@ -207,24 +237,27 @@ type execOptions struct {
 	last   bool
 	// addDirs are the --add-dir folders, absolute.
 	addDirs []string
+	// diff: print the turn's diff after the answer.
+	diff bool
 }
 
 // parseExec reads exec's flags, the environment and the prompt. done is
 // true when the caller must return code at once (help, or a usage error).
-func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions, code int, done bool) {
-	fs, flags := newFlagSet("exec", execUsage, stderr)
+func parseExec(args []string, stdin io.Reader, stdout, stderr io.Writer) (o execOptions, code int, done bool) {
+	fs, flags := newFlagSet("exec")
 	jsonOut := fs.Bool("json", false, "print one JSON event per line on stdout (the agent/event objects)")
-	cwd := fs.String("cd", "", "run in this directory instead of the current one")
+	cwd := fs.String("cd", "", "run in this `DIR` instead of the current one")
 	yes := fs.Bool("yes", false, "allow, without asking, what the policy asks about and stays inside the sandbox and the writable folders; refuse the rest")
 	fullAuto := fs.Bool("full-auto", false, "sandboxed and hands-off: --sandbox workspace-write --approval-policy on-request --yes")
 	bypass := fs.Bool("dangerously-bypass-sandbox", false, "DANGEROUS: run every command without the sandbox and allow every action without asking; only for a disposable machine")
 	resume := fs.String("resume", "", "go on with the kept session of this `ID` (agent-ls sessions lists them): its history, undo and \"always\" answers")
 	last := fs.Bool("last", false, "go on with the most recent session of this directory's workspace")
+	diff := fs.Bool("diff", false, "after the answer, print the diff of the files the turn changed on stdout (the changed files and their +N -M are always listed on stderr)")
 	plan := fs.Bool("plan", false, "plan mode: investigate in the read-only sandbox, change nothing, and end with a plan")
 	addDirs := addDirFlag(fs)
 	var images imageFlags
 	fs.Var(&images, "i", "attach the image `FILE` (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
-	res, code, done := parseSettings(fs, flags, args, execUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, execUsage, stdout, stderr)
 	if done {
 		return o, code, true
 	}
@@ -236,7 +269,7 @@ func parseExec(args []string, stdin io.Reader, stderr io.Writer) (o execOptions,
 		setUnlessFlagged(&flags.layer, "sandbox_mode", string(policy.WorkspaceWrite), "--full-auto")
 		setUnlessFlagged(&flags.layer, "approval_policy", string(policy.OnRequest), "--full-auto")
 	}
-	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last, plan: *plan, addDirs: *addDirs}
+	o = execOptions{jsonOut: *jsonOut, yes: *yes, bypass: *bypass, resume: *resume, last: *last, plan: *plan, addDirs: *addDirs, diff: *diff}
 	err := checkUnattended(&flags.layer, *yes, *bypass)
 	if err == nil {
 		o.prompt, err = execPrompt(fs.Args(), stdin)
@@ -352,7 +385,11 @@ func setUnlessFlagged(flags *config.Layer, key, v, source string) {
 // when there are none and stdin is not a terminal.
 func execPrompt(args []string, stdin io.Reader) (string, error) {
 	if len(args) > 0 && !(len(args) == 1 && args[0] == "-") {
-		return strings.Join(args, " "), nil
+		p := strings.Join(args, " ")
+		if strings.TrimSpace(p) == "" {
+			return "", errors.New("the prompt is empty")
+		}
+		return p, nil
 	}
 	if len(args) == 0 && isTerminal(stdin) {
 		return "", errors.New("no prompt: give one as an argument (or '-' to read it from stdin)")

@@ -21,7 +21,7 @@ import (
 // further workspace folder of the session.
 func addDirFlag(fs *flag.FlagSet) *[]string {
 	var dirs []string
-	fs.Func("add-dir", "a further workspace `folder` (repeatable): inside the session's workspace, writable with its own protected names unless it is / or your home folder (or holds it) or one of agent-ls's own folders", func(v string) error {
+	fs.Func("add-dir", "a further workspace folder, `DIR` (repeatable): inside the session's workspace, writable with its own protected names unless it is / or your home folder (or holds it) or one of agent-ls's own folders", func(v string) error {
 		abs, err := filepath.Abs(v)
 		if err != nil {
 			return fmt.Errorf("--add-dir: %w", err)

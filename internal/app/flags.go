@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -62,7 +61,7 @@ func envLayer(flags *config.Layer) (*config.Layer, error) {
 	}
 	if _, set := flags.Provider["stream_idle_timeout_ms"]; !set {
 		if v := os.Getenv(envStreamIdleTimeout); v != "" {
-			d, err := parseIdleTimeout(v)
+			d, err := parseEnvIdleTimeout(v)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", envStreamIdleTimeout, err)
 			}
@@ -93,21 +92,21 @@ func (f *cmdFlags) register(fs *flag.FlagSet) {
 			fs.Func(short, "short for --"+name, set)
 		}
 	}
-	str("model", "m", "model", "model `name` (env "+envModel+"; default gpt-5-codex)", nil)
-	str("profile", "p", "profile", "use the `name`d [profiles.NAME] of the config file (env "+envProfile+")", nil)
-	str("approval-policy", "a", "approval_policy", "approval `policy`: untrusted, on-failure, on-request (default) or never", func(v string) error {
+	str("model", "m", "model", "the `MODEL` to use (env "+envModel+"; default gpt-5-codex)", nil)
+	str("profile", "p", "profile", "use the [profiles.`NAME`] table of the config file (env "+envProfile+")", nil)
+	str("approval-policy", "a", "approval_policy", "approval `POLICY`: untrusted, on-failure, on-request (default) or never", func(v string) error {
 		_, err := policy.ParseApprovalPolicy(v)
 		return err
 	})
-	str("sandbox", "s", "sandbox_mode", "sandbox `mode`: read-only, workspace-write (default) or danger-full-access", func(v string) error {
+	str("sandbox", "s", "sandbox_mode", "sandbox `MODE`: read-only, workspace-write (default) or danger-full-access", func(v string) error {
 		_, err := policy.ParseSandboxMode(v)
 		return err
 	})
-	str("reasoning-effort", "", "model_reasoning_effort", "reasoning `effort` for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
+	str("reasoning-effort", "", "model_reasoning_effort", "reasoning `EFFORT` for reasoning models: none, minimal, low, medium (default), high, xhigh or max", func(v string) error {
 		_, err := parseReasoningEffort(v)
 		return err
 	})
-	fs.Func("c", "override a config `key=value` (a dotted key and a TOML value, e.g. -c model_providers.openai.base_url=\"http://127.0.0.1:8080/v1\"; repeatable)", func(v string) error {
+	fs.Func("c", "override a config `KEY=VALUE` (a dotted key and a TOML value, e.g. -c model_providers.openai.base_url=\"http://127.0.0.1:8080/v1\"; repeatable)", func(v string) error {
 		tree, err := config.Override(v)
 		if err != nil {
 			return err
@@ -116,9 +115,9 @@ func (f *cmdFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	f.registerProvider(fs)
-	fs.Var(networkFlag{l}, "network", "the network of sandboxed commands: `off`, ask (each host asked, through agent-ls's proxy) or on; --network alone means on")
+	fs.Var(networkFlag{l}, "network", "the network of sandboxed commands, a `MODE`: off, ask (each host asked, through agent-ls's proxy) or on; --network alone means on")
 	var roots []any
-	fs.Func("writable-root", "a `folder` sandboxed commands may write besides the workspace (repeatable; replaces the config's writable_roots)", func(v string) error {
+	fs.Func("writable-root", "a `DIR` sandboxed commands may write besides the workspace (repeatable; replaces the config's writable_roots)", func(v string) error {
 		abs, err := filepath.Abs(v)
 		if err != nil {
 			return err
@@ -127,13 +126,13 @@ func (f *cmdFlags) register(fs *flag.FlagSet) {
 		l.Set("sandbox_workspace_write.writable_roots", roots, "--writable-root")
 		return nil
 	})
-	fs.Func("max-requests", fmt.Sprintf("the most model requests in one turn, a `number` of at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
+	fs.Func("max-requests", fmt.Sprintf("the most model requests in one turn, a `NUMBER` of at least 1 (default %d)", agent.DefaultMaxRequests), func(v string) error {
 		n, err := parseMaxRequests(v)
 		f.maxRequests = n
 		return err
 	})
-	fs.Func("log-file", "write logs to this `file` (default stderr)", func(v string) error { f.logFile = v; return nil })
-	fs.Func("log-level", "log `level`: debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { f.logLevel = v; return nil })
+	fs.Func("log-file", "write logs to this `FILE` (default stderr)", func(v string) error { f.logFile = v; return nil })
+	fs.Func("log-level", "log `LEVEL`: debug, info, warn or error (default "+defaultLogLevel+")", func(v string) error { f.logLevel = v; return nil })
 }
 
 // registerProvider adds the flags that change the provider in use.
@@ -154,36 +153,29 @@ func (f *cmdFlags) registerProvider(fs *flag.FlagSet) {
 		l.SetProvider("base_url", v, "--base-url")
 		return nil
 	})
-	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, e.g. 90s (env "+envStreamIdleTimeout+" in milliseconds; default 300s)", func(v string) error {
-		d, err := parseIdleTimeout(v)
+	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, with its unit: 90s, 5m (a bare number is an error; env "+envStreamIdleTimeout+", in milliseconds without a unit; default 300s)", func(v string) error {
+		d, err := parseDuration(v)
 		l.SetProvider("stream_idle_timeout_ms", d.Milliseconds(), "--stream-idle-timeout")
 		return err
 	})
 }
 
-// newFlagSet is the flag set of a command that resolves settings: the
-// flags they share (cmdFlags) registered, and usage printed before the
-// flags on -help and on a bad flag.
-func newFlagSet(name, usage string, stderr io.Writer) (*flag.FlagSet, *cmdFlags) {
+// newFlagSet is the flag set of a command that resolves settings, with
+// the flags they share (cmdFlags) registered; parseSettings parses it.
+func newFlagSet(name string) (*flag.FlagSet, *cmdFlags) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	flags := &cmdFlags{}
 	flags.register(fs)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	return fs, flags
 }
 
 // parseSettings parses args into the flags registered on fs (with
 // flags.register and the command's own) and reads the environment. done
 // is true when the caller must return code at once: help was asked for,
-// or a flag or variable is bad (reported with the usage line, status 2,
-// as flag does).
-func parseSettings(fs *flag.FlagSet, flags *cmdFlags, args []string, usage string, stderr io.Writer) (r *resolver, code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0, true
-		}
-		return nil, 2, true
+// or a flag or variable is bad (see parseFlags).
+func parseSettings(fs *flag.FlagSet, flags *cmdFlags, args []string, usage string, stdout, stderr io.Writer) (r *resolver, code int, done bool) {
+	if code, done := parseFlags(fs, args, usage, stdout, stderr); done {
+		return nil, code, true
 	}
 	env, err := envLayer(&flags.layer)
 	if err != nil {

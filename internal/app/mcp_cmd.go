@@ -52,14 +52,13 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) == 0 || args[0] != "list" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprint(stdout, mcpUsage)
-			return 0
+			return runMCP([]string{"list", "--help"}, stdout, stderr)
 		}
 		return usageError(stderr, mcpUsage, errors.New("want a subcommand: list, login or logout"))
 	}
-	fs, flags := newFlagSet("mcp list", mcpUsage, stderr)
+	fs, flags := newFlagSet("mcp list")
 	jsonOut := fs.Bool("json", false, "print the servers as JSON")
-	res, code, done := parseSettings(fs, flags, args[1:], mcpUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args[1:], mcpUsage, stdout, stderr)
 	if done {
 		return code
 	}

@@ -38,14 +38,14 @@ Flags:
 `
 
 func runMCPLogin(args []string, stdout, stderr io.Writer) int {
-	fs, flags := newFlagSet("mcp login", mcpLoginUsage, stderr)
-	timeout := fs.Duration("timeout", mcp.DefaultLoginTimeout, "how long to wait for the browser")
+	fs, flags := newFlagSet("mcp login")
+	timeout := durationFlag(fs, "timeout", mcp.DefaultLoginTimeout, "how long to wait for the browser, a `DURATION` with its unit (e.g. 10m)")
 	// The name may come before the flags, as it is usually typed.
 	var names []string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		names, args = args[:1], args[1:]
 	}
-	res, code, done := parseSettings(fs, flags, args, mcpLoginUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, mcpLoginUsage, stdout, stderr)
 	if done {
 		return code
 	}

@@ -31,9 +31,9 @@ Flags:
 `
 
 func runRewind(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, flags := newFlagSet("rewind", rewindUsage, stderr)
+	fs, flags := newFlagSet("rewind")
 	session := fs.String("session", "", "the kept session's `ID` (default: the most recent of this workspace)")
-	res, code, done := parseSettings(fs, flags, args, rewindUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, rewindUsage, stdout, stderr)
 	if done {
 		return code
 	}

@@ -15,7 +15,16 @@ import (
 // runSandbox is the sandbox helper: it confines itself and execs the
 // command in place (see internal/sandbox). With --explain it also says
 // what the user's config makes of the network of agent-ls's commands.
-func runSandbox(args []string, stdout io.Writer) int {
+func runSandbox(args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			sandbox.Help(stdout, printFlags)
+			return 0
+		}
+	}
 	code := sandbox.Main(args)
 	if code == 0 && slices.Contains(args, "--explain") {
 		var l config.Loader

@@ -28,12 +28,15 @@ Flags:
 `
 
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, flags := newFlagSet("serve", serveUsage, stderr)
+	fs, flags := newFlagSet("serve")
 	saveEdits := fs.Bool("save-agent-edits", true, "after an agent edit to a buffer without unsaved changes, write the file too, so commands see it")
 	fs.Bool("stdio", true, "talk LSP over stdin/stdout (the only transport; accepted because editors pass it)")
-	res, code, done := parseSettings(fs, flags, args, serveUsage, stderr)
+	res, code, done := parseSettings(fs, flags, args, serveUsage, stdout, stderr)
 	if done {
 		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, serveUsage, fmt.Errorf("serve takes no arguments, got %q", fs.Arg(0)))
 	}
 	log, closeLog, err := res.logger(stderr)
 	if err != nil {

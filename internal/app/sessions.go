@@ -115,9 +115,17 @@ func sessionToResume(st *kept.Store, id string, last bool, cwd string) (string, 
 	return s.SessionID, nil
 }
 
+// plural is "1 turn", "2 turns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // describeResumed tells the terminal which session goes on.
 func describeResumed(w io.Writer, ld *kept.Loaded) {
-	fmt.Fprintf(w, "agent-ls: resuming session %s (%d turns, %s)\n", ld.Record.Info.SessionID, ld.Record.Turns, textcut.VisibleLine(ld.Record.Info.Cwd))
+	fmt.Fprintf(w, "agent-ls: resuming session %s (%s, %s)\n", ld.Record.Info.SessionID, plural(ld.Record.Turns, "turn"), textcut.VisibleLine(ld.Record.Info.Cwd))
 	for _, p := range ld.Problems {
 		fmt.Fprintf(w, "agent-ls: the session's record: %s\n", textcut.Visible(strings.TrimSpace(p)))
 	}

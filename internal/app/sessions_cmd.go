@@ -35,16 +35,11 @@ Flags:
 
 func runSessions(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	prune := fs.Float64("prune", 0, "delete the sessions not updated for this many `DAYS`")
 	jsonOut := fs.Bool("json", false, "print the list as JSON (agent/listSessions' sessions, with cwd a path)")
 	all := fs.Bool("all", false, "list the sessions without a turn too")
-	fs.Usage = func() { fmt.Fprint(stderr, sessionsUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args, sessionsUsage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 || *prune < 0 {
 		return usageError(stderr, sessionsUsage, errors.New("sessions takes no arguments, and --prune a number of days"))

@@ -41,7 +41,7 @@ func parseTest(t *testing.T, env map[string]string, userConfig string, args ...s
 	fs.SetOutput(io.Discard)
 	var flags cmdFlags
 	flags.register(fs)
-	r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
+	r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard, io.Discard)
 	if done {
 		return Settings{}, code, done
 	}
@@ -156,7 +156,7 @@ func TestStreamIdleTimeoutFromFlagAndEnvironment(t *testing.T) {
 		fs := flag.NewFlagSet("x", flag.ContinueOnError)
 		var flags cmdFlags
 		flags.register(fs)
-		r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard)
+		r, code, done := parseSettings(fs, &flags, args, "Usage: x", io.Discard, io.Discard)
 		if done {
 			t.Fatalf("parse %v with %q: exit %d", args, env, code)
 		}

@@ -50,6 +50,9 @@ type termFrontend struct {
 	// askUser puts the model's questions to the user (term_ask.go); nil
 	// refuses them, saying why: noAsk.
 	askUser func(context.Context, *agent.AskRequest) ([]agent.Answer, error)
+	// showDiff: the turn's diff follows its list of changed files, on
+	// stdout (exec --diff).
+	showDiff bool
 	// usage is the turn's last usage event (usageLine).
 	usage *event.Usage
 	// stderr is errw's writer, for what goroutines other than the
@@ -272,6 +275,7 @@ func (f *termFrontend) show(p event.Payload) {
 		fmt.Fprintf(f.errw, "compacted: older history was summarised to fit the context (about %d tokens, now about %d)\n", e.TokensBefore, e.TokensAfter)
 	case event.TurnCompleted:
 		f.endLine()
+		f.turnChanges(e.Diff)
 		switch e.Status {
 		case event.StatusFailed:
 			fmt.Fprintf(f.errw, "agent-ls: turn failed: %s\n", textcut.Visible(e.Error))

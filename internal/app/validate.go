@@ -35,29 +35,36 @@ func parseWireAPI(v string) (string, error) {
 	return "", fmt.Errorf("%q is not a model API: use %s or %s", v, model.WireResponses, model.WireChat)
 }
 
-// parseIdleTimeout reads a duration ("90s", "5m") or, without a unit,
-// milliseconds.
-func parseIdleTimeout(v string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		ms, merr := strconv.ParseInt(v, 10, 64)
-		if merr != nil {
-			return 0, fmt.Errorf("%q: give a duration such as 90s or 5m, or milliseconds", v)
+// parseEnvIdleTimeout reads AGENT_LS_STREAM_IDLE_TIMEOUT_MS: a
+// duration ("90s") or, as the variable's name says, milliseconds.
+func parseEnvIdleTimeout(v string) (time.Duration, error) {
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if ms <= 0 {
+			return 0, fmt.Errorf("%q: the timeout must be positive", v)
 		}
-		d = time.Duration(ms) * time.Millisecond
+		return time.Duration(ms) * time.Millisecond, nil
 	}
-	if d <= 0 {
-		return 0, fmt.Errorf("%q: the timeout must be positive", v)
-	}
-	return d, nil
+	return parseDuration(v)
 }
 
-// usageError reports a usage error the way flag does: the problem, then
-// the command's usage line; the exit status is 2.
+// usageError reports a usage error: the problem, the command's usage
+// line and where its help is; the exit status is 2.
 func usageError(stderr io.Writer, usage string, err error) int {
 	line, _, _ := strings.Cut(usage, "\n")
-	fmt.Fprintf(stderr, "agent-ls: %v\n%s\nRun 'agent-ls help' for more.\n", err, line)
+	cmd := usageCommand(line)
+	fmt.Fprintf(stderr, "agent-ls %s: %v\n%s\nRun 'agent-ls help %s' for its flags.\n", cmd, err, line, cmd)
 	return 2
+}
+
+// usageCommand is the command a usage line is of: "exec" of
+// "Usage: agent-ls exec [flags] PROMPT", "serve" of "agent-ls [serve]",
+// "mcp" of "agent-ls mcp list".
+func usageCommand(line string) string {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return "serve"
+	}
+	return strings.Trim(f[2], "[]")
 }
 
 // waitingNotice is shown when agent-ls serves a terminal: someone ran it

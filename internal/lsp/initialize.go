@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"go.lsp.dev/jsonrpc2"
@@ -12,6 +13,15 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agent-ls/agent-ls/internal/workspace"
+)
+
+// The version of agent-ls's protocol (shared/protocol.md) the server
+// speaks, answered at initialize as experimental.agent = {version,
+// minor}: a client compares them with those it supports. version changes
+// when the protocol breaks, minor when names are added.
+const (
+	ProtocolVersion = 1
+	ProtocolMinor   = 1
 )
 
 // ClientCapabilities is what the editor said it can do at initialize, in
@@ -191,7 +201,7 @@ func (s *server) initializeResult(enc workspace.Encoding) *protocol.InitializeRe
 			// Every workspace folder is in the sessions' workspace.
 			Workspace: &protocol.WorkspaceOptions{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 				Supported: &t, ChangeNotifications: protocol.Boolean(true)}},
-			Experimental: protocol.LSPAny(`{"agent":{"version":1}}`),
+			Experimental: protocol.LSPAny(fmt.Sprintf(`{"agent":{"version":%d,"minor":%d}}`, ProtocolVersion, ProtocolMinor)),
 		},
 		ServerInfo: info,
 	}

@@ -20,6 +20,12 @@
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
 #endif
+// arm64 and the other architectures of the generic syscall table have no
+// chmod(2), only fchmodat: -1 is no syscall's number, so no notification
+// is taken for it.
+#ifndef SYS_chmod
+#define SYS_chmod (-1)
+#endif
 
 // Set-group-ID on a directory (seccomp_setid_linux.go): the filter cannot
 // tell a directory from a file, so a chmod, fchmod, fchmodat or fchmodat2

@@ -21,10 +21,8 @@ const (
 
 const helperPrefix = "agent-ls sandbox: "
 
-const helperUsage = `usage: agent-ls sandbox [--mode read-only|workspace-write] [--root DIR] [--cwd DIR]
-                        [--writable DIR]... [--cache-root DIR] [--network]
-                        [--exclude-slash-tmp] [--exclude-tmpdir-env-var] -- CMD ARGS...
-       agent-ls sandbox --explain [--mode ...] [--root DIR] [--cwd DIR] [--writable DIR]... [--network] ...
+const helperUsage = `Usage: agent-ls sandbox [flags] -- CMD ARGS...
+       agent-ls sandbox --explain [flags]
 
 Runs CMD confined by Landlock (the filesystem is readable, only the writable
 roots are writable), seccomp (without --network: no sockets but Unix stream
@@ -44,7 +42,7 @@ starts ends when it exits (a PID namespace of its own, or a subreaper);
 SIGTERM ends it all at once, SIGINT, SIGHUP and SIGQUIT are passed on to
 the command. --explain prints what this machine enforces.
 
-flags:
+Flags:
 `
 
 type helperArgs struct {
@@ -53,29 +51,45 @@ type helperArgs struct {
 	explain bool
 }
 
-func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
+// Help writes the help of agent-ls sandbox to w, its flags listed by
+// flags (flag.FlagSet.PrintDefaults, or agent-ls's own listing).
+func Help(w io.Writer, flags func(io.Writer, *flag.FlagSet)) {
 	var h helperArgs
-	fs := flag.NewFlagSet("agent-ls sandbox", flag.ContinueOnError)
+	fs, _ := helperFlags(&h)
+	fmt.Fprint(w, helperUsage)
+	flags(w, fs)
+}
+
+// helperFlags is the flag set of agent-ls sandbox, writing into h; mode
+// receives --mode.
+func helperFlags(h *helperArgs) (fs *flag.FlagSet, mode *string) {
+	fs = flag.NewFlagSet("agent-ls sandbox", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, prefixed, by Main
-	fs.Usage = func() {
-		fs.SetOutput(stdout)
-		fmt.Fprint(stdout, helperUsage)
-		fs.PrintDefaults()
-	}
-	mode := fs.String("mode", string(WorkspaceWrite), "read-only or workspace-write")
-	fs.StringVar(&h.policy.Root, "root", "", "the project root: writable, its .git, .agents, .agent-ls protected (default: the cwd)")
-	fs.StringVar(&h.policy.Cwd, "cwd", "", "directory to run in (default: the current one)")
-	fs.Func("writable", "extra writable root (repeatable; workspace-write only)", func(s string) error {
+	mode = fs.String("mode", string(WorkspaceWrite), "`MODE`: read-only or workspace-write")
+	fs.StringVar(&h.policy.Root, "root", "", "the project root `DIR`: writable, its .git, .agents, .agent-ls protected (default: the cwd)")
+	fs.StringVar(&h.policy.Cwd, "cwd", "", "the `DIR` to run in (default: the current one)")
+	fs.Func("writable", "extra writable root `DIR` (repeatable; workspace-write only)", func(s string) error {
 		h.policy.WritableRoots = append(h.policy.WritableRoots, s)
 		return nil
 	})
 	fs.BoolVar(&h.policy.Network, "network", false, "allow network sockets")
-	fs.StringVar(&h.policy.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches (default $XDG_CACHE_HOME/agent-ls/sandbox)")
+	fs.StringVar(&h.policy.CacheRoot, "cache-root", "", "a `DIR` for the command's own toolchain caches (default $XDG_CACHE_HOME/agent-ls/sandbox)")
 	fs.BoolVar(&h.policy.ExcludeSlashTmp, "exclude-slash-tmp", false, "keep /tmp read-only in workspace-write mode")
 	fs.BoolVar(&h.policy.ExcludeTmpdirEnvVar, "exclude-tmpdir-env-var", false, "keep $TMPDIR read-only in workspace-write mode")
 	fs.BoolVar(&h.policy.AllowProjectSockets, "allow-project-sockets", false, "with the network off, let the command connect to any Unix socket below the project root, also one made outside the sandbox")
 	fs.BoolVar(&h.explain, "explain", false, "print what the sandbox allows and denies here, then exit")
 	fs.BoolVar(&h.policy.NoNamespace, "no-namespace", false, "Landlock and seccomp only: do not protect .git, .agents, .agent-ls")
+	return fs, mode
+}
+
+func parseHelperArgs(args []string, stdout io.Writer) (helperArgs, error) {
+	var h helperArgs
+	fs, mode := helperFlags(&h)
+	fs.Usage = func() {
+		fs.SetOutput(stdout)
+		fmt.Fprint(stdout, helperUsage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			err = fmt.Errorf("%w (see agent-ls sandbox --help)", err)

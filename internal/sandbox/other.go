@@ -68,26 +68,42 @@ func RemovePlaceholders(Policy) error { return nil }
 // by a sandbox.
 func LikelyDenied(int, []byte, []byte, bool) bool { return false }
 
-// Main is `agent-ls sandbox`: --explain says that there is no sandbox
-// here; running a command is refused, never done unconfined.
-func Main(args []string) int {
-	var p Policy
-	fs := flag.NewFlagSet("agent-ls sandbox", flag.ContinueOnError)
+var otherUsage = fmt.Sprintf("Usage: agent-ls sandbox --explain [flags]\n\n%v: commands cannot run sandboxed.\n\nFlags:\n", errNoSandbox)
+
+// Help writes the help of agent-ls sandbox to w, its flags listed by
+// flags (flag.FlagSet.PrintDefaults, or agent-ls's own listing).
+func Help(w io.Writer, flags func(io.Writer, *flag.FlagSet)) {
+	fs, _, _ := helperFlags(&Policy{})
+	fmt.Fprint(w, otherUsage)
+	flags(w, fs)
+}
+
+// helperFlags is the flag set of agent-ls sandbox, writing into p.
+func helperFlags(p *Policy) (fs *flag.FlagSet, mode *string, explain *bool) {
+	fs = flag.NewFlagSet("agent-ls sandbox", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	mode := fs.String("mode", string(WorkspaceWrite), "read-only or workspace-write")
-	fs.StringVar(&p.Root, "root", "", "the project root")
-	fs.StringVar(&p.Cwd, "cwd", "", "directory to run in")
-	fs.Func("writable", "extra writable root", func(s string) error {
+	mode = fs.String("mode", string(WorkspaceWrite), "`MODE`: read-only or workspace-write")
+	fs.StringVar(&p.Root, "root", "", "the project root `DIR`")
+	fs.StringVar(&p.Cwd, "cwd", "", "the `DIR` to run in")
+	fs.Func("writable", "extra writable root `DIR`", func(s string) error {
 		p.WritableRoots = append(p.WritableRoots, s)
 		return nil
 	})
 	fs.BoolVar(&p.Network, "network", false, "allow network sockets")
-	fs.StringVar(&p.CacheRoot, "cache-root", "", "directory for the command's own toolchain caches")
+	fs.StringVar(&p.CacheRoot, "cache-root", "", "a `DIR` for the command's own toolchain caches")
 	fs.BoolVar(&p.ExcludeSlashTmp, "exclude-slash-tmp", false, "keep /tmp read-only")
 	fs.BoolVar(&p.ExcludeTmpdirEnvVar, "exclude-tmpdir-env-var", false, "keep $TMPDIR read-only")
-	explain := fs.Bool("explain", false, "print what the sandbox enforces here, then exit")
+	explain = fs.Bool("explain", false, "print what the sandbox enforces here, then exit")
+	return fs, mode, explain
+}
+
+// Main is `agent-ls sandbox`: --explain says that there is no sandbox
+// here; running a command is refused, never done unconfined.
+func Main(args []string) int {
+	var p Policy
+	fs, mode, explain := helperFlags(&p)
 	fs.Usage = func() {
-		fmt.Printf("usage: agent-ls sandbox --explain [--mode MODE] [--root DIR] [--cwd DIR]\n\n%v: commands cannot run sandboxed.\n\nflags:\n", errNoSandbox)
+		fmt.Print(otherUsage)
 		fs.SetOutput(os.Stdout)
 		fs.PrintDefaults()
 	}

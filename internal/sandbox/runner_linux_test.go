@@ -103,7 +103,7 @@ func TestHelperErrors(t *testing.T) {
 			}
 		})
 	}
-	if r := helperCLI(t, cwd, testEnv(), "--help"); r.code != 0 || !strings.Contains(r.stdout, "usage: agent-ls sandbox") {
+	if r := helperCLI(t, cwd, testEnv(), "--help"); r.code != 0 || !strings.Contains(r.stdout, "Usage: agent-ls sandbox") {
 		t.Errorf("--help:\n%v", r)
 	}
 }

@@ -418,19 +418,38 @@ func (st *Store) Prune(age time.Duration) ([]string, error) {
 		if !s.UpdatedAt.Before(cutoff) || st.writing(s.SessionID) {
 			continue
 		}
-		err := os.Remove(st.path(s.SessionID))
-		if err == nil || errors.Is(err, os.ErrNotExist) {
+		err := st.remove(s.SessionID)
+		if err == nil || !errors.Is(err, errRecordKept) {
 			gone = append(gone, s.SessionID)
-			err = os.Remove(st.undoPath(s.SessionID))
-			if errors.Is(err, os.ErrNotExist) {
-				err = nil
-			}
-			err = errors.Join(err, os.RemoveAll(st.CheckpointDir(s.SessionID)))
 		}
 		errs = append(errs, err)
 	}
 	slices.Sort(gone)
 	return gone, errors.Join(errs...)
+}
+
+// errRecordKept: the session's record could not be deleted.
+var errRecordKept = errors.New("the session's record is kept")
+
+// Remove deletes a session that is not written to now: its record, its
+// undo file and its checkpoints. exec removes a new session whose only
+// turn failed before the model answered.
+func (st *Store) Remove(id string) error {
+	if st.writing(id) {
+		return fmt.Errorf("session %s is in use", id)
+	}
+	return st.remove(id)
+}
+
+func (st *Store) remove(id string) error {
+	if err := os.Remove(st.path(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %w", errRecordKept, err)
+	}
+	err := os.Remove(st.undoPath(id))
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	return errors.Join(err, os.RemoveAll(st.CheckpointDir(id)))
 }
 
 func (st *Store) writing(id string) bool {

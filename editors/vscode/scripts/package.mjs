@@ -6,6 +6,12 @@
 //   npm run package:all   linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64,
 //                         with the binaries `make vsix-binaries` makes
 //
+// Given the binaries, it runs no make: AGENT_LS_BINARY is the one for
+// this machine's .vsix (make vsix gives its stripped build), and
+// AGENT_LS_VSIX_BINARIES a folder of TARGET/agent-ls[.exe] for --all
+// (scripts/release.sh gives its own), AGENT_LS_VSIX_TARGETS the targets
+// to pack (space-separated; default all five).
+//
 // The binary is staged in bin/ for vsce and removed afterwards.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +23,9 @@ const repo = resolve(here, '../..');
 const pkg = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
 const all = process.argv.includes('--all');
 
-const targets = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64'];
+const allTargets = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64'];
+const targets = process.env.AGENT_LS_VSIX_TARGETS ? process.env.AGENT_LS_VSIX_TARGETS.split(/\s+/).filter(Boolean) : allTargets;
+const given = all ? process.env.AGENT_LS_VSIX_BINARIES : process.env.AGENT_LS_BINARY;
 const native = `${platform()}-${arch()}`;
 
 function run(cmd, args, opts = {}) {
@@ -27,14 +35,15 @@ function run(cmd, args, opts = {}) {
 
 function binaryFor(target) {
   const exe = target.startsWith('win32') ? 'agent-ls.exe' : 'agent-ls';
-  return all ? join(repo, 'bin', 'vsix', target, exe) : join(repo, 'bin', exe);
+  if (all) return join(given || join(repo, 'bin', 'vsix'), target, exe);
+  return given || join(repo, 'bin', exe);
 }
 
-if (!all && !targets.includes(native)) {
+if (!all && !allTargets.includes(native)) {
   console.error(`package: no agent-ls build for ${native}; use npm run package:all`);
   process.exit(1);
 }
-run('make', ['-C', repo, all ? 'vsix-binaries' : 'build']);
+if (!given) run('make', ['-C', repo, all ? 'vsix-binaries' : 'build']);
 run('node', ['esbuild.mjs']);
 
 const vsce = join(here, 'node_modules', '.bin', 'vsce');

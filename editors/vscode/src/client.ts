@@ -13,6 +13,7 @@ import {
   type ClientCapabilities,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { protocolNotice } from './protocolVersion';
 import { agentSettings, readSettingsFrom, serverCommand, serverEnvironment, type Settings } from './settings';
 
 export const secretKey = 'agentLs.apiKey';
@@ -111,6 +112,11 @@ export class Server {
       const c = await createClient(this.ctx, this.output);
       this.wire(c);
       await c.start();
+      const notice = protocolNotice(c.initializeResult?.capabilities.experimental, c.initializeResult?.serverInfo?.version);
+      if (notice) {
+        this.output.warn(notice);
+        void vscode.window.showWarningMessage(notice);
+      }
       await this.onStarted?.(c).catch((e) => this.output.warn(`after start: ${e instanceof Error ? e.message : String(e)}`));
       this.client = c;
       return c;

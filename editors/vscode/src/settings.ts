@@ -8,6 +8,8 @@ export interface Settings {
   path: string;
   model: string;
   profile: string;
+  /** One of the providers of the user's config file (model_provider). */
+  modelProvider: string;
   approvalPolicy: string;
   sandboxMode: string;
   /** The network of sandboxed commands: off, ask or on; narrowing only. */
@@ -32,6 +34,7 @@ export function readSettingsFrom(c: ConfigurationReader): Settings {
     path: userValue(c.inspect('path'), ''),
     model: c.get<string>('model', ''),
     profile: userValue(c.inspect('profile'), ''),
+    modelProvider: userValue(c.inspect('modelProvider'), ''),
     approvalPolicy: userValue(c.inspect('approvalPolicy'), ''),
     sandboxMode: userValue(c.inspect('sandboxMode'), ''),
     network: userValue(c.inspect('network'), ''),
@@ -45,7 +48,7 @@ export function workspaceSetUserOnly(c: ConfigurationReader): string[] {
 }
 
 /** The keys of protocol section 9 that VS Code settings carry, camelCase. */
-export type AgentSettings = Partial<Pick<Settings, 'model' | 'profile' | 'approvalPolicy' | 'sandboxMode' | 'network'>>;
+export type AgentSettings = Partial<Pick<Settings, 'model' | 'profile' | 'modelProvider' | 'approvalPolicy' | 'sandboxMode' | 'network'>>;
 
 /**
  * What agent-ls is told at initialize and on every change. An untrusted
@@ -56,6 +59,7 @@ export function agentSettings(s: Settings, trusted: boolean): AgentSettings {
   const out: AgentSettings = {};
   if (s.model) out.model = s.model;
   if (s.profile) out.profile = s.profile;
+  if (s.modelProvider) out.modelProvider = s.modelProvider;
   if (s.approvalPolicy) out.approvalPolicy = s.approvalPolicy;
   if (s.sandboxMode) out.sandboxMode = s.sandboxMode;
   if (s.network) out.network = s.network;

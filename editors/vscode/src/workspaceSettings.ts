@@ -14,6 +14,7 @@
  * - path: the binary that runs.
  * - profile: a profile of the user's config file may name another
  *   provider (base URL, key variable) and wider policies.
+ * - modelProvider: the provider decides where prompts and code go.
  * - approvalPolicy, sandboxMode: agent-ls takes the editor's values over
  *   the config file's; it cannot tell a user's from a workspace's.
  * - network: agent-ls lets it only narrow the config's, but a workspace
@@ -23,7 +24,7 @@
  * agentLs.model stays a workspace setting, as `model` is one a project's
  * .agent-ls/config.toml may set: it goes to the user's own provider.
  */
-export const userOnlySettings = ['path', 'profile', 'approvalPolicy', 'sandboxMode', 'network', 'reviewChanges'] as const;
+export const userOnlySettings = ['path', 'profile', 'modelProvider', 'approvalPolicy', 'sandboxMode', 'network', 'reviewChanges'] as const;
 
 export type UserOnlySetting = (typeof userOnlySettings)[number];
 

@@ -8,6 +8,7 @@ local edits = require('agent-ls.edits')
 local language = require('agent-ls.language')
 local questions = require('agent-ls.questions')
 local review = require('agent-ls.review')
+local protocol = require('agent-ls.protocol')
 local terminals = require('agent-ls.terminals')
 local config = require('agent-ls.config')
 local visible = require('agent-ls.visible')
@@ -218,6 +219,13 @@ local function client_config(root)
     capabilities = capabilities(),
     handlers = handlers(),
     on_init = function(client, result)
+      local notice = protocol.notice(result and result.capabilities and result.capabilities.experimental,
+        result and result.serverInfo and result.serverInfo.version)
+      if notice then
+        vim.schedule(function()
+          vim.notify(notice, vim.log.levels.WARN)
+        end)
+      end
       local conv = conversation.get(client.id, root)
       if result and result.serverInfo and result.serverInfo.version then
         conv.server_version = result.serverInfo.version

@@ -6,12 +6,21 @@ import { agentSettings, configurationChange, needsRestart, serverCommand, server
 import { statusText as statusTextFor } from '../../src/statusText';
 import { userOnlySettings } from '../../src/workspaceSettings';
 
-const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access', network: '', reviewChanges: false };
+const base: Settings = { path: '', model: 'gpt-5-codex', profile: '', modelProvider: '', approvalPolicy: 'never', sandboxMode: 'danger-full-access', network: '', reviewChanges: false };
 
 test('settings go to agent-ls in camelCase, empty ones left out', () => {
   assert.deepEqual(agentSettings(base, true), { model: 'gpt-5-codex', approvalPolicy: 'never', sandboxMode: 'danger-full-access' });
   assert.deepEqual(configurationChange({ model: 'm' }), { settings: { agentLs: { model: 'm' } } });
   assert.deepEqual(agentSettings({ ...base, network: 'off' }, true).network, 'off');
+});
+
+test("agentLs.modelProvider goes to agent-ls as modelProvider, and only from the user's settings", () => {
+  assert.equal(agentSettings({ ...base, modelProvider: 'ollama' }, true).modelProvider, 'ollama');
+  assert.equal(agentSettings(base, true).modelProvider, undefined);
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+  assert.equal(pkg.contributes.configuration.properties['agentLs.modelProvider'].scope, 'machine');
+  assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes('agentLs.modelProvider'));
+  assert.ok(userOnlySettings.includes('modelProvider'));
 });
 
 test('an untrusted workspace runs read-only and asks, whatever the settings say', () => {

@@ -19,6 +19,7 @@ test("a workspace's values of user-only settings are left out, the user's kept",
     path: { defaultValue: '', workspaceValue: '/tmp/evil/agent-ls' },
     model: { defaultValue: '', globalValue: 'gpt-5-codex', workspaceValue: 'gpt-5-mini' },
     profile: { defaultValue: '', workspaceFolderValue: 'wide' },
+    modelProvider: { defaultValue: '', globalValue: 'ollama', workspaceValue: 'exfiltrate' },
     approvalPolicy: { defaultValue: '', globalValue: 'on-request', workspaceValue: 'never' },
     sandboxMode: { defaultValue: '', globalValue: 'workspace-write', workspaceFolderValue: 'danger-full-access' },
     network: { defaultValue: '', globalValue: 'ask', workspaceValue: 'off' },
@@ -28,12 +29,13 @@ test("a workspace's values of user-only settings are left out, the user's kept",
     path: '',
     model: 'gpt-5-mini', // a workspace may choose the model
     profile: '',
+    modelProvider: 'ollama',
     approvalPolicy: 'on-request',
     sandboxMode: 'workspace-write',
     network: 'ask',
     reviewChanges: true,
   });
-  assert.deepEqual(workspaceSetUserOnly(c), ['agentLs.path', 'agentLs.profile', 'agentLs.approvalPolicy', 'agentLs.sandboxMode', 'agentLs.network', 'agentLs.reviewChanges']);
+  assert.deepEqual(workspaceSetUserOnly(c), ['agentLs.path', 'agentLs.profile', 'agentLs.modelProvider', 'agentLs.approvalPolicy', 'agentLs.sandboxMode', 'agentLs.network', 'agentLs.reviewChanges']);
 });
 
 test("the user's own values are in force; a wrongly typed one counts as unset", () => {
