@@ -30,13 +30,18 @@ func TestWebSearchOfferedShownAndReplayed(t *testing.T) {
 			searched = append(searched, ev)
 		}
 	}
-	if len(searched) != 1 {
-		t.Fatalf("%d webSearch events", len(searched))
+	// The search shows while it runs, then its end, under one call id.
+	if len(searched) != 2 {
+		t.Fatalf("%d webSearch events, want searching then completed", len(searched))
 	}
-	var ws1 struct{ CallID, Query, Status string }
-	json.Unmarshal(searched[0].Raw, &ws1)
-	if ws1.Query != "go 1.25 release notes" || ws1.Status != "completed" || ws1.CallID == "" {
-		t.Errorf("webSearch %s", searched[0].Raw)
+	var ws0, ws1 struct{ CallID, Query, Status string }
+	json.Unmarshal(searched[0].Raw, &ws0)
+	json.Unmarshal(searched[1].Raw, &ws1)
+	if ws0.Status != "searching" || ws0.CallID == "" {
+		t.Errorf("first webSearch %s", searched[0].Raw)
+	}
+	if ws1.Query != "go 1.25 release notes" || ws1.Status != "completed" || ws1.CallID != ws0.CallID {
+		t.Errorf("webSearch %s", searched[1].Raw)
 	}
 	second := s.startTurn(map[string]any{"sessionId": first.SessionID, "prompt": "thanks"})
 	s.wait(second.TurnID)

@@ -23,7 +23,7 @@ Flags:
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	pace := durationFlag(fs, "pace", 12*time.Millisecond, "pause between streamed pieces of the scripted answer, a `DURATION` with its unit (e.g. 50ms)")
+	pace := durationFlagFrom(fs, "pace", 12*time.Millisecond, "pause between streamed pieces of the scripted answer, a `DURATION` with its unit (e.g. 50ms; 0 for none)", true)
 	if code, done := parseFlags(fs, args, demoUsage, stdout, stderr); done {
 		return code
 	}

@@ -130,10 +130,16 @@ func wrap(text string, width int) []string {
 // durationFlag defines a duration flag that takes a unit ("90s", "5m");
 // a number without one is an error, never taken as some unit.
 func durationFlag(fs *flag.FlagSet, name string, def time.Duration, usage string) *time.Duration {
+	return durationFlagFrom(fs, name, def, usage, false)
+}
+
+// durationFlagFrom is durationFlag where zero may be allowed too (a pause
+// of nothing, say).
+func durationFlagFrom(fs *flag.FlagSet, name string, def time.Duration, usage string, zeroOK bool) *time.Duration {
 	d := def
 	fs.Func(name, usage, func(v string) error {
 		var err error
-		d, err = parseDuration(v)
+		d, err = parseDuration(v, zeroOK)
 		return err
 	})
 	if f := fs.Lookup(name); f != nil {
@@ -142,8 +148,9 @@ func durationFlag(fs *flag.FlagSet, name string, def time.Duration, usage string
 	return &d
 }
 
-// parseDuration reads a positive duration with its unit.
-func parseDuration(v string) (time.Duration, error) {
+// parseDuration reads a positive duration with its unit; zero ("0", no
+// unit needed) when zeroOK.
+func parseDuration(v string, zeroOK bool) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil {
 		if _, nerr := strconv.ParseFloat(v, 64); nerr == nil {
@@ -151,7 +158,7 @@ func parseDuration(v string) (time.Duration, error) {
 		}
 		return 0, fmt.Errorf("%q: give a duration such as 90s or 5m", v)
 	}
-	if d <= 0 {
+	if d < 0 || d == 0 && !zeroOK {
 		return 0, fmt.Errorf("%q: the duration must be positive", v)
 	}
 	return d, nil

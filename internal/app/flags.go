@@ -154,7 +154,7 @@ func (f *cmdFlags) registerProvider(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.Func("stream-idle-timeout", "abandon and retry a model stream silent for this `duration`, with its unit: 90s, 5m (a bare number is an error; env "+envStreamIdleTimeout+", in milliseconds without a unit; default 300s)", func(v string) error {
-		d, err := parseDuration(v)
+		d, err := parseDuration(v, false)
 		l.SetProvider("stream_idle_timeout_ms", d.Milliseconds(), "--stream-idle-timeout")
 		return err
 	})

@@ -100,12 +100,20 @@ func TestFlagErrorIsShort(t *testing.T) {
 // without one is an error that says so, never milliseconds.
 func TestDurationsTakeUnits(t *testing.T) {
 	for v, want := range map[string]string{"5": "has no unit", "1.5": "has no unit", "soon": "give a duration", "0s": "positive"} {
-		if _, err := parseDuration(v); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := parseDuration(v, false); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseDuration(%q) = %v, want an error saying %q", v, err, want)
 		}
 	}
-	if d, err := parseDuration("90s"); err != nil || d.Seconds() != 90 {
+	if d, err := parseDuration("90s", false); err != nil || d.Seconds() != 90 {
 		t.Errorf("parseDuration(90s) = %v, %v", d, err)
+	}
+	// Where zero means none (demo --pace), "0" needs no unit; a negative
+	// duration is still refused.
+	if d, err := parseDuration("0", true); err != nil || d != 0 {
+		t.Errorf("parseDuration(0, zero allowed) = %v, %v", d, err)
+	}
+	if _, err := parseDuration("-1s", true); err == nil {
+		t.Error("parseDuration(-1s, zero allowed) took a negative duration")
 	}
 	// The variable's name says milliseconds.
 	if d, err := parseEnvIdleTimeout("5000"); err != nil || d.Seconds() != 5 {

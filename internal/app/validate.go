@@ -44,7 +44,7 @@ func parseEnvIdleTimeout(v string) (time.Duration, error) {
 		}
 		return time.Duration(ms) * time.Millisecond, nil
 	}
-	return parseDuration(v)
+	return parseDuration(v, false)
 }
 
 // usageError reports a usage error: the problem, the command's usage

@@ -82,7 +82,9 @@ func TestCompleteMentionSymbolsWithoutLanguage(t *testing.T) {
 		answer   func(ctx context.Context) (any, error)
 	}{
 		{"no opt-in", false, nil},
-		{"error", true, func(context.Context) (any, error) { return nil, &protocolError{"no language server answers workspace/symbol"} }},
+		{"error", true, func(context.Context) (any, error) {
+			return nil, &protocolError{"no language server answers workspace/symbol"}
+		}},
 		{"silent", true, func(ctx context.Context) (any, error) { <-ctx.Done(); return nil, ctx.Err() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

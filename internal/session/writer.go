@@ -309,14 +309,18 @@ func (w *writer) close() error {
 // Item records a history item.
 func (w *writer) Item(it model.Item) { w.write(line{T: kindItem, Item: &it}) }
 
-// Event records an event, but deltas, command output and changes still
-// under review; the end of a turn is synced to disk.
+// Event records an event, but deltas, command output, changes still
+// under review and searches still under way; the end of a turn is synced to disk.
 func (w *writer) Event(ev event.Event) {
 	if !recorded(ev.Type()) {
 		return
 	}
 	if fc, ok := ev.Payload.(event.FileChange); ok && fc.Status == event.ChangeProposed {
 		// A change under review: the record keeps what became of it.
+		return
+	}
+	if ws, ok := ev.Payload.(event.WebSearch); ok && ws.Status == event.WebSearchSearching {
+		// A search under way: the record keeps how it ended.
 		return
 	}
 	full, err := json.Marshal(ev)
