@@ -5,8 +5,8 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
