@@ -168,13 +168,13 @@ func savedOnDisk(doc workspace.Doc, base string) bool {
 	if !filepath.IsAbs(doc.Path) {
 		return false // not a file: its key is a URI
 	}
-	f, err := os.Open(doc.Path)
+	// A FIFO or device put where the file was is not waited on.
+	f, st, err := workspace.OpenRegular(doc.Path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(base)) {
+	if st.Size() != int64(len(base)) {
 		return false
 	}
 	b := make([]byte, len(base)+1)
