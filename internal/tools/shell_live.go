@@ -13,11 +13,17 @@ import (
 // liveChunkBytes, sent at least every liveFlushDelay while output comes,
 // up to liveMaxBytes in all; after that only its last liveTailBytes per
 // stream, at the end, after a line that says how much was not shown.
+//
+// A terminal (exec_command) may run for hours, so its budget is per
+// terminalLiveWindow instead: output beyond liveMaxBytes within one
+// window is skipped, and when the window ends a line says how much was
+// skipped, its last lines follow, and showing goes on.
 const (
-	liveChunkBytes = 16 << 10
-	liveFlushDelay = 50 * time.Millisecond
-	liveMaxBytes   = 1 << 20
-	liveTailBytes  = 4 << 10
+	liveChunkBytes     = 16 << 10
+	liveFlushDelay     = 50 * time.Millisecond
+	liveMaxBytes       = 1 << 20
+	liveTailBytes      = 4 << 10
+	terminalLiveWindow = 10 * time.Second
 )
 
 // liveOutput coalesces a command's output into bounded execOutput events.
@@ -36,11 +42,25 @@ type liveOutput struct {
 	dropped int64
 	tails   map[string][]byte
 	closed  bool
+
+	// window, when not zero, renews the budget: liveMaxBytes per window
+	// from windowStart; resume reports what a spent window skipped.
+	window      time.Duration
+	windowStart time.Time
+	resume      *time.Timer
 }
 
 func newLiveOutput(emit func(event.Payload), callID string) *liveOutput {
 	return &liveOutput{emit: emit, out: func(stream, chunk string) event.Payload {
 		return event.ExecOutput{CallID: callID, Stream: stream, Chunk: chunk}
+	}}
+}
+
+// newTerminalOutput is the live output of terminal id: its budget renews
+// every terminalLiveWindow.
+func newTerminalOutput(emit func(event.Payload), id string) *liveOutput {
+	return &liveOutput{emit: emit, window: terminalLiveWindow, out: func(_, chunk string) event.Payload {
+		return event.TerminalOutput{TerminalID: id, Data: chunk}
 	}}
 }
 
@@ -52,6 +72,10 @@ func (l *liveOutput) write(stream string, p []byte) {
 	defer l.mu.Unlock()
 	if l.closed {
 		return
+	}
+	if l.window > 0 && l.dropped == 0 && time.Since(l.windowStart) >= l.window {
+		// Nothing skipped in the window that ended: a new one begins.
+		l.sent, l.windowStart = int64(len(l.pending)), time.Now()
 	}
 	if len(l.pending) > 0 && l.stream != stream {
 		l.flush(true)
@@ -66,7 +90,7 @@ func (l *liveOutput) write(stream string, p []byte) {
 		}
 		if len(p) > 0 {
 			l.flush(true)
-			l.send("stdout", "\n[... output too long to show live; the rest is summarised in the tool result, and its last lines are shown when the command ends ...]\n")
+			l.spent()
 		}
 	}
 	if len(p) > 0 {
@@ -121,6 +145,30 @@ func (l *liveOutput) send(stream, chunk string) {
 	l.emit(l.out(stream, chunk))
 }
 
+// spent says the budget is spent: for a command until it ends, for a
+// terminal until its window does.
+func (l *liveOutput) spent() {
+	if l.window == 0 {
+		l.send("stdout", "\n[... output too long to show live; the rest is summarised in the tool result, and its last lines are shown when the command ends ...]\n")
+		return
+	}
+	l.send("stdout", "\n[... output too fast to show live: some is skipped, and showing goes on within seconds ...]\n")
+	l.resume = time.AfterFunc(max(0, l.window-time.Since(l.windowStart)), l.onResume)
+}
+
+// onResume ends a spent terminal window: it reports what was skipped and
+// starts a new window.
+func (l *liveOutput) onResume() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.resume = nil
+	l.reportSkipped("\n[... %s not shown live. The last lines: ...]\n")
+	l.sent, l.dropped, l.tails, l.windowStart = 0, 0, nil, time.Now()
+}
+
 // keepTail counts p as not shown and keeps the last bytes of its stream.
 func (l *liveOutput) keepTail(stream string, p []byte) {
 	l.dropped += int64(len(p))
@@ -149,7 +197,20 @@ func (l *liveOutput) close() {
 	if l.timer != nil {
 		l.timer.Stop()
 	}
+	if l.resume != nil {
+		l.resume.Stop()
+	}
 	l.flush(true)
+	note := "\n[... %s not shown live; the full output is summarised in the tool result. The last lines: ...]\n"
+	if l.window > 0 {
+		note = "\n[... %s not shown live. The last lines: ...]\n"
+	}
+	l.reportSkipped(note)
+}
+
+// reportSkipped, when output was skipped, says how much (note has one %s)
+// and sends the last lines of each stream.
+func (l *liveOutput) reportSkipped(note string) {
 	if l.dropped == 0 {
 		return
 	}
@@ -160,8 +221,7 @@ func (l *liveOutput) close() {
 		shown[stream] = t
 		shownBytes += int64(len(t))
 	}
-	l.send("stdout", fmt.Sprintf("\n[... %s not shown live; the full output is summarised in the tool result. The last lines: ...]\n",
-		humanBytes(l.dropped-shownBytes)))
+	l.send("stdout", fmt.Sprintf(note, humanBytes(l.dropped-shownBytes)))
 	for _, stream := range []string{"stdout", "stderr"} {
 		if t := shown[stream]; len(t) > 0 {
 			l.send(stream, validUTF8(t))

@@ -114,9 +114,7 @@ func (t *terminal) run(ts *Terminals, env *Env, spec terminalSpec) error {
 	cmd.Dir = spec.dir
 	t.cmd = cmd
 	termID := strconv.Itoa(t.id)
-	t.live = &liveOutput{emit: ts.emit, out: func(_, chunk string) event.Payload {
-		return event.TerminalOutput{TerminalID: termID, Data: chunk}
-	}}
+	t.live = newTerminalOutput(ts.emit, termID)
 	var readerDone chan struct{}
 	if spec.tty {
 		readerDone, err = t.startPTY()
