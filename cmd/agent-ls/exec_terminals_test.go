@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 	"github.com/agent-ls/agent-ls/internal/proctest"
@@ -35,9 +37,10 @@ func TestExecKillsCommandSessions(t *testing.T) {
 			} // error: no second step, the next request fails
 			m := fakemodel.New(steps...)
 			t.Cleanup(m.Close)
-			var stdout, stderr bytes.Buffer
+			var stdout bytes.Buffer
+			stderr := &watchedBuffer{}
 			cmd := execCmd(t, m, "start a server")
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Stdout, cmd.Stderr = &stdout, stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -50,6 +53,9 @@ func TestExecKillsCommandSessions(t *testing.T) {
 				if len(proctest.Find(marker)) == 0 {
 					t.Fatal("the command session is not running while the turn runs")
 				}
+				// On a loaded machine the command may not have written
+				// yet when its call yields: the signal comes after.
+				stderr.waitFor(t, "started-42\n")
 				sig, code := syscall.SIGINT, 130
 				switch how {
 				case "SIGTERM":
@@ -70,5 +76,34 @@ func TestExecKillsCommandSessions(t *testing.T) {
 				t.Errorf("the command session's output is not on stderr:\n%s", stderr.String())
 			}
 		})
+	}
+}
+
+// watchedBuffer is a command's output as it comes, safe to read while
+// the command writes it.
+type watchedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *watchedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *watchedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until the output holds want.
+func (b *watchedBuffer) waitFor(t *testing.T, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(b.String(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in the output:\n%s", want, b.String())
+		}
 	}
 }
