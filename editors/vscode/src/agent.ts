@@ -273,11 +273,12 @@ export class Conversation implements vscode.Disposable {
 
   /**
    * Takes the conversation and its files back to before turnId (and every
-   * later turn): agent/rewind. The rewound event marks the turns.
+   * later turn): agent/rewind. The rewound event marks the turns. With a
+   * prompt, a new turn starts with it once the rewind is done.
    */
-  async rewindTo(turnId: string): Promise<RewindResult> {
+  async rewindTo(turnId: string, prompt?: string): Promise<RewindResult> {
     const { c } = await this.session();
-    return c.sendRequest<RewindResult>(Methods.rewind, { sessionId: this.current.sessionId, turnId });
+    return c.sendRequest<RewindResult>(Methods.rewind, { sessionId: this.current.sessionId, turnId, ...(prompt ? { prompt } : {}) });
   }
 
   openApproval(a: OpenApproval): void {

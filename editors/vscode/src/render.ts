@@ -129,7 +129,9 @@ export function renderTurn(t: Turn, approvable = false): string {
   let mode = t.plan ? '<span class="tag" title="This turn ran in plan mode: it changed nothing">plan</span> ' : '';
   if (t.rewound) mode = '<span class="tag" title="Rewound: the model no longer sees this turn">rewound</span> ' + mode;
   else if (t.status !== 'running')
-    end += `<div class="actions turn-actions"><button data-action="rewind" data-turn="${escapeHtml(t.turnId)}" title="Take the conversation and the files back to before this turn (and every later one), keeping your own edits">Restore checkpoint</button></div>`;
+    end +=
+      `<div class="actions turn-actions"><button data-action="rewind" data-turn="${escapeHtml(t.turnId)}" title="Take the conversation and the files back to before this turn (and every later one), keeping your own edits">Restore checkpoint</button> ` +
+      `<button class="secondary" data-action="editPrompt" data-turn="${escapeHtml(t.turnId)}" data-prompt="${encodeURIComponent(t.prompt)}" title="Change this prompt and send it again: the conversation and the files go back to before this turn first">Edit prompt</button></div>`;
   return `<section class="turn ${escapeHtml(t.status)}${t.plan ? ' plan-mode' : ''}${t.rewound ? ' rewound' : ''}" data-turn="${escapeHtml(t.turnId)}"><div class="prompt">${mode}${promptText(t.prompt)}</div>${items}${end}</section>`;
 }
 

@@ -33,6 +33,7 @@ export type FromWebview =
   | { type: 'setMode'; mode: string }
   | { type: 'approvePlan' }
   | { type: 'rewind'; turnId: string }
+  | { type: 'editPrompt'; turnId: string; text: string }
   | { type: 'question'; key: string; id?: string; index?: number; text?: string; submit?: boolean };
 
 export interface ViewActions {
@@ -160,6 +161,9 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
         case 'rewind':
           await this.rewind(m.turnId);
           break;
+        case 'editPrompt':
+          await this.rewind(m.turnId, m.text);
+          break;
         case 'question':
           if (m.submit) this.actions.question(m.key, { action: 'submit' });
           else if (m.text !== undefined) this.actions.question(m.key, { action: 'other', id: m.id ?? '', text: m.text });
@@ -191,17 +195,20 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
   /** Renders at most every 40 ms while text streams in. */
   /**
    * Restore checkpoint: asks, then rewinds to before turnId and tells
-   * what was restored and what was left as it is.
+   * what was restored and what was left as it is. With prompt (Edit
+   * prompt), the edited prompt starts a new turn once the rewind is done.
    */
-  private async rewind(turnId: string): Promise<void> {
-    const go = 'Restore checkpoint';
+  private async rewind(turnId: string, prompt?: string): Promise<void> {
+    const go = prompt === undefined ? 'Restore checkpoint' : 'Rewind and send';
     const pick = await vscode.window.showWarningMessage(
-      'Take the conversation and the files back to before this turn? This turn and every later one leave the conversation; your own edits since are kept.',
+      prompt === undefined
+        ? 'Take the conversation and the files back to before this turn? This turn and every later one leave the conversation; your own edits since are kept.'
+        : 'Send the edited prompt in place of this turn? The conversation and the files go back to before it first: this turn and every later one leave the conversation; your own edits since are kept.',
       { modal: true },
       go,
     );
     if (pick !== go) return;
-    const res = await this.conversation.rewindTo(turnId);
+    const res = await this.conversation.rewindTo(turnId, prompt);
     const name = (u: string) => vscode.workspace.asRelativePath(vscode.Uri.parse(u));
     const lines = [`Rewound ${res.rewound.length} turn(s); ${res.files.length} file(s) restored.`];
     for (const c of res.conflicts) lines.push(`Conflict, left as it is: ${name(c.uri)} (${c.reason})`);
@@ -267,6 +274,7 @@ export class ConversationView implements vscode.WebviewViewProvider, vscode.Disp
 <footer class="composer">
   <div class="input">
     <div id="attachments" hidden></div>
+    <div id="editing" class="editing dim" hidden><span>Editing an earlier prompt: Send takes the conversation and the files back to before it, then sends this.</span> <button id="cancelEdit" class="link" title="Keep the conversation as it is (Escape)">Cancel</button></div>
     <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ names a file, a folder, a #symbol or @diagnostics; paste or drop an image to attach it)"></textarea>
   </div>
   <div class="buttons">

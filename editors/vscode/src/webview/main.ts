@@ -37,6 +37,9 @@ let shownQueue = '';
 let working = false;
 /** The queued prompt being edited: its turn id and the text typed so far. */
 let editing: { turnId: string; text: string } | undefined;
+/** The finished turn whose prompt the input box holds (Edit prompt). */
+let editingTurn: string | undefined;
+const editingEl = document.getElementById('editing')!;
 
 // @ completes files, folders and @diagnostics; registered first, so
 // its keys (Enter, Tab) win while its list shows.
@@ -102,6 +105,12 @@ prompt.addEventListener('drop', (e) => {
 function submit(type: 'ask' | 'steer'): void {
   const text = prompt.value.trim();
   if (!text) return;
+  if (editingTurn !== undefined) {
+    // An edited prompt: the extension asks, rewinds and sends it.
+    vscode.postMessage({ type: 'editPrompt', turnId: editingTurn, text });
+    endPromptEdit('');
+    return;
+  }
   const chosen = mentions.take();
   const images = type === 'ask' && attached.length > 0 ? attached.splice(0) : undefined;
   vscode.postMessage(type === 'ask' ? { type, text, mentions: chosen, images } : { type, text });
@@ -112,9 +121,33 @@ function submit(type: 'ask' | 'steer'): void {
 prompt.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
-    submit((e.ctrlKey || e.metaKey) && working ? 'steer' : 'ask');
+    submit((e.ctrlKey || e.metaKey) && working && editingTurn === undefined ? 'steer' : 'ask');
+  } else if (e.key === 'Escape' && editingTurn !== undefined) {
+    endPromptEdit(editingDraft);
   }
 });
+
+/** What the input box held when Edit prompt replaced it. */
+let editingDraft = '';
+
+/** Edit prompt: the input box takes the turn's prompt until it is sent or the edit is cancelled. */
+function startPromptEdit(turnId: string, text: string): void {
+  if (editingTurn === undefined) editingDraft = prompt.value;
+  editingTurn = turnId;
+  editingEl.hidden = false;
+  prompt.value = text;
+  prompt.focus();
+  prompt.setSelectionRange(text.length, text.length);
+}
+
+/** Ends an edit; the input box gets value (the draft it held before, or nothing once sent). */
+function endPromptEdit(value: string): void {
+  editingTurn = undefined;
+  editingEl.hidden = true;
+  prompt.value = value;
+  editingDraft = '';
+}
+document.getElementById('cancelEdit')!.addEventListener('click', () => endPromptEdit(editingDraft));
 send.addEventListener('click', () => submit('ask'));
 steer.addEventListener('click', () => submit('steer'));
 mode.addEventListener('change', () => vscode.postMessage({ type: 'setMode', mode: mode.value }));
@@ -122,6 +155,8 @@ turnsEl.addEventListener('click', (e) => {
   if ((e.target as HTMLElement).closest('button[data-action="approvePlan"]')) vscode.postMessage({ type: 'approvePlan' });
   const rewind = (e.target as HTMLElement).closest('button[data-action="rewind"]') as HTMLButtonElement | null;
   if (rewind) vscode.postMessage({ type: 'rewind', turnId: rewind.dataset.turn ?? '' });
+  const edit = (e.target as HTMLElement).closest('button[data-action="editPrompt"]') as HTMLButtonElement | null;
+  if (edit) startPromptEdit(edit.dataset.turn ?? '', decodeURIComponent(edit.dataset.prompt ?? ''));
 });
 
 // The queue: Edit turns a prompt into a box (Enter or Save keeps it,
@@ -300,6 +335,11 @@ function render(m: RenderMessage): void {
     else turnsEl.appendChild(fresh);
     el = fresh;
     shown.set(t.id, t.html);
+  }
+  if (editingTurn !== undefined && !ids.has(editingTurn)) {
+    // The turn being edited is gone (another session): the text stays.
+    editingTurn = undefined;
+    editingEl.hidden = true;
   }
   emptyEl.hidden = m.turns.length > 0;
   usage.textContent = m.usage;

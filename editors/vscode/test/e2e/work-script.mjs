@@ -18,11 +18,16 @@ export const workPrompts = {
   notify: 'ZQNOTIFY run the tests',
   mention: 'ZQMENTION what does this do:',
   rewind: 'ZQREWIND make add explicit',
+  editOne: 'ZQEDITONE say goodbye properly',
+  editTwo: 'ZQEDITTWO leave the notes alone',
 };
 
 /** The rewind scenario's patch of math.js, and the file after it. */
 const mathPatch = '*** Begin Patch\n*** Update File: math.js\n@@\n function add(a, b) {\n-  return a + b;\n+  return a + b + 0; // explicit\n*** End Patch\n';
 export const mathAfter = 'function add(a, b) {\n  return a + b + 0; // explicit\n}\n';
+
+/** The edit scenario's patch of notes.txt. */
+const notesPatch = '*** Begin Patch\n*** Update File: notes.txt\n@@\n hello again\n-bye\n+goodbye for now\n*** End Patch\n';
 
 /** What the terminal scenario's command prints and waits for. */
 export const terminalCommand = `echo hello-from-agent; ${waitFor('term-go')}; echo bye-from-agent`;
@@ -50,6 +55,9 @@ export const workScript = {
     { name: 'mention', bodyContains: 'ZQMENTION', reply: { items: [{ type: 'message', text: 'It adds two numbers.' }] } },
     { name: 'rewind-patch', bodyContains: 'ZQREWIND', reply: { items: [{ type: 'custom_tool_call', callId: 'rw1', name: 'apply_patch', input: mathPatch }] } },
     { name: 'rewind-answer', bodyContains: 'ZQREWIND', reply: { items: [{ type: 'message', text: 'add is explicit now.' }] } },
+    { name: 'edit-patch', bodyContains: 'ZQEDITONE', reply: { items: [{ type: 'custom_tool_call', callId: 'ed1', name: 'apply_patch', input: notesPatch }] } },
+    { name: 'edit-answer-one', bodyContains: 'ZQEDITONE', reply: { items: [{ type: 'message', text: 'Said goodbye properly.' }] } },
+    { name: 'edit-answer-two', bodyContains: 'ZQEDITTWO', reply: { items: [{ type: 'message', text: 'Left the notes alone.' }] } },
     {
       name: 'term-start',
       bodyContains: 'ZQTERM',

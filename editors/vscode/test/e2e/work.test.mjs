@@ -348,4 +348,40 @@ describe('agent-ls in VS Code while the agent works', () => {
     await page.keyboard.press('Control+z');
     await waitFor('one undo to bring the patch back', async () => (await editorText(page)).trim() === mathAfter.trim());
   });
+
+  test('Edit prompt on a turn takes it back and sends the edited prompt in its place', async () => {
+    const { page } = vs;
+    const onDisk = path.join(vs.dirs.workspace, 'notes.txt');
+    const notesBefore = files['notes.txt'];
+    await command(page, 'View: Close All Editors');
+    await newTurn(page, workPrompts.editOne);
+    const first = lastTurn(page);
+    await first.locator('.message', { hasText: 'Said goodbye properly.' }).waitFor();
+    await waitFor('notes.txt to be patched', async () => fs.readFileSync(onDisk, 'utf8').includes('goodbye for now'));
+    const box = view(page).locator('#prompt');
+    await box.fill('a draft of my own');
+    await first.locator('button[data-action="editPrompt"]').click();
+    await view(page).locator('#editing').waitFor();
+    assert.equal(await box.inputValue(), workPrompts.editOne, 'the input box holds the prompt to edit');
+    // Escape gives the draft back; Edit prompt again, then send the edit.
+    await box.press('Escape');
+    assert.equal(await box.inputValue(), 'a draft of my own');
+    await view(page).locator('#editing').waitFor({ state: 'hidden' });
+    await first.locator('button[data-action="editPrompt"]').click();
+    await box.fill(workPrompts.editTwo);
+    await box.press('Enter');
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Rewind and send' }).first().click();
+    const second = lastTurn(page);
+    await second.locator('.message', { hasText: 'Left the notes alone.' }).waitFor();
+    assert.match(await second.locator('.prompt').innerText(), /ZQEDITTWO/);
+    await waitFor('notes.txt to be restored on disk', async () => fs.readFileSync(onDisk, 'utf8') === notesBefore);
+    const turns = view(page).locator('section.turn');
+    assert.equal(await turns.count(), 2, 'the edited turn stays, marked rewound, above the new one');
+    assert.match(await turns.first().locator('.prompt .tag').innerText(), /rewound/);
+    const sent = bodies('edit-answer-two');
+    assert.equal(sent.length, 1);
+    assert.doesNotMatch(sent[0], /ZQEDITONE/, 'the model no longer sees the edited turn');
+    assert.equal(await box.inputValue(), '', 'the input box is empty once the edit is sent');
+    await vs.screenshot('prompt-edited');
+  });
 });
