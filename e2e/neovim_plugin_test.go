@@ -186,6 +186,35 @@ func TestNeovimPluginRewind(t *testing.T) {
 	}
 }
 
+// TestNeovimPluginEdit: :AgentEdit offers the last turn's prompt (an
+// empty answer changes nothing); :AgentEdit 1 with an edited prompt takes
+// the turn's patch back and sends the edit in its place, and the model no
+// longer sees the old prompt.
+func TestNeovimPluginEdit(t *testing.T) {
+	for name, nvim := range neovims(t) {
+		t.Run(name, func(t *testing.T) {
+			m := fakemodel.New(fakemodel.Answer(fakemodel.CustomToolCall("p1", "apply_patch", greetPatch)),
+				fakemodel.Say(firstAnswer), fakemodel.Say("Left as it is."))
+			t.Cleanup(m.Close)
+			r, ws := startPlugin(t, nvim, m, "edit")
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			r.play(ctx, nil, nil, pluginBad...)
+			if b, _ := os.ReadFile(filepath.Join(ws, greetFile)); string(b) != greetBefore {
+				t.Errorf("%s after the edit:\n%s", greetFile, b)
+			}
+			reqs := m.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d model requests, want 3", len(reqs))
+			}
+			last := string(reqs[2].Body)
+			if !strings.Contains(last, "Leave the greeting as it is.") || strings.Contains(last, "Fix the greeting.") {
+				t.Errorf("the edited turn's request does not carry the edit alone:\n%s", last)
+			}
+		})
+	}
+}
+
 // TestNeovimPluginScratchBuffer: :AgentAsk from a buffer with no file
 // starts the server of the current directory's project (on 0.11 and
 // later without attaching the buffer) and answers there.

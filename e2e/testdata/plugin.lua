@@ -68,7 +68,9 @@ vim.ui.select = function(items, opts, on_choice)
   end
 end
 local inputs = {}
-vim.ui.input = function(_, on_confirm)
+local input_opts = {} -- the opts of each vim.ui.input, in order
+vim.ui.input = function(opts, on_confirm)
+  table.insert(input_opts, opts or {})
   on_confirm(table.remove(inputs, 1))
 end
 local notes = {}
@@ -453,6 +455,49 @@ if flow == 'rewind' then
     fail('one undo does not bring the agent\'s patch back:\n' .. buffer_text(buf))
   end
   say('one undo step')
+  io.stderr:write('DRIVER DONE\n')
+  vim.cmd('qa!')
+  return
+end
+if flow == 'edit' then
+  -- A turn patches the open buffer; :AgentEdit offers its prompt, and
+  -- the edited one is sent in its place: the patch goes back first.
+  vim.cmd('AgentAsk Fix the greeting.')
+  wait('the answer', function()
+    return has(buffer_text(conv.buf), '_Turn completed._')
+  end)
+  local patched = buffer_text(buf)
+  if not has(patched, 'Grüß dich') then
+    fail('the turn did not patch the buffer:\n' .. patched)
+  end
+  wait('the patch on disk', function()
+    return read_file(path) == patched
+  end)
+  inputs = { '' }
+  vim.cmd('AgentEdit')
+  if #input_opts ~= 1 or input_opts[1].default ~= 'Fix the greeting.' then
+    fail('AgentEdit offered ' .. vim.inspect(input_opts))
+  end
+  if buffer_text(buf) ~= patched then
+    fail('an empty edit changed something')
+  end
+  say('edit offered the prompt, an empty one changed nothing')
+  inputs = { 'Leave the greeting as it is.' }
+  vim.cmd('AgentEdit 1')
+  if input_opts[2].default ~= 'Fix the greeting.' then
+    fail('AgentEdit 1 offered ' .. vim.inspect(input_opts[2]))
+  end
+  wait('the rewind', function()
+    return has(buffer_text(conv.buf), '_Rewound 1 turn(s)')
+  end)
+  wait('the edited prompt answered', function()
+    local text = buffer_text(conv.buf)
+    return has(text, 'Leave the greeting as it is.') and select(2, text:gsub('_Turn completed._', '')) == 2
+  end)
+  wait('the buffer back', function()
+    return buffer_text(buf) == before
+  end)
+  say('edited and sent')
   io.stderr:write('DRIVER DONE\n')
   vim.cmd('qa!')
   return

@@ -490,6 +490,9 @@ function Conv:on_event(ev)
   end
   if t == 'turnStarted' then
     self.turn_id = ev.turnId
+    -- :AgentEdit offers a turn's prompt to edit.
+    self.prompts = self.prompts or {}
+    self.prompts[ev.turnId or ''] = ev.prompt
     self.running = ev.seq ~= nil and not self.replaying
     local lines = { '## You', '' }
     vim.list_extend(lines, split_lines(ev.prompt))

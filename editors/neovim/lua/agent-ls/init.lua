@@ -273,9 +273,11 @@ function M.undo()
 end
 
 --- Rewinds the conversation and its files to before turn n (the session's
---- n-th turn, 1-based; nil: the last turn): agent/rewind. Conflicts (the
---- user's edits overlap the agent's) are listed and left as they are.
-function M.rewind(n)
+--- n-th turn, 1-based, or a turn id; nil: the last turn): agent/rewind.
+--- Conflicts (the user's edits overlap the agent's) are listed and left as
+--- they are. With prompt, a new turn starts with it once the rewind is
+--- done (:AgentEdit).
+function M.rewind(n, prompt)
   local c, conv = current()
   if not c then
     return
@@ -284,7 +286,7 @@ function M.rewind(n)
     notify('no conversation to rewind')
     return
   end
-  local params = { sessionId = conv.session_id }
+  local params = { sessionId = conv.session_id, prompt = prompt }
   if n then
     params.turnId = tostring(n)
   end
@@ -326,6 +328,28 @@ function M.rewind(n)
     end
     local level = #(result.conflicts or {}) > 0 and vim.log.levels.WARN or vim.log.levels.INFO
     notify((table.concat(lines, '\n'):gsub('_', '')), level)
+  end)
+end
+
+--- Edits the prompt of turn n (the session's n-th turn; nil: the last
+--- one) and sends it in the turn's place: the conversation and the files
+--- go back to before that turn first (M.rewind with the edited prompt).
+function M.edit(n)
+  local c, conv = current()
+  if not c then
+    return
+  end
+  if not conv.session_id or not conv.turn_id then
+    notify('no prompt to edit in this conversation')
+    return
+  end
+  local id = n and (conv.session_id .. '-t' .. n) or conv.turn_id
+  local old = (conv.prompts or {})[id] or ''
+  vim.ui.input({ prompt = 'Edit prompt (sent in place of turn ' .. (n or 'the last') .. '): ', default = old }, function(text)
+    if not text or vim.trim(text) == '' then
+      return
+    end
+    M.rewind(id, text)
   end)
 end
 
@@ -396,6 +420,17 @@ local function commands()
     end
     M.rewind(n)
   end, { nargs = '?', desc = 'agent-ls: take the conversation and the files back to before the last turn, or turn N' })
+  cmd('AgentEdit', function(o)
+    local n = nil
+    if o.args ~= '' then
+      n = tonumber(o.args)
+      if not n or n < 1 then
+        notify('AgentEdit takes a turn number (1 is the first turn)', vim.log.levels.ERROR)
+        return
+      end
+    end
+    M.edit(n)
+  end, { nargs = '?', desc = "agent-ls: edit the last turn's prompt, or turn N's, and send it in its place" })
   cmd('AgentLog', M.log, { desc = "agent-ls: open the LSP log" })
   cmd('AgentToggle', M.toggle, { desc = 'agent-ls: show or hide the conversation' })
   local queue = require('agent-ls.queue')
