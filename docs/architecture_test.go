@@ -32,6 +32,8 @@ var rank = map[string]int{
 	"internal/model/fakemodel": 0,
 	"internal/proctest":        0,
 	"internal/testenv":         0,
+	// The bench programs' summary rows.
+	"bench/benchrow": 0,
 	// What the tools and the agent stand on.
 	"internal/lspframe":   1,
 	"internal/search":     1,
@@ -76,6 +78,8 @@ var rank = map[string]int{
 	"bench/execbench":                        7,
 	"bench/sessionbench":                     7,
 	"bench/checkpointbench":                  7,
+	"bench/contextbench":                     7,
+	"bench/benchtable":                       7,
 	"e2e":                                    7,
 	"docs":                                   7,
 }
@@ -139,6 +143,9 @@ var allowed = map[string][]string{
 	"bench/sandboxbench":                     {"internal/sandbox"},
 	"bench/execbench":                        {"internal/event", "internal/policy", "internal/sandbox", "internal/tools", "internal/workspace"},
 	"bench/checkpointbench":                  {"internal/checkpoint"},
+	"bench/contextbench":                     {"bench/benchrow", "internal/editor", "internal/model/fakemodel"},
+	"bench/benchtable":                       {"bench/benchrow"},
+	"bench/benchrow":                         {},
 	"bench/sessionbench":                     {"internal/agent", "internal/editor", "internal/event", "internal/model", "internal/session"},
 	"e2e":                                    nil,
 	"docs":                                   nil,
