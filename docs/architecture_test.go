@@ -135,7 +135,7 @@ var allowed = map[string][]string{
 	"bench/mcpbench":                         {},
 	"bench/mcpbench/server":                  {"github.com/modelcontextprotocol/go-sdk"},
 	"bench/bigmsgbench":                      {"internal/editor", "internal/model/fakemodel", "go.lsp.dev/protocol", "go.lsp.dev/uri"},
-	"bench/eventbench":                       {"internal/editor", "internal/event"},
+	"bench/eventbench":                       {"bench/benchrow", "internal/editor", "internal/event"},
 	"bench/grepbench":                        {"internal/tools"},
 	"bench/treebench":                        {"internal/search", "internal/tools"},
 	"bench/inittime":                         {"internal/lspframe"},
