@@ -105,24 +105,11 @@ func slowEditor(bin string, n, rate int, pause time.Duration, chunk int) (slowRe
 	}
 	defer os.RemoveAll(dir)
 	defer os.RemoveAll(dir + ".state")
-	cmd := exec.Command(bin, "serve", "--log-level", "error")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir+".state", "OPENAI_BASE_URL="+url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=bench-model", "AGENT_LS_WIRE_API=responses")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	cmd, ed, slow, err := startSlow(bin, dir, url, chunk)
 	if err != nil {
-		return res, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return res, err
-	}
-	if err := cmd.Start(); err != nil {
 		return res, err
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	slow := &slowReader{r: stdout, chunk: chunk}
-	ed := editor.Connect(pipes{slow, stdin}, editor.Config{})
 	defer ed.Disconnect()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -167,6 +154,28 @@ func slowEditor(bin string, n, rate int, pause time.Duration, chunk int) (slowRe
 			return res, nil
 		}
 	}
+}
+
+// startSlow starts the server in dir against the model at url, with an
+// editor that reads it through a slowReader of chunk bytes.
+func startSlow(bin, dir, url string, chunk int) (*exec.Cmd, *editor.Editor, *slowReader, error) {
+	cmd := exec.Command(bin, "serve", "--log-level", "error")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir+".state", "OPENAI_BASE_URL="+url, "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=bench-model", "AGENT_LS_WIRE_API=responses")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	slow := &slowReader{r: stdout, chunk: chunk}
+	return cmd, editor.Connect(pipes{slow, stdin}, editor.Config{}), slow, nil
 }
 
 // modelServer serves handle on loopback and returns the API root.
