@@ -127,7 +127,7 @@ func report(wss []*workspace, runs int, load0 string) {
 		if w != wss[0] {
 			ok := f-base <= ceiling && median(w.next)-baseNext <= ceiling
 			r.Peer, r.PeerValue = "empty folder", msf(base)
-			r.Goal, r.Verdict = fmt.Sprintf("≤ empty + %v", ceiling), benchrow.Verdict(ok)
+			r.Goal, r.Verdict = fmt.Sprintf("≤ empty + %d ms", ceiling.Milliseconds()), benchrow.Verdict(ok)
 			fmt.Printf("  %s %s: %s more than the empty folder on a new session, %s on the next turn (ceiling %v)\n",
 				r.Verdict, w.name, delta(f-base), delta(median(w.next)-baseNext), ceiling)
 		}

@@ -288,7 +288,7 @@ func streamRows(bin string) error {
 	fmt.Printf("  %s first delta of a turn, model → editor: median %.3f ms  max %.3f ms over %d turns (goal ≤ %v)\n",
 		benchrow.Verdict(ok), msf(first), msf(lat[len(lat)-1]), len(lat), firstDeltaGoal)
 	benchrow.Emit(benchrow.Row{Name: "stream: first delta → editor", Value: msf(first), Unit: "ms",
-		Goal: fmt.Sprintf("≤ %v", firstDeltaGoal), Verdict: benchrow.Verdict(ok)})
+		Goal: fmt.Sprintf("≤ %d ms", firstDeltaGoal.Milliseconds()), Verdict: benchrow.Verdict(ok)})
 
 	const n, rate, chunk = 50_000, 10_000, 512
 	pause := time.Second
