@@ -8,12 +8,14 @@
 //
 //	go run ./bench/contextbench -bin bin/agent-ls [-go DIR] [-large DIR] [-n 10]
 //
-// One server runs per workspace (its folder the workspace, its state in a
-// temporary directory), against one fake model on loopback. Each run
-// starts a turn in a new session, as a first prompt does, then a second
-// turn in that session, in every workspace in turn (run 0 warms up and is
-// not counted); the medians are printed with their difference to the
-// empty folder.
+// The servers (each with its workspace as its folder, its state in a
+// temporary directory) ask one fake model on loopback. Each run starts a
+// fresh server per workspace, waits for it to be idle, starts a
+// turn in a new session, as a first prompt does, then a second turn in
+// that session, and ends the server; the workspaces take turns going
+// first (run 0 warms up and is not counted). The medians are printed
+// with their difference to the empty folder; after the last run, how long
+// each server went on working in the background, and its CPU time.
 package main
 
 import (
@@ -83,7 +85,11 @@ func run(bin, goSrc, large string, runs int) error {
 	wss = slices.DeleteFunc(wss, func(w *workspace) bool { return w.dir == "" })
 	load0 := benchrow.Load()
 	for i := 0; i <= runs; i++ {
-		for j, w := range wss {
+		// Each run starts with another folder, so that what the one
+		// before leaves (a large store being removed) falls on each alike.
+		for k := range wss {
+			j := (i + k) % len(wss)
+			w := wss[j]
 			srv, err := start(bin, w.dir, filepath.Join(state, fmt.Sprint("state", j)), m.URL())
 			if err != nil {
 				return fmt.Errorf("%s: %w", w.name, err)
