@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Prints agent-ls's benchmarks next to its peers where they are installed.
 # Usage: bench/run.sh [path/to/agent-ls]   (make bench builds it first)
-# Numbers are printed, never asserted.
+# Numbers are printed, never asserted. The programs that measure a row of
+# the closing summary also append it to $AGENT_LS_BENCH_ROWS (see
+# bench/benchrow); bench/benchtable prints them as one table at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-bin/agent-ls}")
+AGENT_LS_BENCH_ROWS=$(mktemp "${TMPDIR:-/tmp}/agent-ls-bench-rows.XXXXXX")
+export AGENT_LS_BENCH_ROWS
+trap 'rm -f "$AGENT_LS_BENCH_ROWS"' EXIT
+large_tree=$(scripts/bench-tree.sh)
 
 echo "== spawn → initialize result, RSS after initialize"
 servers=("$bin")
@@ -14,8 +20,12 @@ go run ./bench/inittime -runs 30 "${servers[@]}"
 echo "   (RSS counts the binary's clean file pages the kernel maps; private memory is RssAnon, see /proc/PID/status)"
 
 echo
-echo "== model delta → agent/event, end to end through the server"
+echo "== model delta → agent/event, end to end through the server; the first delta of a turn; a fast stream into a slow editor"
 go run ./bench/eventbench -bin "$bin"
+
+echo
+echo "== context assembly: agent/startTurn → the first model request, in an empty folder, Go's src and the large tree"
+go run ./bench/contextbench -bin "$bin" -large "$large_tree" -n 10
 
 echo
 echo "== kept sessions: resuming 1,000 turns through the server, recording an item"
@@ -43,7 +53,7 @@ bench/grep.sh "$bin"
 
 echo
 echo "== search and listing on the large tree (make bench-deps) next to rg, fd and find"
-go run ./bench/treebench -dir "$(scripts/bench-tree.sh)" -n 10
+go run ./bench/treebench -dir "$large_tree" -n 10
 
 echo
 echo "== network proxy (network = \"ask\"): one 1 GiB CONNECT tunnel, and 100 parallel connections of 16 MiB each; peak heap"
@@ -74,3 +84,7 @@ echo "   (do-nothing: bench/acpbench/nullagent, a small Go program that answers 
 echo
 echo "== MCP: start-up with the official Go SDK's client next to agent-ls's own former client"
 bench/mcp.sh "$bin"
+
+echo
+echo "== summary: agent-ls beside the best tool for each job, the ratio, the goal, and the load average (1 minute) when the row was measured"
+go run ./bench/benchtable "$AGENT_LS_BENCH_ROWS"

@@ -380,5 +380,8 @@ func manyDocuments(ctx context.Context, s server) error {
 	}
 	report(rss <= closedFactor*idle, "didClose of the %d: RSS %s after %.1f s (idle %s; ceiling %s, %d× idle, within %v)",
 		manyDocs, mb(rss), time.Since(start).Seconds(), mb(idle), mb(closedFactor*idle), closedFactor, closedWithin)
+	emit("1,000 × 20 KB didOpen rate", rate, "/s", fmt.Sprintf("≥ %d /s", manyDocsRate), rate >= manyDocsRate)
+	emit("1,000 × 20 KB open: RSS over idle", float64(over)/1e6, "MB", "≤ "+mb(manyDocsFactor*total), over <= manyDocsFactor*total)
+	emit("1,000 × 20 KB didClose: RSS", float64(rss)/1e6, "MB", "≤ "+mb(closedFactor*idle)+" (2× idle)", rss <= closedFactor*idle)
 	return nil
 }

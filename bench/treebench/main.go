@@ -92,6 +92,7 @@ func main() {
 			cmd += " (to its first line; cpu not comparable)"
 		}
 		fmt.Printf("%-28s %10s %10s %7s %10s %10s %7s  %s\n", rw.name, ms(o), ms(t), ratio(o, t), ms(oc), ms(tc), ratio(oc, tc), cmd)
+		emitRow(rw, o, t)
 	}
 }
 
