@@ -106,6 +106,15 @@ type reader struct {
 	turn string
 	// planTurn is the last turn started in plan mode.
 	planTurn string
+	// sizes is what the first pass counted; compactions the compaction
+	// lines read so far.
+	sizes       census
+	compactions int
+	// arena holds the kept events' JSON, one after the other, sized
+	// by the first pass.
+	arena []byte
+	// usage is the last usage event with the session's total so far.
+	usage []byte
 }
 
 // knownTypes are the event types by name, so reading one allocates
@@ -171,8 +180,11 @@ func plainString(h []byte, key string) ([]byte, bool) {
 // read applies the record's lines as they are read: a record is read
 // once, through a small buffer, and only what the session keeps is
 // allocated (a fresh process pays dearly for memory it touches first).
-func (r *reader) read(f io.Reader) error {
+func (r *reader) read(f io.ReadSeeker) error {
 	br := bufio.NewReaderSize(f, 256<<10)
+	if err := r.presize(f, br); err != nil {
+		return err
+	}
 	var long []byte // a line longer than the buffer
 	n := 0
 	for {
@@ -210,6 +222,7 @@ func (r *reader) read(f io.Reader) error {
 	}
 	r.closeOpen()
 	r.keepQueued()
+	r.keepUsage()
 	return nil
 }
 
@@ -257,7 +270,7 @@ func (r *reader) line(b []byte) error {
 		h := &r.ld.Record.History
 		*h = append(*h, model.Item{})
 		it := &(*h)[len(*h)-1]
-		if err := json.Unmarshal(b[len(itemPrefix):len(b)-1], it); err != nil {
+		if err := readItem(b[len(itemPrefix):len(b)-1], it); err != nil {
 			*h = (*h)[:len(*h)-1]
 			return err
 		}
@@ -287,7 +300,8 @@ func (r *reader) line(b []byte) error {
 			rec.Info = *l.Info
 		}
 	case kindCompaction:
-		rec.History = append([]model.Item(nil), l.Items...)
+		r.compactions++
+		rec.History = append(make([]model.Item, 0, len(l.Items)+r.sizes.itemsAfter(r.compactions)), l.Items...)
 		// Where the turns so far began is gone with their items.
 		for i := range rec.Checkpoints {
 			rec.Checkpoints[i].HistoryStart = -1
@@ -343,7 +357,7 @@ func (r *reader) event(b []byte) error {
 	item := HistoryItem{TurnID: l.Turn, Type: l.Type, JSON: b[i+len(evKey) : len(b)-1]}
 	if redrawn[l.Type] {
 		// Kept: the line is the reader's buffer.
-		item.JSON = bytes.Clone(item.JSON)
+		item.JSON = r.keep(item.JSON)
 	}
 	rec := &r.ld.Record
 	rec.Seq = max(rec.Seq, l.Seq)
@@ -373,12 +387,9 @@ func (r *reader) event(b []byte) error {
 		r.planEnded(l.Turn, item.JSON)
 	case event.TypeUsage:
 		// Each usage event carries the session's total so far: the
-		// last one is the session's.
-		var u struct {
-			Total *event.UsageTotal `json:"total"`
-		}
-		if err := json.Unmarshal(item.JSON, &u); err == nil && u.Total != nil {
-			rec.Usage = *u.Total
+		// last one is the session's, read at the end.
+		if bytes.Contains(item.JSON, usageTotal) {
+			r.usage = append(r.usage[:0], item.JSON...)
 		}
 	case event.TypeQueueChanged:
 		// Each carries the whole queue: the last one is the session's.
