@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -25,7 +26,7 @@ func decodeItem(b []byte, it *model.Item) bool {
 		return d.i == len(b)
 	}
 	for {
-		key, ok := d.str()
+		key, ok := d.key()
 		if !ok || !d.byte(':') || !d.field(string(key), it) {
 			return false
 		}
@@ -95,7 +96,7 @@ func (d *itemDecoder) field(key string, it *model.Item) bool {
 		return false
 	}
 	v, ok := d.str()
-	*s = string(v)
+	*s = v
 	return ok
 }
 
@@ -125,27 +126,41 @@ func (d *itemDecoder) strs(v *[]string) bool {
 		if !ok {
 			return false
 		}
-		list = append(list, string(s))
+		list = append(list, s)
 	}
 	*v = list
 	return true
 }
 
-// str reads a string; what it returns is b's when the string has no
-// escape, a new slice otherwise.
-func (d *itemDecoder) str() ([]byte, bool) {
+// key reads an object's key, which has no escape in what agent-ls
+// writes (one that has is no key decodeItem knows).
+func (d *itemDecoder) key() ([]byte, bool) {
 	if !d.byte('"') {
 		return nil, false
+	}
+	end := bytes.IndexByte(d.b[d.i:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	k := d.b[d.i : d.i+end]
+	d.i += end + 1
+	return k, bytes.IndexByte(k, '\\') < 0
+}
+
+// str reads a string.
+func (d *itemDecoder) str() (string, bool) {
+	if !d.byte('"') {
+		return "", false
 	}
 	start := d.i
 	end := bytes.IndexByte(d.b[start:], '"')
 	if end < 0 {
-		return nil, false
+		return "", false
 	}
 	raw := d.b[start : start+end]
 	if bytes.IndexByte(raw, '\\') < 0 {
 		d.i = start + end + 1
-		return raw, plain(raw)
+		return string(raw), plain(raw)
 	}
 	return d.unescape()
 }
@@ -161,32 +176,36 @@ func plain(raw []byte) bool {
 	return utf8.Valid(raw)
 }
 
-// unescape reads the rest of a string with escapes, from d.i.
-func (d *itemDecoder) unescape() ([]byte, bool) {
-	out := make([]byte, 0, 64)
-	for d.i < len(d.b) {
+// unescape reads the rest of a string with escapes, from d.i, into a
+// string of the escaped one's length (never shorter than its text).
+func (d *itemDecoder) unescape() (string, bool) {
+	end := d.i
+	for end < len(d.b) && d.b[end] != '"' {
+		if d.b[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	if end >= len(d.b) {
+		return "", false
+	}
+	var out strings.Builder
+	out.Grow(end - d.i)
+	for d.i < end {
 		j := d.i
-		for j < len(d.b) && d.b[j] != '"' && d.b[j] != '\\' {
+		for j < end && d.b[j] != '\\' {
 			j++
 		}
 		if !plain(d.b[d.i:j]) {
-			return nil, false
+			return "", false
 		}
-		out = append(out, d.b[d.i:j]...)
-		d.i = j
-		if j == len(d.b) {
-			return nil, false
-		}
-		if d.b[j] == '"' {
-			d.i++
-			return out, true
-		}
-		var ok bool
-		if out, ok = d.escape(out); !ok {
-			return nil, false
+		out.Write(d.b[d.i:j])
+		if d.i = j; j < end && !d.escape(&out) {
+			return "", false
 		}
 	}
-	return nil, false
+	d.i = end + 1
+	return out.String(), true
 }
 
 // escapes are the one-letter escapes and what they stand for.
@@ -194,29 +213,32 @@ var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n
 
 // escape reads one escape at d.i (its backslash) onto out, as
 // encoding/json does: a lone surrogate becomes U+FFFD.
-func (d *itemDecoder) escape(out []byte) ([]byte, bool) {
+func (d *itemDecoder) escape(out *strings.Builder) bool {
 	if d.i+1 >= len(d.b) {
-		return nil, false
+		return false
 	}
 	if c := escapes[d.b[d.i+1]]; c != 0 {
 		d.i += 2
-		return append(out, c), true
+		out.WriteByte(c)
+		return true
 	}
 	r, ok := d.hex4(d.i)
 	if !ok {
-		return nil, false
+		return false
 	}
 	d.i += 6
 	if utf16.IsSurrogate(r) {
 		if r2, ok := d.hex4(d.i); ok {
 			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 				d.i += 6
-				return utf8.AppendRune(out, dec), true
+				out.WriteRune(dec)
+				return true
 			}
 		}
 		r = utf8.RuneError
 	}
-	return utf8.AppendRune(out, r), true
+	out.WriteRune(r)
+	return true
 }
 
 // hex4 reads a \uXXXX escape at i.
