@@ -34,6 +34,8 @@ type Loaded struct {
 	// Problems say what could not be read: a last line cut short by a
 	// crash (ignored), a line that does not parse (skipped).
 	Problems []string
+	// arena is where the items' JSON were read (see ItemsArray).
+	arena []byte
 }
 
 // HistoryItem is one event of a session's conversation as it was sent:
@@ -110,9 +112,6 @@ type reader struct {
 	// lines read so far.
 	sizes       census
 	compactions int
-	// arena holds the kept events' JSON, one after the other, sized
-	// by the first pass.
-	arena []byte
 	// usage is the last usage event with the session's total so far.
 	usage []byte
 }
@@ -354,6 +353,10 @@ func (r *reader) event(b []byte) error {
 			return err
 		}
 	}
+	if l.Type == event.TypeTurnStarted {
+		// Before this turn's items: the last one's end comes first.
+		r.closeOpen()
+	}
 	item := HistoryItem{TurnID: l.Turn, Type: l.Type, JSON: b[i+len(evKey) : len(b)-1]}
 	if redrawn[l.Type] {
 		// Kept: the line is the reader's buffer.
@@ -363,7 +366,6 @@ func (r *reader) event(b []byte) error {
 	rec.Seq = max(rec.Seq, l.Seq)
 	switch l.Type {
 	case event.TypeTurnStarted:
-		r.closeOpen()
 		// Queued prompts take their turn ids when they are queued, so
 		// turns may start out of order or not at all: the next id goes
 		// on after the highest one.
@@ -458,7 +460,7 @@ func (r *reader) closeOpen() {
 	end := event.Event{SessionID: r.ld.Record.Info.SessionID, TurnID: r.open,
 		Payload: event.TurnCompleted{Status: event.StatusInterrupted, Error: stoppedDuringTurn}}
 	if b, err := json.Marshal(end); err == nil {
-		r.ld.Items = append(r.ld.Items, HistoryItem{TurnID: r.open, Type: event.TypeTurnCompleted, JSON: b})
+		r.ld.Items = append(r.ld.Items, HistoryItem{TurnID: r.open, Type: event.TypeTurnCompleted, JSON: r.keep(b)})
 	}
 	r.open, r.openItems, r.openMessages = "", nil, nil
 }

@@ -83,19 +83,8 @@ func (r *reader) presize(f io.ReadSeeker, br *bufio.Reader) error {
 	r.sizes = c
 	r.ld.Items = make([]HistoryItem, 0, c.events+1)
 	r.ld.Record.History = make([]model.Item, 0, c.itemsAfter(0))
-	r.arena = make([]byte, 0, c.eventBytes)
+	r.ld.arena = make([]byte, answerRoom, answerRoom+c.eventBytes+answerTail)
 	return nil
-}
-
-// keep copies an event's JSON, which is the reader's buffer, to the
-// arena (or, past its end, alone).
-func (r *reader) keep(b []byte) []byte {
-	if len(r.arena)+len(b) > cap(r.arena) {
-		return bytes.Clone(b)
-	}
-	start := len(r.arena)
-	r.arena = append(r.arena, b...)
-	return r.arena[start:len(r.arena):len(r.arena)]
 }
 
 // usageTotal is in a usage event that carries the session's total.
