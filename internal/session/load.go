@@ -389,7 +389,7 @@ func (r *reader) event(b []byte) error {
 	case event.TypeUsage:
 		// Each usage event carries the session's total so far: the
 		// last one is the session's, read at the end.
-		if bytes.Contains(item.JSON, usageTotal) {
+		if bytes.Contains(item.JSON, usageTotal) && json.Valid(item.JSON) {
 			r.usage = append(r.usage[:0], item.JSON...)
 		}
 	case event.TypeQueueChanged:
