@@ -28,7 +28,7 @@ echo "== context assembly: agent/startTurn → the first model request, in an em
 go run ./bench/contextbench -bin "$bin" -large "$large_tree" -n 10
 
 echo
-echo "== kept sessions: resuming 1,000 turns through the server, recording an item"
+echo "== kept sessions: resuming 1,000 and 10,000 turns over LSP (agent/resumeSession) and ACP (session/load), recording a turn"
 go run ./bench/sessionbench -bin "$bin"
 
 echo

@@ -452,7 +452,7 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 			s.log.Warn("acp: a kept event could not be read; skipped", "session", ss.id, "err", err)
 			continue
 		}
-		ss.noteItem(raw)
+		ss.noteKept(ev)
 		if rewound[ev.TurnID] {
 			continue // a rewound turn is replayed as nothing
 		}

@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -231,10 +230,14 @@ func (s *server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
+	// The replay's updates go out in a few writes, before the answer.
+	s.wire.hold()
 	s.replay(ss, rs.Items)
 	s.sendCommands(ss)
 	tell()
-	if err := s.out.flush(ctx); err != nil {
+	err = s.out.flush(ctx)
+	s.wire.release()
+	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	return sdk.LoadSessionResponse{Modes: s.modes(rs.Info), ConfigOptions: s.configOptions(ss)}, nil
@@ -250,7 +253,9 @@ func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	// Undo and the title work as if the session had been replayed.
 	ss.mu.Lock()
 	for _, raw := range rs.Items {
-		ss.noteItem(raw)
+		if ev, err := event.Parse(raw); err == nil {
+			ss.noteKept(ev)
+		}
 	}
 	ss.mu.Unlock()
 	s.sendCommands(ss)
@@ -260,13 +265,9 @@ func (s *server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	return sdk.ResumeSessionResponse{Modes: s.modes(rs.Info), ConfigOptions: s.configOptions(ss)}, nil
 }
 
-// noteItem remembers from a kept event what /undo and the title need.
+// noteKept remembers from a kept event what /undo and the title need.
 // Called with ss.mu held.
-func (ss *session) noteItem(raw json.RawMessage) {
-	ev, err := event.Parse(raw)
-	if err != nil {
-		return
-	}
+func (ss *session) noteKept(ev event.Event) {
 	switch p := ev.Payload.(type) {
 	case event.TurnStarted:
 		ss.titled = ss.titled || p.Prompt != ""

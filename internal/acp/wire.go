@@ -41,6 +41,9 @@ type wire struct {
 	// read: in wire order, before the SDK sees it and before the lines
 	// after it are read.
 	onInitialize func(id json.RawMessage)
+	// held counts the holds (see hold); gathered is what they keep.
+	held     int
+	gathered []byte
 }
 
 // afterLine waits for a line holding marker or, without a marker, for
@@ -86,11 +89,50 @@ func (w *wire) Write(p []byte) (int, error) {
 		}
 		w.after = kept
 	}
+	if w.held > 0 {
+		// Gathered: written in chunks, or when the hold ends.
+		w.gathered = append(w.gathered, p...)
+		if len(w.gathered) < gatherChunk {
+			return size, nil
+		}
+		p, w.gathered = w.gathered, w.gathered[:0]
+	}
 	n, err := w.out.Write(p)
 	if err == nil {
 		n = size
 	}
 	return n, err
+}
+
+// gatherChunk is how much a hold gathers before it writes.
+const gatherChunk = 64 << 10
+
+// hold gathers the messages written until release, in order, and writes
+// them in chunks: a session/load of a long session replays thousands of
+// updates, a system call each otherwise.
+func (w *wire) hold() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.held++
+	w.mu.Unlock()
+}
+
+// release ends a hold; the last one writes what is gathered.
+func (w *wire) release() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held--; w.held > 0 || len(w.gathered) == 0 {
+		return
+	}
+	if _, err := w.out.Write(w.gathered); err != nil {
+		w.log.Debug("acp: gathered messages not written", "err", err)
+	}
+	w.gathered = nil
 }
 
 // afterAnswer runs run as a result naming sessionID goes out: the answer

@@ -69,6 +69,16 @@ func (h *History) Replace(items []model.Item) {
 	}
 }
 
+// adopt starts the history of a restored session with items, which it
+// takes over (a long session's are megabytes, not copied again). No
+// observer is set yet.
+func (h *History) adopt(items []model.Item) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.items = slices.Clip(items)
+	h.gen++
+}
+
 // generation is the number of replacements so far.
 func (h *History) generation() int {
 	h.mu.Lock()
@@ -175,7 +185,8 @@ var (
 // its history and counters (the next turn id and event seq continue the
 // record's), its undo data and its "always" answers. Its observer
 // (Options.Observe) is asked for with restored true and sees only what
-// happens from now on.
+// happens from now on. The session takes rec.History over: the caller
+// does not change its items afterwards.
 func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	if rec.Info.SessionID == "" {
 		return SessionInfo{}, errRecordWithoutID
@@ -192,7 +203,7 @@ func (m *Manager) Restore(rec SessionRecord) (SessionInfo, error) {
 	if err != nil {
 		return SessionInfo{}, err
 	}
-	s.history.Replace(rec.History)
+	s.history.adopt(rec.History)
 	s.history.primed = len(rec.History) > 0
 	s.turns, s.seq, s.usage = rec.Turns, rec.Seq, rec.Usage
 	for _, u := range rec.Undo {

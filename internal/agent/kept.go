@@ -25,4 +25,8 @@ type SessionSummary struct {
 type ResumedSession struct {
 	Info  SessionInfo
 	Items []json.RawMessage
+	// Array, when set, returns head, the Items joined by commas and
+	// tail as one slice, built where the items were read when it can
+	// (a long session's are megabytes): an answer that carries them.
+	Array func(head, tail []byte) []byte
 }

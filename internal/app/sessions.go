@@ -63,7 +63,7 @@ func (a *editorAgent) resume(id string) (*agent.ResumedSession, error) {
 	for _, p := range ld.Problems {
 		a.log.Warn("session record: "+p, "session", id)
 	}
-	rs := &agent.ResumedSession{Info: ld.Record.Info, Items: make([]json.RawMessage, len(ld.Items))}
+	rs := &agent.ResumedSession{Info: ld.Record.Info, Items: make([]json.RawMessage, len(ld.Items)), Array: ld.ItemsArray}
 	if rec, err := a.Manager.Record(id); err == nil {
 		rs.Info = rec.Info
 	}

@@ -75,8 +75,9 @@ func (s *server) resumeSession(ctx context.Context, params []byte) (any, error) 
 
 // encodeResumed writes the answer to agent/resumeSession as the bytes
 // that go on the wire. A long session's items are megabytes of JSON the
-// record holds already checked (see agent.ResumedSession): they are copied once
-// into the answer instead of through the encoder, which would check and
+// record holds already checked (see agent.ResumedSession): the answer is
+// built around them where they were read (rs.Array), or they are copied
+// once into it, instead of through the encoder, which would check and
 // copy each of them again, the most of a resume's time.
 func encodeResumed(rs *agent.ResumedSession) (json.RawMessage, error) {
 	head, err := json.Marshal(resumeSessionResult{SessionID: rs.Info.SessionID, Cwd: string(uri.File(rs.Info.Cwd)), Model: rs.Info.Model, Mode: cmpMode(rs.Info.Mode)})
@@ -84,17 +85,20 @@ func encodeResumed(rs *agent.ResumedSession) (json.RawMessage, error) {
 		return nil, err
 	}
 	// head ends with "items":null}.
-	head = bytes.TrimSuffix(head, []byte(`null}`))
-	size := len(head) + len(`[]}`)
-	for _, it := range rs.Items {
-		size += len(it) + 1
-	}
-	b := make([]byte, 0, size)
-	b = append(append(b, head...), '[')
+	head = append(bytes.TrimSuffix(head, []byte(`null}`)), '[')
+	size := len(head) + len(`]}`)
 	for i, it := range rs.Items {
 		if len(it) < 2 || it[0] != '{' || it[len(it)-1] != '}' {
 			return nil, fmt.Errorf("%s: history item %d of session %s is not a JSON object", methodResumeSession, i, rs.Info.SessionID)
 		}
+		size += len(it) + 1
+	}
+	if rs.Array != nil {
+		// Built where the items were read: no copy of them.
+		return rs.Array(head, []byte("]}")), nil
+	}
+	b := append(make([]byte, 0, size), head...)
+	for i, it := range rs.Items {
 		if i > 0 {
 			b = append(b, ',')
 		}

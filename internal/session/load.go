@@ -3,7 +3,6 @@ package session
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +33,8 @@ type Loaded struct {
 	// Problems say what could not be read: a last line cut short by a
 	// crash (ignored), a line that does not parse (skipped).
 	Problems []string
+	// arena is where the items' JSON were read (see ItemsArray).
+	arena []byte
 }
 
 // HistoryItem is one event of a session's conversation as it was sent:
@@ -106,6 +107,12 @@ type reader struct {
 	turn string
 	// planTurn is the last turn started in plan mode.
 	planTurn string
+	// sizes is what the first pass counted; compactions the compaction
+	// lines read so far.
+	sizes       census
+	compactions int
+	// usage is the last usage event with the session's total so far.
+	usage []byte
 }
 
 // knownTypes are the event types by name, so reading one allocates
@@ -171,8 +178,11 @@ func plainString(h []byte, key string) ([]byte, bool) {
 // read applies the record's lines as they are read: a record is read
 // once, through a small buffer, and only what the session keeps is
 // allocated (a fresh process pays dearly for memory it touches first).
-func (r *reader) read(f io.Reader) error {
+func (r *reader) read(f io.ReadSeeker) error {
 	br := bufio.NewReaderSize(f, 256<<10)
+	if err := r.presize(f, br); err != nil {
+		return err
+	}
 	var long []byte // a line longer than the buffer
 	n := 0
 	for {
@@ -210,6 +220,7 @@ func (r *reader) read(f io.Reader) error {
 	}
 	r.closeOpen()
 	r.keepQueued()
+	r.keepUsage()
 	return nil
 }
 
@@ -257,7 +268,7 @@ func (r *reader) line(b []byte) error {
 		h := &r.ld.Record.History
 		*h = append(*h, model.Item{})
 		it := &(*h)[len(*h)-1]
-		if err := json.Unmarshal(b[len(itemPrefix):len(b)-1], it); err != nil {
+		if err := readItem(b[len(itemPrefix):len(b)-1], it); err != nil {
 			*h = (*h)[:len(*h)-1]
 			return err
 		}
@@ -287,7 +298,8 @@ func (r *reader) line(b []byte) error {
 			rec.Info = *l.Info
 		}
 	case kindCompaction:
-		rec.History = append([]model.Item(nil), l.Items...)
+		r.compactions++
+		rec.History = append(make([]model.Item, 0, len(l.Items)+r.sizes.itemsAfter(r.compactions)), l.Items...)
 		// Where the turns so far began is gone with their items.
 		for i := range rec.Checkpoints {
 			rec.Checkpoints[i].HistoryStart = -1
@@ -340,16 +352,19 @@ func (r *reader) event(b []byte) error {
 			return err
 		}
 	}
+	if l.Type == event.TypeTurnStarted {
+		// Before this turn's items: the last one's end comes first.
+		r.closeOpen()
+	}
 	item := HistoryItem{TurnID: l.Turn, Type: l.Type, JSON: b[i+len(evKey) : len(b)-1]}
 	if redrawn[l.Type] {
 		// Kept: the line is the reader's buffer.
-		item.JSON = bytes.Clone(item.JSON)
+		item.JSON = r.keep(item.JSON)
 	}
 	rec := &r.ld.Record
 	rec.Seq = max(rec.Seq, l.Seq)
 	switch l.Type {
 	case event.TypeTurnStarted:
-		r.closeOpen()
 		// Queued prompts take their turn ids when they are queued, so
 		// turns may start out of order or not at all: the next id goes
 		// on after the highest one.
@@ -373,12 +388,9 @@ func (r *reader) event(b []byte) error {
 		r.planEnded(l.Turn, item.JSON)
 	case event.TypeUsage:
 		// Each usage event carries the session's total so far: the
-		// last one is the session's.
-		var u struct {
-			Total *event.UsageTotal `json:"total"`
-		}
-		if err := json.Unmarshal(item.JSON, &u); err == nil && u.Total != nil {
-			rec.Usage = *u.Total
+		// last one is the session's, read at the end.
+		if bytes.Contains(item.JSON, usageTotal) && json.Valid(item.JSON) {
+			r.usage = append(r.usage[:0], item.JSON...)
 		}
 	case event.TypeQueueChanged:
 		// Each carries the whole queue: the last one is the session's.
@@ -447,45 +459,7 @@ func (r *reader) closeOpen() {
 	end := event.Event{SessionID: r.ld.Record.Info.SessionID, TurnID: r.open,
 		Payload: event.TurnCompleted{Status: event.StatusInterrupted, Error: stoppedDuringTurn}}
 	if b, err := json.Marshal(end); err == nil {
-		r.ld.Items = append(r.ld.Items, HistoryItem{TurnID: r.open, Type: event.TypeTurnCompleted, JSON: b})
+		r.ld.Items = append(r.ld.Items, HistoryItem{TurnID: r.open, Type: event.TypeTurnCompleted, JSON: r.keep(b)})
 	}
 	r.open, r.openItems, r.openMessages = "", nil, nil
-}
-
-func (r *reader) undoLine(l line) {
-	u := agent.UndoRecord{TurnID: l.Turn}
-	if l.Kept != nil && *l.Kept {
-		u.Contents = r.contents
-	}
-	for _, f := range l.Files {
-		uf := agent.UndoFile{Path: f.Path, BeforeExists: f.BeforeExists, BeforeOffset: f.Offset, BeforeLength: f.Length, AfterExists: f.AfterExists}
-		if sum, err := hex.DecodeString(f.AfterSum); err == nil && len(sum) == len(uf.AfterSum) {
-			copy(uf.AfterSum[:], sum)
-		}
-		u.Files = append(u.Files, uf)
-	}
-	rec := &r.ld.Record
-	if i, ok := r.undo[l.Turn]; ok {
-		rec.Undo[i] = u
-		return
-	}
-	r.undo[l.Turn] = len(rec.Undo)
-	rec.Undo = append(rec.Undo, u)
-}
-
-// blobFile reads a session's undo contents, opening the file for each
-// read: undo is rare, and no descriptor stays open for it.
-type blobFile string
-
-func (b blobFile) ReadAt(p []byte, off int64) (int, error) {
-	f, err := os.Open(string(b))
-	if err != nil {
-		return 0, fmt.Errorf("the undo contents: %w", err)
-	}
-	defer f.Close()
-	n, err := f.ReadAt(p, off)
-	if errors.Is(err, io.EOF) && n < len(p) {
-		err = fmt.Errorf("the undo contents end early: %w", io.ErrUnexpectedEOF)
-	}
-	return n, err
 }
