@@ -32,6 +32,7 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, jsonrpc2.ErrNotHandled // not a notification: let the handlers answer it
 	}
 	if t.s.state.Load() != stateInitialized {
+		t.s.texts.reset() // a text cut out of the frame is let go at once
 		return handled, nil
 	}
 	if req.Method() == protocol.MethodWorkspaceDidChangeWorkspaceFolders {
