@@ -194,3 +194,20 @@ func quote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// A document opened before initialize is dropped, as LSP has it, even
+// when its text was cut out of the frame.
+func TestCutDidOpenBeforeInitializeIsDropped(t *testing.T) {
+	c := newRawClient(t)
+	dir := t.TempDir()
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file://%s/early.txt","languageId":"text","version":1,"text":%s}}}`,
+		dir, quote(strings.Repeat("early\n", 1000))))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)
+	c.expectResult(1)
+	c.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	a := <-c.agent
+	c.ping(2)
+	if _, ok := a.cfg.Files.Document(dir + "/early.txt"); ok {
+		t.Error("a document opened before initialize is open")
+	}
+}
