@@ -71,8 +71,8 @@ func (b *bins) String() string     { return strings.Join(*b, ",") }
 func (b *bins) Set(v string) error { *b = append(*b, v); return nil }
 
 func main() {
-	if os.Getenv(floorEnv) != "" {
-		runFloor()
+	if os.Getenv(keepTextsEnv) != "" {
+		runKeepTexts()
 		return
 	}
 	var binaries bins
@@ -374,7 +374,7 @@ func manyDocuments(ctx context.Context, s server) error {
 	cpu := s.cpuTime() - cpu0
 	report(rate >= manyDocsRate, "%d didOpen of %d KB: %.0f a second, from the first written to the answer of a request after the last (floor %d); the server's CPU time %.1f µs each (on a loaded machine the rate falls, the CPU time much less)",
 		manyDocs, manyDocSize/1000, rate, manyDocsRate, float64(cpu.Microseconds())/manyDocs)
-	if f, err := floor(); err == nil {
+	if f, err := keepTexts(); err == nil {
 		fmt.Printf("       beside it, a fresh Go process only making and keeping %d texts of %d KB: %.1f µs of CPU each (%.0f a second)\n",
 			manyDocs, manyDocSize/1000, float64(f.Nanoseconds())/1e3, 1/f.Seconds())
 	}

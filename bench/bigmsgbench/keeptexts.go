@@ -11,18 +11,17 @@ import (
 	"time"
 )
 
-// The floor of the many-documents row: the CPU time a fresh Go process
-// spends only making and keeping manyDocs texts of manyDocSize bytes. It
-// is printed beside the server's CPU time for each didOpen: where first
+// Beside the many-documents row: the CPU time a fresh Go process spends
+// only making and keeping manyDocs texts of manyDocSize bytes. Where first
 // touching memory is dear (a virtual machine whose page faults go through
-// the hypervisor), it is most of that time, and no server that keeps the
-// texts goes below it.
+// the hypervisor), it is most of what a didOpen costs the server, and no
+// server that keeps the texts goes below it.
 
-// floorEnv, set, makes this program measure the floor and exit.
-const floorEnv = "BIGMSGBENCH_FLOOR"
+// keepTextsEnv, set, makes this program measure that and exit.
+const keepTextsEnv = "BIGMSGBENCH_KEEP_TEXTS"
 
-// runFloor makes the texts and prints the CPU time it took, in ns.
-func runFloor() {
+// runKeepTexts makes the texts and prints the CPU time it took, in ns.
+func runKeepTexts() {
 	src := strings.Repeat(strings.Repeat("y", 79)+"\n", manyDocSize/80)
 	cpu0 := cpuTimeOf(os.Getpid())
 	keep := make([]string, 0, manyDocs)
@@ -36,15 +35,15 @@ func runFloor() {
 	runtime.KeepAlive(keep)
 }
 
-// floor runs runFloor in a fresh process and returns its CPU time for
+// keepTexts runs runKeepTexts in a fresh process and returns its CPU time for
 // each text.
-func floor() (time.Duration, error) {
+func keepTexts() (time.Duration, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), floorEnv+"=1")
+	cmd.Env = append(os.Environ(), keepTextsEnv+"=1")
 	out, err := cmd.Output()
 	if err != nil {
 		return 0, err
