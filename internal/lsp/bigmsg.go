@@ -3,14 +3,11 @@ package lsp
 import (
 	"github.com/agent-ls/agent-ls/internal/textcut"
 
-	"encoding/json"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
 // Large messages (a huge document opened, a code action carrying many
@@ -72,31 +69,4 @@ func boundDiagnostics(diags []protocol.Diagnostic) []protocol.Diagnostic {
 		out[i] = d
 	}
 	return out
-}
-
-// openLarge takes a large didOpen notification straight from its frame:
-// decoded once into the few fields the store keeps, the document costs
-// its frame and its text (one copy, see jsonText), not the copies the
-// connection's decoding makes.
-// It reports whether body was such a notification.
-func (s *server) openLarge(body []byte) bool {
-	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(body, &head) != nil || head.ID != nil || head.Method != protocol.MethodTextDocumentDidOpen {
-		return false
-	}
-	var msg struct {
-		Params openParams `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return false // the generic path answers what is wrong with it
-	}
-	if s.state.Load() != stateInitialized {
-		return true // as textSync drops it
-	}
-	item := msg.Params.TextDocument
-	s.store.Open(workspace.Doc{Path: docKey(item.URI), URI: item.URI, LanguageID: item.LanguageID, Version: item.Version, Text: string(item.Text)})
-	return true
 }

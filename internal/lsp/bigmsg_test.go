@@ -45,7 +45,7 @@ func TestCodeActionBoundsDiagnostics(t *testing.T) {
 	}
 }
 
-// A document large enough for the direct path arrives whole, escapes and
+// A document in a frame larger than bigFrame arrives whole, escapes and
 // all, and later changes apply to it.
 func TestLargeDidOpen(t *testing.T) {
 	h := newApplyHarness(t, editor.Options{})

@@ -352,8 +352,8 @@ func rpcError(t *testing.T, err error, code int64) string {
 
 // sync returns once the server has handled everything the editor sent
 // before: text synchronization runs in wire order on the server's read
-// loop (a Preempter, bigmsg.go's direct path), so the answer to a request
-// sent after it comes after it.
+// loop (a Preempter, the texts cut out of their frames as they are read:
+// doctext.go), so the answer to a request sent after it comes after it.
 func (h *harness) sync() {
 	h.t.Helper()
 	err := h.ed.Request(h.ctx, "agent-ls/test/sync", nil, nil)

@@ -149,7 +149,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (exitCode 
 	defer cancel()
 
 	st := newStream(rwc, s.log)
-	st.openLarge = s.openLarge
+	st.cutter = &textCutter{texts: &s.texts}
 	s.conn = jsonrpc2.NewConn(st,
 		jsonrpc2.WithCodec(codec{}),
 		jsonrpc2.WithPreempter(textSync{s}))
@@ -204,11 +204,14 @@ type server struct {
 	// closedText is the text of the documents closed since memory was
 	// last given back (see textSync): many small ones add up.
 	closedText atomic.Int64
-	conn       jsonrpc2.Conn
-	client     protocol.Client
-	out        *outbox
-	convs      *conversations
-	terms      *terminalTracker
+	// texts are the document texts the stream cut out of the message
+	// being handled (doctext.go).
+	texts  docTexts
+	conn   jsonrpc2.Conn
+	client protocol.Client
+	out    *outbox
+	convs  *conversations
+	terms  *terminalTracker
 
 	state      atomic.Int32
 	exited     chan struct{}

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -33,6 +32,7 @@ func (t textSync) Preempt(_ context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, jsonrpc2.ErrNotHandled // not a notification: let the handlers answer it
 	}
 	if t.s.state.Load() != stateInitialized {
+		t.s.texts.reset() // a text cut out of the frame is let go at once
 		return handled, nil
 	}
 	if req.Method() == protocol.MethodWorkspaceDidChangeWorkspaceFolders {
@@ -60,15 +60,16 @@ func (s *server) syncDocument(method string, params []byte) error {
 			return err
 		}
 		item := p.TextDocument
-		// Short strings decoded from a message may point into its whole
-		// body; copies let a large body go (see bigmsg.go).
-		docURI := strings.Clone(item.URI)
+		text := string(item.Text)
+		if cut, ok := s.texts.takeOpen(); ok {
+			text = cut
+		}
 		s.store.Open(workspace.Doc{
-			Path:       docKey(docURI),
-			URI:        docURI,
-			LanguageID: strings.Clone(item.LanguageID),
+			Path:       docKey(item.URI),
+			URI:        item.URI,
+			LanguageID: item.LanguageID,
 			Version:    item.Version,
-			Text:       string(item.Text),
+			Text:       text,
 		})
 
 	case protocol.MethodTextDocumentDidChange:
@@ -79,6 +80,7 @@ func (s *server) syncDocument(method string, params []byte) error {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return err
 		}
+		s.texts.takeChanges(len(p.ContentChanges), func(i int, text string) { p.ContentChanges[i].Text = jsonText(text) })
 		changes := make([]workspace.Change, 0, len(p.ContentChanges))
 		for _, c := range p.ContentChanges {
 			var r *workspace.Range

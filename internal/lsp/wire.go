@@ -63,12 +63,17 @@ type stream struct {
 	log *slog.Logger
 	buf []byte
 	big bool // the last frame read was large
-	// openLarge, when set, takes a large didOpen itself (bigmsg.go).
-	openLarge func(body []byte) bool
+	// cutter, when set, cuts the texts out of document notifications
+	// (doctext.go).
+	cutter *textCutter
 }
 
+// readBuffer is the size of the stream's read buffer, which holds the
+// whole of most frames.
+const readBuffer = 64 << 10
+
 func newStream(rwc io.ReadWriteCloser, log *slog.Logger) *stream {
-	return &stream{in: bufio.NewReader(rwc), out: lspframe.NewWriter(rwc), rwc: rwc, log: log}
+	return &stream{in: bufio.NewReaderSize(rwc, readBuffer), out: lspframe.NewWriter(rwc), rwc: rwc, log: log}
 }
 
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
@@ -109,6 +114,9 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
+		if s.cutter != nil {
+			s.cutter.texts.reset()
+		}
 		body, n, err := s.readFrame()
 		if errors.Is(err, lspframe.ErrBadHeader) {
 			s.log.Warn("dropping a message with a bad header", "err", err)
@@ -121,8 +129,8 @@ func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if s.big && s.openLarge != nil && s.openLarge(body) {
-			continue
+		if s.cutter != nil && len(body) >= cutMin {
+			body, _ = s.cutter.cut(body)
 		}
 		reply, pass := screen(body)
 		if reply != nil {
@@ -153,6 +161,17 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 	}
 	var body []byte
 	switch {
+	case length <= readBuffer:
+		// Read where it lies, valid until the next read as s.buf is:
+		// frames the size of a document take few reads and no copy.
+		body, err = s.in.Peek(length)
+		if err == nil {
+			_, err = s.in.Discard(length)
+		}
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return body, int64(headerLen + length), err
 	case length > bigFrame:
 		body = make([]byte, length) // not kept: see bigmsg.go
 		s.big = true
