@@ -438,26 +438,3 @@ func (s *server) send(id string, u sdk.SessionUpdate) {
 	}
 }
 
-// replay sends a kept session's conversation (session/load): the user's
-// prompts, the agent's text and thoughts, each tool call with its result
-// and diff blocks, the plans.
-func (s *server) replay(ss *session, items []json.RawMessage) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	v := newEventView()
-	rewound := rewoundTurns(items)
-	for _, raw := range items {
-		ev, err := event.Parse(raw)
-		if err != nil {
-			s.log.Warn("acp: a kept event could not be read; skipped", "session", ss.id, "err", err)
-			continue
-		}
-		ss.noteKept(ev)
-		if rewound[ev.TurnID] {
-			continue // a rewound turn is replayed as nothing
-		}
-		for _, u := range v.updates(ev, ss.info.Cwd, true) {
-			s.push(ss, u)
-		}
-	}
-}
