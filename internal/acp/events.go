@@ -437,4 +437,3 @@ func (s *server) send(id string, u sdk.SessionUpdate) {
 		s.log.Debug("acp: session/update not sent", "session", id, "err", err)
 	}
 }
-
