@@ -15,7 +15,8 @@ type indexedText struct {
 }
 
 func newIndexedText(text string) indexedText {
-	lines := []int{0}
+	// Sized once: every "\n" ends a line (a lone "\r", rare, may grow it).
+	lines := make([]int, 1, strings.Count(text, "\n")+2)
 	ls := newLineScanner(text)
 	for from := 0; ; {
 		brk, next := ls.next(from)
