@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 )
 
 // walk is what one snapshot's walk shares between its goroutines.
@@ -117,6 +118,27 @@ func (w *walk) unreserve(reserved bool, n int64) {
 // overBudget is the Lost of a file the budget left out.
 func (w *walk) overBudget() string {
 	return "not kept: the session's checkpoints reached checkpoint_max_bytes (" + formatBytes(w.budget) + ")"
+}
+
+// saveEvery: the latest snapshot is written beside the store at most
+// this often while commands run (and when the tracker closes), so a
+// turn does not wait for a write of the whole index.
+const saveEvery = 30 * time.Second
+
+// keepLatest notes files, the latest snapshot, for a save, and starts
+// one unless one started less than saveEvery ago (t.mu held).
+func (t *Tracker) keepLatest(files map[string]Entry) {
+	t.dirty = false
+	t.closeMu.Lock()
+	defer t.closeMu.Unlock()
+	if t.closed {
+		return
+	}
+	t.pending.Store(&files)
+	if t.saved.IsZero() || time.Since(t.saved) >= saveEvery {
+		t.saved = time.Now()
+		go t.flush()
+	}
 }
 
 // flush keeps the latest snapshot waiting on disk, one save at a time.

@@ -73,6 +73,7 @@ type Tracker struct {
 	pending atomic.Pointer[map[string]Entry]
 	closeMu sync.Mutex
 	closed  bool
+	saved   time.Time // when a save last started (t.mu)
 }
 
 // TrackerOptions are a tracker's limits and where it keeps what a later
@@ -193,13 +194,7 @@ func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
 	}
 	t.last = snap.Files
 	if t.dirty && t.opts.StateDir != "" && ctx.Err() == nil {
-		t.dirty = false
-		t.closeMu.Lock()
-		if !t.closed {
-			t.pending.Store(&snap.Files)
-			go t.flush()
-		}
-		t.closeMu.Unlock()
+		t.keepLatest(snap.Files)
 	}
 	return snap
 }
