@@ -154,13 +154,9 @@ func (t *Tracker) flush() {
 	}
 }
 
-// Flush waits until the latest snapshot is kept on disk (with
-// TrackerOptions.StateDir), where a later tracker of the same folders
-// finds it.
-func (t *Tracker) Flush() { t.flush() }
-
-// Close keeps the latest snapshot on disk, as Flush does, and no later
-// one: once it returns, the tracker writes nothing beside its store.
+// Close keeps the latest snapshot on disk (with TrackerOptions.StateDir),
+// where a later tracker of the same folders finds it, and no later one:
+// once it returns, the tracker writes nothing beside its store.
 func (t *Tracker) Close() {
 	t.closeMu.Lock()
 	t.closed = true
