@@ -140,8 +140,9 @@ func saveIndex(store *Store, state string, roots []string, files map[string]Entr
 // (real, sorted): its store and its files. Nothing comes back when there
 // is none, or when the pointer or the index is not one this version
 // wrote for these roots (foreign, corrupt, truncated): a new snapshot
-// then reads every file, as it would without one.
-func loadPrior(self *Store, state string, roots []string) (*Store, map[string]Entry) {
+// then reads every file, as it would without one. The store may be the
+// tracker's own (a resumed session): its contents are then kept already.
+func loadPrior(state string, roots []string) (*Store, map[string]Entry) {
 	data, err := readBounded(pointerPath(state, roots), maxPointerBytes)
 	if err != nil {
 		return nil, nil
@@ -152,8 +153,6 @@ func loadPrior(self *Store, state string, roots []string) (*Store, map[string]En
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, nil
-	} else if self, err := os.Stat(self.Dir()); err == nil && os.SameFile(fi, self) {
-		return nil, nil // its own store: the tracker's snapshot is newer
 	}
 	files, err := readIndex(filepath.Join(dir, indexFile), roots)
 	if err != nil {

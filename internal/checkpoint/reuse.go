@@ -44,7 +44,7 @@ func (t *Tracker) newWalk() *walk {
 		w.used.Store(t.store.Size())
 	}
 	if t.opts.StateDir != "" {
-		w.priorStore, w.prior = loadPrior(t.store, t.opts.StateDir, realRoots(t.roots))
+		w.priorStore, w.prior = loadPrior(t.opts.StateDir, realRoots(t.roots))
 	}
 	return w
 }

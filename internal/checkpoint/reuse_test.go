@@ -243,3 +243,32 @@ func TestSecondTrackerKeepsGitsBlobs(t *testing.T) {
 		t.Errorf("former content %q, %v", data, err)
 	}
 }
+
+// TestResumedTrackerTakesItsOwnSnapshot: a tracker of a store that kept
+// the latest snapshot of its folders (a resumed session) takes it back
+// without reading the files again.
+func TestResumedTrackerTakesItsOwnSnapshot(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	writeFiles(t, ws, 3)
+	ctx := context.Background()
+	st := Open(filepath.Join(state, "a.checkpoints"))
+	ta := NewTrackerWith(st, []string{ws}, TrackerOptions{StateDir: state})
+	p := filepath.Join(ws, "d0", "f0.txt")
+	old := ta.Snapshot(ctx).Files[p]
+	ta.Close()
+	// Rewritten in place with its size and time: only a tracker that
+	// takes the kept entry without reading the file names old's content.
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("Z"))
+	f.Close()
+	if err := os.Chtimes(p, old.MTime, old.MTime); err != nil {
+		t.Fatal(err)
+	}
+	tb := NewTrackerWith(Open(st.Dir()), []string{ws}, TrackerOptions{StateDir: state})
+	if e := tb.Snapshot(ctx).Files[p]; e.Sum != old.Sum {
+		t.Errorf("%s: %+v, want the kept content %.12s", p, e, old.Sum)
+	}
+}
