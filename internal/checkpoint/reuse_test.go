@@ -166,6 +166,7 @@ func TestForeignIndexIsNotTrusted(t *testing.T) {
 		}
 		b := Open(filepath.Join(state, "b.checkpoints"))
 		tb := NewTrackerWith(b, []string{ws}, TrackerOptions{StateDir: state})
+		defer tb.Close() // no save left running when the test ends
 		for p, e := range tb.Snapshot(ctx).Files {
 			fa, _ := os.Stat(a.path(e.Sum))
 			fb, err := os.Stat(b.path(e.Sum))
@@ -218,6 +219,7 @@ func TestSecondTrackerKeepsGitsBlobs(t *testing.T) {
 	ta.Close()
 	b := Open(filepath.Join(state, "b.checkpoints"))
 	tb := NewTrackerWith(b, []string{ws}, TrackerOptions{StateDir: state})
+	defer tb.Close() // no save left running when the test ends
 	// Rewritten in place with its size and time: only a tracker that
 	// takes the first's entry without reading the file names old's blob.
 	f, err := os.OpenFile(p, os.O_WRONLY, 0)
@@ -268,6 +270,7 @@ func TestResumedTrackerTakesItsOwnSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := NewTrackerWith(Open(st.Dir()), []string{ws}, TrackerOptions{StateDir: state})
+	defer tb.Close() // no save left running when the test ends
 	if e := tb.Snapshot(ctx).Files[p]; e.Sum != old.Sum {
 		t.Errorf("%s: %+v, want the kept content %.12s", p, e, old.Sum)
 	}
