@@ -5,7 +5,10 @@
 // git checkout. It prints the first snapshot (which copies every kept
 // file once, or in a git checkout only what git's index does not hold),
 // the cost per turn of one command that changes a few files (two
-// snapshots), and the disk the store then uses.
+// snapshots), the disk the store then uses, and the first snapshot of a
+// second session of the same folder, which links the contents the first
+// kept instead of reading and copying them again (-no-reuse: as if it
+// found no earlier snapshot).
 package main
 
 import (
@@ -27,24 +30,27 @@ import (
 func main() {
 	files := flag.Int("files", 10000, "files in the workspace (kept ones)")
 	turns := flag.Int("turns", 10, "turns to time")
+	noReuse := flag.Bool("no-reuse", false, "give the second session no state folder to find the first's snapshot in (each session reads and copies the workspace again)")
 	flag.Parse()
 	fmt.Println("   a folder that is no git repository (every kept file is copied once):")
-	bench(*files, *turns, false)
+	bench(*files, *turns, false, !*noReuse)
 	if _, err := exec.LookPath("git"); err == nil {
 		fmt.Println("   the same folder as a committed git checkout (git's objects hold the clean files):")
-		bench(*files, *turns, true)
+		bench(*files, *turns, true, !*noReuse)
 	}
 }
 
 // bench times the snapshots of a fresh workspace of files files, a git
-// checkout when git, over turns turns.
-func bench(files, turns int, git bool) {
+// checkout when git, over turns turns, and then the first snapshot of a
+// second session of the same folder (finding the first's kept snapshot
+// in the state folder when reuse).
+func bench(files, turns int, git, reuse bool) {
 	tmp, err := os.MkdirTemp("", "checkpointbench-*")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	ws, store := filepath.Join(tmp, "ws"), filepath.Join(tmp, "store")
+	ws, state := filepath.Join(tmp, "ws"), filepath.Join(tmp, "state")
 	wsBytes := makeWorkspace(ws, files)
 	if git {
 		cmd := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init")
@@ -53,20 +59,49 @@ func bench(files, turns int, git bool) {
 			log.Fatalf("git: %v: %s", err, out)
 		}
 	}
-	tr := checkpoint.NewTracker(checkpoint.Open(store), []string{ws}, 0)
+	opts := checkpoint.TrackerOptions{}
+	if reuse {
+		opts.StateDir = state
+	}
+	store := filepath.Join(state, "first.checkpoints")
+	tr := checkpoint.NewTrackerWith(checkpoint.Open(store), []string{ws}, opts)
 	ctx := context.Background()
 
-	start := time.Now()
-	snap := tr.Snapshot(ctx)
-	first := time.Since(start)
+	snap, first, cpu := timed(func() checkpoint.Snapshot { return tr.Snapshot(ctx) })
 	fmt.Printf("     workspace: %d kept files, %.1f MB (plus a 50 MB ignored build folder and 2,000 files in node_modules, left out)\n", len(snap.Files), float64(wsBytes)/1e6)
-	fmt.Printf("     first snapshot: %v, store %.1f MB\n", first.Round(time.Millisecond), float64(du(store))/1e6)
+	fmt.Printf("     first session's first snapshot: %v (CPU %v), store %.1f MB\n", first.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(du(store))/1e6)
 
+	per := runTurns(ctx, tr, ws, turns)
+	slices.Sort(per)
+	fmt.Printf("     per turn with one command (snapshot before + after, 6 files changed): median %v, p90 %v\n",
+		per[len(per)/2].Round(100*time.Microsecond), per[len(per)*9/10].Round(100*time.Microsecond))
+	fmt.Printf("     store on disk after %d turns: %.1f MB (%.0f%% of the kept files' size)\n", turns, float64(du(store))/1e6, 100*float64(du(store))/float64(wsBytes))
+	tr.Close()
+
+	second := filepath.Join(state, "second.checkpoints")
+	tr2 := checkpoint.NewTrackerWith(checkpoint.Open(second), []string{ws}, opts)
+	snap2, wall2, cpu2 := timed(func() checkpoint.Snapshot { return tr2.Snapshot(ctx) })
+	tr2.Close()
+	fresh := du(store, second) - du(store)
+	fmt.Printf("     second session's first snapshot (%d files): %v (CPU %v), new on disk %.1f MB (store %.1f MB, hard links counted once)\n",
+		len(snap2.Files), wall2.Round(time.Millisecond), cpu2.Round(time.Millisecond), float64(fresh)/1e6, float64(du(second))/1e6)
+}
+
+// timed runs f and returns its result, its wall time and the CPU time
+// the process spent meanwhile (all threads: the walk runs on several).
+func timed(f func() checkpoint.Snapshot) (checkpoint.Snapshot, time.Duration, time.Duration) {
+	c0, start := cpuTime(), time.Now()
+	snap := f()
+	return snap, time.Since(start), cpuTime() - c0
+}
+
+// runTurns times turns turns of one command that rewrites 5 files and
+// adds one, snapshotted before and after.
+func runTurns(ctx context.Context, tr *checkpoint.Tracker, ws string, turns int) []time.Duration {
 	var per []time.Duration
 	for turn := range turns {
 		start := time.Now()
 		before := tr.Snapshot(ctx)
-		// The "command": rewrites 5 files and adds one.
 		for i := range 5 {
 			p := filepath.Join(ws, fmt.Sprintf("pkg%03d", (turn*7+i)%100), fmt.Sprintf("f%03d.go", i))
 			must(os.WriteFile(p, []byte(fmt.Sprintf("package p // turn %d\n%s", turn, strings.Repeat("x", 1500))), 0o644))
@@ -84,10 +119,7 @@ func bench(files, turns int, git bool) {
 			}
 		}
 	}
-	slices.Sort(per)
-	fmt.Printf("     per turn with one command (snapshot before + after, 6 files changed): median %v, p90 %v\n",
-		per[len(per)/2].Round(100*time.Microsecond), per[len(per)*9/10].Round(100*time.Microsecond))
-	fmt.Printf("     store on disk after %d turns: %.1f MB (%.0f%% of the kept files' size)\n", turns, float64(du(store))/1e6, 100*float64(du(store))/float64(wsBytes))
+	return per
 }
 
 // makeWorkspace writes n source files of about 2 KB in 100 folders, a
@@ -116,17 +148,26 @@ func makeWorkspace(ws string, n int) int64 {
 	return total
 }
 
-// du is the disk space the files below dir take, in bytes.
-func du(dir string) int64 {
+// du is the disk space the files below dirs take, in bytes, a file
+// with several links (in one store or two) counted once.
+func du(dirs ...string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += diskSize(fi)
+	seen := map[fileID]bool{}
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if fi, err := d.Info(); err == nil {
+					id, ok := idOf(fi)
+					if ok && seen[id] {
+						return nil
+					}
+					seen[id] = ok
+					n += diskSize(fi)
+				}
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	return n
 }
 

@@ -5,6 +5,7 @@ package main
 import (
 	"io/fs"
 	"syscall"
+	"time"
 )
 
 // diskSize is the blocks fi takes on disk.
@@ -13,4 +14,24 @@ func diskSize(fi fs.FileInfo) int64 {
 		return st.Blocks * 512
 	}
 	return fi.Size()
+}
+
+// fileID names a file (not a link to it).
+type fileID struct{ dev, ino uint64 }
+
+// idOf is fi's file, when known.
+func idOf(fi fs.FileInfo) (fileID, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+	}
+	return fileID{}, false
+}
+
+// cpuTime is the CPU time (user and system) the process used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -87,14 +88,34 @@ func (m *Manager) newCheckpoints(sessionID string, folders []string) *checkpoint
 		dir, c.temporary = tmp, true
 	}
 	c.store = checkpoint.Open(dir)
-	c.tracker = checkpoint.NewTracker(c.store, folders, 0)
+	opts := checkpoint.TrackerOptions{MaxBytes: c.max}
+	if !c.temporary {
+		opts.StateDir, opts.Exclude = stateDirs(dir)
+	}
+	c.tracker = checkpoint.NewTrackerWith(c.store, folders, opts)
 	return c
+}
+
+// stateDirs returns, for a session's store dir, the folder of the
+// sessions (where a snapshot names its store for the next session of
+// the same folders) and the state folders around it that snapshots
+// leave out: agent-ls's own (its tokens, journals and conversations)
+// when the sessions lie in $XDG_STATE_HOME/agent-ls/sessions.
+func stateDirs(dir string) (sessions string, exclude []string) {
+	sessions = filepath.Dir(dir)
+	if state := filepath.Dir(sessions); filepath.Base(state) == "agent-ls" {
+		exclude = append(exclude, state)
+	}
+	return sessions, exclude
 }
 
 func (c *checkpoints) close() {
 	if c.temporary && c.store.Dir() != "" {
 		c.store.Remove()
+		return
 	}
+	// The next session of the same folders links what this one kept.
+	c.tracker.Close()
 }
 
 // begin starts the checkpoint of a turn whose items begin at start.

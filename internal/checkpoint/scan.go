@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent-ls/agent-ls/internal/search"
@@ -59,19 +60,55 @@ type Tracker struct {
 	roots   []string
 	store   *Store
 	maxFile int64
+	opts    TrackerOptions
 
 	mu    sync.Mutex
 	last  map[string]Entry
 	repos map[string]*gitRepo // by root; nil: not in a git repository
+	dirty bool                // last differs from the index kept on disk
+
+	// The latest snapshot waiting to be kept on disk; saveMu: one
+	// save at a time; closed: none is kept any more.
+	saveMu  sync.Mutex
+	pending atomic.Pointer[map[string]Entry]
+	closeMu sync.Mutex
+	closed  bool
+	saved   time.Time // when a save last started (t.mu)
+}
+
+// TrackerOptions are a tracker's limits and where it keeps what a later
+// session reuses.
+type TrackerOptions struct {
+	// MaxFile: no content over that many bytes is kept
+	// (DefaultMaxFileBytes when 0).
+	MaxFile int64
+	// MaxBytes, when set, bounds what the first snapshot copies: once
+	// the store would hold more, further files are not kept (Lost says
+	// so).
+	MaxBytes int64
+	// StateDir, when set, is agent-ls's state directory: never walked,
+	// and where a snapshot names its store as the latest of its folders,
+	// so a later tracker of the same folders links the contents it kept
+	// instead of reading them again.
+	StateDir string
+	// Exclude are further directories never walked (the store's own
+	// lies in none of the snapshots whatever this says).
+	Exclude []string
 }
 
 // NewTracker snapshots roots (absolute directories) into store, keeping
 // no content over maxFile bytes (DefaultMaxFileBytes when 0).
 func NewTracker(store *Store, roots []string, maxFile int64) *Tracker {
-	if maxFile <= 0 {
-		maxFile = DefaultMaxFileBytes
+	return NewTrackerWith(store, roots, TrackerOptions{MaxFile: maxFile})
+}
+
+// NewTrackerWith snapshots roots (absolute directories) into store with
+// opts.
+func NewTrackerWith(store *Store, roots []string, opts TrackerOptions) *Tracker {
+	if opts.MaxFile <= 0 {
+		opts.MaxFile = DefaultMaxFileBytes
 	}
-	return &Tracker{roots: distinctRoots(roots), store: store, maxFile: maxFile}
+	return &Tracker{roots: distinctRoots(roots), store: store, maxFile: opts.MaxFile, opts: opts}
 }
 
 // distinctRoots leaves out every root that is, links resolved, another
@@ -131,27 +168,19 @@ func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
 		snap.Skipped[abs] = fi.ModTime()
 		mu.Unlock()
 	}
-	repos := t.repos
-	if repos == nil {
-		repos = map[string]*gitRepo{}
-		for _, root := range t.roots {
-			repos[root] = openGit(ctx, root)
-		}
-		if ctx.Err() == nil {
-			t.repos = repos // a cancelled look is not remembered
-		}
-	}
+	repos := t.openRepos(ctx)
+	w := t.newWalk()
 	for _, root := range t.roots {
 		repo := repos[root]
-		w := search.FileWalk{Root: root, IgnoredDir: skipped, SkipDir: func(abs string) bool {
+		fw := search.FileWalk{Root: root, IgnoredDir: skipped, SkipDir: func(abs string) bool {
 			if skippedDirs[filepath.Base(abs)] {
 				skipped(abs)
 				return true
 			}
-			return false
+			return w.excluded(abs)
 		}}
-		search.WalkFiles(ctx, w, func(abs string) {
-			e, ok := t.entry(ctx, repo, abs)
+		search.WalkFiles(ctx, fw, func(abs string) {
+			e, ok := t.entry(ctx, w, repo, abs)
 			if !ok {
 				return
 			}
@@ -160,15 +189,36 @@ func (t *Tracker) Snapshot(ctx context.Context) Snapshot {
 			mu.Unlock()
 		})
 	}
+	if w.changed.Load() || len(snap.Files) != len(t.last) {
+		t.dirty = true
+	}
 	t.last = snap.Files
+	if t.dirty && t.opts.StateDir != "" && ctx.Err() == nil {
+		t.keepLatest(snap.Files)
+	}
 	return snap
+}
+
+// openRepos returns the git repository of each root (t.mu held).
+func (t *Tracker) openRepos(ctx context.Context) map[string]*gitRepo {
+	if t.repos != nil {
+		return t.repos
+	}
+	repos := map[string]*gitRepo{}
+	for _, root := range t.roots {
+		repos[root] = openGit(ctx, root)
+	}
+	if ctx.Err() == nil {
+		t.repos = repos // a cancelled look is not remembered
+	}
+	return repos
 }
 
 // entry stats abs and, when it changed since the last snapshot, keeps
 // its content, or notes the blob of repo's index that holds it. Called
 // from the walk's goroutines, with t.mu held by Snapshot (t.last is only
 // read).
-func (t *Tracker) entry(ctx context.Context, repo *gitRepo, abs string) (Entry, bool) {
+func (t *Tracker) entry(ctx context.Context, w *walk, repo *gitRepo, abs string) (Entry, bool) {
 	fi, err := os.Lstat(abs)
 	if err != nil || !fi.Mode().IsRegular() {
 		return Entry{}, false
@@ -179,18 +229,33 @@ func (t *Tracker) entry(ctx context.Context, repo *gitRepo, abs string) (Entry, 
 	if old, ok := t.last[abs]; ok && old.sameMeta(e) {
 		return old, true
 	}
+	w.changed.Store(true)
+	if old, ok := w.reuse(ctx, t.store, repo, abs, e); ok {
+		return old, true
+	}
 	if e.Size > t.maxFile {
 		e.Lost = "larger than the checkpoint limit of " + formatBytes(t.maxFile)
 		return e, true
 	}
+	// Outside git a file past the budget is not even read.
+	if repo == nil && !w.reserve(e.Size) {
+		e.Lost = w.overBudget()
+		return e, true
+	}
+	reserved := repo == nil
 	data, err := os.ReadFile(abs)
 	if err != nil {
+		w.unreserve(reserved, e.Size)
 		e.Lost = "could not be read: " + err.Error()
 		return e, true
 	}
 	if repo != nil {
 		if id := repo.blobID(data); repo.has(ctx, id) {
 			e.Git, e.repo = id, repo
+			return e, true
+		}
+		if !w.reserve(int64(len(data))) {
+			e.Lost = w.overBudget()
 			return e, true
 		}
 	}

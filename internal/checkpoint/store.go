@@ -40,6 +40,43 @@ type Store struct {
 	size int64 // bytes of the contents held, -1 until counted
 }
 
+// storeMarker is the file that names a directory as a checkpoint store:
+// a snapshot never walks into one, wherever it lies.
+const storeMarker = ".agent-ls-checkpoints"
+
+// isStore reports whether dir holds a checkpoint store's marker.
+func isStore(dir string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, storeMarker))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// objectDir creates the directory of p, an object's path, and marks the
+// store as one.
+func (s *Store) objectDir(p string) error {
+	if err := s.create(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	return nil
+}
+
+// create makes the store's directory, marked as a store.
+func (s *Store) create() error {
+	m := filepath.Join(s.dir, storeMarker)
+	if _, err := os.Lstat(m); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	if err := os.WriteFile(m, nil, 0o600); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	return nil
+}
+
 // Open returns the store in dir, created on the first Put.
 func Open(dir string) *Store { return &Store{dir: dir, size: -1} }
 
@@ -71,8 +108,8 @@ func (s *Store) Put(data []byte) (Sum, error) {
 			return sum, nil
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return "", fmt.Errorf("checkpoint store: %w", err)
+	if err := s.objectDir(p); err != nil {
+		return "", err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
@@ -97,6 +134,39 @@ func (s *Store) Put(data []byte) (Sum, error) {
 	}
 	s.mu.Unlock()
 	return sum, nil
+}
+
+// link makes the content sum of size bytes that src holds one of s's
+// too, by a hard link to src's file: nothing is read or copied. Objects
+// are never changed in place and Get checks their digest, so sharing
+// an inode is safe, and removing either store's file leaves the other's.
+// It fails when src's object is missing, not a regular file of that
+// size, or cannot be linked (another file system); the caller then
+// reads and copies the file.
+func (s *Store) link(src *Store, sum Sum, size int64) error {
+	from, p := src.path(sum), s.path(sum)
+	fi, err := os.Lstat(from)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() != size {
+		return errNotRegular
+	}
+	if old, err := os.Lstat(p); err == nil && old.Mode().IsRegular() && old.Size() == size {
+		return nil // kept already (the same content under two paths)
+	}
+	if err := s.objectDir(p); err != nil {
+		return err
+	}
+	if err := os.Link(from, p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.size >= 0 {
+		s.size += size
+	}
+	s.mu.Unlock()
+	return nil
 }
 
 // ErrCorrupt says the store's copy of a content is not that content: it
