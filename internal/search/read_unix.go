@@ -35,6 +35,12 @@ func openDisk(path string, limit int64) (diskFile, int64, error) {
 	if err != nil {
 		return diskFile{}, 0, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	return checkOpen(fd, path, limit)
+}
+
+// checkOpen returns the file open at fd, named path, and its size when it
+// is a regular file of at most limit bytes; else it closes it.
+func checkOpen(fd int, path string, limit int64) (diskFile, int64, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)

@@ -127,7 +127,7 @@ func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) (FileHits, *Note) {
 // and its hits returned: a large file never costs a large buffer, whose
 // pages the kernel would have to fault in and the runtime to clear.
 func (g *Grep) searchDisk(f walkFile, buf []byte) (FileHits, []byte, error) {
-	file, size, err := openDisk(f.Abs, g.q.MaxFileSize)
+	file, size, err := f.open(g.q.MaxFileSize)
 	if err != nil {
 		return FileHits{}, nil, err
 	}
