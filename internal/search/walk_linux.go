@@ -143,9 +143,15 @@ func (d *dirHandle) direntType(name string, typ byte) fs.FileMode {
 	return fs.ModeIrregular
 }
 
-// openFile opens the regular file f the walk found and returns its size,
-// as openDisk does: by its name in its directory when the walk has that
+// openFile opens the file f the walk found and returns its size, as
+// openDisk does: by its name in its directory when the walk has that
 // open and f is not reached through a link, never following one then.
+// The size is then -1, unknown: the directory said the file is regular,
+// and the name cannot be a link, so its type and size are checked (see
+// diskFile.stat) only when a first read does not take the whole of it;
+// the open cannot block (O_NONBLOCK), nor can a read of anything else
+// put in its place since the listing (a named pipe's fails, EAGAIN, or
+// finds it empty).
 func openFile(f walkFile, limit int64) (diskFile, int64, error) {
 	if f.dir == nil || f.link {
 		return openDisk(f.Abs, limit)
@@ -156,5 +162,5 @@ func openFile(f walkFile, limit int64) (diskFile, int64, error) {
 	if err != nil {
 		return diskFile{}, 0, &os.PathError{Op: "open", Path: f.Abs, Err: err}
 	}
-	return checkOpen(fd, f.Abs, limit)
+	return diskFile{fd, f.Abs}, -1, nil
 }
