@@ -5,12 +5,11 @@ package search
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // dirHandle is a directory the walk has open: its entries are listed,
@@ -22,6 +21,7 @@ import (
 // each subdirectory's not yet opened, each file handed on unopened.
 type dirHandle struct {
 	fd   int
+	abs  string
 	refs atomic.Int32
 }
 
@@ -44,7 +44,7 @@ func openDirJob(job dirJob) (*dirHandle, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: job.abs, Err: err}
 	}
-	d := &dirHandle{fd: fd}
+	d := &dirHandle{fd: fd, abs: job.abs}
 	d.refs.Store(1)
 	return d, nil
 }
@@ -127,17 +127,15 @@ func (d *dirHandle) direntType(name string, typ byte) fs.FileMode {
 	case syscall.DT_LNK:
 		return fs.ModeSymlink
 	case syscall.DT_UNKNOWN:
-		var st unix.Stat_t
-		if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		// Rare (some file systems): asked by path, without following
+		// a link; the entry is opened by name anyway.
+		fi, err := os.Lstat(filepath.Join(d.abs, name))
+		if err != nil {
 			return fs.ModeIrregular
 		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFREG:
-			return 0
-		case unix.S_IFDIR:
-			return fs.ModeDir
-		case unix.S_IFLNK:
-			return fs.ModeSymlink
+		switch typ := fi.Mode().Type(); typ {
+		case 0, fs.ModeDir, fs.ModeSymlink:
+			return typ
 		}
 	}
 	return fs.ModeIrregular
