@@ -70,6 +70,7 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 		matches []string
 		notes   []Note
 		seen    = map[string]bool{}
+		open    = openUnder(docs, dir)
 	)
 	relTo := func(abs string) string {
 		r, _ := filepath.Rel(dir, abs)
@@ -84,7 +85,9 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 			if g.name != nil || g.re.MatchString(rel) {
 				mu.Lock()
 				matches = append(matches, rel)
-				seen[f.Abs] = true
+				if open[f.Abs] {
+					seen[f.Abs] = true
+				}
 				mu.Unlock()
 			}
 		})
@@ -92,7 +95,7 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	for abs := range openUnder(docs, dir) {
+	for abs := range open {
 		if seen[abs] {
 			continue
 		}

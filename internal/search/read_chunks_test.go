@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -43,5 +44,40 @@ func TestGrepLargeFileInChunks(t *testing.T) {
 		if !filesOnly && (res.Matches != 40000/97+1+2 || res.Files[0].Lines[len(res.Files[0].Lines)-1].N != 40001) {
 			t.Errorf("%d matches, last on line %d", res.Matches, res.Files[0].Lines[len(res.Files[0].Lines)-1].N)
 		}
+	}
+}
+
+// Files around the read buffer's size (256 KiB in a Tree search) are
+// searched whole, however the first read ends: one byte short of it, the
+// whole of it, one byte past it; and a file over the size limit but
+// shorter than the buffer is still refused.
+func TestGrepFilesAtTheBufferEdge(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for _, size := range []int{256<<10 - 1, 256 << 10, 256<<10 + 1, 1} {
+		line := "needle\n"
+		var text string
+		if size > len(line) {
+			text = strings.Repeat("z", size-len(line)-1) + "\n" + line
+		} else {
+			text = "n"
+		}
+		files[fmt.Sprintf("f%d.txt", size)] = text
+	}
+	writeFiles(t, root, files)
+	res, err := grepDir(t.Context(), root, Query{Pattern: `needle|^n$`, CaseSensitive: true, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MatchFiles != 4 || res.Matches != 4 || len(res.Skipped) != 0 {
+		t.Errorf("%d lines in %d files, skipped %v; want one line in each of 4 files", res.Matches, res.MatchFiles, res.Skipped)
+	}
+	q := Query{Pattern: `needle`, CaseSensitive: true, Limit: 100, MaxLineBytes: 500, MaxFileSize: 1000}
+	g, _ := NewGrep(q, noDocs{})
+	if err := g.Tree(t.Context(), root, root); err != nil {
+		t.Fatal(err)
+	}
+	if res := g.Result(); res.Matches != 0 || len(res.Skipped) != 3 || !errors.Is(res.Skipped[0].Err, errTooLarge) {
+		t.Errorf("over a 1000-byte limit: %d matches, skipped %v; want the 3 large files noted too large", res.Matches, res.Skipped)
 	}
 }

@@ -35,20 +35,35 @@ func openDisk(path string, limit int64) (diskFile, int64, error) {
 	if err != nil {
 		return diskFile{}, 0, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	return checkOpen(fd, path, limit)
+}
+
+// checkOpen returns the file open at fd, named path, and its size when it
+// is a regular file of at most limit bytes; else it closes it.
+func checkOpen(fd int, path string, limit int64) (diskFile, int64, error) {
+	f := diskFile{fd, path}
+	size, err := f.stat(limit)
+	if err != nil {
+		f.close()
+		return diskFile{}, 0, err
+	}
+	return f, size, nil
+}
+
+// stat returns the size of f when it is a regular file of at most limit
+// bytes.
+func (f diskFile) stat(limit int64) (int64, error) {
 	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		syscall.Close(fd)
-		return diskFile{}, 0, &os.PathError{Op: "stat", Path: path, Err: err}
+	if err := syscall.Fstat(f.fd, &st); err != nil {
+		return 0, &os.PathError{Op: "stat", Path: f.path, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		syscall.Close(fd)
-		return diskFile{}, 0, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
+		return 0, &os.PathError{Op: "open", Path: f.path, Err: errNotRegular}
 	}
 	if st.Size > limit {
-		syscall.Close(fd)
-		return diskFile{}, 0, fmt.Errorf("%w (%s, over %s)", errTooLarge, textcut.Size(st.Size), textcut.Size(limit))
+		return 0, fmt.Errorf("%w (%s, over %s)", errTooLarge, textcut.Size(st.Size), textcut.Size(limit))
 	}
-	return diskFile{fd, path}, st.Size, nil
+	return st.Size, nil
 }
 
 // read reads into p; 0 bytes and no error at the end.
@@ -57,6 +72,10 @@ func (f diskFile) read(p []byte) (int, error) {
 		k, err := syscall.Read(f.fd, p)
 		if err == syscall.EINTR {
 			continue
+		}
+		if err == syscall.EAGAIN {
+			// Only a named pipe or a device, opened without blocking.
+			return 0, &os.PathError{Op: "read", Path: f.path, Err: errNotRegular}
 		}
 		if err != nil {
 			return 0, &os.PathError{Op: "read", Path: f.path, Err: err}

@@ -36,6 +36,22 @@ func openDisk(path string, limit int64) (diskFile, int64, error) {
 	return diskFile{f}, fi.Size(), nil
 }
 
+// stat returns the size of f when it is a regular file of at most limit
+// bytes.
+func (f diskFile) stat(limit int64) (int64, error) {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, &os.PathError{Op: "open", Path: f.f.Name(), Err: errNotRegular}
+	}
+	if fi.Size() > limit {
+		return 0, fmt.Errorf("%w (%s, over %s)", errTooLarge, textcut.Size(fi.Size()), textcut.Size(limit))
+	}
+	return fi.Size(), nil
+}
+
 // read reads into p; 0 bytes and no error at the end.
 func (f diskFile) read(p []byte) (int, error) {
 	k, err := f.f.Read(p)

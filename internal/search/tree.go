@@ -127,27 +127,60 @@ func (g *Grep) searchFile(f walkFile, open bool, bp *[]byte) (FileHits, *Note) {
 // and its hits returned: a large file never costs a large buffer, whose
 // pages the kernel would have to fault in and the runtime to clear.
 func (g *Grep) searchDisk(f walkFile, buf []byte) (FileHits, []byte, error) {
-	file, size, err := openDisk(f.Abs, g.q.MaxFileSize)
+	file, size, err := f.open(g.q.MaxFileSize)
 	if err != nil {
 		return FileHits{}, nil, err
 	}
 	defer file.close()
+	pre := 0
+	if size < 0 {
+		// Not checked yet: a first read that does not fill buf took the
+		// whole file (a regular file's read stops short only at its end).
+		if pre, err = file.read(buf[:cap(buf)]); err != nil {
+			return FileHits{}, nil, err
+		}
+		if pre < cap(buf) && int64(pre) <= g.q.MaxFileSize {
+			return FileHits{}, buf[:pre], binaryErr(buf[:pre])
+		}
+		if size, err = file.stat(g.q.MaxFileSize); err != nil {
+			return FileHits{}, nil, err
+		}
+	}
 	if size < int64(cap(buf)) {
-		data, err := readAll(file, size, buf[:0], g.q.MaxFileSize)
-		if err == nil && isBinary(data[:min(len(data), sniffLen)]) {
-			err = errBinary
+		data, err := readAll(file, size, buf[:pre], g.q.MaxFileSize)
+		if err == nil {
+			err = binaryErr(data)
 		}
 		return FileHits{}, data, err
 	}
+	return g.searchChunks(f, file, buf, pre)
+}
+
+// binaryErr is errBinary when data, a file's start, is binary.
+func binaryErr(data []byte) error {
+	if isBinary(data[:min(len(data), sniffLen)]) {
+		return errBinary
+	}
+	return nil
+}
+
+// searchChunks searches file, larger than buf, a buffer at a time (whole
+// lines each); its first pre bytes are in buf already.
+func (g *Grep) searchChunks(f walkFile, file diskFile, buf []byte, pre int) (FileHits, []byte, error) {
 	fh := FileHits{Rel: f.Rel}
 	buf = buf[:cap(buf)]
 	base, carry, total := 0, 0, 0
 	for {
-		k, err := fill(file, buf[carry:])
-		if err != nil {
-			return FileHits{}, nil, err
+		k := pre
+		if pre > 0 {
+			pre = 0
+		} else {
+			var err error
+			if k, err = fill(file, buf[carry:]); err != nil {
+				return FileHits{}, nil, err
+			}
 		}
-		if total == 0 && isBinary(buf[:min(k, sniffLen)]) {
+		if total == 0 && binaryErr(buf[:k]) != nil {
 			return FileHits{}, nil, errBinary
 		}
 		if total += k; int64(total) > g.q.MaxFileSize {

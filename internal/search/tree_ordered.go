@@ -30,6 +30,7 @@ func (g *Grep) treeOrdered(ctx context.Context, opts walkOptions, open map[strin
 		seq := 0
 		notes = walkOrdered(ctx, opts, func(f walkFile) bool {
 			if !g.wanted(f.Rel) {
+				f.dir.release()
 				return true
 			}
 			select {
@@ -37,6 +38,7 @@ func (g *Grep) treeOrdered(ctx context.Context, opts walkOptions, open map[strin
 				seq++
 				return true
 			case <-ctx.Done():
+				f.dir.release()
 				return false
 			}
 		})
@@ -49,12 +51,14 @@ func (g *Grep) treeOrdered(ctx context.Context, opts walkOptions, open map[strin
 			buf := make([]byte, 0, 256<<10)
 			for j := range jobs {
 				if !o.wait(j.seq) {
+					j.f.dir.release()
 					continue // stopped: drain what the walk queued
 				}
 				if open[j.f.Abs] {
 					seen.Store(j.f.Abs, true)
 				}
 				fh, note := g.searchFile(j.f, open[j.f.Abs], &buf)
+				j.f.dir.release()
 				o.put(j.seq, orderedResult{rel: j.f.Rel, fh: fh, note: note})
 			}
 		})

@@ -14,7 +14,18 @@ import (
 type walkFile struct {
 	Abs string
 	Rel string // slash-separated, relative to the walk's root
+	// dir is the directory holding the file, open while the walk lists
+	// it (see walkOrdered for how long), and name the file's name there;
+	// link: the file was reached through a symbolic link (it is then
+	// opened by its path, following the link).
+	dir  *dirHandle
+	name string
+	link bool
 }
+
+// open opens the regular file f and returns its size, refusing anything
+// else without blocking on it, and a file over limit bytes.
+func (f walkFile) open(limit int64) (diskFile, int64, error) { return openFile(f, limit) }
 
 // walkOptions configure a walk.
 type walkOptions struct {
@@ -65,6 +76,11 @@ func walk(ctx context.Context, opts walkOptions, visit func(walkFile)) []Note {
 type dirJob struct {
 	abs   string
 	stack *ignoreStack
+	// parent, when set, is the directory holding this one, open, and
+	// name this one's name there: it is opened relative to parent, and
+	// the job holds a reference to parent until then.
+	parent *dirHandle
+	name   string
 }
 
 type walker struct {
@@ -93,87 +109,109 @@ func (w *walker) work() {
 		w.queue = w.queue[:len(w.queue)-1]
 		w.mu.Unlock()
 
-		var subdirs []dirJob
 		if w.ctx.Err() == nil {
-			subdirs = w.readDir(job)
+			w.readDir(job)
+		} else {
+			job.parent.release()
 		}
 
 		w.mu.Lock()
-		w.queue = append(w.queue, subdirs...)
-		w.pending += len(subdirs) - 1
-		if w.pending == 0 || len(subdirs) > 0 {
+		if w.pending--; w.pending == 0 {
 			w.cond.Broadcast()
 		}
 		w.mu.Unlock()
 	}
 }
 
-// readDir visits the files of one directory and returns its
-// subdirectories to walk.
-func (w *walker) readDir(job dirJob) []dirJob {
-	stack, entries := w.list(job)
+// readDir queues the subdirectories of one directory, then visits its
+// files: the other workers take the subdirectories meanwhile.
+func (w *walker) readDir(job dirJob) {
+	stack, d, entries := w.list(job)
+	defer d.release()
 	var subdirs []dirJob
 	for _, e := range entries {
 		if e.dir {
-			subdirs = append(subdirs, dirJob{abs: e.abs, stack: stack})
-		} else {
-			w.visit(walkFile{Abs: e.abs, Rel: w.rel(e.abs)})
+			d.retain()
+			subdirs = append(subdirs, dirJob{abs: e.abs, stack: stack, parent: d, name: e.name})
 		}
 	}
-	return subdirs
+	if len(subdirs) > 0 {
+		w.mu.Lock()
+		w.queue = append(w.queue, subdirs...)
+		w.pending += len(subdirs)
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	}
+	for _, e := range entries {
+		if !e.dir {
+			w.visit(walkFile{Abs: e.abs, Rel: w.rel(e.abs), dir: d, name: e.name, link: e.link})
+		}
+	}
 }
 
 // dirEntry is a file or a directory the walk goes on with.
 type dirEntry struct {
-	abs string
+	abs  string
+	name string
 	// key orders the entries of one directory in path order: the name,
 	// with a slash after a directory's (its files' paths go on with
 	// one).
-	key string
-	dir bool
+	key  string
+	dir  bool
+	link bool // a file reached through a symbolic link
 }
 
-// list reads one directory and returns the ignore rules that apply in
-// it and the entries the walk goes on with (not hidden, not ignored,
-// not left out by Skip; links followed to files only), in the order the
-// system gave them.
-func (w *walker) list(job dirJob) (*ignoreStack, []dirEntry) {
-	f, err := os.Open(job.abs)
+// rawEntry is a name a directory holds, and its type there.
+type rawEntry struct {
+	name string
+	typ  fs.FileMode
+}
+
+// list opens and reads one directory and returns the ignore rules that
+// apply in it, the directory (nil when it could not be read; release it
+// once done), and the entries the walk goes on with (not hidden, not
+// ignored, not left out by Skip; links followed to files only), in the
+// order the system gave them.
+func (w *walker) list(job dirJob) (*ignoreStack, *dirHandle, []dirEntry) {
+	d, err := openDirJob(job)
 	if err != nil {
 		w.note(job.abs, err)
-		return nil, nil
+		return nil, nil, nil
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && len(entries) == 0 {
+	var raw []rawEntry
+	err = d.entries(func(name string, typ fs.FileMode) {
+		raw = append(raw, rawEntry{name, typ})
+	})
+	if err != nil && len(raw) == 0 {
+		d.release()
 		w.note(job.abs, err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	stack := job.stack
 	if !w.opts.NoIgnore {
 		for _, name := range ignoreFileNames {
-			for _, e := range entries {
-				if e.Name() == name {
+			for _, e := range raw {
+				if e.name == name {
 					stack = stack.push(job.abs, filepath.Join(job.abs, name))
 				}
 			}
 		}
 	}
-	out := make([]dirEntry, 0, len(entries))
-	for _, e := range entries {
-		name := e.Name()
+	out := make([]dirEntry, 0, len(raw))
+	for _, e := range raw {
+		name := e.name
 		if name == ".git" || (!w.opts.Hidden && name[0] == '.') {
 			continue
 		}
 		abs := filepath.Join(job.abs, name)
-		typ := e.Type()
+		typ, link := e.typ, false
 		if typ&fs.ModeSymlink != 0 {
 			// Follow links to files, not to directories.
 			fi, err := os.Stat(abs)
 			if err != nil || !fi.Mode().IsRegular() || (w.opts.Skip != nil && w.opts.Skip(abs, true)) {
 				continue
 			}
-			typ = 0
+			typ, link = 0, true
 		}
 		switch {
 		case typ.IsDir():
@@ -186,15 +224,15 @@ func (w *walker) list(job dirJob) (*ignoreStack, []dirEntry) {
 			if w.opts.Skip != nil && w.opts.Skip(abs, false) {
 				continue
 			}
-			out = append(out, dirEntry{abs: abs, key: name, dir: true})
+			out = append(out, dirEntry{abs: abs, name: name, key: name, dir: true})
 		case typ.IsRegular():
 			if stack != nil && stack.ignored(abs, false) {
 				continue
 			}
-			out = append(out, dirEntry{abs: abs, key: name})
+			out = append(out, dirEntry{abs: abs, name: name, key: name, link: link})
 		}
 	}
-	return stack, out
+	return stack, d, out
 }
 
 func (w *walker) rel(abs string) string {

@@ -10,7 +10,9 @@ import (
 // order (the order of their slash-separated relative paths as strings),
 // with the same rules as walk, until visit returns false or ctx is
 // done. A search that stops at its limit walks this way, so that what
-// it found is the first files of the tree, whatever the timing.
+// it found is the first files of the tree, whatever the timing. Each
+// file visit is given holds a reference to its directory (f.dir), which
+// visit must release once it has opened the file or passed it over.
 func walkOrdered(ctx context.Context, opts walkOptions, visit func(walkFile) bool) []Note {
 	if opts.Skip != nil && opts.Skip(opts.Root, false) {
 		return nil
@@ -28,9 +30,11 @@ func walkOrdered(ctx context.Context, opts walkOptions, visit func(walkFile) boo
 // and reports whether the walk goes on.
 func (w *walker) ordered(job dirJob, visit func(walkFile) bool) bool {
 	if w.ctx.Err() != nil {
+		job.parent.release()
 		return false
 	}
-	stack, entries := w.list(job)
+	stack, d, entries := w.list(job)
+	defer d.release()
 	for i := range entries {
 		if entries[i].dir {
 			// "a/…" sorts after "a.c" and before "a0".
@@ -39,11 +43,12 @@ func (w *walker) ordered(job dirJob, visit func(walkFile) bool) bool {
 	}
 	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.key, b.key) })
 	for _, e := range entries {
+		d.retain()
 		var more bool
 		if e.dir {
-			more = w.ordered(dirJob{abs: e.abs, stack: stack}, visit)
+			more = w.ordered(dirJob{abs: e.abs, stack: stack, parent: d, name: e.name}, visit)
 		} else {
-			more = visit(walkFile{Abs: e.abs, Rel: w.rel(e.abs)})
+			more = visit(walkFile{Abs: e.abs, Rel: w.rel(e.abs), dir: d, name: e.name, link: e.link})
 		}
 		if !more {
 			return false
