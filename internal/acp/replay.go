@@ -25,8 +25,8 @@ const replayBatch = 256
 
 // replay sends a kept session's conversation (session/load): the user's
 // prompts, the agent's text and thoughts, each tool call with its result
-// and diff blocks, the plans. The updates reach the outbox in order,
-// after what was queued before.
+// and diff blocks, the plans, and last the latest usage. The updates
+// reach the outbox in order, after what was queued before.
 func (s *server) replay(ss *session, items []json.RawMessage) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -35,6 +35,7 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 	enc := newReplayEncoders(s, runtime.GOMAXPROCS(0))
 	defer enc.close()
 	batch := make([]sdk.SessionUpdate, 0, replayBatch)
+	var usage *sdk.SessionUpdate
 	for _, raw := range items {
 		ev, err := event.Parse(raw)
 		if err != nil {
@@ -45,11 +46,22 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 		if rewound[ev.TurnID] {
 			continue // a rewound turn is replayed as nothing
 		}
-		batch = append(batch, v.updates(ev, ss.info.Cwd, true)...)
+		for _, u := range v.updates(ev, ss.info.Cwd, true) {
+			if u.UsageUpdate != nil {
+				// Only the latest usage says anything now: it is
+				// sent last.
+				usage = &u
+				continue
+			}
+			batch = append(batch, u)
+		}
 		if len(batch) >= replayBatch {
 			s.pushEncoded(enc.encode(ss.id, batch))
 			batch = batch[:0]
 		}
+	}
+	if usage != nil {
+		batch = append(batch, *usage)
 	}
 	if len(batch) > 0 {
 		s.pushEncoded(enc.encode(ss.id, batch))
