@@ -97,6 +97,12 @@ func startOn(t *testing.T, m *fakemodel.Server, dir string, env []string, cfg ed
 	}
 	t.Cleanup(func() {
 		ed.Disconnect()
+		// The server ends on its own once its input closes, writing
+		// what it keeps into its state folder as it goes: the folder
+		// is removed after it.
+		wctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+		defer stop()
+		ed.WaitExit(wctx)
 		if t.Failed() {
 			t.Logf("server log:\n%s", log.String())
 		}

@@ -305,6 +305,16 @@ func (e *Editor) Exit(ctx context.Context) (int, error) {
 	return code, err
 }
 
+// WaitExit waits until the server has exited (one Start ran, or one with
+// Config.Wait), and returns its exit status; when ctx ends first, a
+// process is killed. A server without Wait returns -1 at once.
+func (e *Editor) WaitExit(ctx context.Context) (int, error) {
+	if e.cfg.Wait == nil {
+		return -1, nil
+	}
+	return e.cfg.Wait(ctx)
+}
+
 // Disconnect drops the connection without the shutdown handshake.
 func (e *Editor) Disconnect() {
 	e.cancel()
