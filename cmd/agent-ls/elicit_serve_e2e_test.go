@@ -50,7 +50,14 @@ func startEliciting(t *testing.T, env []string, cfg editor.Config, steps ...fake
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(ed.Disconnect)
+	t.Cleanup(func() {
+		// The state folder is removed after the server has written
+		// what it keeps as it shuts down.
+		ed.Disconnect()
+		wctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+		defer stop()
+		ed.WaitExit(wctx)
+	})
 	params := map[string]any{"rootUri": uri.File(dir), "workspaceFolders": []map[string]any{{"uri": uri.File(dir), "name": dir}},
 		"capabilities": map[string]any{"experimental": map[string]any{"agent": map[string]any{"events": true, "elicitation": true}}}}
 	var res json.RawMessage

@@ -124,7 +124,10 @@ func TestServeIsQuietByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ed.Disconnect()
+	defer func() {
+		ed.Disconnect()
+		ed.WaitExit(ctx) // before the state folder is removed
+	}()
 	if _, err := ed.Initialize(ctx, editor.Options{Events: true, WorkspaceFolders: []string{dir}}); err != nil {
 		t.Fatal(err)
 	}
