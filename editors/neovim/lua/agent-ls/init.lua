@@ -409,28 +409,22 @@ local function commands()
   cmd('AgentStop', M.stop, { desc = 'agent-ls: interrupt the running turn' })
   cmd('AgentSessions', M.sessions, { desc = 'agent-ls: resume a kept session' })
   cmd('AgentUndo', M.undo, { desc = "agent-ls: undo the last turn's file changes" })
-  cmd('AgentRewind', function(o)
-    local n = nil
-    if o.args ~= '' then
-      n = tonumber(o.args)
-      if not n or n < 1 then
-        notify('AgentRewind takes a turn number (1 is the first turn)', vim.log.levels.ERROR)
-        return
+  -- A command on the last turn, or on turn N (its optional argument).
+  local function on_turn(name, f)
+    return function(o)
+      local n = nil
+      if o.args ~= '' then
+        n = tonumber(o.args)
+        if not n or n < 1 then
+          notify(name .. ' takes a turn number (1 is the first turn)', vim.log.levels.ERROR)
+          return
+        end
       end
+      f(n)
     end
-    M.rewind(n)
-  end, { nargs = '?', desc = 'agent-ls: take the conversation and the files back to before the last turn, or turn N' })
-  cmd('AgentEdit', function(o)
-    local n = nil
-    if o.args ~= '' then
-      n = tonumber(o.args)
-      if not n or n < 1 then
-        notify('AgentEdit takes a turn number (1 is the first turn)', vim.log.levels.ERROR)
-        return
-      end
-    end
-    M.edit(n)
-  end, { nargs = '?', desc = "agent-ls: edit the last turn's prompt, or turn N's, and send it in its place" })
+  end
+  cmd('AgentRewind', on_turn('AgentRewind', M.rewind), { nargs = '?', desc = 'agent-ls: take the conversation and the files back to before the last turn, or turn N' })
+  cmd('AgentEdit', on_turn('AgentEdit', M.edit), { nargs = '?', desc = "agent-ls: edit the last turn's prompt, or turn N's, and send it in its place" })
   cmd('AgentLog', M.log, { desc = "agent-ls: open the LSP log" })
   cmd('AgentToggle', M.toggle, { desc = 'agent-ls: show or hide the conversation' })
   local queue = require('agent-ls.queue')
