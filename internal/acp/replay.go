@@ -1,10 +1,8 @@
 package acp
 
 // The replay of a kept session (session/load): thousands of updates for
-// a long session. The SDK encodes each (its SessionUpdate.MarshalJSON
-// encodes the variant, decodes it into a map and encodes that again),
-// which is most of a load's CPU; the updates of a batch are encoded in
-// parallel and written in order.
+// a long session, encoded by appendUpdate (replay_encode.go) where it
+// can, by the SDK otherwise, and written in batches.
 
 import (
 	"bytes"
@@ -12,16 +10,14 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"runtime"
-	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agent-ls/agent-ls/internal/event"
 )
 
-// replayBatch is how many updates are encoded together.
-const replayBatch = 256
+// replayBatch is how many bytes of updates are queued together.
+const replayBatch = 256 << 10
 
 // replay sends a kept session's conversation (session/load): the user's
 // prompts, the agent's text and thoughts, each tool call with its result
@@ -32,10 +28,17 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 	defer ss.mu.Unlock()
 	v := newEventView()
 	rewound := rewoundTurns(items)
-	enc := newReplayEncoders(s, runtime.GOMAXPROCS(0))
+	enc := &replayEncoder{agent: s}
 	defer enc.close()
-	batch := make([]sdk.SessionUpdate, 0, replayBatch)
+	var batch [][]byte
+	var buf []byte // the batch's messages, one after another
 	var usage *sdk.SessionUpdate
+	flush := func() {
+		if len(batch) > 0 {
+			s.pushEncoded(batch)
+		}
+		batch, buf = nil, nil
+	}
 	for _, raw := range items {
 		ev, err := event.Parse(raw)
 		if err != nil {
@@ -53,23 +56,20 @@ func (s *server) replay(ss *session, items []json.RawMessage) {
 				usage = &u
 				continue
 			}
-			batch = append(batch, u)
+			buf, batch = enc.append(buf, batch, ss.id, &u)
 		}
-		if len(batch) >= replayBatch {
-			s.pushEncoded(enc.encode(ss.id, batch))
-			batch = batch[:0]
+		if len(buf) >= replayBatch {
+			flush()
 		}
 	}
 	if usage != nil {
-		batch = append(batch, *usage)
+		buf, batch = enc.append(buf, batch, ss.id, usage)
 	}
-	if len(batch) > 0 {
-		s.pushEncoded(enc.encode(ss.id, batch))
-	}
+	flush()
 }
 
-// pushEncoded queues messages encoded by the SDK, each written whole
-// through the wire as the SDK writes its own.
+// pushEncoded queues encoded messages, each written whole through the
+// wire as the SDK writes its own.
 func (s *server) pushEncoded(msgs [][]byte) {
 	s.out.push("", func() {
 		for _, m := range msgs {
@@ -81,63 +81,56 @@ func (s *server) pushEncoded(msgs [][]byte) {
 	})
 }
 
-// replayEncoders encode session/update notifications exactly as the
-// connection sends them. The SDK encodes a message only as it sends it,
-// so each encoder is a connection of the SDK whose peer is a buffer.
-type replayEncoders struct {
-	conns []*sdk.AgentSideConnection
-	bufs  []*bytes.Buffer
-	// ins are the connections' input: nothing comes in; closed, the
-	// connections end (after their logger is set: the SDK's reader
-	// reads it when its input ends).
-	ins []*io.PipeWriter
+// replayEncoder encodes session/update notifications exactly as the
+// connection sends them: appendUpdate where it can, else the SDK, which
+// encodes a message only as it sends it, through a connection of its own
+// whose peer is a buffer (made when first needed).
+type replayEncoder struct {
+	agent sdk.Agent
+	conn  *sdk.AgentSideConnection
+	out   *bytes.Buffer
+	// in is the connection's input: nothing comes in; closed, the
+	// connection ends (after its logger is set: the SDK's reader reads
+	// it when its input ends).
+	in *io.PipeWriter
 }
 
-func newReplayEncoders(agent sdk.Agent, n int) *replayEncoders {
-	e := &replayEncoders{}
-	log := slog.New(slog.DiscardHandler)
-	for range max(1, n) {
-		buf := &bytes.Buffer{}
-		r, w := io.Pipe()
-		c := sdk.NewAgentSideConnection(agent, buf, r)
-		c.SetLogger(log)
-		e.conns, e.bufs, e.ins = append(e.conns, c), append(e.bufs, buf), append(e.ins, w)
-	}
-	return e
-}
-
-// close ends the encoders' connections.
-func (e *replayEncoders) close() {
-	for _, w := range e.ins {
-		w.Close()
-	}
-}
-
-// encode returns the messages of updates about session id, in order: the
-// n encoders take every n-th update each, at once. An update the SDK
-// cannot encode is left out (as sending it would have failed).
-func (e *replayEncoders) encode(id string, updates []sdk.SessionUpdate) [][]byte {
-	out := make([][]byte, len(updates))
-	var wg sync.WaitGroup
-	for k := range e.conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := k; i < len(updates); i += len(e.conns) {
-				e.bufs[k].Reset()
-				err := e.conns[k].SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: updates[i]})
-				if err == nil {
-					out[i] = bytes.Clone(e.bufs[k].Bytes())
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	kept := out[:0]
-	for _, m := range out {
-		if m != nil {
-			kept = append(kept, m)
+// append adds u's message to buf and to msgs (which share buf's memory).
+// An update the SDK cannot encode is left out (as sending it would have
+// failed).
+func (e *replayEncoder) append(buf []byte, msgs [][]byte, id string, u *sdk.SessionUpdate) ([]byte, [][]byte) {
+	start := len(buf)
+	buf, ok := appendUpdate(buf, id, u)
+	if !ok {
+		m, err := e.sdkEncode(id, *u)
+		if err != nil {
+			return buf, msgs
 		}
+		buf = append(buf, m...)
 	}
-	return kept
+	// Capped, a message cannot grow into the next; when buf moves, the
+	// earlier ones keep the old memory.
+	return buf, append(msgs, buf[start:len(buf):len(buf)])
+}
+
+// sdkEncode is the message the SDK's connection writes for u.
+func (e *replayEncoder) sdkEncode(id string, u sdk.SessionUpdate) ([]byte, error) {
+	if e.conn == nil {
+		e.out = &bytes.Buffer{}
+		r, w := io.Pipe()
+		e.conn, e.in = sdk.NewAgentSideConnection(e.agent, e.out, r), w
+		e.conn.SetLogger(slog.New(slog.DiscardHandler))
+	}
+	e.out.Reset()
+	if err := e.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u}); err != nil {
+		return nil, err
+	}
+	return e.out.Bytes(), nil
+}
+
+// close ends the SDK's connection, if one was made.
+func (e *replayEncoder) close() {
+	if e.in != nil {
+		e.in.Close()
+	}
 }

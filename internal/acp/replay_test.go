@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -12,11 +13,14 @@ import (
 	"github.com/agent-ls/agent-ls/internal/policy"
 )
 
-// TestLoadReplaysInOrderAcrossBatches: a session longer than one batch
-// of encoders is replayed whole, in order, and of its usage only the
-// latest is sent, last.
+// TestLoadReplaysInOrderAcrossBatches: a session longer than two batches
+// is replayed whole, in order, and of its usage only the latest is sent,
+// last.
 func TestLoadReplaysInOrderAcrossBatches(t *testing.T) {
-	const turns = replayBatch + 37 // two updates a turn: past two batches
+	// Past two batches in fewer than the 1,024 updates the SDK's client
+	// queues before it drops the connection.
+	const turns = 320
+	long := strings.Repeat("words ", 400)
 	var items []json.RawMessage
 	add := func(turn string, p event.Payload) {
 		b, err := json.Marshal(event.Event{SessionID: "s-7", TurnID: turn, Seq: int64(len(items) + 1), Payload: p})
@@ -27,7 +31,7 @@ func TestLoadReplaysInOrderAcrossBatches(t *testing.T) {
 	}
 	for i := range turns {
 		turn := fmt.Sprintf("s-7-t%d", i+1)
-		add(turn, event.TurnStarted{Prompt: fmt.Sprintf("prompt %d", i)})
+		add(turn, event.TurnStarted{Prompt: fmt.Sprintf("prompt %d %s", i, long)})
 		add(turn, event.Message{ItemID: fmt.Sprintf("m%d", i), Text: fmt.Sprintf("answer %d", i)})
 		add(turn, event.Usage{ContextTokens: int64(1000 + i), ContextWindow: 200000})
 		add(turn, event.TurnCompleted{Status: event.StatusCompleted})
@@ -60,7 +64,7 @@ func TestLoadReplaysInOrderAcrossBatches(t *testing.T) {
 		t.Fatalf("%d texts replayed, want %d", len(texts), 2*turns)
 	}
 	for i := range turns {
-		if texts[2*i] != fmt.Sprintf("USER:prompt %d", i) || texts[2*i+1] != fmt.Sprintf("answer %d", i) {
+		if texts[2*i] != fmt.Sprintf("USER:prompt %d %s", i, long) || texts[2*i+1] != fmt.Sprintf("answer %d", i) {
 			t.Fatalf("turn %d replayed as %q, %q", i, texts[2*i], texts[2*i+1])
 		}
 	}

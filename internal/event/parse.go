@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
+	"unicode/utf8"
 )
 
 // payloads makes an empty payload of each type, for Parse.
@@ -41,18 +43,102 @@ func Types() []Type {
 }
 
 // Parse reads an event as MarshalJSON writes it (one flat object), for
-// those who keep events and read them back (a session's record).
+// those who keep events and read them back (a session's record). The
+// header MarshalJSON writes first is read off the front when it is plain
+// (no escapes), so the object is decoded once, into its payload; any
+// other header is decoded as JSON.
 func Parse(data []byte) (Event, error) {
-	var h struct {
-		SessionID string `json:"sessionId"`
-		TurnID    string `json:"turnId"`
-		Seq       int64  `json:"seq"`
-		Type      Type   `json:"type"`
+	if h, ok := plainHeader(data); ok {
+		return ParsePayload(h.Type, data, Event{SessionID: h.SessionID, TurnID: h.TurnID, Seq: h.Seq})
 	}
+	var h header
 	if err := json.Unmarshal(data, &h); err != nil {
 		return Event{}, fmt.Errorf("event: %w", err)
 	}
 	return ParsePayload(h.Type, data, Event{SessionID: h.SessionID, TurnID: h.TurnID, Seq: h.Seq})
+}
+
+// header is the front of an event's object, as MarshalJSON writes it.
+type header struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+	Seq       int64  `json:"seq"`
+	Type      Type   `json:"type"`
+}
+
+// plainHeader reads the header MarshalJSON writes at the front of data:
+// `{"sessionId":"…","turnId":"…","seq":N,"type":"…"` with strings free
+// of escapes and control characters, followed by ',' or '}'. Anything
+// else is not read (ok false); the payload's decoding checks the rest of
+// the object, and the whole of it is JSON or an error.
+func plainHeader(data []byte) (h header, ok bool) {
+	rest, ok := cutPrefix(data, `{"sessionId":`)
+	var s string
+	if s, rest, ok = plainString(rest, ok); ok {
+		h.SessionID = s
+	}
+	rest, ok = cutPrefixIf(rest, `,"turnId":`, ok)
+	if s, rest, ok = plainString(rest, ok); ok {
+		h.TurnID = s
+	}
+	rest, ok = cutPrefixIf(rest, `,"seq":`, ok)
+	if !ok {
+		return header{}, false
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 18 || n > 1 && rest[0] == '0' {
+		return header{}, false
+	}
+	seq, err := strconv.ParseInt(string(rest[:n]), 10, 64)
+	if err != nil {
+		return header{}, false
+	}
+	h.Seq = seq
+	rest, ok = cutPrefixIf(rest[n:], `,"type":`, true)
+	if s, rest, ok = plainString(rest, ok); ok {
+		h.Type = Type(s)
+	}
+	if !ok || len(rest) == 0 || rest[0] != ',' && rest[0] != '}' {
+		return header{}, false
+	}
+	return h, true
+}
+
+func cutPrefix(b []byte, prefix string) ([]byte, bool) {
+	if len(b) < len(prefix) || string(b[:len(prefix)]) != prefix {
+		return b, false
+	}
+	return b[len(prefix):], true
+}
+
+func cutPrefixIf(b []byte, prefix string, ok bool) ([]byte, bool) {
+	if !ok {
+		return b, false
+	}
+	return cutPrefix(b, prefix)
+}
+
+// plainString reads a JSON string with no escapes, no control characters
+// and only UTF-8 at the front of b.
+func plainString(b []byte, ok bool) (string, []byte, bool) {
+	if !ok || len(b) == 0 || b[0] != '"' {
+		return "", b, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			if !utf8.Valid(b[1:i]) {
+				return "", b, false
+			}
+			return string(b[1:i]), b[i+1:], true
+		case c == '\\' || c < 0x20:
+			return "", b, false
+		}
+	}
+	return "", b, false
 }
 
 // ParsePayload reads the payload of an event of type typ from data (the
