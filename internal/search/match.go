@@ -194,21 +194,15 @@ func (m *lineMatcher) index(data []byte) int {
 
 // indexFoldASCII is bytes.Index ignoring ASCII case; lit is lower case.
 // It scans for lit's byte at offset k (rarestFoldByte), either case of
-// it when it is a letter, so that vectorised scans find the candidates.
+// it when it is a letter (indexFoldLetter), so that vectorised scans find
+// the candidates.
 func indexFoldASCII(data, lit []byte, k int) int {
 	c := lit[k]
-	letter := 'a' <= c && c <= 'z'
-	common, rare := c, c-'a'+'A' // see indexEither
-	if letter && byteFreq[rare] > byteFreq[common] {
-		common, rare = rare, common
+	if 'a' <= c && c <= 'z' {
+		return indexFoldLetter(data, lit, k)
 	}
 	for off := 0; off+len(lit) <= len(data); {
-		var i int
-		if letter {
-			i = indexEither(data[off+k:], common, rare)
-		} else {
-			i = bytes.IndexByte(data[off+k:], c)
-		}
+		i := bytes.IndexByte(data[off+k:], c)
 		if i < 0 {
 			return -1
 		}
@@ -224,22 +218,56 @@ func indexFoldASCII(data, lit []byte, k int) int {
 	return -1
 }
 
-// indexEither returns the first index of a or b in data. Two vectorised
-// scans over a bounded window beat one byte-by-byte scan; b is looked for
-// only before the first a, so that a text dense in a (the commoner, the
-// caller's choice) is not scanned window after window for a rare b.
-func indexEither(data []byte, a, b byte) int {
-	const window = 4 << 10
-	for start := 0; start < len(data); start += window {
-		w := data[start:min(start+window, len(data))]
-		if i := bytes.IndexByte(w, a); i >= 0 {
-			if j := bytes.IndexByte(w[:i], b); j >= 0 {
-				return start + j
-			}
-			return start + i
+// indexFoldLetter is indexFoldASCII for a letter at offset k: the text
+// is read in windows; in each, the commoner case of the letter is
+// scanned for from candidate to candidate, and the next of the rarer
+// case is kept, found once per occurrence, so that each candidate costs
+// one vectorised scan and a text dense in the commoner case is not
+// scanned window after window for a rare one. Another byte of lit is
+// compared before the whole.
+func indexFoldLetter(data, lit []byte, k int) int {
+	n := len(lit)
+	c := lit[k]
+	common, rare := c, c-'a'+'A'
+	if byteFreq[rare] > byteFreq[common] {
+		common, rare = rare, common
+	}
+	// The check byte: lit's rarest other byte, if it has one.
+	ck := k
+	for i := range lit {
+		if i != k && (ck == k || foldCost(lit[i]) < foldCost(lit[ck])) {
+			ck = i
 		}
-		if j := bytes.IndexByte(w, b); j >= 0 {
-			return start + j
+	}
+	cb := lit[ck]
+	mask := byte(0)
+	if 'a' <= cb && cb <= 'z' {
+		mask = 0x20 // either case of a letter
+	}
+	const window = 4 << 10
+	end := len(data) - n + k + 1 // the letter of a match lies in data[k:end]
+	for start := k; start < end; start += window {
+		w := data[start:min(start+window, end)]
+		r := bytes.IndexByte(w, rare)
+		for from := 0; from < len(w); {
+			i := bytes.IndexByte(w[from:], common)
+			if i >= 0 {
+				i += from
+			}
+			if r >= 0 && (i < 0 || r < i) {
+				i, r = r, -1
+				if j := bytes.IndexByte(w[i+1:], rare); j >= 0 {
+					r = i + 1 + j
+				}
+			}
+			if i < 0 {
+				break
+			}
+			at := start + i - k
+			if data[at+ck]|mask == cb && bytes.EqualFold(data[at:at+n], lit) {
+				return at
+			}
+			from = i + 1
 		}
 	}
 	return -1

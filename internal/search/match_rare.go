@@ -25,7 +25,8 @@ var byteFreq = [256]uint16{
 }
 
 // pairScan is what scanning for a letter's two cases costs beyond their
-// occurrences (indexEither scans the text twice), in byteFreq's units.
+// occurrences (indexFoldLetter scans each window for both), in byteFreq's
+// units.
 const pairScan = 100
 
 // rarestByte returns the offset in lit of its rarest byte: scanning for

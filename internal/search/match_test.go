@@ -387,26 +387,34 @@ func TestIndexRare(t *testing.T) {
 	}
 }
 
-// indexEither finds the first of either byte, wherever they fall around
-// its windows.
-func TestIndexEither(t *testing.T) {
+// indexFoldLetter finds what a plain search ignoring case finds,
+// wherever the letter's two cases fall around its windows.
+func TestIndexFoldLetter(t *testing.T) {
 	data := make([]byte, 20000)
 	for i := range data {
 		data[i] = '.'
 	}
-	for _, pos := range [][2]int{{-1, -1}, {5, -1}, {-1, 5}, {5, 9000}, {9000, 5}, {4095, 4096}, {4096, 4095}, {12000, 19999}, {19999, 12000}} {
-		d := slices.Clone(data)
-		want := -1
-		for i, p := range pos {
-			if p >= 0 {
-				d[p] = "kK"[i]
-				if want < 0 || p < want {
-					want = p
+	slow := func(d, lit []byte) int { return bytes.Index(bytes.ToLower(d), lit) }
+	for _, lit := range []string{"k", "xk", "k.", "a.k.b", "kk"} {
+		for _, pos := range [][2]int{{-1, -1}, {5, -1}, {-1, 5}, {5, 9000}, {9000, 5}, {4095, 4096}, {4096, 4095}, {4097, 4096}, {8191, 8192}, {12000, 19999}, {19999, 12000}, {0, 19998}} {
+			d := slices.Clone(data)
+			for i, p := range pos {
+				if p >= 0 {
+					d[p] = "kK"[i]
 				}
 			}
-		}
-		if got := indexEither(d, 'k', 'K'); got != want {
-			t.Errorf("k at %d, K at %d: got %d, want %d", pos[0], pos[1], got, want)
+			for _, p := range pos {
+				if p > 0 && lit == "xk" {
+					d[p-1] = 'X'
+				}
+			}
+			l := []byte(lit)
+			k := bytes.IndexByte(l, 'k')
+			for _, from := range []int{0, 1, 4094} {
+				if got, want := indexFoldASCII(d[from:], l, k), slow(d[from:], l); got != want {
+					t.Errorf("%q, k at %d, K at %d, from %d: got %d, want %d", lit, pos[0], pos[1], from, got, want)
+				}
+			}
 		}
 	}
 }
