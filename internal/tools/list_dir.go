@@ -65,7 +65,6 @@ type listEntry struct {
 	name   string
 	suffix string
 	depth  int
-	abs    string
 	dir    bool
 }
 
@@ -148,7 +147,7 @@ func (l *listing) visit(ctx context.Context, dir string, depth int) {
 	}
 	level := make([]listEntry, 0, len(des))
 	for _, de := range des {
-		e := listEntry{name: de.Name(), depth: depth, abs: filepath.Join(dir, de.Name())}
+		e := listEntry{name: de.Name(), depth: depth}
 		switch typ := de.Type(); {
 		case typ.IsDir():
 			e.suffix, e.dir = "/", true
@@ -159,18 +158,23 @@ func (l *listing) visit(ctx context.Context, dir string, depth int) {
 		}
 		level = append(level, e)
 	}
-	for _, name := range l.unsaved[dir] {
-		level = append(level, listEntry{name: name, suffix: " (unsaved)", depth: depth})
+	if unsaved := l.unsaved[dir]; len(unsaved) > 0 {
+		for _, name := range unsaved {
+			level = append(level, listEntry{name: name, suffix: " (unsaved)", depth: depth})
+		}
+		// os.ReadDir sorted the rest
+		slices.SortFunc(level, func(x, y listEntry) int { return strings.Compare(x.name, y.name) })
 	}
-	slices.SortFunc(level, func(x, y listEntry) int { return strings.Compare(x.name, y.name) })
 	for _, e := range level {
 		if len(l.entries) == maxListEntries {
 			l.truncated = true
 			return
 		}
 		l.entries = append(l.entries, e)
-		if e.dir && depth+1 < l.depth && e.name != ".git" && (l.skip == nil || !l.skip(e.abs, false)) {
-			l.visit(ctx, e.abs, depth+1)
+		if e.dir && depth+1 < l.depth && e.name != ".git" {
+			if abs := filepath.Join(dir, e.name); l.skip == nil || !l.skip(abs, false) {
+				l.visit(ctx, abs, depth+1)
+			}
 		}
 	}
 }
