@@ -59,6 +59,9 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 		root, rest = filepath.Join(root, rest[:i]), rest[i+1:]
 	}
 	opts := walkOptions{Root: root, Base: ignoreBase(cwd, dir), Skip: g.Skip}
+	if g.name != nil {
+		opts.Files = g.name.match
+	}
 	if lexicallyWithin(dir, root) && root != dir {
 		// Ignore files between dir and root still apply.
 		if pathIgnored(walkOptions{Root: dir, Base: opts.Base}, root, true) {
@@ -78,9 +81,7 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 	}
 	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
 		notes = walk(ctx, opts, func(f walkFile) {
-			if g.name != nil && !g.name.match(filepath.Base(f.Abs)) {
-				return
-			}
+			// With g.name, the walk kept only the names it matches.
 			rel := relTo(f.Abs)
 			if g.name != nil || g.re.MatchString(rel) {
 				mu.Lock()

@@ -49,7 +49,12 @@ func (s *ignoreStack) push(dir, path string) *ignoreStack {
 // ignored reports whether abs (a path below every base in s) is ignored:
 // the deepest file's last matching rule decides.
 func (s *ignoreStack) ignored(abs string, isDir bool) bool {
-	name := filepath.Base(abs)
+	return s.ignoredName(abs, filepath.Base(abs), isDir)
+}
+
+// ignoredName is ignored for a path whose last element, name, the caller
+// has at hand.
+func (s *ignoreStack) ignoredName(abs, name string, isDir bool) bool {
 	for n := s; n != nil; n = n.parent {
 		var rel string
 		for i := len(n.rules) - 1; i >= 0; i-- {

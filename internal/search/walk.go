@@ -45,6 +45,9 @@ type walkOptions struct {
 	// IgnoredDir, when set, is told of each directory an ignore file
 	// leaves out (the walk does not enter it).
 	IgnoredDir func(abs string)
+	// Files, when set, keeps only the files whose name it accepts: asked
+	// first, before a path is made or an ignore rule read for the file.
+	Files func(name string) bool
 }
 
 // walk visits the files below opts.Root in parallel, skipping hidden and
@@ -203,8 +206,11 @@ func (w *walker) list(job dirJob) (*ignoreStack, *dirHandle, []dirEntry) {
 		if name == ".git" || (!w.opts.Hidden && name[0] == '.') {
 			continue
 		}
-		abs := filepath.Join(job.abs, name)
 		typ, link := e.typ, false
+		if w.opts.Files != nil && !typ.IsDir() && !w.opts.Files(name) {
+			continue
+		}
+		abs := joinName(job.abs, name)
 		if typ&fs.ModeSymlink != 0 {
 			// Follow links to files, not to directories.
 			fi, err := os.Stat(abs)
@@ -215,7 +221,7 @@ func (w *walker) list(job dirJob) (*ignoreStack, *dirHandle, []dirEntry) {
 		}
 		switch {
 		case typ.IsDir():
-			if stack != nil && stack.ignored(abs, true) {
+			if stack != nil && stack.ignoredName(abs, name, true) {
 				if w.opts.IgnoredDir != nil {
 					w.opts.IgnoredDir(abs)
 				}
@@ -226,13 +232,23 @@ func (w *walker) list(job dirJob) (*ignoreStack, *dirHandle, []dirEntry) {
 			}
 			out = append(out, dirEntry{abs: abs, name: name, key: name, dir: true})
 		case typ.IsRegular():
-			if stack != nil && stack.ignored(abs, false) {
+			if stack != nil && stack.ignoredName(abs, name, false) {
 				continue
 			}
 			out = append(out, dirEntry{abs: abs, name: name, key: name, link: link})
 		}
 	}
 	return stack, d, out
+}
+
+// joinName is filepath.Join(dir, name) for a clean dir and a name a
+// directory listed (never "", "." or "..", never with a separator),
+// without cleaning the path again.
+func joinName(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 func (w *walker) rel(abs string) string {
