@@ -31,12 +31,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
 
@@ -75,7 +75,7 @@ func main() {
 	res := measureAll(agents, o.runs)
 	printResults(agents, res)
 	verdict := "FAIL"
-	if len(res[0].first) > 0 && mid(res[0].first) <= firstChunkCeiling {
+	if len(res[0].first) > 0 && stats.Median(res[0].first) <= firstChunkCeiling {
 		verdict = "PASS"
 	}
 	fmt.Printf("%s agent-ls acp spawn → first chunk median %s (ceiling %v)\n", verdict, median(res[0].first), firstChunkCeiling)
@@ -166,7 +166,7 @@ func printResults(agents []agentKind, res []results) {
 			if len(x) == 0 || len(y) == 0 {
 				return "-"
 			}
-			return fmt.Sprintf("%.1fx", float64(mid(y))/float64(mid(x)))
+			return fmt.Sprintf("%.1fx", float64(stats.Median(y))/float64(stats.Median(x)))
 		}
 		fmt.Printf("%-14s %26s %28s %26s\n", "agent-ls is", ratio(res[0].first, res[last].first), ratio(res[0].round, res[last].round), ratio(res[0].cancel, res[last].cancel))
 	}
@@ -183,17 +183,11 @@ func settle() {
 
 func ptr[T any](v T) *T { return &v }
 
-func mid(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 func median(d []time.Duration) string {
 	if len(d) == 0 {
 		return "failed"
 	}
-	return fmt.Sprintf("%.1f ms (n=%d)", float64(mid(d).Microseconds())/1000, len(d))
+	return fmt.Sprintf("%.1f ms (n=%d)", float64(stats.Median(d).Microseconds())/1000, len(d))
 }
 
 // client records what the agent streams and allows what it asks.

@@ -13,6 +13,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/agent-ls/agent-ls/bench/stats"
 )
 
 // EnvFile names the file the rows are appended to.
@@ -56,7 +58,7 @@ func Emit(r Row) {
 		return
 	}
 	if r.Load == "" {
-		r.Load = Load()
+		r.Load = stats.LoadAvg(1)
 	}
 	b, err := json.Marshal(r)
 	if err == nil {
@@ -77,19 +79,6 @@ func appendLine(name string, line []byte) error {
 		err = cerr
 	}
 	return err
-}
-
-// Load is the 1-minute load average ("?" where /proc/loadavg is absent).
-func Load() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return "?"
-	}
-	return f[0]
 }
 
 // Read parses the rows of r, one JSON object a line, skipping blank

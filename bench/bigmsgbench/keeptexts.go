@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent-ls/agent-ls/bench/stats"
 )
 
 // Beside the many-documents row: the CPU time a fresh Go process spends
@@ -23,7 +24,7 @@ const keepTextsEnv = "BIGMSGBENCH_KEEP_TEXTS"
 // runKeepTexts makes the texts and prints the CPU time it took, in ns.
 func runKeepTexts() {
 	src := strings.Repeat(strings.Repeat("y", 79)+"\n", manyDocSize/80)
-	cpu0 := cpuTimeOf(os.Getpid())
+	cpu0 := stats.CPUTime(os.Getpid())
 	keep := make([]string, 0, manyDocs)
 	for range manyDocs {
 		var b strings.Builder
@@ -31,7 +32,7 @@ func runKeepTexts() {
 		b.WriteString(src)
 		keep = append(keep, b.String())
 	}
-	fmt.Println((cpuTimeOf(os.Getpid()) - cpu0).Nanoseconds())
+	fmt.Println((stats.CPUTime(os.Getpid()) - cpu0).Nanoseconds())
 	runtime.KeepAlive(keep)
 }
 
@@ -50,22 +51,4 @@ func keepTexts() (time.Duration, error) {
 	}
 	ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
 	return time.Duration(ns) / manyDocs, err
-}
-
-// cpuTimeOf is the CPU time process pid has used so far: the sum over
-// its threads of the scheduler's count (0 where /proc does not say).
-func cpuTimeOf(pid int) time.Duration {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var total time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		var ns int64
-		if _, err := fmt.Sscan(string(b), &ns); err == nil {
-			total += time.Duration(ns)
-		}
-	}
-	return total
 }

@@ -36,7 +36,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +43,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
@@ -189,25 +189,18 @@ func (s *server) stop() {
 	_ = s.cmd.Wait()
 }
 
-// status reads one field of the server's /proc/PID/status, in bytes.
+// status reads one memory field of the server's /proc/PID/status, in
+// bytes (0 where it does not say).
 func (s *server) status(field string) int64 {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n << 10
-		}
-	}
-	return 0
+	n, _ := stats.Memory(s.cmd.Process.Pid, field)
+	return n
 }
 
 // cpuTime is the CPU time the server has used so far.
-func (s *server) cpuTime() time.Duration { return cpuTimeOf(s.cmd.Process.Pid) }
+func (s *server) cpuTime() time.Duration { return stats.CPUTime(s.cmd.Process.Pid) }
 
 // resetPeak starts VmHWM again from the current RSS.
-func (s *server) resetPeak() error {
-	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
-}
+func (s *server) resetPeak() error { return stats.ResetPeak(s.cmd.Process.Pid) }
 
 // idle is the server's RSS once start-up has settled.
 func (s *server) idle() int64 {

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/checkpoint"
 )
 
@@ -90,9 +91,9 @@ func bench(files, turns int, git, reuse bool) {
 // timed runs f and returns its result, its wall time and the CPU time
 // the process spent meanwhile (all threads: the walk runs on several).
 func timed(f func() checkpoint.Snapshot) (checkpoint.Snapshot, time.Duration, time.Duration) {
-	c0, start := cpuTime(), time.Now()
+	c0, start := stats.SelfCPU(), time.Now()
 	snap := f()
-	return snap, time.Since(start), cpuTime() - c0
+	return snap, time.Since(start), stats.SelfCPU() - c0
 }
 
 // runTurns times turns turns of one command that rewrites 5 files and

@@ -2,10 +2,7 @@
 
 package main
 
-import (
-	"io/fs"
-	"time"
-)
+import "io/fs"
 
 // diskSize is fi's size where block counts are not at hand.
 func diskSize(fi fs.FileInfo) int64 { return fi.Size() }
@@ -15,6 +12,3 @@ type fileID struct{}
 
 // idOf: no file ids at hand, every link counts.
 func idOf(fs.FileInfo) (fileID, bool) { return fileID{}, false }
-
-// cpuTime is not measured here.
-func cpuTime() time.Duration { return 0 }

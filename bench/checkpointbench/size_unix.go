@@ -5,7 +5,6 @@ package main
 import (
 	"io/fs"
 	"syscall"
-	"time"
 )
 
 // diskSize is the blocks fi takes on disk.
@@ -25,13 +24,4 @@ func idOf(fi fs.FileInfo) (fileID, bool) {
 		return fileID{uint64(st.Dev), uint64(st.Ino)}, true
 	}
 	return fileID{}, false
-}
-
-// cpuTime is the CPU time (user and system) the process used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

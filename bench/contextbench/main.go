@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/bench/benchrow"
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
@@ -83,7 +84,7 @@ func run(bin, goSrc, large string, runs int) error {
 	defer m.Close()
 	wss := []*workspace{{name: "empty folder", dir: empty}, {name: "Go src", dir: goSrc}, {name: "large tree", dir: large}}
 	wss = slices.DeleteFunc(wss, func(w *workspace) bool { return w.dir == "" })
-	load0 := benchrow.Load()
+	load0 := stats.LoadAvg(1)
 	for i := 0; i <= runs; i++ {
 		// Each run starts with another folder, so that what the one
 		// before leaves (a large store being removed) falls on each alike.
@@ -116,26 +117,26 @@ func run(bin, goSrc, large string, runs int) error {
 
 // report prints the medians, and emits the new-session rows.
 func report(wss []*workspace, runs int, load0 string) {
-	fmt.Printf("agent/startTurn sent → first model request arrived; median of %d runs; load average %s → %s\n", runs, load0, benchrow.Load())
+	fmt.Printf("agent/startTurn sent → first model request arrived; median of %d runs; load average %s → %s\n", runs, load0, stats.LoadAvg(1))
 	fmt.Printf("%-14s %12s %10s %12s %10s  %s\n", "workspace", "new session", "Δ empty", "next turn", "Δ empty", "folder")
-	base, baseNext := median(wss[0].first), median(wss[0].next)
+	base, baseNext := stats.Median(wss[0].first), stats.Median(wss[0].next)
 	for _, w := range wss {
-		f, n := median(w.first), median(w.next)
+		f, n := stats.Median(w.first), stats.Median(w.next)
 		fmt.Printf("%-14s %12s %10s %12s %10s  %s\n", w.name, ms(f), delta(f-base), ms(n), delta(n-baseNext), w.dir)
 	}
 	for _, w := range wss {
 		fmt.Printf("  %s: after the two turns the server worked %.1f s more in the background (%.0f ms of CPU: the first checkpoint snapshot of a new session)\n",
-			w.name, w.bgTook.Seconds(), msf(w.bgCPU))
+			w.name, w.bgTook.Seconds(), stats.MS(w.bgCPU))
 	}
 	for _, w := range wss {
-		f := median(w.first)
-		r := benchrow.Row{Name: "context: " + w.name, Value: msf(f), Unit: "ms"}
+		f := stats.Median(w.first)
+		r := benchrow.Row{Name: "context: " + w.name, Value: stats.MS(f), Unit: "ms"}
 		if w != wss[0] {
-			ok := f-base <= ceiling && median(w.next)-baseNext <= ceiling
-			r.Peer, r.PeerValue = "empty folder", msf(base)
+			ok := f-base <= ceiling && stats.Median(w.next)-baseNext <= ceiling
+			r.Peer, r.PeerValue = "empty folder", stats.MS(base)
 			r.Goal, r.Verdict = fmt.Sprintf("≤ empty + %d ms", ceiling.Milliseconds()), benchrow.Verdict(ok)
 			fmt.Printf("  %s %s: %s more than the empty folder on a new session, %s on the next turn (ceiling %v)\n",
-				r.Verdict, w.name, delta(f-base), delta(median(w.next)-baseNext), ceiling)
+				r.Verdict, w.name, delta(f-base), delta(stats.Median(w.next)-baseNext), ceiling)
 		}
 		benchrow.Emit(r)
 	}
@@ -218,48 +219,21 @@ func turns(ed *editor.Editor, m *fakemodel.Server, arrived chan time.Time) (firs
 	return first, next, nil
 }
 
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", stats.MS(d)) }
 
-func msf(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-func ms(d time.Duration) string   { return fmt.Sprintf("%.2f ms", msf(d)) }
 func delta(d time.Duration) string {
-	return fmt.Sprintf("%+.2f ms", msf(d))
-}
-
-// cpuTime is the CPU time the process pid has used so far: the sum over
-// its threads of the scheduler's count (0 where /proc does not say).
-func cpuTime(pid int) time.Duration {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var total time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		var ns int64
-		if _, err := fmt.Sscan(string(b), &ns); err == nil {
-			total += time.Duration(ns)
-		}
-	}
-	return total
+	return fmt.Sprintf("%+.2f ms", stats.MS(d))
 }
 
 // settle waits until the server pid is idle (under 2 ms of CPU time in
 // 200 ms) or limit passed, and returns the CPU time it used meanwhile and
 // how long it took.
 func settle(pid int, limit time.Duration) (cpu, took time.Duration) {
-	start, cpu0 := time.Now(), cpuTime(pid)
+	start, cpu0 := time.Now(), stats.CPUTime(pid)
 	last := cpu0
 	for time.Since(start) < limit {
 		time.Sleep(200 * time.Millisecond)
-		now := cpuTime(pid)
+		now := stats.CPUTime(pid)
 		if now-last < 2*time.Millisecond {
 			return now - cpu0, time.Since(start)
 		}

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/event"
 )
@@ -61,7 +62,7 @@ func main() {
 	}
 	slices.Sort(lat)
 	fmt.Printf("model delta → agent/event latency (%d deltas, one every %v): p50 %.3f ms  p99 %.3f ms  max %.3f ms  (goal p99 < 1 ms)\n",
-		len(lat), *pace, msf(pct(lat, 50)), msf(pct(lat, 99)), msf(lat[len(lat)-1]))
+		len(lat), *pace, stats.MS(stats.Percentile(lat, 50)), stats.MS(stats.Percentile(lat, 99)), stats.MS(lat[len(lat)-1]))
 
 	_, elapsed, err := run(*bin, *deltas, 0)
 	if err != nil {
@@ -69,7 +70,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("end-to-end throughput: %d deltas in %.1f ms = %.0f deltas/s  (goal ≥ 20000/s)\n",
-		*deltas, msf(elapsed), float64(*deltas)/elapsed.Seconds())
+		*deltas, stats.MS(elapsed), float64(*deltas)/elapsed.Seconds())
 
 	var stops []time.Duration
 	for range 10 {
@@ -82,7 +83,7 @@ func main() {
 	}
 	slices.Sort(stops)
 	fmt.Printf("agent/interrupt while streaming → turnCompleted(interrupted): median %.2f ms  max %.2f ms  (goal < 200 ms)\n",
-		msf(stops[len(stops)/2]), msf(stops[len(stops)-1]))
+		stats.MS(stops[len(stops)/2]), stats.MS(stops[len(stops)-1]))
 
 	if err := streamRows(*bin); err != nil {
 		fmt.Fprintln(os.Stderr, "eventbench:", err)
@@ -268,13 +269,3 @@ func stream(w http.ResponseWriter, n int, pace time.Duration) {
 	ev(`"type":"response.completed","response":{"id":"resp_1","object":"response","status":"completed","output":[` + msg + `],"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2,"input_tokens_details":{"cached_tokens":0},"output_tokens_details":{"reasoning_tokens":0}}}`)
 	fl.Flush()
 }
-
-func pct(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p+99)/100 - 1
-	if i < 0 {
-		i = 0
-	}
-	return sorted[i]
-}
-
-func msf(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

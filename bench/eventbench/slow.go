@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/bench/benchrow"
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/event"
 )
@@ -117,9 +118,8 @@ func slowEditor(bin string, n, rate int, pause time.Duration, chunk int) (slowRe
 		return res, err
 	}
 	time.Sleep(300 * time.Millisecond)
-	res.idle = procStatus(cmd.Process.Pid, "VmRSS")
-	// VmHWM starts again from the current RSS.
-	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", cmd.Process.Pid), []byte("5"), 0)
+	res.idle, _ = stats.Memory(cmd.Process.Pid, "VmRSS")
+	_ = stats.ResetPeak(cmd.Process.Pid)
 	events := ed.EventStream()
 	slow.throttle(pause)
 	var started struct {
@@ -145,7 +145,7 @@ func slowEditor(bin string, n, rate int, pause time.Duration, chunk int) (slowRe
 			if ev.Status != string(event.StatusCompleted) {
 				return res, fmt.Errorf("turn %s: %s", ev.Status, ev.Error)
 			}
-			res.peak = procStatus(cmd.Process.Pid, "VmHWM")
+			res.peak, _ = stats.Memory(cmd.Process.Pid, "VmHWM")
 			text := <-sentText
 			res.sent, res.got = len(text), got.Len()
 			res.intact = got.String() == text
@@ -262,18 +262,6 @@ func (p pipes) Close() error {
 	return errors.Join(append(errs, p.WriteCloser.Close())...)
 }
 
-// procStatus reads one field of /proc/PID/status, in bytes.
-func procStatus(pid int, field string) int64 {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n << 10
-		}
-	}
-	return 0
-}
-
 // streamRows measures and prints the stream rows: the first delta of a
 // turn to an editor that reads at normal speed, and a fast stream into
 // a slow editor.
@@ -286,8 +274,8 @@ func streamRows(bin string) error {
 	first := lat[len(lat)/2]
 	ok := first <= firstDeltaGoal
 	fmt.Printf("  %s first delta of a turn, model → editor: median %.3f ms  max %.3f ms over %d turns (goal ≤ %v)\n",
-		benchrow.Verdict(ok), msf(first), msf(lat[len(lat)-1]), len(lat), firstDeltaGoal)
-	benchrow.Emit(benchrow.Row{Name: "stream: first delta → editor", Value: msf(first), Unit: "ms",
+		benchrow.Verdict(ok), stats.MS(first), stats.MS(lat[len(lat)-1]), len(lat), firstDeltaGoal)
+	benchrow.Emit(benchrow.Row{Name: "stream: first delta → editor", Value: stats.MS(first), Unit: "ms",
 		Goal: fmt.Sprintf("≤ %d ms", firstDeltaGoal.Milliseconds()), Verdict: benchrow.Verdict(ok)})
 
 	const n, rate, chunk = 50_000, 10_000, 512

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/event"
 	"github.com/agent-ls/agent-ls/internal/policy"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
@@ -83,7 +84,7 @@ func report(b *bench, runs int) {
 		yieldErr = append(yieldErr, s.start-slowYield)
 	}
 	row := func(name string, d []time.Duration) {
-		fmt.Printf("  %-62s %8.1f ms\n", name, ms(median(d)))
+		fmt.Printf("  %-62s %8.1f ms\n", name, stats.MS(stats.Median(d)))
 	}
 	fmt.Printf("%q\n", quick)
 	row("shell", shellQuick)
@@ -94,7 +95,7 @@ func report(b *bench, runs int) {
 	row("write_stdin, empty poll (returns at the exit)", poll)
 	row("exec_command round trip: start + poll", total)
 	fmt.Printf("yield error of exec_command (its call's time minus yield_time_ms %d): median %.1f ms, min %.1f, max %.1f\n",
-		slowYield.Milliseconds(), ms(median(yieldErr)), ms(slices.Min(yieldErr)), ms(slices.Max(yieldErr)))
+		slowYield.Milliseconds(), stats.MS(stats.Median(yieldErr)), stats.MS(slices.Min(yieldErr)), stats.MS(slices.Max(yieldErr)))
 }
 
 // bench calls the tools as a turn does.
@@ -192,14 +193,6 @@ func (sandboxed) Patch(context.Context, tools.PatchRequest) (tools.Decision, err
 func (sandboxed) Tool(context.Context, tools.ToolRequest) (tools.Decision, error) {
 	return tools.Decision{Reason: "not in this benchmark"}, nil
 }
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "execbench:", err)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
 
@@ -83,7 +84,7 @@ func timeOurs(dir string, q query, runs int) (time.Duration, int) {
 			times = append(times, time.Since(start))
 		}
 	}
-	return median(times), countOurs(out.Text)
+	return stats.Median(times), countOurs(out.Text)
 }
 
 // patternFor turns rg's fixed-string queries into the equivalent regexp.
@@ -147,10 +148,5 @@ func timeRg(rg, dir string, q query, runs int) (time.Duration, int) {
 		}
 		total += n
 	}
-	return median(times), total
-}
-
-func median(ts []time.Duration) time.Duration {
-	slices.Sort(ts)
-	return ts[len(ts)/2]
+	return stats.Median(times), total
 }

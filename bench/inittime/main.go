@@ -19,10 +19,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/lspframe"
 )
 
@@ -50,7 +50,7 @@ func main() {
 			fmt.Printf("%-40s error: %v\n", name, err)
 			continue
 		}
-		med := percentile(lat, 50)
+		med := stats.Percentile(lat, 50)
 		ratio := ""
 		if i == 0 {
 			base = med
@@ -59,7 +59,7 @@ func main() {
 			ratio = fmt.Sprintf("  %.1fx agent-ls", float64(med)/float64(base))
 		}
 		fmt.Printf("%-40s spawn→initialize median %6.1f ms  p90 %6.1f ms  min %6.1f ms  RSS %5.1f MB%s\n",
-			name, ms(med), ms(percentile(lat, 90)), ms(lat[0]), float64(medianInt(rss))/1024, ratio)
+			name, ms(med), ms(stats.Percentile(lat, 90)), ms(lat[0]), float64(stats.Median(rss))/1024, ratio)
 	}
 }
 
@@ -166,38 +166,11 @@ func once(argv []string, root string, timeout time.Duration) (time.Duration, int
 		if res.err != nil {
 			return 0, 0, res.err
 		}
-		return res.d, rssKB(cmd.Process.Pid), nil
+		rss, _ := stats.Memory(cmd.Process.Pid, "VmRSS")
+		return res.d, int(rss >> 10), nil
 	case <-time.After(timeout):
 		return 0, 0, fmt.Errorf("no initialize result within %v", timeout)
 	}
-}
-
-func rssKB(pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return kb
-		}
-	}
-	return 0
-}
-
-func percentile(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p + 99) / 100
-	if i > 0 {
-		i--
-	}
-	return sorted[i]
-}
-
-func medianInt(v []int) int {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

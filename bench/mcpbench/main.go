@@ -21,6 +21,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/agent-ls/agent-ls/bench/stats"
 )
 
 func main() {
@@ -64,7 +66,7 @@ func main() {
 			ratio = fmt.Sprintf("  %.2fx the first", float64(med)/float64(percentile(lat[0], 50)))
 		}
 		fmt.Printf("%-44s median %6.1f ms  p90 %6.1f ms  min %6.1f ms%s\n", bin,
-			ms(med), ms(percentile(lat[i], 90)), ms(slices.Min(lat[i])), ratio)
+			stats.MS(med), stats.MS(percentile(lat[i], 90)), stats.MS(slices.Min(lat[i])), ratio)
 	}
 }
 
@@ -108,8 +110,6 @@ func percentile(d []time.Duration, p int) time.Duration {
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "mcpbench:", err)

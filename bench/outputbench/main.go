@@ -12,18 +12,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/editor"
 	"github.com/agent-ls/agent-ls/internal/model/fakemodel"
 )
@@ -163,24 +162,11 @@ func run(bin string, size int64, mode string) (result, error) {
 		r.events++
 		r.liveBytes += int64(len(ev.Chunk))
 	}
-	r.peakKB, err = vmHWM(cmd.Process.Pid)
+	peak, err := stats.Memory(cmd.Process.Pid, "VmHWM")
+	r.peakKB = peak >> 10
 	return r, err
 }
 
 type nopCloser struct{ pipes }
 
 func (n nopCloser) Close() error { return n.WriteCloser.Close() }
-
-// vmHWM is the peak resident set size of pid, in KB.
-func vmHWM(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	return 0, errors.New("no VmHWM")
-}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/sandbox"
 )
 
@@ -53,7 +54,7 @@ func main() {
 	fmt.Println()
 	for i := 1; i < len(vs); i++ {
 		fmt.Printf("%-56s %5.1fx plain, +%.2f ms\n", vs[i].name,
-			float64(medians[i])/float64(medians[0]), ms(medians[i]-medians[0]))
+			float64(medians[i])/float64(medians[0]), stats.MS(medians[i]-medians[0]))
 	}
 	fmt.Println()
 	phases(self, cwd, false, *runs)
@@ -158,7 +159,7 @@ func timeVariants(vs []variant, warmup, runs int) []time.Duration {
 		slices.Sort(ts)
 		medians[i] = ts[len(ts)/2]
 		fmt.Printf("%-56s median %6.2f ms  (min %.2f, p90 %.2f)\n", v.name,
-			ms(medians[i]), ms(ts[0]), ms(ts[len(ts)*9/10]))
+			stats.MS(medians[i]), stats.MS(ts[0]), stats.MS(ts[len(ts)*9/10]))
 	}
 	return medians
 }
@@ -226,8 +227,6 @@ var phaseNames = map[string]string{
 
 // runnable is an exec.Cmd or a sandbox.Cmd.
 type runnable interface{ CombinedOutput() ([]byte, error) }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "sandboxbench:", err)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/agent-ls/agent-ls/bench/stats"
 )
 
 // acpConn speaks ACP's JSON-RPC lines to an agent directly: a client
@@ -86,14 +88,14 @@ func loadACP(bin, state, ws, id string) (timing, error) {
 		"clientInfo": map[string]any{"name": "sessionbench", "version": "1"}}); err != nil {
 		return timing{}, err
 	}
-	cpu0, start := cpuTime(cmd.Process.Pid), time.Now()
+	cpu0, start := stats.CPUTime(cmd.Process.Pid), time.Now()
 	n, err := c.call("session/load", map[string]any{"sessionId": id, "cwd": ws, "mcpServers": []any{}})
 	if err != nil {
 		return timing{}, err
 	}
 	// The updates are counted, not decoded, as they come.
 	took := time.Since(start)
-	return timing{took: took, decoded: took, cpu: cpuTime(cmd.Process.Pid) - cpu0, items: n}, nil
+	return timing{took: took, decoded: took, cpu: stats.CPUTime(cmd.Process.Pid) - cpu0, items: n}, nil
 }
 
 // stop ends the agent by closing its input, as a client that goes does.

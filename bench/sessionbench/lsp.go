@@ -9,9 +9,10 @@ import (
 	"net/textproto"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/agent-ls/agent-ls/bench/stats"
 )
 
 // serverEnv is the environment of the servers started: the state
@@ -19,25 +20,6 @@ import (
 // request).
 func serverEnv(state string) []string {
 	return append(os.Environ(), "XDG_STATE_HOME="+state, "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_API_KEY=bench", "AGENT_LS_MODEL=bench-model")
-}
-
-// cpuTime is the CPU time the process pid has used so far: the sum over
-// its threads of the scheduler's count, in nanoseconds (0 where /proc
-// does not say).
-func cpuTime(pid int) time.Duration {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var total time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		var ns int64
-		if _, err := fmt.Sscan(string(b), &ns); err == nil {
-			total += time.Duration(ns)
-		}
-	}
-	return total
 }
 
 // timing is one resume: the client's time from request to the answer's
@@ -134,7 +116,7 @@ func resumeLSP(bin, state, ws, id string) (timing, error) {
 	if err := c.notify("initialized", map[string]any{}); err != nil {
 		return timing{}, err
 	}
-	cpu0, start := cpuTime(cmd.Process.Pid), time.Now()
+	cpu0, start := stats.CPUTime(cmd.Process.Pid), time.Now()
 	body, err := c.call("agent/resumeSession", map[string]any{"sessionId": id})
 	if err != nil {
 		return timing{}, err
@@ -152,5 +134,5 @@ func resumeLSP(bin, state, ws, id string) (timing, error) {
 	if res.Error != nil {
 		return timing{}, fmt.Errorf("agent/resumeSession: %s", res.Error)
 	}
-	return timing{took: took, decoded: time.Since(start), cpu: cpuTime(cmd.Process.Pid) - cpu0, items: len(res.Result.Items)}, nil
+	return timing{took: took, decoded: time.Since(start), cpu: stats.CPUTime(cmd.Process.Pid) - cpu0, items: len(res.Result.Items)}, nil
 }

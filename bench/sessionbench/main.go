@@ -24,8 +24,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/agent-ls/agent-ls/bench/stats"
 )
 
 // ceiling is the longest a resume of -turns turns may take, request to
@@ -70,7 +71,7 @@ func run(bin string, turns, big, runs int) error {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		return err
 	}
-	fmt.Printf("load average before: %s\n", loadAvg())
+	fmt.Printf("load average before: %s\n", stats.LoadAvg(3))
 	rec, err := record(state, ws, "s-sessionbench", turns, 0)
 	if err != nil {
 		return err
@@ -91,7 +92,7 @@ func run(bin string, turns, big, runs int) error {
 			return err
 		}
 	}
-	fmt.Printf("load average after: %s\n", loadAvg())
+	fmt.Printf("load average after: %s\n", stats.LoadAvg(3))
 	fmt.Println("   (times are the client's: from the request to the answer's last byte read (ACP: the replayed updates before it), and to the answer decoded with encoding/json, its items left raw;")
 	fmt.Println("    the ceiling is on the first; on a loaded machine they grow, the server's CPU time much less)")
 	return nil
@@ -110,7 +111,7 @@ func appendCost(state string, rec recorded) error {
 	if err != nil {
 		return err
 	}
-	first, last, resumed := medianOf(rec.turns[:window]), medianOf(rec.turns[n-window:]), medianOf(after)
+	first, last, resumed := stats.Median(rec.turns[:window]), stats.Median(rec.turns[n-window:]), stats.Median(after)
 	verdict := "PASS"
 	if float64(max(last, resumed)) > 1.5*float64(first) {
 		verdict = "FAIL"
@@ -177,19 +178,6 @@ func row(what, unit string, ts []timing, limit time.Duration) {
 	fmt.Printf("%s, fresh server, to the answer: median %.1f ms  max %.1f ms  (decoded by the client: median %.1f ms)  server CPU median %.1f ms  (%d %s, %d runs)  %s\n",
 		what, msf(med), msf(took[len(took)-1]), msf(decoded[len(decoded)/2]), msf(cpu[len(cpu)/2]), ts[0].items, unit, len(ts), verdict)
 	emitResume(what, med, limit)
-}
-
-// loadAvg is the machine's load average (1, 5, 15 minutes).
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

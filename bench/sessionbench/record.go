@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -71,13 +70,6 @@ func appendResumed(state, id string, from, turns int) ([]time.Duration, error) {
 		took = append(took, w.turn(n))
 	}
 	return took, nil
-}
-
-// medianOf is the median of some turns' costs.
-func medianOf(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // writer records turns and times them.

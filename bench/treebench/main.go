@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agent-ls/agent-ls/bench/stats"
 	"github.com/agent-ls/agent-ls/internal/search"
 	"github.com/agent-ls/agent-ls/internal/tools"
 )
@@ -67,7 +68,7 @@ func main() {
 	env := &tools.Env{Cwd: *dir, Files: tools.DiskView{}, Limits: tools.OutputLimits{MaxBytes: 1 << 30, MaxLines: 1 << 30}}
 	ours := make([][]sample, len(rows))
 	theirs := make([][]sample, len(rows))
-	load0 := loadavg()
+	load0 := stats.LoadAvg(3)
 	// Run 0 warms the cache and is not counted; the order of ours and the
 	// peer's alternates from run to run.
 	for i := 0; i <= *runs; i++ {
@@ -82,7 +83,7 @@ func main() {
 			}
 		}
 	}
-	fmt.Printf("tree: %s; median of %d interleaved warm runs; load average %s → %s\n", *dir, *runs, load0, loadavg())
+	fmt.Printf("tree: %s; median of %d interleaved warm runs; load average %s → %s\n", *dir, *runs, load0, stats.LoadAvg(3))
 	fmt.Printf("%-28s %10s %10s %7s %10s %10s %7s  %s\n", "row", "agent-ls", "peer", "ratio", "cpu ours", "cpu peer", "ratio", "peer command")
 	for r, rw := range rows {
 		o, t := median(ours[r], wallOf), median(theirs[r], wallOf)
@@ -126,7 +127,7 @@ func (noDocs) Document(string) (string, bool) { return "", false }
 
 func timeOurs(env *tools.Env, dir string, rw row) sample {
 	if rw.grep != nil {
-		cpu0 := selfCPU()
+		cpu0 := stats.SelfCPU()
 		start := time.Now()
 		g, err := search.NewGrep(*rw.grep, noDocs{})
 		if err == nil {
@@ -137,17 +138,17 @@ func timeOurs(env *tools.Env, dir string, rw row) sample {
 			os.Exit(1)
 		}
 		_ = g.Result()
-		return sample{time.Since(start), selfCPU() - cpu0}
+		return sample{time.Since(start), stats.SelfCPU() - cpu0}
 	}
 	args, _ := json.Marshal(rw.args)
 	call := &tools.Call{Name: rw.tool.Spec().Name, Type: tools.Function, Arguments: args}
-	cpu0 := selfCPU()
+	cpu0 := stats.SelfCPU()
 	start := time.Now()
 	if _, err := rw.tool.Handle(context.Background(), env, call); err != nil {
 		fmt.Fprintf(os.Stderr, "treebench: %s: %v\n", rw.name, err)
 		os.Exit(1)
 	}
-	return sample{time.Since(start), selfCPU() - cpu0}
+	return sample{time.Since(start), stats.SelfCPU() - cpu0}
 }
 
 // timePeer runs the peer's command in dir to its end (or to its first line
@@ -201,30 +202,17 @@ func lookFirst(names ...string) string {
 	return ""
 }
 
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	return strings.Join(f[:3], " ")
-}
-
 func median(ss []sample, of func(sample) time.Duration) time.Duration {
 	ts := make([]time.Duration, 0, len(ss))
 	for _, s := range ss {
 		ts = append(ts, of(s))
 	}
-	if len(ts) == 0 {
-		return 0
-	}
-	slices.Sort(ts)
-	return ts[len(ts)/2]
+	return stats.Median(ts)
 }
 
 func ms(d time.Duration) string {
 	if d <= 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	return fmt.Sprintf("%.1f ms", stats.MS(d))
 }

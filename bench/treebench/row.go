@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/agent-ls/agent-ls/bench/benchrow"
+	"github.com/agent-ls/agent-ls/bench/stats"
 )
 
 // firstGoal is how soon grep_files with limit 1 must answer.
@@ -13,9 +14,9 @@ const firstGoal = 100 * time.Millisecond
 // goal is at most its peer's time (1.0x), or for the first result at
 // most firstGoal.
 func emitRow(rw row, ours, peer time.Duration) {
-	r := benchrow.Row{Name: rw.name, Value: msOf(ours), Unit: "ms"}
+	r := benchrow.Row{Name: rw.name, Value: stats.MS(ours), Unit: "ms"}
 	if len(rw.peer) > 0 && rw.peer[0] != "" && peer > 0 {
-		r.Peer, r.PeerValue = rw.peer[0], msOf(peer)
+		r.Peer, r.PeerValue = rw.peer[0], stats.MS(peer)
 	}
 	switch {
 	case rw.first:
@@ -25,5 +26,3 @@ func emitRow(rw row, ours, peer time.Duration) {
 	}
 	benchrow.Emit(r)
 }
-
-func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

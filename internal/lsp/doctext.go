@@ -2,12 +2,11 @@ package lsp
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
-	"strings"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agent-ls/agent-ls/internal/jsonstr"
 )
 
 // Document texts are read in one pass.
@@ -241,11 +240,11 @@ func (c *textCutter) text(dst *cutText) bool {
 	if c.peek() != '"' {
 		return c.skip(4)
 	}
-	end, ok := stringEnd(c.in, c.pos+1)
+	end, ok := jsonstr.End(c.in, c.pos+1)
 	if !ok {
 		return false
 	}
-	s, ok := decodeText(c.in[c.pos+1 : end])
+	s, ok := jsonstr.Decode(c.in[c.pos+1 : end])
 	if !ok {
 		return false
 	}
@@ -347,7 +346,7 @@ func (c *textCutter) skip(depth int) bool {
 	}
 	switch c.peek() {
 	case '"':
-		end, ok := stringEnd(c.in, c.pos+1)
+		end, ok := jsonstr.End(c.in, c.pos+1)
 		c.pos = end + 1
 		return ok
 	case '{':
@@ -417,75 +416,3 @@ var scalarByte = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// stringEnd returns where the JSON string whose content starts at from
-// ends: the index of its closing quote.
-func stringEnd(in []byte, from int) (int, bool) {
-	for i := from; ; {
-		j := bytes.IndexByte(in[i:], '"')
-		if j < 0 {
-			return len(in), false
-		}
-		j += i
-		k := j
-		for k > from && in[k-1] == '\\' {
-			k--
-		}
-		if (j-k)%2 == 0 {
-			return j, true
-		}
-		i = j + 1
-	}
-}
-
-// decodeText decodes the content of a JSON string as jsonText does, in
-// one pass and one allocation of at most its encoded size. It refuses
-// what is not valid JSON (a control character, a bad escape) and invalid
-// UTF-8, which the ordinary path then reports or replaces.
-func decodeText(raw []byte) (string, bool) {
-	var b strings.Builder
-	b.Grow(len(raw))
-	run := 0 // raw[run:i] is yet to be written
-	for i := 0; i < len(raw); {
-		if i+8 <= len(raw) {
-			m := special(binary.LittleEndian.Uint64(raw[i:]))
-			if m == 0 {
-				i += 8
-				continue
-			}
-			i += bits.TrailingZeros64(m) >> 3
-		}
-		switch ch := raw[i]; {
-		case ch == '\\':
-			b.Write(raw[run:i])
-			n, err := writeEscape(&b, raw[i:])
-			if err != nil {
-				return "", false
-			}
-			i += n
-			run = i
-		case ch < ' ' || ch == '"':
-			return "", false
-		case ch < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRune(raw[i:])
-			if r == utf8.RuneError && size == 1 {
-				return "", false
-			}
-			i += size
-		}
-	}
-	b.Write(raw[run:])
-	return b.String(), true
-}
-
-// special marks, in the high bit of each byte, the bytes of w (eight
-// bytes of a string, the first lowest) that decodeText must look at: a
-// control character, '"', '\\' or a byte of a multi-byte character. The
-// lowest mark is exact; marks above it may be false.
-func special(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	quote, backslash := w^('"'*ones), w^('\\'*ones)
-	return (w | (w-' '*ones)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
-}

@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agent-ls/agent-ls/internal/jsonstr"
 	"github.com/agent-ls/agent-ls/internal/workspace"
 )
 
@@ -80,7 +81,7 @@ func (s *server) syncDocument(method string, params []byte) error {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return err
 		}
-		s.texts.takeChanges(len(p.ContentChanges), func(i int, text string) { p.ContentChanges[i].Text = jsonText(text) })
+		s.texts.takeChanges(len(p.ContentChanges), func(i int, text string) { p.ContentChanges[i].Text = jsonstr.Text(text) })
 		changes := make([]workspace.Change, 0, len(p.ContentChanges))
 		for _, c := range p.ContentChanges {
 			var r *workspace.Range
@@ -121,16 +122,16 @@ func (s *server) syncDocument(method string, params []byte) error {
 }
 
 // openParams and changeParams are what the store takes of didOpen and
-// didChange, decoded with encoding/json and the text with jsonText: one
+// didChange, decoded with encoding/json and the text with jsonstr.Text: one
 // copy of a document's text, where go.lsp.dev/protocol's decoder grows its
 // buffer byte by byte for any text with an escape (a line break),
 // allocating many times the text's size.
 type openParams struct {
 	TextDocument struct {
-		URI        string   `json:"uri"`
-		LanguageID string   `json:"languageId"`
-		Version    int32    `json:"version"`
-		Text       jsonText `json:"text"`
+		URI        string       `json:"uri"`
+		LanguageID string       `json:"languageId"`
+		Version    int32        `json:"version"`
+		Text       jsonstr.Text `json:"text"`
 	} `json:"textDocument"`
 }
 
@@ -141,7 +142,7 @@ type changeParams struct {
 	} `json:"textDocument"`
 	ContentChanges []struct {
 		Range *protocol.Range `json:"range"`
-		Text  jsonText        `json:"text"`
+		Text  jsonstr.Text    `json:"text"`
 	} `json:"contentChanges"`
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -85,6 +86,33 @@ func BenchmarkResume1000Turns(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(fi.Size())/(1<<20), "MiB-record")
+}
+
+// BenchmarkDecodeItem is the cost of reading one item line as a resume
+// does: a tool's output, a call, an answer.
+func BenchmarkDecodeItem(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		it   model.Item
+	}{
+		{"output", model.Item{Type: model.ItemFunctionCallOutput, CallID: "c1", Output: strings.Repeat("ok  \tgithub.com/example/project/internal/parser\t0.012s\n", 40)}},
+		{"call", model.Item{Type: model.ItemFunctionCall, ID: "fc1", CallID: "c1", Name: "shell", Arguments: `{"command":["go","test","./..."]}`}},
+		{"message", model.Item{Type: model.ItemMessage, ID: "msg1", Role: model.RoleAssistant, Text: "Lists now accept a trailing comma; TestTrailingComma covers it and the suite passes."}},
+	} {
+		line, err := json.Marshal(c.it)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				var it model.Item
+				if !decodeItem(line, &it) {
+					b.Fatal("the fast path refused the line")
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkAppendItem is the cost of recording one history item (a

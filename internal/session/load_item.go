@@ -3,10 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
+	"github.com/agent-ls/agent-ls/internal/jsonstr"
 	"github.com/agent-ls/agent-ls/internal/model"
 )
 
@@ -147,120 +145,19 @@ func (d *itemDecoder) key() ([]byte, bool) {
 	return k, bytes.IndexByte(k, '\\') < 0
 }
 
-// str reads a string.
+// str reads a string: its content through jsonstr.Decode, which refuses
+// what encoding/json would refuse or replace.
 func (d *itemDecoder) str() (string, bool) {
 	if !d.byte('"') {
 		return "", false
 	}
-	start := d.i
-	end := bytes.IndexByte(d.b[start:], '"')
-	if end < 0 {
-		return "", false
-	}
-	raw := d.b[start : start+end]
-	if bytes.IndexByte(raw, '\\') < 0 {
-		d.i = start + end + 1
-		return string(raw), plain(raw)
-	}
-	return d.unescape()
-}
-
-// plain reports whether raw, a string's bytes without escapes, is one
-// JSON takes as it is: valid UTF-8, no control characters.
-func plain(raw []byte) bool {
-	for _, c := range raw {
-		if c < 0x20 {
-			return false
-		}
-	}
-	return utf8.Valid(raw)
-}
-
-// unescape reads the rest of a string with escapes, from d.i, into a
-// string of the escaped one's length (never shorter than its text).
-func (d *itemDecoder) unescape() (string, bool) {
-	end := d.i
-	for end < len(d.b) && d.b[end] != '"' {
-		if d.b[end] == '\\' {
-			end++
-		}
-		end++
-	}
-	if end >= len(d.b) {
-		return "", false
-	}
-	var out strings.Builder
-	out.Grow(end - d.i)
-	for d.i < end {
-		j := d.i
-		for j < end && d.b[j] != '\\' {
-			j++
-		}
-		if !plain(d.b[d.i:j]) {
-			return "", false
-		}
-		out.Write(d.b[d.i:j])
-		if d.i = j; j < end && !d.escape(&out) {
-			return "", false
-		}
-	}
-	d.i = end + 1
-	return out.String(), true
-}
-
-// escapes are the one-letter escapes and what they stand for.
-var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// escape reads one escape at d.i (its backslash) onto out, as
-// encoding/json does: a lone surrogate becomes U+FFFD.
-func (d *itemDecoder) escape(out *strings.Builder) bool {
-	if d.i+1 >= len(d.b) {
-		return false
-	}
-	if c := escapes[d.b[d.i+1]]; c != 0 {
-		d.i += 2
-		out.WriteByte(c)
-		return true
-	}
-	r, ok := d.hex4(d.i)
+	end, ok := jsonstr.End(d.b, d.i)
 	if !ok {
-		return false
+		return "", false
 	}
-	d.i += 6
-	if utf16.IsSurrogate(r) {
-		if r2, ok := d.hex4(d.i); ok {
-			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-				d.i += 6
-				out.WriteRune(dec)
-				return true
-			}
-		}
-		r = utf8.RuneError
-	}
-	out.WriteRune(r)
-	return true
-}
-
-// hex4 reads a \uXXXX escape at i.
-func (d *itemDecoder) hex4(i int) (rune, bool) {
-	if i+6 > len(d.b) || d.b[i] != '\\' || d.b[i+1] != 'u' {
-		return 0, false
-	}
-	var r rune
-	for _, c := range d.b[i+2 : i+6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	s, ok := jsonstr.Decode(d.b[d.i:end])
+	d.i = end + 1
+	return s, ok
 }
 
 // readItem reads an item line's item: through decodeItem, or, for what
