@@ -50,26 +50,79 @@ func record(state, ws, id string, turns, compactEvery int) (recorded, error) {
 	return rec, nil
 }
 
-// appendResumed reads session id back as a resume does, and records
-// turns more turns into its record, as the resumed session goes on:
-// what each cost.
-func appendResumed(state, id string, from, turns int) ([]time.Duration, error) {
-	st := session.New(filepath.Join(state, "agent-ls", "sessions"), nil)
+// appendRound measures, in a store of its own under state, what
+// recording a turn costs in a record of turns turns against a young
+// one, under the same conditions: a session of turns turns is written,
+// and its last window turns alternate, turn by turn, with the first
+// window turns of a new session; then it is read back and resumed as a
+// resume does, and window turns more alternate with those of another
+// new session. The process has written turns-window turns before
+// either is timed, so neither side is a cold start; alternating turn by
+// turn, the machine's moments (another process, the disk's writeback)
+// fall on both sides alike, and what is left is the record's length.
+func appendRound(state, ws string, round, turns, window int) (young, last, resumed []time.Duration, bytes int64, err error) {
+	dir := filepath.Join(state, fmt.Sprintf("append-%d", round), "sessions")
+	defer os.RemoveAll(filepath.Dir(dir))
+	id := fmt.Sprintf("s-append-%d", round)
+	open := func(st *session.Store, id string, restored bool) (agent.Observer, error) {
+		return st.Observe(agent.SessionInfo{SessionID: id, Cwd: ws, Model: "bench-model", ApprovalPolicy: "on-request", SandboxMode: "workspace-write"}, restored)
+	}
+	// alternate records window turns of old and of a new session, turn
+	// by turn, the first of each pair by turns.
+	alternate := func(st *session.Store, old *writer, from int, into *[]time.Duration, youngID string) error {
+		obs, err := open(st, youngID, false)
+		if err != nil {
+			return err
+		}
+		y := &writer{obs: obs, session: youngID}
+		for i := range window {
+			if i%2 == 0 {
+				young = append(young, y.turn(i+1))
+				*into = append(*into, old.turn(from+i))
+			} else {
+				*into = append(*into, old.turn(from+i))
+				young = append(young, y.turn(i+1))
+			}
+		}
+		return nil
+	}
+
+	st := session.New(dir, nil)
+	defer st.Close()
+	obs, err := open(st, id, false)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	old := &writer{obs: obs, session: id}
+	for n := 1; n <= turns-window; n++ {
+		old.turn(n)
+	}
+	if err := alternate(st, old, turns-window+1, &last, id+"-young"); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	st.Close()
+	fi, err := os.Stat(filepath.Join(dir, id+".jsonl"))
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+
+	st = session.New(dir, nil)
 	defer st.Close()
 	ld, err := st.Load(id)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, 0, err
 	}
-	obs, err := st.Observe(ld.Record.Info, true)
-	if err != nil {
-		return nil, err
+	if ld.Record.Turns != turns {
+		return nil, nil, nil, 0, fmt.Errorf("the record of %d turns read back with %d", turns, ld.Record.Turns)
 	}
-	w := &writer{obs: obs, session: id, seq: ld.Record.Seq}
-	var took []time.Duration
-	for n := from; n < from+turns; n++ {
-		took = append(took, w.turn(n))
+	if obs, err = st.Observe(ld.Record.Info, true); err != nil {
+		return nil, nil, nil, 0, err
 	}
-	return took, nil
+	old = &writer{obs: obs, session: id, seq: ld.Record.Seq}
+	if err := alternate(st, old, turns+1, &resumed, id+"-young2"); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	return young, last, resumed, fi.Size(), nil
 }
 
 // writer records turns and times them.

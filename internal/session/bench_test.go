@@ -143,3 +143,63 @@ func BenchmarkAppendEvent(b *testing.B) {
 		obs.Event(ev)
 	}
 }
+
+// BenchmarkAppendTurn is the cost of recording a whole turn (17 lines,
+// as benchTurn has it) into a young record, and into one that holds
+// 1,000 turns already: the record is only appended to, so the two must
+// cost the same. Every 50 turns, with the timer stopped, the young
+// record starts over and the old one is cut back to its 1,000 turns, so
+// each measures what its name says however many turns the benchmark
+// runs.
+func BenchmarkAppendTurn(b *testing.B) {
+	const window = 50
+	info := agent.SessionInfo{SessionID: "s-append", Cwd: b.TempDir(), Model: "test-model", ApprovalPolicy: policy.OnRequest, SandboxMode: policy.WorkspaceWrite}
+	run := func(b *testing.B, history int) {
+		st := New(stateDir(b), nil)
+		defer st.Close()
+		var seq int64
+		if history > 0 {
+			obs, err := st.Observe(info, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for n := 1; n <= history; n++ {
+				benchTurn(obs, info.SessionID, n, &seq)
+			}
+			st.Release(info.SessionID)
+		}
+		fi, err := os.Stat(st.path(info.SessionID))
+		if history > 0 && err != nil {
+			b.Fatal(err)
+		}
+		// start opens the record anew: empty, or cut back to its history.
+		start := func() agent.Observer {
+			b.StopTimer()
+			defer b.StartTimer()
+			st.Release(info.SessionID)
+			if history == 0 {
+				if err := os.Remove(st.path(info.SessionID)); err != nil && !os.IsNotExist(err) {
+					b.Fatal(err)
+				}
+			} else if err := os.Truncate(st.path(info.SessionID), fi.Size()); err != nil {
+				b.Fatal(err)
+			}
+			obs, err := st.Observe(info, history > 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return obs
+		}
+		var obs agent.Observer
+		turn := history + window
+		for b.Loop() {
+			if turn == history+window {
+				obs, turn = start(), history
+			}
+			turn++
+			benchTurn(obs, info.SessionID, turn, &seq)
+		}
+	}
+	b.Run("turns-1-50", func(b *testing.B) { run(b, 0) })
+	b.Run("after-1000-turns", func(b *testing.B) { run(b, 1000) })
+}

@@ -192,7 +192,7 @@ func (w *writer) writeLocked(l line) {
 	if w.f == nil {
 		return
 	}
-	b, err := json.Marshal(l)
+	b, err := encode(l)
 	if err != nil {
 		w.st.log.Warn("a line of the session record cannot be encoded; it is left out", "session", w.id, "err", err)
 		return
@@ -210,6 +210,26 @@ func (w *writer) writeLocked(l line) {
 	}
 	w.hold(append(b, '\n'))
 	w.flushHeld()
+}
+
+// encode is l in JSON. An event line's event goes in last as it is:
+// it is compact JSON already (json.Marshal's), and json.Marshal would
+// check and compact it all again, which costs more than the rest of the
+// line.
+func encode(l line) ([]byte, error) {
+	ev := l.Ev
+	if ev == nil {
+		return json.Marshal(l)
+	}
+	l.Ev = nil
+	b, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	// b is "{...}".
+	b = append(b[:len(b)-1], evKey...)
+	b = append(b, ev...)
+	return append(b, '}'), nil
 }
 
 // writeLine writes one whole line, or nothing: a line a failed write
@@ -323,7 +343,9 @@ func (w *writer) Event(ev event.Event) {
 		// A search under way: the record keeps how it ended.
 		return
 	}
-	full, err := json.Marshal(ev)
+	// ev's own MarshalJSON: compact, escaped JSON from json.Marshal,
+	// that json.Marshal would only check and compact again.
+	full, err := ev.MarshalJSON()
 	if err != nil {
 		w.st.log.Warn("an event is not recorded", "session", w.id, "err", err)
 		return
