@@ -15,9 +15,10 @@ package acp
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agent-ls/agent-ls/internal/jsonstr"
 )
 
 // appendUpdate appends the session/update notification of u about
@@ -267,65 +268,12 @@ func appendPlan(b []byte, p *sdk.SessionUpdatePlan) ([]byte, bool) {
 	return append(b, `,"sessionUpdate":"plan"}`...), true
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendString writes s as a JSON string the way encoding/json writes a
-// string it decoded from its own output, as the SDK's maps are: <, > and
-// & escaped, U+2028 and U+2029 escaped, and a byte that is not UTF-8 as
-// U+FFFD itself (the first encoding made it \ufffd, the decoding the
-// character).
-func appendString(b []byte, s string) []byte { return appendJSONString(b, s, "\uFFFD") }
+// string it decoded from its own output, as the SDK's maps are: a byte
+// that is not UTF-8 as U+FFFD itself (the first encoding made it
+// \ufffd, the decoding the character).
+func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.Replaced) }
 
-// appendStringOnce writes s as encoding/json does (a byte that is not
-// UTF-8 as \ufffd): the session id, which the SDK encodes once.
-func appendStringOnce(b []byte, s string) []byte { return appendJSONString(b, s, `\ufffd`) }
-
-func appendJSONString(b []byte, s, invalid string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, invalid...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendStringOnce writes s as encoding/json does: the session id, which
+// the SDK encodes once.
+func appendStringOnce(b []byte, s string) []byte { return jsonstr.Append(b, s, jsonstr.Escaped) }

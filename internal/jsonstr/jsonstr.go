@@ -8,7 +8,8 @@
 // cut from an LSP frame, a session record's item): it refuses whatever
 // is not a valid JSON string of valid UTF-8, and its caller leaves that
 // to encoding/json. Text is for fields encoding/json reads: it has
-// checked the string, and Text replaces what it would replace.
+// checked the string, and Text replaces what it would replace. Append
+// goes the other way: it writes a string as encoding/json does.
 package jsonstr
 
 import (

@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/agent-ls/agent-ls/internal/jsonstr"
 )
 
 // flushSize is how much the writer buffers before writing to the
@@ -210,46 +211,6 @@ func (s *sse) wait(d time.Duration) bool {
 	return false
 }
 
-// appendJSONString appends v as a JSON string. Invalid UTF-8 becomes
-// U+FFFD, as encoding/json does.
-func appendJSONString(b []byte, v string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(v); {
-		c := v[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, v[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(v[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, v[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, v[start:]...)
-	return append(b, '"')
-}
+// appendJSONString appends v as a JSON string, as encoding/json writes
+// it.
+func appendJSONString(b []byte, v string) []byte { return jsonstr.Append(b, v, jsonstr.Escaped) }
