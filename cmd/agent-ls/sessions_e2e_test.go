@@ -68,10 +68,12 @@ func TestSessionSurvivesKillMidTurn(t *testing.T) {
 		t.Fatal("the second turn never reached its last request")
 	}
 	// SIGKILL: nothing of agent-ls runs after it (the editor fake reaps
-	// the process).
+	// the process; the next server starts once it is gone, and its lock
+	// on the record with it).
 	if err := s.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	s.ed.WaitExit(s.ctx)
 	gate.Release()
 
 	m2 := fakemodel.New(fakemodel.Say("resumed answer"))

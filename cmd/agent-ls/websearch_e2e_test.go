@@ -53,10 +53,12 @@ func TestWebSearchOfferedShownAndReplayed(t *testing.T) {
 	if b := string(reqs[1].Body); !strings.Contains(b, `"type":"web_search_call"`) || !strings.Contains(b, `"query":"go 1.25 release notes"`) {
 		t.Errorf("the next request does not carry the search back")
 	}
-	// A new server reads the record.
+	// A new server reads the record, once the killed one is gone (its
+	// lock on the record goes with it).
 	if err := s.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	s.ed.WaitExit(s.ctx)
 	m2 := fakemodel.New()
 	t.Cleanup(m2.Close)
 	s2 := startOn(t, m2, ws, env, editor.Config{}, editor.Options{Events: true})
