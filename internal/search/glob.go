@@ -76,6 +76,9 @@ func (g *Glob) Find(ctx context.Context, dir, cwd string, docs Docs) ([]string, 
 		open    = openUnder(docs, dir)
 	)
 	relTo := func(abs string) string {
+		if rest, ok := strings.CutPrefix(abs, dir); ok && len(rest) > 1 && rest[0] == filepath.Separator && dir != string(filepath.Separator) {
+			return filepath.ToSlash(rest[1:]) // the walk's paths: dir, a separator, the rest
+		}
 		r, _ := filepath.Rel(dir, abs)
 		return filepath.ToSlash(r)
 	}
