@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/agent-ls/agent-ls/internal/jsonstr"
 )
 
 // payloads makes an empty payload of each type, for Parse.
@@ -44,9 +45,9 @@ func Types() []Type {
 
 // Parse reads an event as MarshalJSON writes it (one flat object), for
 // those who keep events and read them back (a session's record). The
-// header MarshalJSON writes first is read off the front when it is plain
-// (no escapes), so the object is decoded once, into its payload; any
-// other header is decoded as JSON.
+// header MarshalJSON writes first is read off the front, so the object is
+// decoded once, into its payload; a header in any other form is decoded
+// as JSON.
 func Parse(data []byte) (Event, error) {
 	if h, ok := plainHeader(data); ok {
 		return ParsePayload(h.Type, data, Event{SessionID: h.SessionID, TurnID: h.TurnID, Seq: h.Seq})
@@ -67,20 +68,15 @@ type header struct {
 }
 
 // plainHeader reads the header MarshalJSON writes at the front of data:
-// `{"sessionId":"…","turnId":"…","seq":N,"type":"…"` with strings free
-// of escapes and control characters, followed by ',' or '}'. Anything
-// else is not read (ok false); the payload's decoding checks the rest of
-// the object, and the whole of it is JSON or an error.
+// `{"sessionId":"…","turnId":"…","seq":N,"type":"…"` followed by ',' or
+// '}', its strings as jsonstr.Decode reads them. Anything else is not
+// read (ok false); the payload's decoding checks the rest of the object,
+// and the whole of it is JSON or an error.
 func plainHeader(data []byte) (h header, ok bool) {
 	rest, ok := cutPrefix(data, `{"sessionId":`)
-	var s string
-	if s, rest, ok = plainString(rest, ok); ok {
-		h.SessionID = s
-	}
+	h.SessionID, rest, ok = stringAt(rest, ok)
 	rest, ok = cutPrefixIf(rest, `,"turnId":`, ok)
-	if s, rest, ok = plainString(rest, ok); ok {
-		h.TurnID = s
-	}
+	h.TurnID, rest, ok = stringAt(rest, ok)
 	rest, ok = cutPrefixIf(rest, `,"seq":`, ok)
 	if !ok {
 		return header{}, false
@@ -98,9 +94,9 @@ func plainHeader(data []byte) (h header, ok bool) {
 	}
 	h.Seq = seq
 	rest, ok = cutPrefixIf(rest[n:], `,"type":`, true)
-	if s, rest, ok = plainString(rest, ok); ok {
-		h.Type = Type(s)
-	}
+	var typ string
+	typ, rest, ok = stringAt(rest, ok)
+	h.Type = Type(typ)
 	if !ok || len(rest) == 0 || rest[0] != ',' && rest[0] != '}' {
 		return header{}, false
 	}
@@ -121,24 +117,18 @@ func cutPrefixIf(b []byte, prefix string, ok bool) ([]byte, bool) {
 	return cutPrefix(b, prefix)
 }
 
-// plainString reads a JSON string with no escapes, no control characters
-// and only UTF-8 at the front of b.
-func plainString(b []byte, ok bool) (string, []byte, bool) {
+// stringAt reads the JSON string at the front of b, as jsonstr.Decode
+// reads it.
+func stringAt(b []byte, ok bool) (string, []byte, bool) {
 	if !ok || len(b) == 0 || b[0] != '"' {
 		return "", b, false
 	}
-	for i := 1; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			if !utf8.Valid(b[1:i]) {
-				return "", b, false
-			}
-			return string(b[1:i]), b[i+1:], true
-		case c == '\\' || c < 0x20:
-			return "", b, false
-		}
+	end, ok := jsonstr.End(b, 1)
+	if !ok {
+		return "", b, false
 	}
-	return "", b, false
+	s, ok := jsonstr.Decode(b[1:end])
+	return s, b[end+1:], ok
 }
 
 // ParsePayload reads the payload of an event of type typ from data (the
