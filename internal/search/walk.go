@@ -56,6 +56,7 @@ type walkOptions struct {
 // Directories it could not read come back as notes; they do not stop the
 // walk.
 func walk(ctx context.Context, opts walkOptions, visit func(walkFile)) []Note {
+	opts.Root = filepath.Clean(opts.Root) // the walk's paths are joined to it as they are (joinName)
 	if opts.Skip != nil && opts.Skip(opts.Root, false) {
 		return nil
 	}

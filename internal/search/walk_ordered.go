@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -14,6 +15,7 @@ import (
 // file visit is given holds a reference to its directory (f.dir), which
 // visit must release once it has opened the file or passed it over.
 func walkOrdered(ctx context.Context, opts walkOptions, visit func(walkFile) bool) []Note {
+	opts.Root = filepath.Clean(opts.Root) // see walk
 	if opts.Skip != nil && opts.Skip(opts.Root, false) {
 		return nil
 	}
