@@ -246,6 +246,7 @@ func (s *server) needsLogin(err error, cn *conn) error {
 	cn, s.conn = s.conn, nil
 	told := s.state == StateNeedsLogin
 	s.state, s.err, s.disabled, s.failedAt = StateNeedsLogin, err, true, time.Now()
+	s.tokenSeen = s.tokenFile()
 	s.offered = nil
 	s.mu.Unlock()
 	if cn != nil {
@@ -261,6 +262,18 @@ func (s *server) needsLogin(err error, cn *conn) error {
 	return err
 }
 
+// tokenFile is what the token store holds for s, nil for nothing.
+func (s *server) tokenFile() os.FileInfo {
+	if s.set.opts.AuthDir == "" {
+		return nil
+	}
+	fi, err := os.Stat(TokenStore{Dir: s.set.opts.AuthDir}.path(s.cfg.Name, s.cfg.URL))
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
 // revive starts a server that needed a login again when a token for it
 // was stored after that (`agent-ls mcp login` run meanwhile, in another
 // terminal): its tools come back for the next request, without a restart
@@ -268,14 +281,17 @@ func (s *server) needsLogin(err error, cn *conn) error {
 // it makes is waited for within ctx.
 func (s *server) revive(ctx context.Context) {
 	s.mu.Lock()
-	since, waiting := s.failedAt, s.state == StateNeedsLogin
+	since, seen, waiting := s.failedAt, s.tokenSeen, s.state == StateNeedsLogin
 	s.mu.Unlock()
-	dir := s.set.opts.AuthDir
-	if !waiting || dir == "" {
+	if !waiting || s.set.opts.AuthDir == "" {
 		return
 	}
-	fi, err := os.Stat(TokenStore{Dir: dir}.path(s.cfg.Name, s.cfg.URL))
-	if err != nil || !fi.ModTime().After(since) {
+	// A token stored since: the file is there and is not the one there
+	// was at the failure (compared by file, size and time: a file's time
+	// is the kernel's coarse clock, which a login in the same few
+	// milliseconds would not move past the failure's).
+	fi := s.tokenFile()
+	if fi == nil || seen != nil && os.SameFile(fi, seen) && fi.Size() == seen.Size() && fi.ModTime().Equal(seen.ModTime()) {
 		return
 	}
 	s.mu.Lock()

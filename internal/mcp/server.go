@@ -51,6 +51,9 @@ type server struct {
 	offered   []string // the server's own names of the tools registered
 	failures  int      // in a row
 	failedAt  time.Time
+	// tokenSeen is the stored token's file when the server last needed
+	// a login (nil: none): revive looks for another.
+	tokenSeen os.FileInfo
 	disabled  bool
 	resources bool // its last handshake advertised resources
 	prompts   promptState
