@@ -642,8 +642,10 @@ func TestACPCancelKillsTheCommand(t *testing.T) {
 		}
 		done <- res
 	}()
-	// Wait for the command's live output, then cancel.
-	for !strings.Contains(strings.Join(c.rawUpdates(), "\n"), "started") {
+	// Wait for the command's live output, then cancel. The output's line
+	// ends with a newline (`started\n` in JSON); the call's title and
+	// arguments, which say "echo started" too, do not.
+	for !strings.Contains(strings.Join(c.rawUpdates(), "\n"), `started\n`) {
 		select {
 		case <-r.ctx.Done():
 			t.Fatalf("no live output: %s", strings.Join(c.rawUpdates(), "\n"))
